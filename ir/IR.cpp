@@ -1,0 +1,245 @@
+#include "ir/IR.h"
+
+#include "support/Error.h"
+
+namespace loom::ir {
+
+namespace {
+[[noreturn]] void ill_typed(const std::string &what) { throw VerifyError("ill-typed IR: " + what); }
+} // namespace
+
+const char *type_name(ScalarType t) {
+  switch (t) {
+  case ScalarType::Bool:
+    return "bool";
+  case ScalarType::I32:
+    return "i32";
+  case ScalarType::I64:
+    return "i64";
+  case ScalarType::F32:
+    return "f32";
+  case ScalarType::F64:
+    return "f64";
+  }
+  return "?";
+}
+
+ScalarType promote(ScalarType a, ScalarType b) {
+  if (a == ScalarType::Bool)
+    a = ScalarType::I32;
+  if (b == ScalarType::Bool)
+    b = ScalarType::I32;
+  if (is_float(a) || is_float(b)) {
+    if (a == ScalarType::F64 || b == ScalarType::F64)
+      return ScalarType::F64;
+    return ScalarType::F32;
+  }
+  return (a == ScalarType::I64 || b == ScalarType::I64) ? ScalarType::I64 : ScalarType::I32;
+}
+
+const char *target_name(Target t) { return t == Target::GPU ? "gpu" : "cpu"; }
+
+const char *op_name(UnaryOp op) {
+  switch (op) {
+  case UnaryOp::Neg:
+    return "-";
+  case UnaryOp::Not:
+    return "!";
+  case UnaryOp::BitNot:
+    return "~";
+  }
+  return "?";
+}
+
+const char *op_name(BinaryOp op) {
+  static const char *names[] = {"+",  "-", "*",  "/",  "%",  "min", "max", "&",  "|",  "^", "<<",
+                                ">>", "<", "<=", ">", ">=", "==",  "!=",  "&&", "||"};
+  return names[static_cast<int>(op)];
+}
+
+const char *fn_name(MathFn fn) {
+  static const char *names[] = {"sqrt", "exp", "log", "sin",   "cos",
+                                "tanh", "pow", "abs", "floor", "fma"};
+  return names[static_cast<int>(fn)];
+}
+
+int fn_arity(MathFn fn) {
+  switch (fn) {
+  case MathFn::Pow:
+    return 2;
+  case MathFn::Fma:
+    return 3;
+  default:
+    return 1;
+  }
+}
+
+bool is_comparison(BinaryOp op) { return op >= BinaryOp::Lt && op <= BinaryOp::Ne; }
+
+Var make_var(std::string name, ScalarType type) {
+  return std::make_shared<const Variable>(Variable{std::move(name), type});
+}
+
+Expr IntConst::make(ScalarType t, int64_t v) {
+  if (!is_int(t))
+    ill_typed(std::string("integer constant of type ") + type_name(t));
+  if (t == ScalarType::I32)
+    v = static_cast<int32_t>(v);
+  return Expr(std::make_shared<const IntConst>(t, v));
+}
+
+Expr FloatConst::make(ScalarType t, double v) {
+  if (!is_float(t))
+    ill_typed(std::string("float constant of type ") + type_name(t));
+  if (t == ScalarType::F32)
+    v = static_cast<float>(v);
+  return Expr(std::make_shared<const FloatConst>(t, v));
+}
+
+Expr BoolConst::make(bool v) { return Expr(std::make_shared<const BoolConst>(v)); }
+
+Expr VarRef::make(Var v) { return Expr(std::make_shared<const VarRef>(std::move(v))); }
+
+Expr ArrayExtent::make(int array, int dim) {
+  return Expr(std::make_shared<const ArrayExtent>(array, dim));
+}
+
+Expr Load::make(ScalarType elem, int array, std::vector<Expr> indices) {
+  for (const Expr &i : indices)
+    if (i.type() != ScalarType::I64)
+      ill_typed("array index must be i64");
+  return Expr(std::make_shared<const Load>(elem, array, std::move(indices)));
+}
+
+Expr Unary::make(UnaryOp op, Expr a) {
+  ScalarType t = a.type();
+  if (op == UnaryOp::Not && t != ScalarType::Bool)
+    ill_typed("logical not of a non-bool");
+  if (op == UnaryOp::BitNot && !is_int(t))
+    ill_typed("bitwise not of a non-integer");
+  if (op == UnaryOp::Neg && t == ScalarType::Bool)
+    ill_typed("negation of a bool");
+  return Expr(std::make_shared<const Unary>(op, std::move(a)));
+}
+
+Expr Binary::make(BinaryOp op, Expr a, Expr b) {
+  if (a.type() != b.type())
+    ill_typed(std::string("operands of '") + op_name(op) + "' have types " + type_name(a.type()) +
+              " and " + type_name(b.type()));
+  ScalarType t = a.type();
+  ScalarType result = t;
+  switch (op) {
+  case BinaryOp::And:
+  case BinaryOp::Or:
+    if (t != ScalarType::Bool)
+      ill_typed(std::string("'") + op_name(op) + "' needs bool operands");
+    break;
+  case BinaryOp::BitAnd:
+  case BinaryOp::BitOr:
+  case BinaryOp::BitXor:
+    if (!is_int(t) && t != ScalarType::Bool)
+      ill_typed(std::string("'") + op_name(op) + "' needs integer operands");
+    break;
+  case BinaryOp::Shl:
+  case BinaryOp::Shr:
+    if (!is_int(t))
+      ill_typed(std::string("'") + op_name(op) + "' needs integer operands");
+    break;
+  case BinaryOp::Lt:
+  case BinaryOp::Le:
+  case BinaryOp::Gt:
+  case BinaryOp::Ge:
+  case BinaryOp::Eq:
+  case BinaryOp::Ne:
+    result = ScalarType::Bool;
+    break;
+  default:
+    if (t == ScalarType::Bool)
+      ill_typed(std::string("arithmetic '") + op_name(op) + "' on bool");
+  }
+  return Expr(std::make_shared<const Binary>(result, op, std::move(a), std::move(b)));
+}
+
+Expr Select::make(Expr cond, Expr a, Expr b) {
+  if (cond.type() != ScalarType::Bool)
+    ill_typed("select condition must be bool");
+  if (a.type() != b.type())
+    ill_typed("select arms have different types");
+  return Expr(std::make_shared<const Select>(std::move(cond), std::move(a), std::move(b)));
+}
+
+Expr Cast::make(ScalarType t, Expr a) {
+  if (a.type() == t)
+    return a;
+  return Expr(std::make_shared<const Cast>(t, std::move(a)));
+}
+
+Expr Call::make(MathFn fn, std::vector<Expr> args) {
+  if (static_cast<int>(args.size()) != fn_arity(fn))
+    ill_typed(std::string(fn_name(fn)) + " takes " + std::to_string(fn_arity(fn)) + " arguments");
+  ScalarType t = args[0].type();
+  for (const Expr &a : args)
+    if (a.type() != t)
+      ill_typed(std::string("arguments of ") + fn_name(fn) + " have different types");
+  if (!is_float(t) && !(fn == MathFn::Abs && is_int(t)))
+    ill_typed(std::string(fn_name(fn)) + " of " + type_name(t));
+  return Expr(std::make_shared<const Call>(t, fn, std::move(args)));
+}
+
+Expr SpecialReg::make(Reg reg, int dim) { return Expr(std::make_shared<const SpecialReg>(reg, dim)); }
+
+Stmt Block::make(std::vector<Stmt> stmts) {
+  return Stmt(std::make_shared<const Block>(std::move(stmts)));
+}
+
+Stmt Declare::make(Var var, Expr init) {
+  if (var->type != init.type())
+    ill_typed("declaration of '" + var->name + "' initialised with a different type");
+  return Stmt(std::make_shared<const Declare>(std::move(var), std::move(init)));
+}
+
+Stmt Assign::make(Var var, Expr value) {
+  if (var->type != value.type())
+    ill_typed("assignment to '" + var->name + "' of a different type");
+  return Stmt(std::make_shared<const Assign>(std::move(var), std::move(value)));
+}
+
+Stmt Store::make(int array, std::vector<Expr> indices, Expr value) {
+  for (const Expr &i : indices)
+    if (i.type() != ScalarType::I64)
+      ill_typed("array index must be i64");
+  return Stmt(std::make_shared<const Store>(array, std::move(indices), std::move(value)));
+}
+
+Stmt IfThenElse::make(Expr cond, Stmt then_case, Stmt else_case) {
+  if (cond.type() != ScalarType::Bool)
+    ill_typed("if condition must be bool");
+  return Stmt(
+      std::make_shared<const IfThenElse>(std::move(cond), std::move(then_case), std::move(else_case)));
+}
+
+Stmt For::make(Var var, Expr begin, Expr end, Expr step, Stmt body) {
+  if (var->type != ScalarType::I64 || begin.type() != ScalarType::I64 ||
+      end.type() != ScalarType::I64 || step.type() != ScalarType::I64)
+    ill_typed("loop bounds and index must be i64");
+  return Stmt(std::make_shared<const For>(std::move(var), std::move(begin), std::move(end),
+                                          std::move(step), std::move(body)));
+}
+
+Stmt While::make(Expr cond, Stmt body) {
+  if (cond.type() != ScalarType::Bool)
+    ill_typed("while condition must be bool");
+  return Stmt(std::make_shared<const While>(std::move(cond), std::move(body)));
+}
+
+Stmt ParallelFor::make(std::vector<Var> vars, std::vector<Expr> extents, Stmt body) {
+  if (vars.empty() || vars.size() > 3 || vars.size() != extents.size())
+    ill_typed("parallel loop needs 1 to 3 dimensions");
+  for (size_t k = 0; k < vars.size(); ++k)
+    if (vars[k]->type != ScalarType::I64 || extents[k].type() != ScalarType::I64)
+      ill_typed("parallel loop indices and extents must be i64");
+  return Stmt(
+      std::make_shared<const ParallelFor>(std::move(vars), std::move(extents), std::move(body)));
+}
+
+} // namespace loom::ir

@@ -1,0 +1,333 @@
+// loom's IR: immutable, typed expression and statement nodes behind shared handles.
+//
+// Nodes are created with their static make() (which checks types) and never change; passes build
+// new trees and return the old node when nothing changed, so `same_as` is a cheap identity test.
+#pragma once
+
+#include "ir/Type.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loom::ir {
+
+// ---- variables and parameters -------------------------------------------------------------
+
+// A named scalar storage location: a local variable, a loop index or a scalar parameter.
+// Identity is the object's address; names need not be unique (the printer disambiguates).
+struct Variable {
+  std::string name;
+  ScalarType type;
+};
+using Var = std::shared_ptr<const Variable>;
+Var make_var(std::string name, ScalarType type);
+
+enum class ParamKind : uint8_t { Scalar, Array };
+
+// A kernel parameter. Arrays are dense, row-major, with `rank` extents known at call time.
+struct Param {
+  std::string name;
+  ParamKind kind;
+  ScalarType type; // element type for arrays
+  int rank = 0;    // 0 for scalars, 1..3 for arrays
+  Var var;         // scalars: the variable that names the value in the body
+};
+
+// ---- expressions --------------------------------------------------------------------------
+
+#define LOOM_EXPR_NODES(X)                                                                        \
+  X(IntConst)                                                                                     \
+  X(FloatConst)                                                                                   \
+  X(BoolConst)                                                                                    \
+  X(VarRef)                                                                                       \
+  X(ArrayExtent)                                                                                  \
+  X(Load)                                                                                         \
+  X(Unary)                                                                                        \
+  X(Binary)                                                                                       \
+  X(Select)                                                                                       \
+  X(Cast)                                                                                         \
+  X(Call)                                                                                         \
+  X(SpecialReg)
+
+enum class ExprKind : uint8_t {
+#define LOOM_X(name) name,
+  LOOM_EXPR_NODES(LOOM_X)
+#undef LOOM_X
+};
+
+struct ExprNode {
+  ExprKind kind;
+  ScalarType type;
+  ExprNode(ExprKind k, ScalarType t) : kind(k), type(t) {}
+  virtual ~ExprNode() = default;
+};
+
+// A value handle to an immutable expression node.
+class Expr {
+public:
+  Expr() = default;
+  Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}
+  const ExprNode *get() const { return node_.get(); }
+  const ExprNode *operator->() const { return node_.get(); }
+  bool defined() const { return node_ != nullptr; }
+  bool same_as(const Expr &o) const { return node_ == o.node_; }
+  ScalarType type() const { return node_->type; }
+  ExprKind kind() const { return node_->kind; }
+  template <class T> const T *as() const {
+    return node_ && node_->kind == T::static_kind ? static_cast<const T *>(node_.get()) : nullptr;
+  }
+
+private:
+  std::shared_ptr<const ExprNode> node_;
+};
+
+enum class UnaryOp : uint8_t { Neg, Not, BitNot };
+enum class BinaryOp : uint8_t {
+  Add, Sub, Mul, Div, Mod, // Div/Mod: ints truncate toward zero; x/0 == 0 and x%0 == x (defined)
+  Min, Max,
+  BitAnd, BitOr, BitXor, Shl, Shr, // shift amounts are taken modulo the bit width; Shr is arithmetic
+  Lt, Le, Gt, Ge, Eq, Ne,          // result bool
+  And, Or                          // bool operands, both evaluated
+};
+enum class MathFn : uint8_t { Sqrt, Exp, Log, Sin, Cos, Tanh, Pow, Abs, Floor, Fma };
+// GPU thread geometry; x/y/z selected by SpecialReg::dim. Values are i32.
+enum class Reg : uint8_t { ThreadIdx, BlockIdx, BlockDim, GridDim };
+
+const char *op_name(UnaryOp op);
+const char *op_name(BinaryOp op);
+const char *fn_name(MathFn fn);
+int fn_arity(MathFn fn);
+bool is_comparison(BinaryOp op);
+
+struct IntConst : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::IntConst;
+  int64_t value;
+  IntConst(ScalarType t, int64_t v) : ExprNode(static_kind, t), value(v) {}
+  static Expr make(ScalarType t, int64_t v);
+};
+struct FloatConst : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::FloatConst;
+  double value;
+  FloatConst(ScalarType t, double v) : ExprNode(static_kind, t), value(v) {}
+  static Expr make(ScalarType t, double v);
+};
+struct BoolConst : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::BoolConst;
+  bool value;
+  explicit BoolConst(bool v) : ExprNode(static_kind, ScalarType::Bool), value(v) {}
+  static Expr make(bool v);
+};
+struct VarRef : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::VarRef;
+  Var var;
+  explicit VarRef(Var v) : ExprNode(static_kind, v->type), var(std::move(v)) {}
+  static Expr make(Var v);
+};
+// The extent of dimension `dim` of array parameter `array` (an index into Kernel::params); i64.
+struct ArrayExtent : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::ArrayExtent;
+  int array, dim;
+  ArrayExtent(int a, int d) : ExprNode(static_kind, ScalarType::I64), array(a), dim(d) {}
+  static Expr make(int array, int dim);
+};
+// array[indices...]; indices are i64, one per dimension (the verifier checks the rank).
+struct Load : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Load;
+  int array;
+  std::vector<Expr> indices;
+  Load(ScalarType t, int a, std::vector<Expr> idx)
+      : ExprNode(static_kind, t), array(a), indices(std::move(idx)) {}
+  static Expr make(ScalarType elem, int array, std::vector<Expr> indices);
+};
+struct Unary : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Unary;
+  UnaryOp op;
+  Expr a;
+  Unary(UnaryOp o, Expr x) : ExprNode(static_kind, x.type()), op(o), a(std::move(x)) {}
+  static Expr make(UnaryOp op, Expr a);
+};
+struct Binary : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Binary;
+  BinaryOp op;
+  Expr a, b;
+  Binary(ScalarType t, BinaryOp o, Expr x, Expr y)
+      : ExprNode(static_kind, t), op(o), a(std::move(x)), b(std::move(y)) {}
+  // Operands must have the same type (front ends insert explicit casts).
+  static Expr make(BinaryOp op, Expr a, Expr b);
+};
+struct Select : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Select;
+  Expr cond, a, b;
+  Select(Expr c, Expr x, Expr y)
+      : ExprNode(static_kind, x.type()), cond(std::move(c)), a(std::move(x)), b(std::move(y)) {}
+  static Expr make(Expr cond, Expr a, Expr b);
+};
+struct Cast : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Cast;
+  Expr a;
+  Cast(ScalarType t, Expr x) : ExprNode(static_kind, t), a(std::move(x)) {}
+  // Returns `a` itself when it already has type `t`.
+  static Expr make(ScalarType t, Expr a);
+};
+// A math function on floats (Abs also on ints). All arguments have the result's type.
+struct Call : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::Call;
+  MathFn fn;
+  std::vector<Expr> args;
+  Call(ScalarType t, MathFn f, std::vector<Expr> as)
+      : ExprNode(static_kind, t), fn(f), args(std::move(as)) {}
+  static Expr make(MathFn fn, std::vector<Expr> args);
+};
+struct SpecialReg : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::SpecialReg;
+  Reg reg;
+  int dim; // 0 = x, 1 = y, 2 = z
+  SpecialReg(Reg r, int d) : ExprNode(static_kind, ScalarType::I32), reg(r), dim(d) {}
+  static Expr make(Reg reg, int dim);
+};
+
+// ---- statements ---------------------------------------------------------------------------
+
+#define LOOM_STMT_NODES(X)                                                                        \
+  X(Block)                                                                                        \
+  X(Declare)                                                                                      \
+  X(Assign)                                                                                       \
+  X(Store)                                                                                        \
+  X(IfThenElse)                                                                                   \
+  X(For)                                                                                          \
+  X(While)                                                                                        \
+  X(ParallelFor)
+
+enum class StmtKind : uint8_t {
+#define LOOM_X(name) name,
+  LOOM_STMT_NODES(LOOM_X)
+#undef LOOM_X
+};
+
+struct StmtNode {
+  StmtKind kind;
+  explicit StmtNode(StmtKind k) : kind(k) {}
+  virtual ~StmtNode() = default;
+};
+
+class Stmt {
+public:
+  Stmt() = default;
+  Stmt(std::shared_ptr<const StmtNode> n) : node_(std::move(n)) {}
+  const StmtNode *get() const { return node_.get(); }
+  const StmtNode *operator->() const { return node_.get(); }
+  bool defined() const { return node_ != nullptr; }
+  bool same_as(const Stmt &o) const { return node_ == o.node_; }
+  StmtKind kind() const { return node_->kind; }
+  template <class T> const T *as() const {
+    return node_ && node_->kind == T::static_kind ? static_cast<const T *>(node_.get()) : nullptr;
+  }
+
+private:
+  std::shared_ptr<const StmtNode> node_;
+};
+
+struct Block : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Block;
+  std::vector<Stmt> stmts;
+  explicit Block(std::vector<Stmt> s) : StmtNode(static_kind), stmts(std::move(s)) {}
+  static Stmt make(std::vector<Stmt> stmts);
+};
+// Introduces a mutable local, in scope until the end of the enclosing block.
+struct Declare : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Declare;
+  Var var;
+  Expr init;
+  Declare(Var v, Expr e) : StmtNode(static_kind), var(std::move(v)), init(std::move(e)) {}
+  static Stmt make(Var var, Expr init);
+};
+struct Assign : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Assign;
+  Var var;
+  Expr value;
+  Assign(Var v, Expr e) : StmtNode(static_kind), var(std::move(v)), value(std::move(e)) {}
+  static Stmt make(Var var, Expr value);
+};
+struct Store : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Store;
+  int array;
+  std::vector<Expr> indices;
+  Expr value;
+  Store(int a, std::vector<Expr> i, Expr v)
+      : StmtNode(static_kind), array(a), indices(std::move(i)), value(std::move(v)) {}
+  static Stmt make(int array, std::vector<Expr> indices, Expr value);
+};
+struct IfThenElse : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::IfThenElse;
+  Expr cond;
+  Stmt then_case, else_case; // else_case may be undefined
+  IfThenElse(Expr c, Stmt t, Stmt e)
+      : StmtNode(static_kind), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+  static Stmt make(Expr cond, Stmt then_case, Stmt else_case = Stmt());
+};
+// for (var = begin; var < end; var += step) body   -- sequential; i64 bounds; step > 0.
+struct For : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::For;
+  Var var;
+  Expr begin, end, step;
+  Stmt body;
+  For(Var v, Expr b, Expr e, Expr s, Stmt body_)
+      : StmtNode(static_kind), var(std::move(v)), begin(std::move(b)), end(std::move(e)),
+        step(std::move(s)), body(std::move(body_)) {}
+  static Stmt make(Var var, Expr begin, Expr end, Expr step, Stmt body);
+};
+struct While : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::While;
+  Expr cond;
+  Stmt body;
+  While(Expr c, Stmt b) : StmtNode(static_kind), cond(std::move(c)), body(std::move(b)) {}
+  static Stmt make(Expr cond, Stmt body);
+};
+// Every point of the index space [0, extents[0]) x ... runs the body once, in any order and in
+// parallel. vars[k] ranges over extents[k]; the last dimension is the innermost (fastest varying).
+struct ParallelFor : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::ParallelFor;
+  std::vector<Var> vars;
+  std::vector<Expr> extents;
+  Stmt body;
+  ParallelFor(std::vector<Var> v, std::vector<Expr> e, Stmt b)
+      : StmtNode(static_kind), vars(std::move(v)), extents(std::move(e)), body(std::move(b)) {}
+  static Stmt make(std::vector<Var> vars, std::vector<Expr> extents, Stmt body);
+};
+
+// ---- kernels ------------------------------------------------------------------------------
+
+// A kernel as a front end produces it.
+struct Kernel {
+  std::string name;
+  std::vector<Param> params;
+  Stmt body;
+};
+
+// After lowering, a kernel is a sequence of tasks run one after another (one GPU launch each).
+// A parallel task's body covers the iteration chunk it is given:
+//   GPU: its grid-stride loops read SpecialReg; `domain` gives the extents to size the grid
+//        (innermost first is NOT implied: domain[k] is the extent of dimension k, outermost first);
+//   CPU: the outermost parallel dimension runs from `chunk_begin` to `chunk_end`, two i64
+//        variables the caller binds; the runtime splits domain[0] among threads.
+enum class TaskKind : uint8_t { Serial, Parallel };
+struct Task {
+  std::string name; // symbol name of the task's entry point
+  TaskKind kind;
+  std::vector<Expr> domain; // parallel tasks: the index-space extents (over params only)
+  Var chunk_begin, chunk_end; // CPU parallel tasks only
+  Stmt body;
+};
+enum class Target : uint8_t { CPU, GPU };
+const char *target_name(Target t);
+
+struct LoweredKernel {
+  std::string name;
+  std::vector<Param> params;
+  Target target;
+  std::vector<Task> tasks;
+};
+
+} // namespace loom::ir

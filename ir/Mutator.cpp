@@ -1,0 +1,206 @@
+#include "ir/Mutator.h"
+
+namespace loom::ir {
+
+void Visitor::visit(const Expr &e) {
+  if (!e.defined())
+    return;
+  switch (e.kind()) {
+#define LOOM_X(name)                                                                              \
+  case ExprKind::name:                                                                            \
+    return visit_node(static_cast<const name *>(e.get()));
+    LOOM_EXPR_NODES(LOOM_X)
+#undef LOOM_X
+  }
+}
+
+void Visitor::visit(const Stmt &s) {
+  if (!s.defined())
+    return;
+  switch (s.kind()) {
+#define LOOM_X(name)                                                                              \
+  case StmtKind::name:                                                                            \
+    return visit_node(static_cast<const name *>(s.get()));
+    LOOM_STMT_NODES(LOOM_X)
+#undef LOOM_X
+  }
+}
+
+void Visitor::visit_node(const IntConst *) {}
+void Visitor::visit_node(const FloatConst *) {}
+void Visitor::visit_node(const BoolConst *) {}
+void Visitor::visit_node(const VarRef *) {}
+void Visitor::visit_node(const ArrayExtent *) {}
+void Visitor::visit_node(const SpecialReg *) {}
+void Visitor::visit_node(const Load *n) {
+  for (const Expr &i : n->indices)
+    visit(i);
+}
+void Visitor::visit_node(const Unary *n) { visit(n->a); }
+void Visitor::visit_node(const Binary *n) {
+  visit(n->a);
+  visit(n->b);
+}
+void Visitor::visit_node(const Select *n) {
+  visit(n->cond);
+  visit(n->a);
+  visit(n->b);
+}
+void Visitor::visit_node(const Cast *n) { visit(n->a); }
+void Visitor::visit_node(const Call *n) {
+  for (const Expr &a : n->args)
+    visit(a);
+}
+void Visitor::visit_node(const Block *n) {
+  for (const Stmt &s : n->stmts)
+    visit(s);
+}
+void Visitor::visit_node(const Declare *n) { visit(n->init); }
+void Visitor::visit_node(const Assign *n) { visit(n->value); }
+void Visitor::visit_node(const Store *n) {
+  for (const Expr &i : n->indices)
+    visit(i);
+  visit(n->value);
+}
+void Visitor::visit_node(const IfThenElse *n) {
+  visit(n->cond);
+  visit(n->then_case);
+  visit(n->else_case);
+}
+void Visitor::visit_node(const For *n) {
+  visit(n->begin);
+  visit(n->end);
+  visit(n->step);
+  visit(n->body);
+}
+void Visitor::visit_node(const While *n) {
+  visit(n->cond);
+  visit(n->body);
+}
+void Visitor::visit_node(const ParallelFor *n) {
+  for (const Expr &e : n->extents)
+    visit(e);
+  visit(n->body);
+}
+
+Expr Mutator::mutate(const Expr &e) {
+  if (!e.defined())
+    return e;
+  switch (e.kind()) {
+#define LOOM_X(name)                                                                              \
+  case ExprKind::name:                                                                            \
+    return mutate_node(static_cast<const name *>(e.get()), e);
+    LOOM_EXPR_NODES(LOOM_X)
+#undef LOOM_X
+  }
+  return e;
+}
+
+Stmt Mutator::mutate(const Stmt &s) {
+  if (!s.defined())
+    return s;
+  switch (s.kind()) {
+#define LOOM_X(name)                                                                              \
+  case StmtKind::name:                                                                            \
+    return mutate_node(static_cast<const name *>(s.get()), s);
+    LOOM_STMT_NODES(LOOM_X)
+#undef LOOM_X
+  }
+  return s;
+}
+
+std::vector<Expr> Mutator::mutate_all(const std::vector<Expr> &es, bool &changed) {
+  std::vector<Expr> out;
+  out.reserve(es.size());
+  for (const Expr &e : es) {
+    out.push_back(mutate(e));
+    changed |= !out.back().same_as(e);
+  }
+  return out;
+}
+
+Expr Mutator::mutate_node(const IntConst *, const Expr &self) { return self; }
+Expr Mutator::mutate_node(const FloatConst *, const Expr &self) { return self; }
+Expr Mutator::mutate_node(const BoolConst *, const Expr &self) { return self; }
+Expr Mutator::mutate_node(const VarRef *, const Expr &self) { return self; }
+Expr Mutator::mutate_node(const ArrayExtent *, const Expr &self) { return self; }
+Expr Mutator::mutate_node(const SpecialReg *, const Expr &self) { return self; }
+Expr Mutator::mutate_node(const Load *n, const Expr &self) {
+  bool changed = false;
+  auto idx = mutate_all(n->indices, changed);
+  return changed ? Load::make(n->type, n->array, std::move(idx)) : self;
+}
+Expr Mutator::mutate_node(const Unary *n, const Expr &self) {
+  Expr a = mutate(n->a);
+  return a.same_as(n->a) ? self : Unary::make(n->op, a);
+}
+Expr Mutator::mutate_node(const Binary *n, const Expr &self) {
+  Expr a = mutate(n->a), b = mutate(n->b);
+  return a.same_as(n->a) && b.same_as(n->b) ? self : Binary::make(n->op, a, b);
+}
+Expr Mutator::mutate_node(const Select *n, const Expr &self) {
+  Expr c = mutate(n->cond), a = mutate(n->a), b = mutate(n->b);
+  return c.same_as(n->cond) && a.same_as(n->a) && b.same_as(n->b) ? self : Select::make(c, a, b);
+}
+Expr Mutator::mutate_node(const Cast *n, const Expr &self) {
+  Expr a = mutate(n->a);
+  return a.same_as(n->a) ? self : Cast::make(n->type, a);
+}
+Expr Mutator::mutate_node(const Call *n, const Expr &self) {
+  bool changed = false;
+  auto args = mutate_all(n->args, changed);
+  return changed ? Call::make(n->fn, std::move(args)) : self;
+}
+
+Stmt Mutator::mutate_node(const Block *n, const Stmt &self) {
+  bool changed = false;
+  std::vector<Stmt> out;
+  out.reserve(n->stmts.size());
+  for (const Stmt &s : n->stmts) {
+    out.push_back(mutate(s));
+    changed |= !out.back().same_as(s);
+  }
+  return changed ? Block::make(std::move(out)) : self;
+}
+Stmt Mutator::mutate_node(const Declare *n, const Stmt &self) {
+  Expr e = mutate(n->init);
+  return e.same_as(n->init) ? self : Declare::make(n->var, e);
+}
+Stmt Mutator::mutate_node(const Assign *n, const Stmt &self) {
+  Expr e = mutate(n->value);
+  return e.same_as(n->value) ? self : Assign::make(n->var, e);
+}
+Stmt Mutator::mutate_node(const Store *n, const Stmt &self) {
+  bool changed = false;
+  auto idx = mutate_all(n->indices, changed);
+  Expr v = mutate(n->value);
+  return changed || !v.same_as(n->value) ? Store::make(n->array, std::move(idx), v) : self;
+}
+Stmt Mutator::mutate_node(const IfThenElse *n, const Stmt &self) {
+  Expr c = mutate(n->cond);
+  Stmt t = mutate(n->then_case), e = mutate(n->else_case);
+  return c.same_as(n->cond) && t.same_as(n->then_case) && e.same_as(n->else_case)
+             ? self
+             : IfThenElse::make(c, t, e);
+}
+Stmt Mutator::mutate_node(const For *n, const Stmt &self) {
+  Expr b = mutate(n->begin), e = mutate(n->end), st = mutate(n->step);
+  Stmt body = mutate(n->body);
+  return b.same_as(n->begin) && e.same_as(n->end) && st.same_as(n->step) && body.same_as(n->body)
+             ? self
+             : For::make(n->var, b, e, st, body);
+}
+Stmt Mutator::mutate_node(const While *n, const Stmt &self) {
+  Expr c = mutate(n->cond);
+  Stmt body = mutate(n->body);
+  return c.same_as(n->cond) && body.same_as(n->body) ? self : While::make(c, body);
+}
+Stmt Mutator::mutate_node(const ParallelFor *n, const Stmt &self) {
+  bool changed = false;
+  auto ext = mutate_all(n->extents, changed);
+  Stmt body = mutate(n->body);
+  return changed || !body.same_as(n->body) ? ParallelFor::make(n->vars, std::move(ext), body)
+                                           : self;
+}
+
+} // namespace loom::ir

@@ -1,0 +1,40 @@
+// Base classes for passes: a read-only visitor and a rebuilding mutator.
+//
+// The mutator returns the original node when none of its children changed, so passes that touch
+// little allocate little and `same_as` tells whether anything happened.
+#pragma once
+
+#include "ir/IR.h"
+
+namespace loom::ir {
+
+class Visitor {
+public:
+  virtual ~Visitor() = default;
+  virtual void visit(const Expr &e);
+  virtual void visit(const Stmt &s);
+
+protected:
+#define LOOM_X(name) virtual void visit_node(const name *);
+  LOOM_EXPR_NODES(LOOM_X)
+  LOOM_STMT_NODES(LOOM_X)
+#undef LOOM_X
+};
+
+class Mutator {
+public:
+  virtual ~Mutator() = default;
+  virtual Expr mutate(const Expr &e);
+  virtual Stmt mutate(const Stmt &s);
+
+protected:
+#define LOOM_X(name) virtual Expr mutate_node(const name *, const Expr &self);
+  LOOM_EXPR_NODES(LOOM_X)
+#undef LOOM_X
+#define LOOM_X(name) virtual Stmt mutate_node(const name *, const Stmt &self);
+  LOOM_STMT_NODES(LOOM_X)
+#undef LOOM_X
+  std::vector<Expr> mutate_all(const std::vector<Expr> &es, bool &changed);
+};
+
+} // namespace loom::ir

@@ -1,0 +1,66 @@
+// The typed exceptions loom raises for user errors. Internal invariants are asserts, not these.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace loom {
+
+// Base of every error loom reports to its user.
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// Misuse of the embedded DSL while tracing (e.g. a DSL value used outside a kernel body).
+class DslError : public Error {
+public:
+  using Error::Error;
+};
+
+// The IR failed verification: a bug in a front end or a pass, or a kernel that is ill-formed.
+class VerifyError : public Error {
+public:
+  using Error::Error;
+};
+
+// A call with the wrong number, types, ranks or shapes of arguments.
+class ArgumentError : public Error {
+public:
+  using Error::Error;
+};
+
+// The requested target cannot be used (e.g. LOOM_TARGET=gpu with no usable GPU).
+class TargetError : public Error {
+public:
+  using Error::Error;
+};
+
+// LLVM, libdevice or PTX compilation failed.
+class CompileError : public Error {
+public:
+  using Error::Error;
+};
+
+// A CUDA driver call failed; names the call and the CUDA error.
+class DriverError : public Error {
+public:
+  DriverError(std::string call, int code, std::string code_name, const std::string &message)
+      : Error(message), call_(std::move(call)), code_(code), code_name_(std::move(code_name)) {}
+  const std::string &call() const { return call_; }
+  int code() const { return code_; }
+  const std::string &code_name() const { return code_name_; }
+
+private:
+  std::string call_;
+  int code_;
+  std::string code_name_;
+};
+
+// Device memory could not be allocated; the message gives the size asked for and the free memory.
+class OutOfMemoryError : public DriverError {
+public:
+  using DriverError::DriverError;
+};
+
+} // namespace loom
