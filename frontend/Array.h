@@ -1,0 +1,96 @@
+// Array parameters of kernels: Array<float> x; x[i], A(i, j), x.size(), A.dim(1).
+#pragma once
+
+#include "frontend/Tracer.h"
+#include "support/Error.h"
+#include "frontend/Value.h"
+
+#include <string>
+#include <vector>
+
+namespace loom {
+
+// One element of an array parameter: reads as a value, assignment stores.
+template <DslScalar T> class ElementRef {
+public:
+  using dsl_value_type = T;
+
+  ElementRef(int array, std::vector<ir::Expr> indices)
+      : array_(array), indices_(std::move(indices)) {}
+
+  Value<T> value() const { return Value<T>(ir::Load::make(dtype_of<T>(), array_, indices_)); }
+  operator Value<T>() const { return value(); }
+
+  ElementRef &operator=(const ElementRef &other) { return store(other.value().expr()); }
+  template <Operand U> ElementRef &operator=(const U &v) { return store(detail::to_expr<T>(v)); }
+
+#define LOOM_COMPOUND(sym, op)                                                                    \
+  template <Operand U> ElementRef &operator sym(const U &v) {                                     \
+    return store(detail::to_expr<T>(value() op v));                                               \
+  }
+  LOOM_COMPOUND(+=, +)
+  LOOM_COMPOUND(-=, -)
+  LOOM_COMPOUND(*=, *)
+  LOOM_COMPOUND(/=, /)
+  LOOM_COMPOUND(%=, %)
+  LOOM_COMPOUND(&=, &)
+  LOOM_COMPOUND(|=, |)
+  LOOM_COMPOUND(^=, ^)
+#undef LOOM_COMPOUND
+
+private:
+  ElementRef &store(ir::Expr v) {
+    frontend::Tracer::current().emit(ir::Store::make(array_, indices_, std::move(v)));
+    return *this;
+  }
+
+  int array_;
+  std::vector<ir::Expr> indices_;
+};
+
+// A dense, row-major array parameter of rank 1 to 3 whose extents are known at call time.
+template <DslScalar T, int Rank> class ArrayParam {
+  static_assert(Rank >= 1 && Rank <= 3, "loom arrays have 1 to 3 dimensions");
+
+public:
+  using element_type = T;
+  static constexpr int rank = Rank;
+
+  // Made by loom when it traces a kernel; `index` is the parameter's position.
+  explicit ArrayParam(int index) : index_(index) {}
+
+  template <Operand I>
+    requires(Rank == 1)
+  ElementRef<T> operator[](const I &i) const {
+    return ElementRef<T>(index_, {detail::to_expr<int64_t>(i)});
+  }
+  template <Operand... I>
+    requires(sizeof...(I) == Rank)
+  ElementRef<T> operator()(const I &...i) const {
+    return ElementRef<T>(index_, {detail::to_expr<int64_t>(i)...});
+  }
+
+  // Extent of dimension k (0 = outermost).
+  Index dim(int k) const {
+    if (k < 0 || k >= Rank)
+      throw DslError("dim(" + std::to_string(k) + ") of an array of rank " + std::to_string(Rank));
+    return Index(ir::ArrayExtent::make(index_, k));
+  }
+  // Number of elements.
+  Index size() const {
+    Index n = dim(0);
+    for (int k = 1; k < Rank; ++k)
+      n = n * dim(k);
+    return n;
+  }
+  int param_index() const { return index_; }
+
+private:
+  int index_;
+};
+
+template <DslScalar T> using Array = ArrayParam<T, 1>;
+template <DslScalar T> using Array2 = ArrayParam<T, 2>;
+template <DslScalar T> using Array3 = ArrayParam<T, 3>;
+
+} // namespace loom

@@ -1,0 +1,155 @@
+// Control flow of the embedded DSL: parallel_for, for_range, while_, if_/elif_/else_.
+// The bodies are C++ lambdas run once while tracing; what they do becomes the loop's IR.
+#pragma once
+
+#include "frontend/Tracer.h"
+#include "frontend/Value.h"
+#include "support/Error.h"
+
+#include <initializer_list>
+#include <type_traits>
+#include <vector>
+
+namespace loom {
+
+namespace detail {
+
+template <class F> ir::Stmt trace_block(F &&body) {
+  frontend::Tracer &t = frontend::Tracer::current();
+  t.open_block();
+  body();
+  return t.close_block();
+}
+
+template <class F, class... Ix> ir::Stmt trace_block_with(F &&body, const Ix &...indices) {
+  frontend::Tracer &t = frontend::Tracer::current();
+  t.open_block();
+  body(indices...);
+  return t.close_block();
+}
+
+inline Index index_var(const ir::Var &v) { return Index(ir::VarRef::make(v)); }
+
+} // namespace detail
+
+// The body runs once for every i in [0, n), in parallel: f(Index i).
+template <Operand N, class F>
+  requires std::is_invocable_v<F, Index>
+void parallel_for(const N &n, F &&f) {
+  frontend::Tracer &t = frontend::Tracer::current();
+  ir::Var i = t.fresh_var("i", ir::ScalarType::I64);
+  ir::Stmt body = detail::trace_block_with(f, detail::index_var(i));
+  t.emit(ir::ParallelFor::make({i}, {detail::to_expr<int64_t>(n)}, body));
+}
+
+// Over a 2-D or 3-D index space, outermost first: parallel_for({n, m}, [&](Index i, Index j) {..}).
+// The last index varies fastest (on the GPU it follows threadIdx.x, so make it the contiguous one).
+template <class F> void parallel_for(std::initializer_list<Index> extents, F &&f) {
+  frontend::Tracer &t = frontend::Tracer::current();
+  std::vector<ir::Var> vars;
+  std::vector<ir::Expr> ext;
+  const char *names[] = {"i", "j", "k"};
+  for (const Index &e : extents) {
+    if (vars.size() == 3)
+      throw DslError("parallel_for takes 1 to 3 extents");
+    vars.push_back(t.fresh_var(names[vars.size()], ir::ScalarType::I64));
+    ext.push_back(e.expr());
+  }
+  ir::Stmt body;
+  if constexpr (std::is_invocable_v<F, Index>) {
+    if (vars.size() != 1)
+      throw DslError("parallel_for over " + std::to_string(vars.size()) +
+                     " extents needs a body taking that many indices");
+    body = detail::trace_block_with(f, detail::index_var(vars[0]));
+  } else if constexpr (std::is_invocable_v<F, Index, Index>) {
+    if (vars.size() != 2)
+      throw DslError("parallel_for with a 2-index body needs 2 extents, got " +
+                     std::to_string(vars.size()));
+    body = detail::trace_block_with(f, detail::index_var(vars[0]), detail::index_var(vars[1]));
+  } else {
+    static_assert(std::is_invocable_v<F, Index, Index, Index>,
+                  "a parallel_for body takes 1 to 3 loom::Index arguments");
+    if (vars.size() != 3)
+      throw DslError("parallel_for with a 3-index body needs 3 extents, got " +
+                     std::to_string(vars.size()));
+    body = detail::trace_block_with(f, detail::index_var(vars[0]), detail::index_var(vars[1]),
+                                    detail::index_var(vars[2]));
+  }
+  t.emit(ir::ParallelFor::make(std::move(vars), std::move(ext), body));
+}
+
+// Sequential loop: for (k = begin; k < end; k += step) f(k).
+template <Operand B, Operand E, Operand S, class F>
+void for_range(const B &begin, const E &end, const S &step, F &&f) {
+  frontend::Tracer &t = frontend::Tracer::current();
+  ir::Var k = t.fresh_var("k", ir::ScalarType::I64);
+  ir::Stmt body = detail::trace_block_with(f, detail::index_var(k));
+  t.emit(ir::For::make(k, detail::to_expr<int64_t>(begin), detail::to_expr<int64_t>(end),
+                       detail::to_expr<int64_t>(step), body));
+}
+template <Operand B, Operand E, class F> void for_range(const B &begin, const E &end, F &&f) {
+  for_range(begin, end, 1, std::forward<F>(f));
+}
+template <Operand E, class F> void for_range(const E &end, F &&f) {
+  for_range(0, end, 1, std::forward<F>(f));
+}
+
+// while (cond) body. `cond` is re-evaluated before each iteration: build it from Vars, or pass a
+// lambda returning it.
+template <class C, class F> void while_(const C &cond, F &&body) {
+  frontend::Tracer &t = frontend::Tracer::current();
+  ir::Expr c;
+  if constexpr (std::is_invocable_v<C>)
+    c = detail::to_expr<bool>(cond());
+  else
+    c = detail::to_expr<bool>(cond);
+  ir::Stmt b = detail::trace_block(body);
+  t.emit(ir::While::make(c, b));
+}
+
+// if_(c, [&]{..}).elif_(c2, [&]{..}).else_([&]{..}): the chain is rebuilt in place as each part
+// is added, so it must be completed before other statements are emitted.
+class IfChain {
+public:
+  template <Operand C, class F> IfChain &elif_(const C &cond, F &&f) {
+    ir::Expr c = detail::to_expr<bool>(cond);
+    arms_.push_back({c, detail::trace_block(f)});
+    rebuild();
+    return *this;
+  }
+  template <class F> void else_(F &&f) {
+    else_body_ = detail::trace_block(f);
+    rebuild();
+  }
+
+private:
+  template <Operand C, class F> friend IfChain if_(const C &cond, F &&f);
+  IfChain() = default;
+  void rebuild() {
+    ir::Stmt s = else_body_;
+    for (auto it = arms_.rbegin(); it != arms_.rend(); ++it)
+      s = ir::IfThenElse::make(it->first, it->second, s);
+    auto &block = frontend::Tracer::current().current_block();
+    if (position_ + 1 != block.size())
+      throw DslError("elif_/else_ must directly follow their if_");
+    block[position_] = s;
+  }
+
+  std::vector<std::pair<ir::Expr, ir::Stmt>> arms_;
+  ir::Stmt else_body_;
+  size_t position_ = 0;
+};
+
+template <Operand C, class F> IfChain if_(const C &cond, F &&f) {
+  IfChain chain;
+  ir::Expr c = detail::to_expr<bool>(cond);
+  ir::Stmt then_body = detail::trace_block(f);
+  auto &block = frontend::Tracer::current().current_block();
+  block.push_back(ir::Stmt());
+  chain.position_ = block.size() - 1;
+  chain.arms_.push_back({c, then_body});
+  chain.rebuild();
+  return chain;
+}
+
+} // namespace loom

@@ -1,0 +1,8 @@
+// The embedded DSL in one include.
+#pragma once
+
+#include "frontend/Array.h"
+#include "frontend/Control.h"
+#include "frontend/Trace.h"
+#include "frontend/Value.h"
+#include "frontend/Var.h"

@@ -1,0 +1,49 @@
+// The C++ element and scalar types the embedded DSL accepts, and their IR types.
+#pragma once
+
+#include "ir/Type.h"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace loom {
+
+template <class T>
+concept DslScalar = std::is_same_v<T, bool> || std::is_same_v<T, int32_t> ||
+                    std::is_same_v<T, int64_t> || std::is_same_v<T, float> ||
+                    std::is_same_v<T, double>;
+
+template <DslScalar T> constexpr ir::ScalarType dtype_of() {
+  if constexpr (std::is_same_v<T, bool>)
+    return ir::ScalarType::Bool;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return ir::ScalarType::I32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return ir::ScalarType::I64;
+  else if constexpr (std::is_same_v<T, float>)
+    return ir::ScalarType::F32;
+  else
+    return ir::ScalarType::F64;
+}
+
+// The DSL type of a C++ arithmetic type (long long and long are both i64; short, char: i32).
+template <class T>
+using dsl_type_t = std::conditional_t<
+    std::is_same_v<T, bool>, bool,
+    std::conditional_t<std::is_floating_point_v<T>,
+                       std::conditional_t<std::is_same_v<T, float>, float, double>,
+                       std::conditional_t<(sizeof(T) > 4), int64_t, int32_t>>>;
+
+// Result type of arithmetic between two DSL values: C++'s usual arithmetic conversions.
+template <class A, class B> using promote_t = dsl_type_t<decltype(A() + B())>;
+
+// Result type of arithmetic between a DSL value of type T and a C++ literal of type U. Literals
+// are weakly typed, as in Numba: `x * 2.0` stays f32 when x is f32, and `i + 1` stays i64 when i is
+// i64; only an integer value with a floating literal becomes floating (C++ would agree).
+template <class T, class U>
+using literal_promote_t = std::conditional_t<
+    std::is_floating_point_v<T>, T,
+    std::conditional_t<std::is_floating_point_v<U>, dsl_type_t<U>,
+                       std::conditional_t<std::is_same_v<T, bool>, int32_t, T>>>;
+
+} // namespace loom

@@ -1,0 +1,42 @@
+// The tracing context: while a kernel's C++ body runs, DSL operations append IR statements here.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <string>
+#include <vector>
+
+namespace loom::frontend {
+
+class Tracer {
+public:
+  // The tracer of the kernel being traced on this thread; throws DslError if there is none.
+  static Tracer &current();
+  static bool active();
+
+  explicit Tracer(std::string kernel_name);
+  ~Tracer();
+  Tracer(const Tracer &) = delete;
+  Tracer &operator=(const Tracer &) = delete;
+
+  void add_param(ir::Param p) { params_.push_back(std::move(p)); }
+  const std::vector<ir::Param> &params() const { return params_; }
+
+  void emit(ir::Stmt s);
+  // Statements emitted between open_block() and close_block() form one block.
+  void open_block();
+  ir::Stmt close_block();
+  // The block being filled and its last statement's position (for if_().else_()).
+  std::vector<ir::Stmt> &current_block() { return blocks_.back(); }
+
+  ir::Var fresh_var(const char *prefix, ir::ScalarType type);
+  ir::Kernel finish();
+
+private:
+  std::string name_;
+  std::vector<ir::Param> params_;
+  std::vector<std::vector<ir::Stmt>> blocks_;
+  Tracer *outer_;
+};
+
+} // namespace loom::frontend

@@ -1,0 +1,257 @@
+// DSL values: typed handles to IR expressions, with C++ operators that build IR while tracing.
+#pragma once
+
+#include "frontend/DType.h"
+#include "ir/IR.h"
+
+#include <concepts>
+#include <type_traits>
+
+namespace loom {
+
+template <DslScalar T> class Value;
+
+// Anything that stands for a DSL value of type `dsl_value_type`: Value, Var, an array element.
+template <class X>
+concept DslExpr = requires(const std::decay_t<X> &x) {
+  typename std::decay_t<X>::dsl_value_type;
+  { x.value() } -> std::same_as<Value<typename std::decay_t<X>::dsl_value_type>>;
+};
+
+// A DSL value or a C++ number (a literal, weakly typed).
+template <class X>
+concept Operand = DslExpr<X> || std::is_arithmetic_v<std::decay_t<X>>;
+
+namespace detail {
+
+template <class X> struct operand_type {
+  using type = dsl_type_t<std::decay_t<X>>;
+};
+template <DslExpr X> struct operand_type<X> {
+  using type = typename std::decay_t<X>::dsl_value_type;
+};
+template <class X> using operand_type_t = typename operand_type<X>::type;
+
+// The type arithmetic between A and B produces (see DType.h for the literal rule).
+template <class A, class B> struct arith_result {
+  using type = promote_t<operand_type_t<A>, operand_type_t<B>>;
+};
+template <DslExpr A, class B>
+  requires(!DslExpr<B>)
+struct arith_result<A, B> {
+  using type = literal_promote_t<operand_type_t<A>, std::decay_t<B>>;
+};
+template <class A, DslExpr B>
+  requires(!DslExpr<A>)
+struct arith_result<A, B> {
+  using type = literal_promote_t<operand_type_t<B>, std::decay_t<A>>;
+};
+template <class A, class B> using arith_result_t = typename arith_result<A, B>::type;
+
+template <DslScalar R, class U> ir::Expr constant(U v) {
+  if constexpr (std::is_same_v<R, bool>)
+    return ir::BoolConst::make(v != U(0));
+  else if constexpr (std::is_floating_point_v<R>)
+    return ir::FloatConst::make(dtype_of<R>(), static_cast<double>(v));
+  else
+    return ir::IntConst::make(dtype_of<R>(), static_cast<int64_t>(v));
+}
+
+// The IR of an operand converted to R (an explicit Cast node when the types differ).
+template <DslScalar R, Operand X> ir::Expr to_expr(const X &x) {
+  if constexpr (DslExpr<X>) {
+    ir::Expr e = x.value().expr();
+    if constexpr (std::is_same_v<R, bool>) {
+      if (e.type() != ir::ScalarType::Bool) // C++: nonzero is true
+        return ir::Binary::make(ir::BinaryOp::Ne, e, ir::Cast::make(e.type(), constant<int32_t>(0)));
+    }
+    return ir::Cast::make(dtype_of<R>(), e);
+  } else {
+    return constant<R>(x);
+  }
+}
+
+} // namespace detail
+
+template <DslScalar T> class Value {
+public:
+  using dsl_value_type = T;
+
+  explicit Value(ir::Expr e) : expr_(std::move(e)) {}
+  // A C++ number, or another DSL value converted as C++ would convert it.
+  template <class U>
+    requires std::is_arithmetic_v<U>
+  Value(U literal) : expr_(detail::constant<T>(literal)) {}
+  template <DslExpr X>
+    requires(!std::is_same_v<std::decay_t<X>, Value>)
+  Value(const X &x) : expr_(detail::to_expr<T>(x)) {}
+
+  const ir::Expr &expr() const { return expr_; }
+  Value value() const { return *this; }
+
+private:
+  ir::Expr expr_;
+};
+
+using Bool = Value<bool>;
+using I32 = Value<int32_t>;
+using I64 = Value<int64_t>;
+using F32 = Value<float>;
+using F64 = Value<double>;
+using Index = Value<int64_t>;
+
+namespace detail {
+
+template <class A, class B> auto arith(ir::BinaryOp op, const A &a, const B &b) {
+  using R = arith_result_t<A, B>;
+  return Value<R>(ir::Binary::make(op, to_expr<R>(a), to_expr<R>(b)));
+}
+
+template <class A, class B> Value<bool> compare(ir::BinaryOp op, const A &a, const B &b) {
+  using R = arith_result_t<A, B>;
+  return Value<bool>(ir::Binary::make(op, to_expr<R>(a), to_expr<R>(b)));
+}
+
+template <class A, class B> auto bitwise(ir::BinaryOp op, const A &a, const B &b) {
+  using TA = operand_type_t<A>;
+  using TB = operand_type_t<B>;
+  if constexpr (std::is_same_v<TA, bool> && std::is_same_v<TB, bool>) {
+    return Value<bool>(ir::Binary::make(op, to_expr<bool>(a), to_expr<bool>(b)));
+  } else {
+    static_assert(!std::is_floating_point_v<TA> && !std::is_floating_point_v<TB>,
+                  "bitwise operators need integer operands");
+    return arith(op, a, b);
+  }
+}
+
+// Shifts take the (promoted) type of the left operand, as in C++.
+template <class A, class B> auto shift(ir::BinaryOp op, const A &a, const B &b) {
+  using R = std::conditional_t<std::is_same_v<operand_type_t<A>, bool>, int32_t, operand_type_t<A>>;
+  static_assert(!std::is_floating_point_v<R> && !std::is_floating_point_v<operand_type_t<B>>,
+                "shifts need integer operands");
+  return Value<R>(ir::Binary::make(op, to_expr<R>(a), to_expr<R>(b)));
+}
+
+template <class A, class B> Value<bool> logical(ir::BinaryOp op, const A &a, const B &b) {
+  return Value<bool>(ir::Binary::make(op, to_expr<bool>(a), to_expr<bool>(b)));
+}
+
+// The floating type math on X is done in: floats keep their type, integers become f64 (as in C++).
+template <class X>
+using math_type_t = std::conditional_t<std::is_floating_point_v<operand_type_t<X>>,
+                                       operand_type_t<X>, double>;
+
+template <class R> Value<R> call(ir::MathFn fn, std::vector<ir::Expr> args) {
+  return Value<R>(ir::Call::make(fn, std::move(args)));
+}
+
+} // namespace detail
+
+// Binary operators, defined when at least one operand is a DSL value.
+#define LOOM_BINARY_OPERATOR(sym, maker, op)                                                      \
+  template <Operand A, Operand B>                                                                 \
+    requires(DslExpr<A> || DslExpr<B>)                                                            \
+  auto operator sym(const A &a, const B &b) {                                                     \
+    return detail::maker(ir::BinaryOp::op, a, b);                                                 \
+  }
+LOOM_BINARY_OPERATOR(+, arith, Add)
+LOOM_BINARY_OPERATOR(-, arith, Sub)
+LOOM_BINARY_OPERATOR(*, arith, Mul)
+LOOM_BINARY_OPERATOR(/, arith, Div)
+LOOM_BINARY_OPERATOR(%, arith, Mod)
+LOOM_BINARY_OPERATOR(<, compare, Lt)
+LOOM_BINARY_OPERATOR(<=, compare, Le)
+LOOM_BINARY_OPERATOR(>, compare, Gt)
+LOOM_BINARY_OPERATOR(>=, compare, Ge)
+LOOM_BINARY_OPERATOR(==, compare, Eq)
+LOOM_BINARY_OPERATOR(!=, compare, Ne)
+LOOM_BINARY_OPERATOR(&, bitwise, BitAnd)
+LOOM_BINARY_OPERATOR(|, bitwise, BitOr)
+LOOM_BINARY_OPERATOR(^, bitwise, BitXor)
+LOOM_BINARY_OPERATOR(<<, shift, Shl)
+LOOM_BINARY_OPERATOR(>>, shift, Shr)
+LOOM_BINARY_OPERATOR(&&, logical, And) // both sides are evaluated (no short circuit)
+LOOM_BINARY_OPERATOR(||, logical, Or)
+#undef LOOM_BINARY_OPERATOR
+
+template <DslExpr A> auto operator-(const A &a) {
+  using T = detail::operand_type_t<A>;
+  using R = std::conditional_t<std::is_same_v<T, bool>, int32_t, T>;
+  return Value<R>(ir::Unary::make(ir::UnaryOp::Neg, detail::to_expr<R>(a)));
+}
+template <DslExpr A> auto operator+(const A &a) { return a.value(); }
+template <DslExpr A> Value<bool> operator!(const A &a) {
+  return Value<bool>(ir::Unary::make(ir::UnaryOp::Not, detail::to_expr<bool>(a)));
+}
+template <DslExpr A> auto operator~(const A &a) {
+  using T = detail::operand_type_t<A>;
+  static_assert(!std::is_floating_point_v<T>, "~ needs an integer operand");
+  using R = std::conditional_t<std::is_same_v<T, bool>, int32_t, T>;
+  return Value<R>(ir::Unary::make(ir::UnaryOp::BitNot, detail::to_expr<R>(a)));
+}
+
+// ---- functions ------------------------------------------------------------------------------
+
+// Converts to T explicitly (float -> int truncates toward zero and saturates; NaN gives 0).
+template <DslScalar T, Operand X> Value<T> cast(const X &x) { return Value<T>(detail::to_expr<T>(x)); }
+
+// cond ? a : b, with a and b promoted to a common type. Both sides are evaluated.
+template <Operand C, Operand A, Operand B>
+  requires(DslExpr<C> || DslExpr<A> || DslExpr<B>)
+auto select(const C &cond, const A &a, const B &b) {
+  using R = detail::arith_result_t<A, B>;
+  return Value<R>(ir::Select::make(detail::to_expr<bool>(cond), detail::to_expr<R>(a),
+                                   detail::to_expr<R>(b)));
+}
+
+template <Operand A, Operand B>
+  requires(DslExpr<A> || DslExpr<B>)
+auto min(const A &a, const B &b) {
+  return detail::arith(ir::BinaryOp::Min, a, b);
+}
+template <Operand A, Operand B>
+  requires(DslExpr<A> || DslExpr<B>)
+auto max(const A &a, const B &b) {
+  return detail::arith(ir::BinaryOp::Max, a, b);
+}
+
+#define LOOM_UNARY_MATH(name, fn)                                                                 \
+  template <DslExpr X> auto name(const X &x) {                                                    \
+    using R = detail::math_type_t<X>;                                                             \
+    return detail::call<R>(ir::MathFn::fn, {detail::to_expr<R>(x)});                              \
+  }
+LOOM_UNARY_MATH(sqrt, Sqrt)
+LOOM_UNARY_MATH(exp, Exp)
+LOOM_UNARY_MATH(log, Log)
+LOOM_UNARY_MATH(sin, Sin)
+LOOM_UNARY_MATH(cos, Cos)
+LOOM_UNARY_MATH(tanh, Tanh)
+LOOM_UNARY_MATH(floor, Floor)
+#undef LOOM_UNARY_MATH
+
+// |x|; integers stay integers (abs of the most negative value wraps to itself).
+template <DslExpr X> auto abs(const X &x) {
+  using T = detail::operand_type_t<X>;
+  using R = std::conditional_t<std::is_same_v<T, bool>, int32_t, T>;
+  return detail::call<R>(ir::MathFn::Abs, {detail::to_expr<R>(x)});
+}
+
+template <Operand A, Operand B>
+  requires(DslExpr<A> || DslExpr<B>)
+auto pow(const A &a, const B &b) {
+  using P = detail::arith_result_t<A, B>;
+  using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;
+  return detail::call<R>(ir::MathFn::Pow, {detail::to_expr<R>(a), detail::to_expr<R>(b)});
+}
+
+// a * b + c with one rounding.
+template <Operand A, Operand B, Operand C>
+  requires(DslExpr<A> || DslExpr<B> || DslExpr<C>)
+auto fma(const A &a, const B &b, const C &c) {
+  using P = detail::arith_result_t<detail::arith_result_t<A, B>, C>;
+  using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;
+  return detail::call<R>(ir::MathFn::Fma,
+                         {detail::to_expr<R>(a), detail::to_expr<R>(b), detail::to_expr<R>(c)});
+}
+
+} // namespace loom

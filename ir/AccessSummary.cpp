@@ -1,0 +1,80 @@
+#include "ir/AccessSummary.h"
+
+#include "ir/Mutator.h"
+
+namespace loom::ir {
+
+namespace {
+
+class Accesses : public Visitor {
+public:
+  explicit Accesses(std::vector<ArrayAccess> &out) : out_(out) {}
+
+protected:
+  void visit_node(const Load *n) override {
+    out_[n->array].read = true;
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Store *n) override {
+    out_[n->array].written = true;
+    Visitor::visit_node(n);
+  }
+
+private:
+  std::vector<ArrayAccess> &out_;
+};
+
+bool is_var(const Expr &e, const Var &v) {
+  auto *r = e.as<VarRef>();
+  return r && r->var == v;
+}
+
+// `loop` stores array[vars...] unconditionally at its top level, and its extents are the
+// array's own extents, so every element is written.
+int fully_stored_array(const ParallelFor *loop, const std::vector<Param> &params) {
+  std::vector<Stmt> body{loop->body};
+  if (auto *b = loop->body.as<Block>())
+    body = b->stmts;
+  for (const Stmt &s : body) {
+    auto *st = s.as<Store>();
+    if (!st || st->indices.size() != loop->vars.size())
+      continue;
+    bool whole = true;
+    for (size_t k = 0; k < loop->vars.size() && whole; ++k) {
+      auto *ext = loop->extents[k].as<ArrayExtent>();
+      whole = is_var(st->indices[k], loop->vars[k]) && ext && ext->array == st->array &&
+              ext->dim == static_cast<int>(k);
+    }
+    if (whole && params[st->array].rank == static_cast<int>(loop->vars.size()))
+      return st->array;
+  }
+  return -1;
+}
+
+} // namespace
+
+std::vector<ArrayAccess> summarize_accesses(const Kernel &kernel) {
+  std::vector<ArrayAccess> out(kernel.params.size());
+  Accesses(out).visit(kernel.body);
+
+  // Fully overwritten: the first top-level statement touching the array is such a loop, and the
+  // loop itself does not read the array.
+  std::vector<bool> touched(kernel.params.size(), false);
+  std::vector<Stmt> top{kernel.body};
+  if (auto *b = kernel.body.as<Block>())
+    top = b->stmts;
+  for (const Stmt &s : top) {
+    std::vector<ArrayAccess> here(kernel.params.size());
+    Accesses(here).visit(s);
+    if (auto *loop = s.as<ParallelFor>()) {
+      int a = fully_stored_array(loop, kernel.params);
+      if (a >= 0 && !touched[a] && !here[a].read)
+        out[a].fully_overwritten = true;
+    }
+    for (size_t k = 0; k < here.size(); ++k)
+      touched[k] = touched[k] || here[k].read || here[k].written;
+  }
+  return out;
+}
+
+} // namespace loom::ir

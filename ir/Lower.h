@@ -1,0 +1,16 @@
+// The lowering pipeline: a kernel as a front end built it -> tasks ready for code generation.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <functional>
+#include <string>
+
+namespace loom::ir {
+
+// Called after each pass with the pass name and the IR text after it (LOOM_DUMP, dsl-to-ptx).
+using PassLog = std::function<void(const std::string &pass, const std::string &ir_text)>;
+
+LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log = nullptr);
+
+} // namespace loom::ir

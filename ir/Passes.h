@@ -1,0 +1,24 @@
+// The lowering passes, each a pure function from IR to IR. ir/Lower.cpp runs them in order.
+#pragma once
+
+#include "ir/IR.h"
+
+#include <vector>
+
+namespace loom::ir {
+
+// Each top-level parallel loop becomes its own parallel task (one launch), the serial statements
+// between them serial tasks. Top-level locals read by later tasks are re-declared there; it is an
+// error when that would change their value (they are reassigned, or read arrays a task writes).
+std::vector<Task> split_into_tasks(const Kernel &kernel);
+
+// Turns a parallel task's ParallelFor into loops over the iterations one worker runs:
+// GPU: grid-stride loops, innermost dimension on threadIdx.x so neighbouring threads touch
+//      neighbouring elements; CPU: the outermost dimension over [chunk_begin, chunk_end).
+Task map_parallel_loops(const Task &task, Target target);
+
+// Folds constants and removes arithmetic identities (x + 0, x * 1, casts of constants).
+Stmt simplify(const Stmt &s);
+Expr simplify(const Expr &e);
+
+} // namespace loom::ir

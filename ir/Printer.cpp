@@ -1,0 +1,305 @@
+#include "ir/Printer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace loom::ir {
+
+namespace {
+
+class Printer {
+public:
+  explicit Printer(const std::vector<Param> &params) : params_(params) {
+    for (const Param &p : params)
+      if (p.var)
+        name_of(p.var);
+  }
+
+  std::string expr(const Expr &e) {
+    std::ostringstream os;
+    print(os, e, 0);
+    return os.str();
+  }
+
+  void stmt(std::ostream &os, const Stmt &s, int indent) {
+    if (!s.defined())
+      return;
+    std::string pad(indent * 2, ' ');
+    switch (s.kind()) {
+    case StmtKind::Block:
+      for (const Stmt &c : s.as<Block>()->stmts)
+        stmt(os, c, indent);
+      return;
+    case StmtKind::Declare: {
+      auto *n = s.as<Declare>();
+      os << pad << "var " << name_of(n->var) << ": " << type_name(n->var->type) << " = "
+         << expr(n->init) << "\n";
+      return;
+    }
+    case StmtKind::Assign: {
+      auto *n = s.as<Assign>();
+      os << pad << name_of(n->var) << " = " << expr(n->value) << "\n";
+      return;
+    }
+    case StmtKind::Store: {
+      auto *n = s.as<Store>();
+      os << pad << array_name(n->array) << "[" << list(n->indices) << "] = " << expr(n->value)
+         << "\n";
+      return;
+    }
+    case StmtKind::IfThenElse: {
+      auto *n = s.as<IfThenElse>();
+      os << pad << "if " << expr(n->cond) << " {\n";
+      stmt(os, n->then_case, indent + 1);
+      if (n->else_case.defined()) {
+        os << pad << "} else {\n";
+        stmt(os, n->else_case, indent + 1);
+      }
+      os << pad << "}\n";
+      return;
+    }
+    case StmtKind::For: {
+      auto *n = s.as<For>();
+      os << pad << "for " << name_of(n->var) << " in " << expr(n->begin) << " .. " << expr(n->end);
+      auto *step = n->step.as<IntConst>();
+      if (!step || step->value != 1)
+        os << " step " << expr(n->step);
+      os << " {\n";
+      stmt(os, n->body, indent + 1);
+      os << pad << "}\n";
+      return;
+    }
+    case StmtKind::While: {
+      auto *n = s.as<While>();
+      os << pad << "while " << expr(n->cond) << " {\n";
+      stmt(os, n->body, indent + 1);
+      os << pad << "}\n";
+      return;
+    }
+    case StmtKind::ParallelFor: {
+      auto *n = s.as<ParallelFor>();
+      os << pad << "parallel for ";
+      for (size_t k = 0; k < n->vars.size(); ++k)
+        os << (k ? ", " : "") << name_of(n->vars[k]);
+      os << " in (" << list(n->extents) << ") {\n";
+      stmt(os, n->body, indent + 1);
+      os << pad << "}\n";
+      return;
+    }
+    }
+  }
+
+  std::string params_text() {
+    std::string out;
+    for (size_t k = 0; k < params_.size(); ++k) {
+      const Param &p = params_[k];
+      out += (k ? ", " : "") + p.name + ": " + type_name(p.type);
+      if (p.kind == ParamKind::Array) {
+        out += "[";
+        for (int d = 0; d < p.rank; ++d)
+          out += std::string(d ? ", " : "") + "?";
+        out += "]";
+      }
+    }
+    return out;
+  }
+
+  std::string name_of(const Var &v) {
+    auto it = names_.find(v.get());
+    if (it != names_.end())
+      return it->second;
+    std::string name = v->name.empty() ? "t" : v->name;
+    int &count = used_[name];
+    std::string unique = count == 0 ? name : name + "." + std::to_string(count);
+    ++count;
+    names_.emplace(v.get(), unique);
+    return unique;
+  }
+
+private:
+  std::string array_name(int k) {
+    if (k >= 0 && k < static_cast<int>(params_.size()))
+      return params_[k].name;
+    return "#" + std::to_string(k);
+  }
+
+  std::string list(const std::vector<Expr> &es) {
+    std::string out;
+    for (size_t k = 0; k < es.size(); ++k)
+      out += (k ? ", " : "") + expr(es[k]);
+    return out;
+  }
+
+  static int precedence(BinaryOp op) {
+    switch (op) {
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Mod:
+      return 10;
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+      return 9;
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+      return 8;
+    case BinaryOp::Lt:
+    case BinaryOp::Le:
+    case BinaryOp::Gt:
+    case BinaryOp::Ge:
+      return 7;
+    case BinaryOp::Eq:
+    case BinaryOp::Ne:
+      return 6;
+    case BinaryOp::BitAnd:
+      return 5;
+    case BinaryOp::BitXor:
+      return 4;
+    case BinaryOp::BitOr:
+      return 3;
+    case BinaryOp::And:
+      return 2;
+    case BinaryOp::Or:
+      return 1;
+    default:
+      return 11; // min/max print as calls
+    }
+  }
+
+  // Prints with the fewest parentheses that keep C-like precedence unambiguous.
+  void print(std::ostream &os, const Expr &e, int outer) {
+    switch (e.kind()) {
+    case ExprKind::IntConst: {
+      auto *n = e.as<IntConst>();
+      os << n->value;
+      if (n->type == ScalarType::I32)
+        os << "i32";
+      return;
+    }
+    case ExprKind::FloatConst: {
+      auto *n = e.as<FloatConst>();
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%.9g", n->value);
+      std::string s = buf;
+      if (std::isfinite(n->value) && s.find_first_of(".en") == std::string::npos)
+        s += ".0";
+      os << s;
+      if (n->type == ScalarType::F32)
+        os << "f";
+      return;
+    }
+    case ExprKind::BoolConst:
+      os << (e.as<BoolConst>()->value ? "true" : "false");
+      return;
+    case ExprKind::VarRef:
+      os << name_of(e.as<VarRef>()->var);
+      return;
+    case ExprKind::ArrayExtent: {
+      auto *n = e.as<ArrayExtent>();
+      os << array_name(n->array) << ".shape[" << n->dim << "]";
+      return;
+    }
+    case ExprKind::Load: {
+      auto *n = e.as<Load>();
+      os << array_name(n->array) << "[" << list(n->indices) << "]";
+      return;
+    }
+    case ExprKind::Unary: {
+      auto *n = e.as<Unary>();
+      os << op_name(n->op);
+      print(os, n->a, 12);
+      return;
+    }
+    case ExprKind::Binary: {
+      auto *n = e.as<Binary>();
+      if (n->op == BinaryOp::Min || n->op == BinaryOp::Max) {
+        os << op_name(n->op) << "(" << expr(n->a) << ", " << expr(n->b) << ")";
+        return;
+      }
+      int p = precedence(n->op);
+      if (p < outer)
+        os << "(";
+      print(os, n->a, p);
+      os << " " << op_name(n->op) << " ";
+      print(os, n->b, p + 1);
+      if (p < outer)
+        os << ")";
+      return;
+    }
+    case ExprKind::Select: {
+      auto *n = e.as<Select>();
+      os << "select(" << expr(n->cond) << ", " << expr(n->a) << ", " << expr(n->b) << ")";
+      return;
+    }
+    case ExprKind::Cast: {
+      auto *n = e.as<Cast>();
+      os << type_name(n->type) << "(" << expr(n->a) << ")";
+      return;
+    }
+    case ExprKind::Call: {
+      auto *n = e.as<Call>();
+      os << fn_name(n->fn) << "(" << list(n->args) << ")";
+      return;
+    }
+    case ExprKind::SpecialReg: {
+      auto *n = e.as<SpecialReg>();
+      static const char *regs[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
+      os << regs[static_cast<int>(n->reg)] << "." << "xyz"[n->dim];
+      return;
+    }
+    }
+  }
+
+  const std::vector<Param> &params_;
+  std::map<const Variable *, std::string> names_;
+  std::map<std::string, int> used_;
+};
+
+} // namespace
+
+std::string to_string(const Kernel &kernel) {
+  Printer p(kernel.params);
+  std::ostringstream os;
+  os << "kernel " << kernel.name << "(" << p.params_text() << ") {\n";
+  p.stmt(os, kernel.body, 1);
+  os << "}\n";
+  return os.str();
+}
+
+std::string to_string(const LoweredKernel &kernel) {
+  Printer p(kernel.params);
+  std::ostringstream os;
+  os << "kernel " << kernel.name << "(" << p.params_text() << ") for " << target_name(kernel.target)
+     << ":\n";
+  for (const Task &t : kernel.tasks) {
+    os << "task " << t.name;
+    if (t.kind == TaskKind::Serial) {
+      os << " serial";
+    } else {
+      os << " parallel over (";
+      for (size_t k = 0; k < t.domain.size(); ++k)
+        os << (k ? ", " : "") << p.expr(t.domain[k]);
+      os << ")";
+      if (t.chunk_begin)
+        os << " chunk [" << p.name_of(t.chunk_begin) << ", " << p.name_of(t.chunk_end) << ")";
+    }
+    os << " {\n";
+    p.stmt(os, t.body, 1);
+    os << "}\n";
+  }
+  return os.str();
+}
+
+std::string to_string(const Expr &e, const std::vector<Param> &params) {
+  return Printer(params).expr(e);
+}
+
+std::string to_string(const Stmt &s, const std::vector<Param> &params) {
+  Printer p(params);
+  std::ostringstream os;
+  p.stmt(os, s, 0);
+  return os.str();
+}
+
+} // namespace loom::ir

@@ -1,0 +1,104 @@
+#include "ir/Mutator.h"
+#include "ir/Passes.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace loom::ir {
+
+namespace {
+
+bool is_const_int(const Expr &e, int64_t v) {
+  auto *c = e.as<IntConst>();
+  return c && c->value == v;
+}
+
+// Integer arithmetic with loom's defined semantics (wrap-around, x/0 == 0, x%0 == x).
+int64_t fold_int(BinaryOp op, int64_t a, int64_t b, ScalarType t) {
+  auto wrap = [t](uint64_t v) -> int64_t {
+    return t == ScalarType::I32 ? static_cast<int32_t>(static_cast<uint32_t>(v))
+                                : static_cast<int64_t>(v);
+  };
+  const int64_t min = t == ScalarType::I32 ? std::numeric_limits<int32_t>::min()
+                                           : std::numeric_limits<int64_t>::min();
+  switch (op) {
+  case BinaryOp::Add:
+    return wrap(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  case BinaryOp::Sub:
+    return wrap(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  case BinaryOp::Mul:
+    return wrap(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  case BinaryOp::Div:
+    return b == 0 ? 0 : (a == min && b == -1) ? a : a / b;
+  case BinaryOp::Mod:
+    return b == 0 ? a : (a == min && b == -1) ? 0 : a % b;
+  case BinaryOp::Min:
+    return a < b ? a : b;
+  case BinaryOp::Max:
+    return a > b ? a : b;
+  default:
+    return 0; // not folded (see foldable)
+  }
+}
+
+bool foldable(BinaryOp op) { return op <= BinaryOp::Max; }
+
+class Simplify : public Mutator {
+protected:
+  Expr mutate_node(const Binary *n, const Expr &self) override {
+    Expr a = mutate(n->a), b = mutate(n->b);
+    auto *ca = a.as<IntConst>();
+    auto *cb = b.as<IntConst>();
+    if (ca && cb && foldable(n->op))
+      return IntConst::make(n->type, fold_int(n->op, ca->value, cb->value, n->type));
+    if (is_int(n->type)) {
+      if (n->op == BinaryOp::Add && is_const_int(b, 0))
+        return a;
+      if (n->op == BinaryOp::Add && is_const_int(a, 0))
+        return b;
+      if (n->op == BinaryOp::Sub && is_const_int(b, 0))
+        return a;
+      if (n->op == BinaryOp::Mul && is_const_int(b, 1))
+        return a;
+      if (n->op == BinaryOp::Mul && is_const_int(a, 1))
+        return b;
+    }
+    return a.same_as(n->a) && b.same_as(n->b) ? self : Binary::make(n->op, a, b);
+  }
+
+  Expr mutate_node(const Cast *n, const Expr &self) override {
+    Expr a = mutate(n->a);
+    if (auto *c = a.as<IntConst>()) {
+      if (is_int(n->type))
+        return IntConst::make(n->type, c->value);
+      if (is_float(n->type))
+        return FloatConst::make(n->type, static_cast<double>(c->value));
+    }
+    if (auto *c = a.as<FloatConst>(); c && is_float(n->type))
+      return FloatConst::make(n->type, c->value);
+    return a.same_as(n->a) ? self : Cast::make(n->type, a);
+  }
+
+  Expr mutate_node(const Select *n, const Expr &self) override {
+    Expr c = mutate(n->cond), a = mutate(n->a), b = mutate(n->b);
+    if (auto *k = c.as<BoolConst>())
+      return k->value ? a : b;
+    return c.same_as(n->cond) && a.same_as(n->a) && b.same_as(n->b) ? self : Select::make(c, a, b);
+  }
+
+  Stmt mutate_node(const IfThenElse *n, const Stmt &self) override {
+    Expr c = mutate(n->cond);
+    if (auto *k = c.as<BoolConst>()) {
+      Stmt taken = k->value ? n->then_case : n->else_case;
+      return taken.defined() ? mutate(taken) : Block::make({});
+    }
+    return Mutator::mutate_node(n, self);
+  }
+};
+
+} // namespace
+
+Stmt simplify(const Stmt &s) { return Simplify().mutate(s); }
+Expr simplify(const Expr &e) { return Simplify().mutate(e); }
+
+} // namespace loom::ir

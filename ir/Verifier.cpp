@@ -1,0 +1,232 @@
+#include "ir/Verifier.h"
+
+#include "ir/Printer.h"
+#include "support/Error.h"
+
+#include <set>
+
+namespace loom::ir {
+
+namespace {
+
+class Verifier {
+public:
+  Verifier(const std::string &kernel, const std::vector<Param> &params, bool lowered_gpu)
+      : kernel_(kernel), params_(params), lowered_gpu_(lowered_gpu) {
+    for (const Param &p : params) {
+      if (p.kind == ParamKind::Scalar) {
+        if (!p.var || p.var->type != p.type)
+          fail("scalar parameter '" + p.name + "' has no variable of its type");
+        scope_.insert(p.var.get());
+      } else if (p.rank < 1 || p.rank > 3) {
+        fail("array parameter '" + p.name + "' has rank " + std::to_string(p.rank) +
+             "; loom supports ranks 1 to 3");
+      }
+    }
+  }
+
+  void bind(const Var &v) {
+    if (!v)
+      fail("a loop or chunk variable is missing");
+    scope_.insert(v.get());
+  }
+
+  // `depth` counts enclosing loops/ifs; `in_parallel` whether inside a parallel loop body.
+  void stmt(const Stmt &s, bool top_level, bool in_parallel) {
+    if (!s.defined())
+      return;
+    switch (s.kind()) {
+    case StmtKind::Block: {
+      std::set<const Variable *> saved = scope_;
+      for (const Stmt &c : s.as<Block>()->stmts)
+        stmt(c, top_level, in_parallel);
+      scope_ = saved;
+      return;
+    }
+    case StmtKind::Declare: {
+      auto *n = s.as<Declare>();
+      expr(n->init, s);
+      if (n->var->type != n->init.type())
+        fail("declaration of '" + n->var->name + "' has an initialiser of another type", s);
+      scope_.insert(n->var.get());
+      return;
+    }
+    case StmtKind::Assign: {
+      auto *n = s.as<Assign>();
+      expr(n->value, s);
+      if (!scope_.count(n->var.get()))
+        fail("assignment to '" + n->var->name + "', which is not in scope", s);
+      if (loop_vars_.count(n->var.get()))
+        fail("assignment to loop index '" + n->var->name + "'", s);
+      if (n->var->type != n->value.type())
+        fail("assignment to '" + n->var->name + "' of another type", s);
+      return;
+    }
+    case StmtKind::Store: {
+      auto *n = s.as<Store>();
+      const Param &p = array(n->array, n->indices.size(), s);
+      for (const Expr &i : n->indices)
+        expr(i, s);
+      expr(n->value, s);
+      if (n->value.type() != p.type)
+        fail(std::string("store of a ") + type_name(n->value.type()) + " into '" + p.name +
+                 "', an array of " + type_name(p.type),
+             s);
+      return;
+    }
+    case StmtKind::IfThenElse: {
+      auto *n = s.as<IfThenElse>();
+      expr(n->cond, s);
+      stmt(n->then_case, false, in_parallel);
+      stmt(n->else_case, false, in_parallel);
+      return;
+    }
+    case StmtKind::For: {
+      auto *n = s.as<For>();
+      expr(n->begin, s);
+      expr(n->end, s);
+      expr(n->step, s);
+      std::set<const Variable *> saved = scope_;
+      bind(n->var);
+      loop_vars_.insert(n->var.get());
+      stmt(n->body, false, in_parallel);
+      loop_vars_.erase(n->var.get());
+      scope_ = saved;
+      return;
+    }
+    case StmtKind::While: {
+      auto *n = s.as<While>();
+      expr(n->cond, s);
+      stmt(n->body, false, in_parallel);
+      return;
+    }
+    case StmtKind::ParallelFor: {
+      auto *n = s.as<ParallelFor>();
+      if (in_parallel)
+        fail("a parallel loop inside another parallel loop; use for_range for the inner loop", s);
+      if (!top_level)
+        fail("a parallel loop inside a sequential loop or an if; parallel loops must be at the "
+             "top level of the kernel",
+             s);
+      for (const Expr &e : n->extents)
+        expr(e, s);
+      std::set<const Variable *> saved = scope_;
+      for (const Var &v : n->vars) {
+        bind(v);
+        loop_vars_.insert(v.get());
+      }
+      stmt(n->body, false, true);
+      for (const Var &v : n->vars)
+        loop_vars_.erase(v.get());
+      scope_ = saved;
+      return;
+    }
+    }
+  }
+
+  void expr(const Expr &e, const Stmt &where) {
+    if (!e.defined())
+      fail("an expression is missing", where);
+    switch (e.kind()) {
+    case ExprKind::VarRef: {
+      auto *n = e.as<VarRef>();
+      if (!scope_.count(n->var.get()))
+        fail("use of '" + n->var->name + "' outside its scope", where);
+      return;
+    }
+    case ExprKind::ArrayExtent: {
+      auto *n = e.as<ArrayExtent>();
+      const Param &p = array(n->array, 0, where, false);
+      if (n->dim < 0 || n->dim >= p.rank)
+        fail("extent of dimension " + std::to_string(n->dim) + " of '" + p.name +
+                 "', which has rank " + std::to_string(p.rank),
+             where);
+      return;
+    }
+    case ExprKind::Load: {
+      auto *n = e.as<Load>();
+      const Param &p = array(n->array, n->indices.size(), where);
+      if (n->type != p.type)
+        fail("load of " + std::string(type_name(n->type)) + " from '" + p.name + "'", where);
+      for (const Expr &i : n->indices)
+        expr(i, where);
+      return;
+    }
+    case ExprKind::SpecialReg:
+      if (!lowered_gpu_)
+        fail("a GPU thread index outside a GPU kernel", where);
+      return;
+    case ExprKind::Unary:
+      return expr(e.as<Unary>()->a, where);
+    case ExprKind::Binary:
+      expr(e.as<Binary>()->a, where);
+      return expr(e.as<Binary>()->b, where);
+    case ExprKind::Select:
+      expr(e.as<Select>()->cond, where);
+      expr(e.as<Select>()->a, where);
+      return expr(e.as<Select>()->b, where);
+    case ExprKind::Cast:
+      return expr(e.as<Cast>()->a, where);
+    case ExprKind::Call:
+      for (const Expr &a : e.as<Call>()->args)
+        expr(a, where);
+      return;
+    default:
+      return;
+    }
+  }
+
+  [[noreturn]] void fail(const std::string &what, const Stmt &where = Stmt()) {
+    std::string msg = "kernel '" + kernel_ + "': " + what;
+    if (where.defined())
+      msg += "\n  in: " + to_string(where, params_);
+    while (!msg.empty() && msg.back() == '\n')
+      msg.pop_back();
+    throw VerifyError(msg);
+  }
+
+private:
+  const Param &array(int k, size_t rank, const Stmt &where, bool check_rank = true) {
+    if (k < 0 || k >= static_cast<int>(params_.size()))
+      fail("access to parameter #" + std::to_string(k) + ", which does not exist", where);
+    const Param &p = params_[k];
+    if (p.kind != ParamKind::Array)
+      fail("'" + p.name + "' is a scalar, not an array", where);
+    if (check_rank && static_cast<int>(rank) != p.rank)
+      fail("'" + p.name + "' has rank " + std::to_string(p.rank) + " but is indexed with " +
+               std::to_string(rank) + " indices",
+           where);
+    return p;
+  }
+
+  const std::string &kernel_;
+  const std::vector<Param> &params_;
+  bool lowered_gpu_;
+  std::set<const Variable *> scope_;
+  std::set<const Variable *> loop_vars_;
+};
+
+} // namespace
+
+void verify(const Kernel &kernel) {
+  Verifier v(kernel.name, kernel.params, false);
+  if (!kernel.body.defined())
+    v.fail("the kernel has no body");
+  v.stmt(kernel.body, true, false);
+}
+
+void verify(const LoweredKernel &kernel) {
+  for (const Task &t : kernel.tasks) {
+    Verifier v(kernel.name, kernel.params, kernel.target == Target::GPU);
+    if (t.chunk_begin)
+      v.bind(t.chunk_begin);
+    if (t.chunk_end)
+      v.bind(t.chunk_end);
+    for (const Expr &d : t.domain)
+      v.expr(d, Stmt());
+    // Lowered bodies hold no parallel loops; treat the body as already inside one.
+    v.stmt(t.body, false, true);
+  }
+}
+
+} // namespace loom::ir
