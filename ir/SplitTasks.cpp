@@ -123,6 +123,9 @@ std::vector<Task> split_into_tasks(const Kernel &kernel) {
       for (const Expr &e : group.stmts[0].as<ParallelFor>()->extents) {
         Expr d = subst.mutate(e);
         Uses u = uses_of(d);
+        for (const Param &p : kernel.params)
+          if (p.var)
+            u.vars_read.erase(p.var.get());
         if (!u.arrays_read.empty() || !u.vars_read.empty())
           throw VerifyError("kernel '" + kernel.name + "': the extent " + to_string(e, kernel.params) +
                             " of a parallel loop must depend only on scalar parameters and "

@@ -1,0 +1,376 @@
+#include "codegen/CodegenLLVM.h"
+
+#include "codegen/LlvmSupport.h"
+#include "support/Error.h"
+
+#include <set>
+
+namespace loom::codegen {
+
+using ir::ScalarType;
+
+namespace {
+
+// The arrays a task stores to; the others are passed `readonly`.
+class FindStores : public ir::Visitor {
+public:
+  std::set<int> written;
+
+protected:
+  void visit_node(const ir::Store *op) override {
+    written.insert(op->array);
+    ir::Visitor::visit_node(op);
+  }
+};
+
+[[noreturn]] void internal_error(const std::string &what) {
+  throw CompileError("internal error in codegen: " + what);
+}
+
+} // namespace
+
+CodegenLLVM::CodegenLLVM(llvm::LLVMContext &context)
+    : context(context), builder(context), alloca_builder_(context) {}
+
+std::unique_ptr<llvm::Module> CodegenLLVM::compile(const ir::LoweredKernel &k,
+                                                   const std::string &triple,
+                                                   const llvm::DataLayout &layout) {
+  kernel = &k;
+  module = std::make_unique<llvm::Module>(k.name, context);
+  module->setTargetTriple(triple);
+  module->setDataLayout(layout);
+  first_flat_arg_.clear();
+  unsigned flat = 0;
+  for (const ir::Param &p : k.params) {
+    first_flat_arg_.push_back(flat);
+    flat += p.kind == ir::ParamKind::Array ? 1 + p.rank : 1;
+  }
+  for (const ir::Task &task : k.tasks)
+    compile_task(task);
+  verify_module(*module);
+  kernel = nullptr;
+  return std::move(module);
+}
+
+llvm::Type *CodegenLLVM::llvm_type(ScalarType t) const {
+  switch (t) {
+  case ScalarType::Bool:
+    return llvm::Type::getInt1Ty(context);
+  case ScalarType::I32:
+    return llvm::Type::getInt32Ty(context);
+  case ScalarType::I64:
+    return llvm::Type::getInt64Ty(context);
+  case ScalarType::F32:
+    return llvm::Type::getFloatTy(context);
+  case ScalarType::F64:
+    return llvm::Type::getDoubleTy(context);
+  }
+  internal_error("unknown scalar type");
+}
+
+llvm::Type *CodegenLLVM::memory_type(ScalarType t) const {
+  return t == ScalarType::Bool ? llvm::Type::getInt8Ty(context) : llvm_type(t);
+}
+
+llvm::Value *CodegenLLVM::from_memory(llvm::Value *v, ScalarType t) {
+  // Any non-zero byte is true, so bools written by other code cannot produce a bad i1.
+  return t == ScalarType::Bool ? builder.CreateICmpNE(v, builder.getInt8(0)) : v;
+}
+
+// ---- tasks ----------------------------------------------------------------------------------
+
+CodegenLLVM::TaskFunction CodegenLLVM::define_task(const ir::Task &task,
+                                                   const std::vector<llvm::Type *> &flat_types) {
+  llvm::Type *i64 = builder.getInt64Ty();
+  std::vector<llvm::Type *> body_args = flat_types;
+  body_args.push_back(i64);
+  body_args.push_back(i64);
+  auto *body =
+      llvm::Function::Create(llvm::FunctionType::get(builder.getVoidTy(), body_args, false),
+                             llvm::GlobalValue::InternalLinkage, task.name + ".body", module.get());
+  body->addFnAttr(llvm::Attribute::AlwaysInline);
+  body->addFnAttr(llvm::Attribute::NoUnwind);
+
+  llvm::Type *ptr = builder.getPtrTy();
+  auto *entry =
+      llvm::Function::Create(llvm::FunctionType::get(builder.getVoidTy(), {ptr, i64, i64}, false),
+                             llvm::GlobalValue::ExternalLinkage, task.name, module.get());
+  entry->addFnAttr(llvm::Attribute::NoUnwind);
+  entry->getArg(0)->setName("params");
+  entry->getArg(1)->setName("chunk_begin");
+  entry->getArg(2)->setName("chunk_end");
+  entry->addParamAttr(0, llvm::Attribute::NoCapture);
+  entry->addParamAttr(0, llvm::Attribute::ReadOnly);
+
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", entry));
+  std::vector<llvm::Value *> values;
+  for (unsigned k = 0; k < flat_types.size(); ++k) {
+    llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptr, entry->getArg(0), k);
+    llvm::Value *address = b.CreateAlignedLoad(ptr, slot, llvm::Align(8));
+    values.push_back(b.CreateLoad(flat_types[k], address));
+  }
+  values.push_back(entry->getArg(1));
+  values.push_back(entry->getArg(2));
+  b.CreateCall(body, values);
+  b.CreateRetVoid();
+
+  return {body, body->getArg(flat_types.size()), body->getArg(flat_types.size() + 1)};
+}
+
+void CodegenLLVM::compile_task(const ir::Task &task) {
+  std::vector<llvm::Type *> flat_types;
+  for (const ir::Param &p : kernel->params) {
+    if (p.kind == ir::ParamKind::Array) {
+      flat_types.push_back(llvm::PointerType::get(context, array_address_space()));
+      flat_types.insert(flat_types.end(), p.rank, builder.getInt64Ty());
+    } else {
+      flat_types.push_back(memory_type(p.type));
+    }
+  }
+  FindStores stores;
+  stores.visit(task.body);
+
+  TaskFunction tf = define_task(task, flat_types);
+  function_ = tf.body;
+  slots_.clear();
+  // Allocas live in their own entry block so that mem2reg/SROA can promote all of them.
+  llvm::BasicBlock *entry = llvm::BasicBlock::Create(context, "entry", function_);
+  llvm::BasicBlock *start = llvm::BasicBlock::Create(context, "body", function_);
+  alloca_builder_.SetInsertPoint(entry);
+  builder.SetInsertPoint(start);
+
+  for (size_t i = 0; i < kernel->params.size(); ++i) {
+    const ir::Param &p = kernel->params[i];
+    llvm::Argument *arg = function_->getArg(first_flat_arg_[i]);
+    arg->setName(p.name);
+    if (p.kind == ir::ParamKind::Array) {
+      // The runtime guarantees that an array the kernel writes overlaps no other argument.
+      arg->addAttr(llvm::Attribute::NoAlias);
+      arg->addAttr(llvm::Attribute::NoCapture);
+      arg->addAttr(llvm::Attribute::getWithAlignment(context, llvm::Align(ir::byte_size(p.type))));
+      if (!stores.written.count(static_cast<int>(i)))
+        arg->addAttr(llvm::Attribute::ReadOnly);
+      for (int d = 0; d < p.rank; ++d)
+        function_->getArg(first_flat_arg_[i] + 1 + d)
+            ->setName(p.name + ".extent" + std::to_string(d));
+    } else if (p.var) {
+      builder.CreateStore(from_memory(arg, p.type), create_alloca(p.var));
+    }
+  }
+  if (task.chunk_begin || task.chunk_end) {
+    if (!tf.chunk_begin || !task.chunk_begin || !task.chunk_end)
+      throw CompileError("task '" + task.name + "' has chunk bounds, which only CPU tasks take");
+    builder.CreateStore(tf.chunk_begin, create_alloca(task.chunk_begin));
+    builder.CreateStore(tf.chunk_end, create_alloca(task.chunk_end));
+  }
+
+  codegen(task.body);
+  builder.CreateRetVoid();
+  alloca_builder_.CreateBr(start);
+  function_ = nullptr;
+}
+
+llvm::AllocaInst *CodegenLLVM::create_alloca(const ir::Var &var) {
+  auto *slot = alloca_builder_.CreateAlloca(llvm_type(var->type), nullptr, var->name);
+  slots_[var.get()] = slot;
+  return slot;
+}
+
+llvm::AllocaInst *CodegenLLVM::lookup(const ir::Var &var) const {
+  auto it = slots_.find(var.get());
+  if (it == slots_.end())
+    internal_error("variable '" + var->name + "' used before it is declared");
+  return it->second;
+}
+
+llvm::Value *CodegenLLVM::array_extent(int array, int dim) const {
+  if (array < 0 || array >= static_cast<int>(kernel->params.size()) ||
+      kernel->params[array].kind != ir::ParamKind::Array || dim < 0 ||
+      dim >= kernel->params[array].rank)
+    internal_error("extent " + std::to_string(dim) + " of parameter " + std::to_string(array) +
+                   ", which is not an array of that rank");
+  return function_->getArg(first_flat_arg_[array] + 1 + dim);
+}
+
+llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr> &indices) {
+  const ir::Param &p = kernel->params.at(array);
+  if (p.kind != ir::ParamKind::Array || static_cast<int>(indices.size()) != p.rank)
+    internal_error("access to parameter '" + p.name + "' with " + std::to_string(indices.size()) +
+                   " indices");
+  // Row-major: ((i0 * e1 + i1) * e2 + i2). In-bounds indices cannot overflow, so nsw is safe
+  // and lets the vectorizer see consecutive accesses.
+  llvm::Value *linear = codegen(indices[0]);
+  for (size_t d = 1; d < indices.size(); ++d) {
+    llvm::Value *scaled = builder.CreateMul(linear, array_extent(array, d), "", false, true);
+    linear = builder.CreateAdd(scaled, codegen(indices[d]), "", false, true);
+  }
+  return builder.CreateInBoundsGEP(memory_type(p.type), function_->getArg(first_flat_arg_[array]),
+                                   linear);
+}
+
+// ---- statements -----------------------------------------------------------------------------
+
+void CodegenLLVM::codegen(const ir::Stmt &s) {
+  visit(s);
+}
+
+void CodegenLLVM::visit_node(const ir::Block *op) {
+  for (const ir::Stmt &s : op->stmts)
+    codegen(s);
+}
+
+void CodegenLLVM::visit_node(const ir::Declare *op) {
+  llvm::Value *init = codegen(op->init);
+  builder.CreateStore(init, create_alloca(op->var));
+}
+
+void CodegenLLVM::visit_node(const ir::Assign *op) {
+  builder.CreateStore(codegen(op->value), lookup(op->var));
+}
+
+void CodegenLLVM::visit_node(const ir::Store *op) {
+  ScalarType t = kernel->params.at(op->array).type;
+  if (op->value.type() != t)
+    internal_error("store of a " + std::string(ir::type_name(op->value.type())) + " into a " +
+                   ir::type_name(t) + " array");
+  llvm::Value *value = codegen(op->value);
+  if (t == ScalarType::Bool)
+    value = builder.CreateZExt(value, builder.getInt8Ty());
+  builder.CreateAlignedStore(value, element_address(op->array, op->indices),
+                             llvm::Align(ir::byte_size(t)));
+}
+
+void CodegenLLVM::visit_node(const ir::IfThenElse *op) {
+  llvm::Value *cond = codegen(op->cond);
+  auto *then_bb = llvm::BasicBlock::Create(context, "then", function_);
+  auto *after_bb = llvm::BasicBlock::Create(context, "endif", function_);
+  auto *else_bb =
+      op->else_case.defined() ? llvm::BasicBlock::Create(context, "else", function_) : after_bb;
+  builder.CreateCondBr(cond, then_bb, else_bb);
+  builder.SetInsertPoint(then_bb);
+  codegen(op->then_case);
+  builder.CreateBr(after_bb);
+  if (op->else_case.defined()) {
+    builder.SetInsertPoint(else_bb);
+    codegen(op->else_case);
+    builder.CreateBr(after_bb);
+  }
+  after_bb->moveAfter(builder.GetInsertBlock());
+  builder.SetInsertPoint(after_bb);
+}
+
+void CodegenLLVM::visit_node(const ir::For *op) {
+  // The bounds are evaluated once, before the first iteration (like Python's range).
+  llvm::Value *begin = codegen(op->begin);
+  llvm::Value *end = codegen(op->end);
+  llvm::Value *step = codegen(op->step);
+  llvm::AllocaInst *slot = create_alloca(op->var);
+  builder.CreateStore(begin, slot);
+
+  auto *head = llvm::BasicBlock::Create(context, op->var->name + ".head", function_);
+  auto *body = llvm::BasicBlock::Create(context, op->var->name + ".body", function_);
+  auto *exit = llvm::BasicBlock::Create(context, op->var->name + ".exit", function_);
+  builder.CreateBr(head);
+  builder.SetInsertPoint(head);
+  llvm::Value *index = builder.CreateLoad(builder.getInt64Ty(), slot);
+  builder.CreateCondBr(builder.CreateICmpSLT(index, end), body, exit);
+  builder.SetInsertPoint(body);
+  codegen(op->body);
+  llvm::Value *current = builder.CreateLoad(builder.getInt64Ty(), slot);
+  builder.CreateStore(builder.CreateAdd(current, step), slot);
+  builder.CreateBr(head);
+  exit->moveAfter(builder.GetInsertBlock());
+  builder.SetInsertPoint(exit);
+}
+
+void CodegenLLVM::visit_node(const ir::While *op) {
+  auto *head = llvm::BasicBlock::Create(context, "while.head", function_);
+  auto *body = llvm::BasicBlock::Create(context, "while.body", function_);
+  auto *exit = llvm::BasicBlock::Create(context, "while.exit", function_);
+  builder.CreateBr(head);
+  builder.SetInsertPoint(head);
+  builder.CreateCondBr(codegen(op->cond), body, exit);
+  builder.SetInsertPoint(body);
+  codegen(op->body);
+  builder.CreateBr(head);
+  exit->moveAfter(builder.GetInsertBlock());
+  builder.SetInsertPoint(exit);
+}
+
+void CodegenLLVM::visit_node(const ir::ParallelFor *) {
+  throw CompileError("internal error: a parallel loop reached codegen; lowering must turn it "
+                     "into the tasks' loops first");
+}
+
+// ---- expressions ----------------------------------------------------------------------------
+
+llvm::Value *CodegenLLVM::codegen(const ir::Expr &e) {
+  if (!e.defined())
+    internal_error("undefined expression");
+  value_ = nullptr;
+  visit(e);
+  llvm::Value *v = value_;
+  value_ = nullptr;
+  return v;
+}
+
+void CodegenLLVM::visit_node(const ir::IntConst *op) {
+  value_ = llvm::ConstantInt::get(llvm_type(op->type), op->value, true);
+}
+
+void CodegenLLVM::visit_node(const ir::FloatConst *op) {
+  value_ = llvm::ConstantFP::get(llvm_type(op->type), op->value);
+}
+
+void CodegenLLVM::visit_node(const ir::BoolConst *op) {
+  value_ = builder.getInt1(op->value);
+}
+
+void CodegenLLVM::visit_node(const ir::VarRef *op) {
+  value_ = builder.CreateLoad(llvm_type(op->var->type), lookup(op->var), op->var->name);
+}
+
+void CodegenLLVM::visit_node(const ir::ArrayExtent *op) {
+  value_ = array_extent(op->array, op->dim);
+}
+
+void CodegenLLVM::visit_node(const ir::Load *op) {
+  ScalarType t = kernel->params.at(op->array).type;
+  if (t != op->type)
+    internal_error("load of a " + std::string(ir::type_name(op->type)) + " from a " +
+                   ir::type_name(t) + " array");
+  llvm::Value *address = element_address(op->array, op->indices);
+  value_ = from_memory(
+      builder.CreateAlignedLoad(memory_type(t), address, llvm::Align(ir::byte_size(t))), t);
+}
+
+void CodegenLLVM::visit_node(const ir::Unary *op) {
+  llvm::Value *a = codegen(op->a);
+  switch (op->op) {
+  case ir::UnaryOp::Neg:
+    value_ = ir::is_float(op->type) ? builder.CreateFNeg(a) : builder.CreateNeg(a);
+    return;
+  case ir::UnaryOp::Not:
+  case ir::UnaryOp::BitNot:
+    value_ = builder.CreateNot(a); // xor with all ones: 1 for i1, -1 for integers
+    return;
+  }
+}
+
+void CodegenLLVM::visit_node(const ir::Select *op) {
+  llvm::Value *cond = codegen(op->cond);
+  llvm::Value *a = codegen(op->a);
+  llvm::Value *b = codegen(op->b);
+  value_ = builder.CreateSelect(cond, a, b);
+}
+
+void CodegenLLVM::visit_node(const ir::SpecialReg *op) {
+  value_ = special_reg(op);
+}
+
+llvm::Value *CodegenLLVM::special_reg(const ir::SpecialReg *) {
+  throw CompileError("kernel '" + kernel->name +
+                     "' reads a GPU thread/block index, which CPU code does not have");
+}
+
+} // namespace loom::codegen

@@ -1,0 +1,94 @@
+// The shared IR -> LLVM IR code generator. One visitor emits every node; what differs between
+// targets (how a task's entry receives its parameters, special registers, math library names,
+// the address space of arrays) is a handful of virtual hooks that CodegenPTX overrides, as
+// Halide's CodeGen_PTX_Dev does for CodeGen_LLVM. The base class itself generates CPU code.
+#pragma once
+
+#include "ir/IR.h"
+#include "ir/Mutator.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace loom::codegen {
+
+class CodegenLLVM : public ir::Visitor {
+public:
+  explicit CodegenLLVM(llvm::LLVMContext &context);
+  virtual ~CodegenLLVM() = default;
+
+  // A new, verified module for `triple` holding one entry function per task, named as the task.
+  // The data layout comes first so that every load, store and alloca gets the target's alignment.
+  std::unique_ptr<llvm::Module> compile(const ir::LoweredKernel &kernel, const std::string &triple,
+                                        const llvm::DataLayout &layout);
+
+protected:
+  // What a task's entry hook hands back: the function whose body the visitor fills, whose first
+  // arguments are the flattened parameters (support/Abi.h), and the values bound to the task's
+  // chunk variables (null where the target has none).
+  struct TaskFunction {
+    llvm::Function *body = nullptr;
+    llvm::Value *chunk_begin = nullptr;
+    llvm::Value *chunk_end = nullptr;
+  };
+
+  // ---- target hooks ---------------------------------------------------------------------------
+
+  // Creates the function(s) for one task. `flat_types` are the flattened parameter types; the
+  // base class (CPU) makes an internal always-inline body taking them as arguments plus the
+  // chunk bounds, and an entry `void name(ptr params, i64 begin, i64 end)` that loads each value
+  // through params[k] and calls the body (inlining turns the body's noalias arguments into alias
+  // metadata, which a pointer loaded from memory could not carry).
+  virtual TaskFunction define_task(const ir::Task &task,
+                                   const std::vector<llvm::Type *> &flat_types);
+  // Address space of array data pointers.
+  virtual unsigned array_address_space() const { return 0; }
+  // Name of the library function computing `fn` (Exp, Log, Sin, Cos, Tanh, Pow) for type `t`.
+  virtual std::string math_function_name(ir::MathFn fn, ir::ScalarType t) const;
+  virtual llvm::Value *special_reg(const ir::SpecialReg *op);
+
+  // ---- helpers for the hooks ------------------------------------------------------------------
+
+  llvm::Type *llvm_type(ir::ScalarType t) const;   // in registers: bool is i1
+  llvm::Type *memory_type(ir::ScalarType t) const; // in memory and the param ABI: bool is i8
+  llvm::Value *from_memory(llvm::Value *v, ir::ScalarType t); // i8 -> i1 for bools
+
+  llvm::LLVMContext &context;
+  std::unique_ptr<llvm::Module> module;
+  llvm::IRBuilder<> builder;
+  const ir::LoweredKernel *kernel = nullptr;
+
+private:
+  void compile_task(const ir::Task &task);
+  llvm::AllocaInst *create_alloca(const ir::Var &var);
+  llvm::AllocaInst *lookup(const ir::Var &var) const;
+  llvm::Value *element_address(int array, const std::vector<ir::Expr> &indices);
+  llvm::Value *array_extent(int array, int dim) const;
+
+  // Expressions leave their value in value_; codegen() is the way to read it.
+  llvm::Value *codegen(const ir::Expr &e);
+  void codegen(const ir::Stmt &s);
+#define LOOM_X(name) void visit_node(const ir::name *op) override;
+  LOOM_EXPR_NODES(LOOM_X)
+  LOOM_STMT_NODES(LOOM_X)
+#undef LOOM_X
+
+  llvm::Value *int_div_mod(ir::BinaryOp op, llvm::Value *a, llvm::Value *b);
+  llvm::Value *compare(ir::BinaryOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);
+  llvm::Value *cast(ir::ScalarType to, ir::ScalarType from, llvm::Value *v);
+
+  // Per task: the first flattened argument of each kernel parameter, and each variable's slot.
+  std::vector<unsigned> first_flat_arg_;
+  llvm::Function *function_ = nullptr;
+  llvm::IRBuilder<> alloca_builder_;
+  std::unordered_map<const ir::Variable *, llvm::AllocaInst *> slots_;
+  llvm::Value *value_ = nullptr;
+};
+
+} // namespace loom::codegen

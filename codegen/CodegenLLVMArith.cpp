@@ -1,0 +1,182 @@
+// CodegenLLVM's arithmetic: binary operators, casts and math functions, with loom's defined
+// semantics. Where C or LLVM leave a case undefined (division by zero, INT_MIN / -1, shifts by
+// the bit width or more, out-of-range float -> int) loom gives it a value, so no input can make
+// the generated code undefined.
+#include "codegen/CodegenLLVM.h"
+
+#include "support/Error.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace loom::codegen {
+
+using ir::BinaryOp;
+using ir::MathFn;
+using ir::ScalarType;
+
+void CodegenLLVM::visit_node(const ir::Binary *op) {
+  ScalarType t = op->a.type();
+  llvm::Value *a = codegen(op->a);
+  llvm::Value *b = codegen(op->b);
+  bool fp = ir::is_float(t);
+  if (ir::is_comparison(op->op)) {
+    value_ = compare(op->op, t, a, b);
+    return;
+  }
+  switch (op->op) {
+  case BinaryOp::Add: // integers wrap: no nsw/nuw
+    value_ = fp ? builder.CreateFAdd(a, b) : builder.CreateAdd(a, b);
+    return;
+  case BinaryOp::Sub:
+    value_ = fp ? builder.CreateFSub(a, b) : builder.CreateSub(a, b);
+    return;
+  case BinaryOp::Mul:
+    value_ = fp ? builder.CreateFMul(a, b) : builder.CreateMul(a, b);
+    return;
+  case BinaryOp::Div:
+    value_ = fp ? builder.CreateFDiv(a, b) : int_div_mod(op->op, a, b);
+    return;
+  case BinaryOp::Mod:
+    value_ = fp ? builder.CreateFRem(a, b) : int_div_mod(op->op, a, b);
+    return;
+  case BinaryOp::Min:
+    value_ = fp ? builder.CreateMinNum(a, b)
+                : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
+    return;
+  case BinaryOp::Max:
+    value_ = fp ? builder.CreateMaxNum(a, b)
+                : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
+    return;
+  case BinaryOp::BitAnd:
+  case BinaryOp::And: // both operands are already evaluated: no short circuit
+    value_ = builder.CreateAnd(a, b);
+    return;
+  case BinaryOp::BitOr:
+  case BinaryOp::Or:
+    value_ = builder.CreateOr(a, b);
+    return;
+  case BinaryOp::BitXor:
+    value_ = builder.CreateXor(a, b);
+    return;
+  case BinaryOp::Shl:
+  case BinaryOp::Shr: {
+    // The amount is taken modulo the width, as x86 and PTX hardware do for 32/64-bit shifts.
+    llvm::Value *amount = builder.CreateAnd(b, ir::bit_width(t) - 1);
+    value_ = op->op == BinaryOp::Shl ? builder.CreateShl(a, amount) : builder.CreateAShr(a, amount);
+    return;
+  }
+  default:
+    throw CompileError("internal error in codegen: unhandled binary operator");
+  }
+}
+
+llvm::Value *CodegenLLVM::int_div_mod(BinaryOp op, llvm::Value *a, llvm::Value *b) {
+  // sdiv/srem are UB for b == 0 and for INT_MIN / -1, so they divide by 1 instead and the
+  // defined results are selected afterwards: x/0 == 0, x%0 == x, x/-1 == -x (wrapping), x%-1 == 0.
+  llvm::Type *type = a->getType();
+  llvm::Value *zero = llvm::ConstantInt::get(type, 0);
+  llvm::Value *minus_one = llvm::ConstantInt::getSigned(type, -1);
+  llvm::Value *by_zero = builder.CreateICmpEQ(b, zero);
+  llvm::Value *by_minus_one = builder.CreateICmpEQ(b, minus_one);
+  llvm::Value *safe = builder.CreateSelect(builder.CreateOr(by_zero, by_minus_one),
+                                           llvm::ConstantInt::get(type, 1), b);
+  if (op == BinaryOp::Div) {
+    llvm::Value *q = builder.CreateSDiv(a, safe);
+    q = builder.CreateSelect(by_minus_one, builder.CreateNeg(a), q);
+    return builder.CreateSelect(by_zero, zero, q);
+  }
+  llvm::Value *r = builder.CreateSRem(a, safe); // x % 1 == 0 covers b == -1
+  return builder.CreateSelect(by_zero, a, r);
+}
+
+llvm::Value *CodegenLLVM::compare(BinaryOp op, ScalarType t, llvm::Value *a, llvm::Value *b) {
+  using P = llvm::CmpInst::Predicate;
+  if (ir::is_float(t)) {
+    // Ordered comparisons are false with a NaN operand, except != which is then true.
+    static const P fp[] = {P::FCMP_OLT, P::FCMP_OLE, P::FCMP_OGT,
+                           P::FCMP_OGE, P::FCMP_OEQ, P::FCMP_UNE};
+    return builder.CreateFCmp(fp[int(op) - int(BinaryOp::Lt)], a, b);
+  }
+  // Bools compare unsigned (false < true); as signed i1, true would be -1.
+  static const P sint[] = {P::ICMP_SLT, P::ICMP_SLE, P::ICMP_SGT,
+                           P::ICMP_SGE, P::ICMP_EQ,  P::ICMP_NE};
+  static const P uint[] = {P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT,
+                           P::ICMP_UGE, P::ICMP_EQ,  P::ICMP_NE};
+  const P *table = t == ScalarType::Bool ? uint : sint;
+  return builder.CreateICmp(table[int(op) - int(BinaryOp::Lt)], a, b);
+}
+
+void CodegenLLVM::visit_node(const ir::Cast *op) {
+  value_ = cast(op->type, op->a.type(), codegen(op->a));
+}
+
+llvm::Value *CodegenLLVM::cast(ScalarType to, ScalarType from, llvm::Value *v) {
+  if (to == from)
+    return v;
+  llvm::Type *type = llvm_type(to);
+  if (to == ScalarType::Bool) // anything non-zero is true; NaN too, as in C
+    return ir::is_float(from) ? builder.CreateFCmpUNE(v, llvm::ConstantFP::get(v->getType(), 0))
+                              : builder.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  if (from == ScalarType::Bool)
+    return ir::is_float(to) ? builder.CreateUIToFP(v, type) : builder.CreateZExt(v, type);
+  if (ir::is_int(from) && ir::is_int(to))
+    return builder.CreateSExtOrTrunc(v, type);
+  if (ir::is_int(from))
+    return builder.CreateSIToFP(v, type);
+  if (ir::is_int(to)) // saturating, NaN -> 0: fptosi is poison out of range
+    return builder.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {type, v->getType()}, {v});
+  return to == ScalarType::F64 ? builder.CreateFPExt(v, type) : builder.CreateFPTrunc(v, type);
+}
+
+void CodegenLLVM::visit_node(const ir::Call *op) {
+  std::vector<llvm::Value *> args;
+  for (const ir::Expr &a : op->args)
+    args.push_back(codegen(a));
+  llvm::Type *type = llvm_type(op->type);
+  switch (op->fn) {
+  case MathFn::Sqrt:
+    value_ = builder.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
+    return;
+  case MathFn::Floor:
+    value_ = builder.CreateUnaryIntrinsic(llvm::Intrinsic::floor, args[0]);
+    return;
+  case MathFn::Fma:
+    value_ = builder.CreateIntrinsic(llvm::Intrinsic::fma, {type}, args);
+    return;
+  case MathFn::Abs:
+    if (ir::is_float(op->type)) {
+      value_ = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
+    } else { // abs(INT_MIN) == INT_MIN, not poison
+      value_ = builder.CreateBinaryIntrinsic(llvm::Intrinsic::abs, args[0], builder.getFalse());
+    }
+    return;
+  case MathFn::Exp:
+  case MathFn::Log:
+  case MathFn::Sin:
+  case MathFn::Cos:
+  case MathFn::Tanh:
+  case MathFn::Pow: {
+    std::vector<llvm::Type *> arg_types(args.size(), type);
+    llvm::FunctionCallee callee = module->getOrInsertFunction(
+        math_function_name(op->fn, op->type), llvm::FunctionType::get(type, arg_types, false));
+    if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+      // Pure functions of their arguments (errno is never read), so LLVM may hoist or drop them.
+      f->setDoesNotAccessMemory();
+      f->setDoesNotThrow();
+      f->setWillReturn();
+    }
+    auto *call = builder.CreateCall(callee, args);
+    call->setDoesNotAccessMemory();
+    value_ = call;
+    return;
+  }
+  }
+  throw CompileError("internal error in codegen: unhandled math function");
+}
+
+std::string CodegenLLVM::math_function_name(MathFn fn, ScalarType t) const {
+  std::string name = ir::fn_name(fn); // loom's names are the C library's
+  return t == ScalarType::F32 ? name + "f" : name;
+}
+
+} // namespace loom::codegen

@@ -1,0 +1,114 @@
+#include "codegen/Libdevice.h"
+
+#include "codegen/LlvmSupport.h"
+#include "support/Env.h"
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+namespace loom::codegen {
+
+namespace {
+
+// libdevice's bitcode, read once per path. Each module parses it into its own context (a parsed
+// module belongs to one LLVMContext); the parse is lazy, so only the functions linked are read.
+const llvm::MemoryBuffer *libdevice_bitcode(const std::string &path) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> buffers;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<llvm::MemoryBuffer> &slot = buffers[path];
+  if (!slot) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(path);
+    if (!file)
+      throw CompileError("cannot read libdevice at " + path + ": " + file.getError().message());
+    slot = std::move(*file);
+  }
+  return slot.get();
+}
+
+std::string find_libdevice(const GpuTarget &gpu, const std::vector<std::string> &needed) {
+  std::vector<std::string> tried = libdevice_candidates(gpu);
+  for (const std::string &path : tried) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(path, ec))
+      return path;
+  }
+  std::string functions, paths;
+  for (const std::string &name : needed) {
+    std::string base = name.substr(5); // drop "__nv_"; a trailing 'f' means f32
+    std::string fn =
+        base.back() == 'f' ? base.substr(0, base.size() - 1) + " (f32)" : base + " (f64)";
+    functions += (functions.empty() ? "" : ", ") + fn;
+  }
+  for (const std::string &path : tried)
+    paths += "\n  " + path;
+  throw CompileError(
+      "the GPU math function(s) " + functions +
+      " need CUDA's libdevice (libdevice.10.bc), which was not found; tried:" + paths +
+      "\nSet LOOM_LIBDEVICE to its path (it is under nvvm/libdevice/ in "
+      "the CUDA toolkit).");
+}
+
+} // namespace
+
+std::vector<std::string> libdevice_candidates(const GpuTarget &gpu) {
+  // A path the user named is the only one tried: quietly using another would hide a mistake.
+  if (!gpu.libdevice_path.empty())
+    return {gpu.libdevice_path};
+  if (std::optional<std::string> path = env("LOOM_LIBDEVICE"))
+    return {*path};
+  std::vector<std::string> paths;
+  for (const char *var : {"CUDA_HOME", "CUDA_PATH"})
+    if (std::optional<std::string> root = env(var))
+      paths.push_back(*root + "/nvvm/libdevice/libdevice.10.bc");
+#ifdef LOOM_DEFAULT_LIBDEVICE
+  paths.push_back(LOOM_DEFAULT_LIBDEVICE);
+#endif
+  paths.push_back("/usr/local/cuda/nvvm/libdevice/libdevice.10.bc");
+  paths.push_back("/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc");
+  paths.push_back("/usr/lib/cuda/nvvm/libdevice/libdevice.10.bc");
+  std::vector<std::string> unique;
+  for (std::string &p : paths)
+    if (std::find(unique.begin(), unique.end(), p) == unique.end())
+      unique.push_back(std::move(p));
+  return unique;
+}
+
+void link_libdevice(llvm::Module &module, const GpuTarget &gpu,
+                    const std::vector<std::string> &entries) {
+  std::vector<std::string> needed;
+  for (const llvm::Function &f : module)
+    if (f.isDeclaration() && f.getName().starts_with("__nv_"))
+      needed.push_back(f.getName().str());
+  if (needed.empty())
+    return;
+
+  const llvm::MemoryBuffer *bitcode = libdevice_bitcode(find_libdevice(gpu, needed));
+  std::unique_ptr<llvm::Module> library =
+      unwrap(llvm::getLazyBitcodeModule(bitcode->getMemBufferRef(), module.getContext()),
+             "cannot parse libdevice " + bitcode->getBufferIdentifier().str());
+  // libdevice's own triple and layout are generic ones; matching ours avoids linker warnings.
+  library->setTargetTriple(module.getTargetTriple());
+  library->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(module, std::move(library), llvm::Linker::Flags::LinkOnlyNeeded))
+    throw CompileError("linking libdevice into kernel '" + module.getName().str() + "' failed");
+
+  for (llvm::Function &f : module)
+    if (!f.isDeclaration() &&
+        std::find(entries.begin(), entries.end(), f.getName().str()) == entries.end())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &g : module.globals())
+    if (!g.isDeclaration())
+      g.setLinkage(llvm::GlobalValue::InternalLinkage);
+  // libdevice asks __nvvm_reflect("__CUDA_FTZ") whether to flush f32 denormals to zero.
+  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", gpu.fast_math ? 1 : 0);
+}
+
+} // namespace loom::codegen

@@ -1,0 +1,100 @@
+#include "codegen/LlvmSupport.h"
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <mutex>
+
+namespace loom::codegen {
+
+void initialize_llvm_targets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+void throw_llvm_error(llvm::Error error, const std::string &what) {
+  throw CompileError(what + ": " + llvm::toString(std::move(error)));
+}
+
+namespace {
+class CollectingHandler : public llvm::DiagnosticHandler {
+public:
+  explicit CollectingHandler(std::shared_ptr<std::string> errors) : errors_(std::move(errors)) {}
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    if (info.getSeverity() == llvm::DS_Error) {
+      llvm::raw_string_ostream os(*errors_);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+      os << "\n";
+    }
+    return true; // warnings and remarks are dropped rather than printed to stderr
+  }
+
+private:
+  std::shared_ptr<std::string> errors_;
+};
+} // namespace
+
+std::shared_ptr<std::string> collect_diagnostics(llvm::LLVMContext &context) {
+  auto errors = std::make_shared<std::string>();
+  context.setDiagnosticHandler(std::make_unique<CollectingHandler>(errors));
+  return errors;
+}
+
+void check_diagnostics(const std::string &errors, const std::string &what) {
+  if (!errors.empty())
+    throw CompileError(what + ": " + errors);
+}
+
+void verify_module(const llvm::Module &module) {
+  std::string report;
+  llvm::raw_string_ostream os(report);
+  if (llvm::verifyModule(module, &os)) {
+    os.flush();
+    throw CompileError("internal error: loom generated invalid LLVM IR for '" +
+                       module.getName().str() + "':\n" + report);
+  }
+}
+
+std::string module_text(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  os.flush();
+  return text;
+}
+
+void optimize_module(llvm::Module &module, llvm::TargetMachine &target) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(&target);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  passes.run(module, mam);
+}
+
+} // namespace loom::codegen

@@ -1,0 +1,57 @@
+// Small LLVM utilities shared by the targets: turning LLVM's errors into loom::CompileError at the
+// boundary, verifying and printing modules, and the O3 pipeline.
+#pragma once
+
+#include "support/Error.h"
+
+#include <llvm/Support/Error.h>
+
+#include <memory>
+#include <string>
+#include <type_traits>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace loom::codegen {
+
+// Registers the host and NVPTX targets with LLVM, once per process (registration is not
+// thread-safe, so both targets go through this one call_once).
+void initialize_llvm_targets();
+
+// Throws a CompileError saying `what` failed, with LLVM's message.
+[[noreturn]] void throw_llvm_error(llvm::Error error, const std::string &what);
+
+template <class T> T unwrap(llvm::Expected<T> value, const std::string &what) {
+  if (!value)
+    throw_llvm_error(value.takeError(), what);
+  if constexpr (std::is_reference_v<T>)
+    return *value;
+  else
+    return std::move(*value);
+}
+
+inline void check(llvm::Error error, const std::string &what) {
+  if (error)
+    throw_llvm_error(std::move(error), what);
+}
+
+// Makes `context` collect its error diagnostics into the returned string instead of printing
+// them and ending the process (LLVM's default); check_diagnostics throws if there were any.
+std::shared_ptr<std::string> collect_diagnostics(llvm::LLVMContext &context);
+void check_diagnostics(const std::string &errors, const std::string &what);
+
+// Runs LLVM's verifier; a broken module is a bug in codegen, reported as an internal error.
+void verify_module(const llvm::Module &module);
+
+// The module as LLVM assembly text.
+std::string module_text(const llvm::Module &module);
+
+// The standard O3 pipeline, built with `target` so that its cost model and its own passes (for
+// NVPTX: NVVMReflect and friends) take part.
+void optimize_module(llvm::Module &module, llvm::TargetMachine &target);
+
+} // namespace loom::codegen

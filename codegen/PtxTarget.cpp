@@ -1,0 +1,215 @@
+// The NVPTX target: target machines, PTX ISA and SM selection, and PTX emission. libdevice
+// linking lives in Libdevice.cpp.
+#include "codegen/CodegenPTX.h"
+#include "codegen/Libdevice.h"
+#include "codegen/LlvmSupport.h"
+#include "codegen/Targets.h"
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+namespace loom::codegen {
+
+namespace {
+
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+const llvm::Target &nvptx_target() {
+  initialize_llvm_targets();
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(kTriple, error);
+  if (!target)
+    throw CompileError("LLVM's NVPTX target is not available: " + error);
+  return *target;
+}
+
+// What LLVM's NVPTX backend knows about, read from its own tables so that a newer LLVM brings
+// newer PTX versions and SMs without a change here.
+struct NvptxCapabilities {
+  int max_ptx = 0;
+  std::vector<int> sms; // e.g. 75, 80, 86, 90 ('a' variants excluded), ascending
+};
+
+const NvptxCapabilities &capabilities() {
+  static const NvptxCapabilities caps = [] {
+    NvptxCapabilities c;
+    std::unique_ptr<llvm::MCSubtargetInfo> info(
+        nvptx_target().createMCSubtargetInfo(kTriple, "sm_90", ""));
+    for (const llvm::SubtargetFeatureKV &f : info->getAllProcessorFeatures()) {
+      llvm::StringRef key(f.Key);
+      int version = 0;
+      if (key.consume_front("ptx") && !key.getAsInteger(10, version))
+        c.max_ptx = std::max(c.max_ptx, version);
+    }
+    for (const llvm::SubtargetSubTypeKV &p : info->getAllProcessorDescriptions()) {
+      llvm::StringRef key(p.Key);
+      int sm = 0;
+      if (key.consume_front("sm_") && !key.getAsInteger(10, sm)) // "90a" fails to parse: skipped
+        c.sms.push_back(sm);
+    }
+    std::sort(c.sms.begin(), c.sms.end());
+    return c;
+  }();
+  return caps;
+}
+
+// The lowest PTX ISA version that can target an SM (from the PTX ISA release notes); ptxas and
+// the driver reject PTX whose .version is older than its .target needs.
+int min_ptx_for_sm(int sm) {
+  static const std::pair<int, int> table[] = {{90, 78}, {89, 78}, {87, 74}, {86, 71},
+                                              {80, 70}, {75, 63}, {72, 61}, {70, 60}};
+  for (auto [s, ptx] : table)
+    if (sm >= s)
+      return ptx;
+  return 32;
+}
+
+// A target machine per (sm, PTX version, fast math), created once. Its mutex serialises the
+// passes that use it: TargetMachine is not documented as safe to share between threads.
+struct CachedMachine {
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::mutex mutex;
+};
+
+struct ResolvedTarget {
+  std::string sm;
+  int ptx_version;
+};
+
+ResolvedTarget resolve(const GpuTarget &gpu) {
+  const NvptxCapabilities &caps = capabilities();
+  llvm::StringRef sm_text(gpu.sm);
+  int sm = 0;
+  if (!sm_text.consume_front("sm_") || sm_text.getAsInteger(10, sm) ||
+      std::find(caps.sms.begin(), caps.sms.end(), sm) == caps.sms.end())
+    throw CompileError("GPU architecture '" + gpu.sm +
+                       "' is not one LLVM's NVPTX backend knows "
+                       "(the newest is sm_" +
+                       std::to_string(caps.sms.back()) + ")");
+  // A version above LLVM's is clamped rather than refused: LLVM cannot emit it anyway, and the
+  // caller's intent ("as new as possible") is met by LLVM's newest.
+  int ptx = gpu.ptx_version <= 0 ? caps.max_ptx : std::min(gpu.ptx_version, caps.max_ptx);
+  if (ptx < min_ptx_for_sm(sm))
+    throw CompileError("PTX ISA " + std::to_string(ptx / 10) + "." + std::to_string(ptx % 10) +
+                       " cannot target " + gpu.sm + ", which needs PTX ISA " +
+                       std::to_string(min_ptx_for_sm(sm) / 10) + "." +
+                       std::to_string(min_ptx_for_sm(sm) % 10) + " (a newer CUDA driver)");
+  return {gpu.sm, ptx};
+}
+
+CachedMachine &target_machine(const ResolvedTarget &target, bool fast_math) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<CachedMachine>> machines;
+  std::string key =
+      target.sm + "/" + std::to_string(target.ptx_version) + (fast_math ? "/fast" : "");
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<CachedMachine> &slot = machines[key];
+  if (!slot) {
+    llvm::TargetOptions options;
+    options.UnsafeFPMath = fast_math; // approximate division and square root
+    auto cached = std::make_unique<CachedMachine>();
+    cached->machine.reset(nvptx_target().createTargetMachine(
+        kTriple, target.sm, "+ptx" + std::to_string(target.ptx_version), options, std::nullopt,
+        std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+    if (!cached->machine)
+      throw CompileError("LLVM could not create an NVPTX target machine for " + target.sm);
+    slot = std::move(cached);
+  }
+  return *slot;
+}
+
+std::vector<std::string> task_names(const ir::LoweredKernel &kernel) {
+  std::vector<std::string> names;
+  for (const ir::Task &task : kernel.tasks)
+    names.push_back(task.name);
+  return names;
+}
+
+} // namespace
+
+std::unique_ptr<llvm::Module> gpu_module(const ir::LoweredKernel &kernel,
+                                         llvm::LLVMContext &context, const GpuTarget &gpu,
+                                         bool optimize) {
+  if (kernel.target != ir::Target::GPU)
+    throw CompileError("kernel '" + kernel.name + "' was lowered for the CPU, not the GPU");
+  CachedMachine &cached = target_machine(resolve(gpu), gpu.fast_math);
+  std::unique_ptr<llvm::Module> module =
+      CodegenPTX(context).compile(kernel, kTriple, cached.machine->createDataLayout());
+  if (optimize)
+    link_libdevice(*module, gpu, task_names(kernel));
+  // After linking: the inliner keeps "unsafe-fp-math" only where caller and callee agree, as
+  // clang also sets its attributes on the builtin bitcode it links.
+  if (gpu.fast_math)
+    for (llvm::Function &f : *module)
+      if (!f.isDeclaration()) {
+        f.addFnAttr("unsafe-fp-math", "true"); // approximate division and square root
+        f.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign"); // flush to zero
+      }
+  if (optimize) {
+    std::lock_guard<std::mutex> lock(cached.mutex);
+    optimize_module(*module, *cached.machine);
+  }
+  return module;
+}
+
+std::string emit_ptx(const ir::LoweredKernel &kernel, const GpuTarget &gpu) {
+  llvm::LLVMContext context;
+  std::shared_ptr<std::string> errors = collect_diagnostics(context);
+  std::unique_ptr<llvm::Module> module = gpu_module(kernel, context, gpu, true);
+  CachedMachine &cached = target_machine(resolve(gpu), gpu.fast_math);
+
+  llvm::SmallString<0> ptx;
+  {
+    llvm::raw_svector_ostream os(ptx);
+    llvm::legacy::PassManager passes;
+    std::lock_guard<std::mutex> lock(cached.mutex);
+    if (cached.machine->addPassesToEmitFile(passes, os, nullptr,
+                                            llvm::CodeGenFileType::AssemblyFile))
+      throw CompileError("LLVM's NVPTX backend cannot emit PTX assembly");
+    passes.run(*module);
+  }
+  check_diagnostics(*errors, "PTX generation failed for kernel '" + kernel.name + "'");
+  return std::string(ptx.str());
+}
+
+int max_llvm_ptx_version() {
+  return capabilities().max_ptx;
+}
+
+int ptx_version_for_driver(int driver_version) {
+  // cuDriverGetVersion's value (1000 * major + 10 * minor) -> the newest PTX ISA that CUDA
+  // release's driver JIT accepts, from the PTX ISA release notes. A version between entries
+  // gets the one below it: a driver accepts at least what its CUDA release introduced.
+  static const std::pair<int, int> table[] = {
+      {9000, 60},  {9010, 61},  {9020, 62},  {10000, 63}, {10010, 64}, {10020, 65}, {11000, 70},
+      {11010, 71}, {11020, 72}, {11030, 73}, {11040, 74}, {11050, 75}, {11060, 76}, {11070, 77},
+      {11080, 78}, {12000, 80}, {12010, 81}, {12020, 82}, {12030, 83}, {12040, 84}, {12050, 85},
+      {12060, 85}, {12080, 87}, {12090, 88}, {13000, 90}};
+  int ptx = table[0].second; // older than CUDA 9: no PTX loom can generate will load anyway
+  for (auto [driver, version] : table)
+    if (driver_version >= driver)
+      ptx = version;
+  return ptx;
+}
+
+std::string sm_for_compute_capability(int major, int minor) {
+  // The newest SM LLVM knows that is no newer than the device: PTX for an older SM is JIT-compiled
+  // by the driver for any newer device.
+  const std::vector<int> &sms = capabilities().sms;
+  int wanted = major * 10 + minor;
+  int chosen = sms.front();
+  for (int sm : sms)
+    if (sm <= wanted)
+      chosen = sm;
+  return "sm_" + std::to_string(chosen);
+}
+
+} // namespace loom::codegen

@@ -1,0 +1,86 @@
+// Call arguments of a kernel, type-erased so one non-template function checks and passes them.
+#pragma once
+
+#include "frontend/DType.h"
+#include "ir/Evaluate.h"
+#include "runtime/DeviceArray.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+namespace loom {
+
+// A host array with a shape: loom::view(vec, {rows, cols}) passes a std::vector as a 2-D array.
+template <DslScalar T> struct HostArray {
+  T *data;
+  std::vector<int64_t> shape;
+};
+template <DslScalar T> HostArray<T> view(std::vector<T> &v, std::vector<int64_t> shape) {
+  return {v.data(), std::move(shape)};
+}
+template <DslScalar T> HostArray<T> view(T *data, std::vector<int64_t> shape) {
+  return {data, std::move(shape)};
+}
+
+struct Argument {
+  enum class Kind { Scalar, HostArray, DeviceArray };
+  Kind kind = Kind::Scalar;
+  ir::ScalarType type = ir::ScalarType::I32; // scalar type, or element type of an array
+  ir::ScalarValue scalar;                    // scalars
+  void *host = nullptr;                      // host arrays
+  bool host_const = false;                   // a const host array: the kernel may not write it
+  uint64_t device = 0;                       // device arrays (a CUdeviceptr)
+  std::vector<int64_t> shape;                // arrays
+
+  int64_t size() const {
+    int64_t n = 1;
+    for (int64_t e : shape)
+      n *= e;
+    return n;
+  }
+};
+
+template <class U>
+  requires std::is_arithmetic_v<U>
+Argument to_argument(U v) {
+  Argument a;
+  using T = dsl_type_t<U>;
+  a.type = dtype_of<T>();
+  if constexpr (std::is_floating_point_v<T>)
+    a.scalar.f = v;
+  else
+    a.scalar.i = static_cast<int64_t>(v);
+  return a;
+}
+template <DslScalar T> Argument to_argument(std::vector<T> &v) {
+  Argument a;
+  a.kind = Argument::Kind::HostArray;
+  a.type = dtype_of<T>();
+  a.host = v.data();
+  a.shape = {static_cast<int64_t>(v.size())};
+  return a;
+}
+template <DslScalar T> Argument to_argument(const std::vector<T> &v) {
+  Argument a = to_argument(const_cast<std::vector<T> &>(v));
+  a.host_const = true;
+  return a;
+}
+template <DslScalar T> Argument to_argument(const HostArray<T> &v) {
+  Argument a;
+  a.kind = Argument::Kind::HostArray;
+  a.type = dtype_of<T>();
+  a.host = v.data;
+  a.shape = v.shape;
+  return a;
+}
+template <DslScalar T> Argument to_argument(const runtime::DeviceArray<T> &v) {
+  Argument a;
+  a.kind = Argument::Kind::DeviceArray;
+  a.type = dtype_of<T>();
+  a.device = v.data();
+  a.shape = v.shape();
+  return a;
+}
+
+} // namespace loom

@@ -1,0 +1,164 @@
+#include "ir/Printer.h"
+#include "loom/KernelState.h"
+#include "support/Error.h"
+
+#include <cmath>
+
+namespace loom {
+
+namespace {
+
+std::string describe_param(const ir::Param &p) {
+  if (p.kind == ir::ParamKind::Scalar)
+    return std::string("a scalar ") + ir::type_name(p.type);
+  return "an array of " + std::string(ir::type_name(p.type)) + " with rank " +
+         std::to_string(p.rank);
+}
+
+std::string shape_text(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t k = 0; k < shape.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(shape[k]);
+  return s + "]";
+}
+
+std::string describe_argument(const Argument &a) {
+  if (a.kind == Argument::Kind::Scalar)
+    return std::string("a scalar ") + ir::type_name(a.type);
+  return std::string(a.kind == Argument::Kind::DeviceArray ? "a device" : "a host") +
+         " array of " + ir::type_name(a.type) + " with shape " + shape_text(a.shape);
+}
+
+std::string signature(const ir::Kernel &k) {
+  std::string s = k.name + "(";
+  for (size_t p = 0; p < k.params.size(); ++p) {
+    s += (p ? ", " : "") + k.params[p].name + ": " + ir::type_name(k.params[p].type);
+    for (int d = 0; d < k.params[p].rank; ++d)
+      s += d ? ", ?" : "[?";
+    if (k.params[p].rank > 0)
+      s += "]";
+  }
+  return s + ")";
+}
+
+// A scalar argument converted to the parameter's type, as a C++ call would convert it.
+ir::ScalarValue convert(const Argument &a, ir::ScalarType to) {
+  ir::ScalarValue v;
+  bool from_float = ir::is_float(a.type);
+  if (ir::is_float(to)) {
+    v.f = from_float ? a.scalar.f : static_cast<double>(a.scalar.i);
+    if (to == ir::ScalarType::F32)
+      v.f = static_cast<float>(v.f);
+  } else if (to == ir::ScalarType::Bool) {
+    v.i = from_float ? a.scalar.f != 0 : a.scalar.i != 0;
+  } else {
+    v.i = from_float ? static_cast<int64_t>(a.scalar.f) : a.scalar.i;
+    if (to == ir::ScalarType::I32)
+      v.i = static_cast<int32_t>(v.i);
+  }
+  return v;
+}
+
+} // namespace
+
+ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Argument> args) {
+  const ir::Kernel &k = state.kernel;
+  if (args.size() != k.params.size())
+    throw ArgumentError("kernel " + signature(k) + " takes " + std::to_string(k.params.size()) +
+                        " arguments but was called with " + std::to_string(args.size()));
+  ir::ArgumentValues values;
+  values.scalars.resize(args.size());
+  values.extents.resize(args.size());
+  for (size_t p = 0; p < args.size(); ++p) {
+    const ir::Param &param = k.params[p];
+    const Argument &a = args[p];
+    std::string where = "argument " + std::to_string(p + 1) + " ('" + param.name + "') of kernel '" +
+                        k.name + "'";
+    if (param.kind == ir::ParamKind::Scalar) {
+      if (a.kind != Argument::Kind::Scalar)
+        throw ArgumentError(where + " must be " + describe_param(param) + "; got " +
+                            describe_argument(a));
+      values.scalars[p] = convert(a, param.type);
+      continue;
+    }
+    if (a.kind == Argument::Kind::Scalar || a.type != param.type ||
+        static_cast<int>(a.shape.size()) != param.rank) {
+      std::string hint;
+      if (a.kind == Argument::Kind::HostArray && a.type == param.type && param.rank > 1 &&
+          a.shape.size() == 1)
+        hint = " (pass a std::vector as a " + std::to_string(param.rank) +
+               "-D array with loom::view(v, {extents...}))";
+      throw ArgumentError(where + " must be " + describe_param(param) + "; got " +
+                          describe_argument(a) + hint);
+    }
+    for (int64_t e : a.shape)
+      if (e < 0)
+        throw ArgumentError(where + " has a negative extent in shape " + shape_text(a.shape));
+    if (a.host_const && state.access[p].written)
+      throw ArgumentError(where + " is a const array, but the kernel writes '" + param.name + "'");
+    if (a.kind == Argument::Kind::HostArray && !a.host && a.size() > 0)
+      throw ArgumentError(where + " has no data (null pointer) but shape " + shape_text(a.shape));
+    values.extents[p] = a.shape;
+  }
+
+  // Arrays are compiled as not aliasing: an array the kernel writes must not overlap another.
+  auto range = [&](const Argument &a) {
+    uint64_t begin = a.kind == Argument::Kind::DeviceArray ? a.device
+                                                           : reinterpret_cast<uint64_t>(a.host);
+    return std::pair<uint64_t, uint64_t>(begin,
+                                         begin + a.size() * ir::byte_size(a.type));
+  };
+  for (size_t p = 0; p < args.size(); ++p) {
+    if (k.params[p].kind != ir::ParamKind::Array || !state.access[p].written)
+      continue;
+    auto [b1, e1] = range(args[p]);
+    for (size_t q = 0; q < args.size(); ++q) {
+      if (q == p || k.params[q].kind != ir::ParamKind::Array || args[q].kind != args[p].kind)
+        continue;
+      auto [b2, e2] = range(args[q]);
+      if (b1 < e2 && b2 < e1)
+        throw ArgumentError("arguments '" + k.params[p].name + "' and '" + k.params[q].name +
+                            "' of kernel '" + k.name + "' overlap, and the kernel writes '" +
+                            k.params[p].name +
+                            "'; loom compiles arrays as not aliasing, so pass separate arrays");
+    }
+  }
+  return values;
+}
+
+PackedParams pack_params(const std::vector<ir::Param> &params, const ir::ArgumentValues &values,
+                         const std::vector<uint64_t> &pointers) {
+  size_t count = 0;
+  for (const ir::Param &p : params)
+    count += p.kind == ir::ParamKind::Array ? 1 + p.rank : 1;
+  PackedParams packed(count);
+  for (size_t p = 0; p < params.size(); ++p) {
+    if (params[p].kind == ir::ParamKind::Array) {
+      packed.push(pointers[p]);
+      for (int64_t e : values.extents[p])
+        packed.push(e);
+      continue;
+    }
+    const ir::ScalarValue &v = values.scalars[p];
+    switch (params[p].type) {
+    case ir::ScalarType::Bool:
+      packed.push(static_cast<uint8_t>(v.i != 0));
+      break;
+    case ir::ScalarType::I32:
+      packed.push(static_cast<int32_t>(v.i));
+      break;
+    case ir::ScalarType::I64:
+      packed.push(v.i);
+      break;
+    case ir::ScalarType::F32:
+      packed.push(static_cast<float>(v.f));
+      break;
+    case ir::ScalarType::F64:
+      packed.push(v.f);
+      break;
+    }
+  }
+  return packed;
+}
+
+} // namespace loom

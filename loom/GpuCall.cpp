@@ -1,0 +1,58 @@
+// One call of a kernel on the GPU: stage host arrays, launch each task, copy back what was written.
+#include "loom/KernelState.h"
+#include "runtime/DeviceBuffer.h"
+#include "runtime/GpuContext.h"
+#include "runtime/Launch.h"
+
+namespace loom {
+
+void run_on_gpu(KernelState &state, std::span<const Argument> args,
+                const ir::ArgumentValues &values) {
+  CompiledGpu &g = state.compiled_gpu();
+  const runtime::GpuContext &ctx = runtime::GpuContext::get();
+  ctx.make_current();
+  const std::vector<ir::Param> &params = g.lowered.params;
+
+  // Host arrays get a device buffer; they are copied in only when their old contents matter.
+  std::vector<runtime::DeviceBuffer> staged;
+  staged.reserve(args.size());
+  std::vector<int> staged_index(args.size(), -1);
+  std::vector<uint64_t> pointers(args.size(), 0);
+  for (size_t p = 0; p < args.size(); ++p) {
+    if (params[p].kind != ir::ParamKind::Array)
+      continue;
+    const Argument &a = args[p];
+    if (a.kind == Argument::Kind::DeviceArray) {
+      pointers[p] = a.device;
+      continue;
+    }
+    const ir::ArrayAccess &access = state.access[p];
+    if (!access.read && !access.written)
+      continue; // the kernel never touches it: no buffer, null pointer
+    size_t bytes = static_cast<size_t>(a.size()) * ir::byte_size(a.type);
+    staged.emplace_back(bytes);
+    staged_index[p] = static_cast<int>(staged.size() - 1);
+    if (access.read || !access.fully_overwritten)
+      staged.back().copy_from_host(a.host, bytes);
+    pointers[p] = staged.back().ptr();
+  }
+
+  PackedParams packed = pack_params(params, values, pointers);
+  state.last_grids.clear();
+  for (size_t t = 0; t < g.lowered.tasks.size(); ++t) {
+    const ir::Task &task = g.lowered.tasks[t];
+    std::vector<int64_t> domain;
+    for (const ir::Expr &e : task.domain)
+      domain.push_back(ir::evaluate(e, params, values).i);
+    runtime::GridShape shape = runtime::choose_grid(g.functions[t], domain, ctx.info());
+    runtime::launch(g.functions[t], shape, packed.data());
+    state.last_grids.push_back(std::move(shape));
+  }
+  runtime::synchronize();
+
+  for (size_t p = 0; p < args.size(); ++p)
+    if (staged_index[p] >= 0 && state.access[p].written)
+      staged[staged_index[p]].copy_to_host(args[p].host, staged[staged_index[p]].bytes());
+}
+
+} // namespace loom

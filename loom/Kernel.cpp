@@ -1,0 +1,207 @@
+#include "loom/Kernel.h"
+
+#include "ir/Lower.h"
+#include "ir/Printer.h"
+#include "loom/KernelState.h"
+#include "runtime/GpuContext.h"
+#include "support/Env.h"
+#include "support/Error.h"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+namespace loom {
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// LOOM_DUMP=1 prints the IR after every lowering pass to stderr.
+ir::PassLog dump_log() {
+  if (!env("LOOM_DUMP"))
+    return nullptr;
+  return [](const std::string &pass, const std::string &text) {
+    std::fprintf(stderr, "; loom: IR after %s\n%s\n", pass.c_str(), text.c_str());
+  };
+}
+
+const char *access_text(const ir::ArrayAccess &a) {
+  if (a.read && a.written)
+    return "read and written: copied in and out";
+  if (a.written)
+    return a.fully_overwritten ? "wholly overwritten: copied out only" : "partly written: copied in and out";
+  if (a.read)
+    return "read only: copied in only";
+  return "unused: not copied";
+}
+
+} // namespace
+
+codegen::GpuTarget gpu_target_for_this_machine() {
+  codegen::GpuTarget t;
+  std::string why;
+  if (runtime::GpuContext::usable(&why)) {
+    const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
+    t.sm = codegen::sm_for_compute_capability(d.cc_major, d.cc_minor);
+    t.ptx_version = std::min(codegen::ptx_version_for_driver(d.driver_version),
+                             codegen::max_llvm_ptx_version());
+  } else {
+    t.ptx_version = codegen::max_llvm_ptx_version();
+  }
+  return t;
+}
+
+CompiledGpu &KernelState::compiled_gpu() {
+  if (!gpu) {
+    auto start = std::chrono::steady_clock::now();
+    auto c = std::make_unique<CompiledGpu>();
+    c->lowered = ir::lower(kernel, ir::Target::GPU, dump_log());
+    c->target = gpu_target_for_this_machine();
+    c->ptx = codegen::emit_ptx(c->lowered, c->target);
+    runtime::GpuContext::get().make_current();
+    c->module = std::make_unique<runtime::GpuModule>(c->ptx);
+    for (const ir::Task &t : c->lowered.tasks)
+      c->functions.push_back(c->module->function(t.name));
+    c->compile_ms = ms_since(start);
+    gpu = std::move(c);
+  }
+  return *gpu;
+}
+
+CompiledCpu &KernelState::compiled_cpu() {
+  if (!cpu) {
+    auto start = std::chrono::steady_clock::now();
+    auto c = std::make_unique<CompiledCpu>();
+    c->lowered = ir::lower(kernel, ir::Target::CPU, dump_log());
+    c->code = codegen::compile_cpu(c->lowered);
+    c->compile_ms = ms_since(start);
+    cpu = std::move(c);
+  }
+  return *cpu;
+}
+
+Kernel::Kernel(ir::Kernel kernel) : state_(std::make_shared<KernelState>()) {
+  state_->access = ir::summarize_accesses(kernel);
+  state_->kernel = std::move(kernel);
+}
+
+ir::Target Kernel::current_target() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->target ? state_->target->target : choose_target().target;
+}
+
+const std::string &Kernel::name() const { return state_->kernel.name; }
+const ir::Kernel &Kernel::ir() const { return state_->kernel; }
+
+void Kernel::call(std::span<const Argument> args) {
+  ir::ArgumentValues values = check_arguments(*state_, args);
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (!state_->target)
+    state_->target = choose_target();
+  if (state_->target->target == ir::Target::GPU)
+    run_on_gpu(*state_, args, values);
+  else
+    run_on_cpu(*state_, args, values);
+}
+
+std::string Kernel::ir_text() const { return ir::to_string(state_->kernel); }
+
+std::string Kernel::lowered(ir::Target target, bool passes) const {
+  if (!passes)
+    return ir::to_string(ir::lower(state_->kernel, target));
+  std::string out;
+  ir::lower(state_->kernel, target, [&](const std::string &pass, const std::string &text) {
+    out += "; IR after " + pass + "\n" + text + "\n";
+  });
+  return out;
+}
+
+std::string Kernel::lowered() const { return lowered(current_target()); }
+
+std::string Kernel::llvm(bool optimized) const {
+  ir::Target target = current_target();
+  auto stage = optimized ? codegen::LlvmStage::Optimized : codegen::LlvmStage::Unoptimized;
+  return codegen::emit_llvm(ir::lower(state_->kernel, target), stage,
+                            target == ir::Target::GPU ? gpu_target_for_this_machine()
+                                                      : codegen::GpuTarget());
+}
+
+std::string Kernel::ptx(const std::string &sm) const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (state_->gpu && (sm.empty() || sm == state_->gpu->target.sm))
+    return state_->gpu->ptx;
+  codegen::GpuTarget target = gpu_target_for_this_machine();
+  if (!sm.empty())
+    target.sm = sm;
+  return codegen::emit_ptx(ir::lower(state_->kernel, ir::Target::GPU), target);
+}
+
+Kernel &Kernel::on(ir::Target target) {
+  std::string why;
+  if (target == ir::Target::GPU && !runtime::GpuContext::usable(&why))
+    throw TargetError("kernel '" + name() + "' was asked to run on the GPU, but no GPU is usable: " +
+                      why);
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->target = TargetChoice{target, std::string("Kernel::on(") + ir::target_name(target) +
+                                            ") was called"};
+  return *this;
+}
+
+std::string Kernel::explain() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  std::ostringstream os;
+  const ir::Kernel &k = state_->kernel;
+  TargetChoice choice = state_->target ? *state_->target : choose_target();
+  os << "kernel " << k.name << "\n";
+  if (choice.target == ir::Target::GPU) {
+    const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
+    os << "  target: GPU " << d.name << " (sm_" << d.cc_major << d.cc_minor << ", " << d.sm_count
+       << " SMs), because " << choice.reason << "\n";
+  } else {
+    os << "  target: CPU " << codegen::host_cpu_name() << ", because " << choice.reason << "\n";
+  }
+  if (choice.target == ir::Target::GPU && state_->gpu) {
+    const CompiledGpu &g = *state_->gpu;
+    const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
+    os << "  code: PTX ISA " << g.target.ptx_version / 10 << "." << g.target.ptx_version % 10
+       << " for " << g.target.sm << " (driver " << d.driver_version / 1000 << "."
+       << d.driver_version % 1000 / 10 << " accepts PTX "
+       << codegen::ptx_version_for_driver(d.driver_version) / 10 << "."
+       << codegen::ptx_version_for_driver(d.driver_version) % 10 << ", LLVM emits up to "
+       << codegen::max_llvm_ptx_version() / 10 << "." << codegen::max_llvm_ptx_version() % 10
+       << "); compiled and loaded in " << g.compile_ms << " ms\n";
+    for (size_t t = 0; t < g.functions.size(); ++t) {
+      const ir::Task &task = g.lowered.tasks[t];
+      os << "  task " << task.name << ": " << g.functions[t].num_regs << " registers";
+      if (task.kind == ir::TaskKind::Parallel) {
+        os << ", parallel over (";
+        for (size_t i = 0; i < task.domain.size(); ++i)
+          os << (i ? ", " : "") << ir::to_string(task.domain[i], k.params);
+        os << ")";
+      } else {
+        os << ", serial (one thread)";
+      }
+      os << "\n";
+      if (t < state_->last_grids.size())
+        os << "    last launch: " << state_->last_grids[t].to_string() << "\n      why: "
+           << state_->last_grids[t].reason << "\n";
+      else
+        os << "    launch shape: chosen at each call from the extents and "
+              "cuOccupancyMaxPotentialBlockSize\n";
+    }
+  } else if (choice.target == ir::Target::CPU && state_->cpu) {
+    os << "  code: native, compiled in " << state_->cpu->compile_ms << " ms; parallel tasks split "
+       << "their outermost dimension among OpenMP threads\n";
+  } else {
+    os << "  code: not compiled yet (compiled on the first call)\n";
+  }
+  for (size_t p = 0; p < k.params.size(); ++p)
+    if (k.params[p].kind == ir::ParamKind::Array)
+      os << "  array " << k.params[p].name << ": " << access_text(state_->access[p]) << "\n";
+  return os.str();
+}
+
+} // namespace loom

@@ -1,0 +1,53 @@
+// A JIT-compiled kernel: traced once, compiled per target on first use, called like a function.
+#pragma once
+
+#include "ir/IR.h"
+#include "loom/Arguments.h"
+
+#include <memory>
+#include <span>
+#include <string>
+
+namespace loom {
+
+struct KernelState; // compile caches and the last launch, shared by copies of a Kernel
+
+class Kernel {
+public:
+  explicit Kernel(ir::Kernel kernel);
+
+  // Runs the kernel on the chosen target (see explain()). Host arrays are copied to the GPU only
+  // if the kernel reads them (or writes part of them) and back only if it writes them; const host
+  // arrays must not be written. Scalars convert to the parameter's type as in a C++ call.
+  template <class... Args> void operator()(Args &&...args) {
+    Argument packed[] = {to_argument(std::forward<Args>(args))..., Argument()};
+    call(std::span<const Argument>(packed, sizeof...(Args)));
+  }
+  void call(std::span<const Argument> args);
+
+  // Runs this kernel on `target` from now on instead of the LOOM_TARGET choice; GPU without a
+  // usable GPU throws TargetError.
+  Kernel &on(ir::Target target);
+
+  const std::string &name() const;
+  const ir::Kernel &ir() const;
+
+  // Every stage, one call each: the traced IR, the lowered IR (with a dump after each pass when
+  // `passes`), LLVM IR before and after optimization, and PTX. Stages default to the target the
+  // kernel runs on; ptx() needs no GPU (it targets sm_90 when none is present).
+  std::string ir_text() const;
+  std::string lowered(ir::Target target, bool passes = false) const;
+  std::string lowered() const;
+  std::string llvm(bool optimized = true) const;
+  // PTX for `sm` ("sm_80"), or for this machine's GPU (sm_90 when there is none) when empty.
+  std::string ptx(const std::string &sm = "") const;
+  // The target and why, and for the GPU: device, sm and PTX version, registers, the launch shape
+  // and why it was chosen, and which arrays are copied in which direction.
+  std::string explain() const;
+
+private:
+  ir::Target current_target() const;
+  std::shared_ptr<KernelState> state_;
+};
+
+} // namespace loom

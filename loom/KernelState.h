@@ -1,0 +1,83 @@
+// What a Kernel keeps between calls: the traced IR, its access summary and compiled code.
+// Internal to loom (included by loom/*.cpp only).
+#pragma once
+
+#include "codegen/Codegen.h"
+#include "ir/AccessSummary.h"
+#include "ir/IR.h"
+#include "loom/Arguments.h"
+#include "loom/Target.h"
+#include "runtime/GpuModule.h"
+#include "runtime/GridShape.h"
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+struct CompiledGpu {
+  ir::LoweredKernel lowered;
+  codegen::GpuTarget target;
+  std::string ptx;
+  std::unique_ptr<runtime::GpuModule> module;
+  std::vector<runtime::GpuFunction> functions; // one per task
+  double compile_ms = 0;                       // trace excluded: lower + LLVM + PTX + load
+};
+
+struct CompiledCpu {
+  ir::LoweredKernel lowered;
+  std::unique_ptr<codegen::CpuCode> code;
+  double compile_ms = 0;
+};
+
+struct KernelState {
+  ir::Kernel kernel;
+  std::vector<ir::ArrayAccess> access;
+  std::mutex mutex; // guards everything below
+  std::optional<TargetChoice> target;
+  std::unique_ptr<CompiledGpu> gpu;
+  std::unique_ptr<CompiledCpu> cpu;
+  std::vector<runtime::GridShape> last_grids; // GPU: one per task, from the last call
+
+  CompiledGpu &compiled_gpu(); // compile on first use (caller holds the mutex)
+  CompiledCpu &compiled_cpu();
+};
+
+// The GPU target loom compiles for: the device's sm and the PTX version its driver accepts, or
+// sm_90 and LLVM's newest PTX when there is no GPU.
+codegen::GpuTarget gpu_target_for_this_machine();
+
+// Checks argument count, kinds, types, ranks, overlaps and constness against the kernel; converts
+// scalars to their parameter types. Throws ArgumentError naming what was expected and given.
+ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Argument> args);
+
+void run_on_gpu(KernelState &state, std::span<const Argument> args, const ir::ArgumentValues &values);
+void run_on_cpu(KernelState &state, std::span<const Argument> args, const ir::ArgumentValues &values);
+
+// The flattened parameter values (see support/Abi.h) and the pointer to each, as a launch takes.
+class PackedParams {
+public:
+  explicit PackedParams(size_t count) { values_.reserve(count), pointers_.reserve(count); }
+  template <class T> void push(T v) {
+    values_.emplace_back();
+    static_assert(sizeof(T) <= sizeof(uint64_t));
+    std::memcpy(&values_.back(), &v, sizeof(T));
+    pointers_.push_back(&values_.back());
+  }
+  void **data() { return pointers_.data(); }
+
+private:
+  std::vector<uint64_t> values_;
+  std::vector<void *> pointers_;
+};
+
+// Packs the parameters: arrays as `pointers[k]` plus extents, scalars converted to their type.
+PackedParams pack_params(const std::vector<ir::Param> &params, const ir::ArgumentValues &values,
+                         const std::vector<uint64_t> &pointers);
+
+} // namespace loom

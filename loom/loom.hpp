@@ -1,0 +1,27 @@
+// loom: JIT-compiled array kernels for NVIDIA GPUs and the CPU, written in C++.
+//
+//   auto saxpy = loom::kernel("saxpy", [](loom::F32 a, loom::Array<float> x, loom::Array<float> y) {
+//     loom::parallel_for(x.size(), [&](loom::Index i) { y[i] = a * x[i] + y[i]; });
+//   });
+//   saxpy(2.0f, x, y);
+#pragma once
+
+#include "frontend/DSL.h"
+#include "loom/Kernel.h"
+#include "loom/Target.h"
+#include "runtime/DeviceArray.h"
+#include "support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace loom {
+
+// Traces `body` into a kernel; it is compiled for the chosen target on its first call. `names`
+// name the parameters in dumps and error messages.
+template <class F>
+Kernel kernel(const std::string &name, F &&body, std::vector<std::string> names = {}) {
+  return Kernel(trace(name, std::forward<F>(body), std::move(names)));
+}
+
+} // namespace loom

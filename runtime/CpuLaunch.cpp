@@ -1,0 +1,54 @@
+#include "runtime/CpuLaunch.h"
+
+#include "support/Env.h"
+#include "support/Error.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <omp.h>
+
+namespace loom::runtime {
+
+int cpu_thread_count() {
+  if (std::optional<std::string> text = env("LOOM_NUM_THREADS")) {
+    errno = 0;
+    char *end = nullptr;
+    long value = std::strtol(text->c_str(), &end, 10);
+    if (errno != 0 || end == text->c_str() || *end != '\0' || value <= 0 || value > 1 << 20)
+      throw ArgumentError("LOOM_NUM_THREADS must be a positive integer, got '" + *text + "'");
+    return static_cast<int>(value);
+  }
+  return std::max(omp_get_max_threads(), 1);
+}
+
+void run_cpu_task(CpuTaskFn fn, void *const *params, int64_t extent, bool parallel,
+                  int64_t min_iterations_per_thread) {
+  if (!parallel) {
+    fn(params, 0, 0);
+    return;
+  }
+  if (extent <= 0)
+    return;
+  int64_t grain = std::max<int64_t>(min_iterations_per_thread, 1);
+  int64_t chunks = std::min<int64_t>(cpu_thread_count(), std::max<int64_t>(extent / grain, 1));
+  if (chunks <= 1) {
+    fn(params, 0, extent);
+    return;
+  }
+
+#pragma omp parallel num_threads(static_cast <int>(chunks))
+  {
+    // The team may be smaller than asked (nested inside another parallel region, or a thread
+    // limit), so the split uses the team's real size: every iteration is still covered once.
+    int64_t team = omp_get_num_threads();
+    int64_t rank = omp_get_thread_num();
+    int64_t base = extent / team, extra = extent % team;
+    int64_t begin = rank * base + std::min(rank, extra);
+    int64_t end = begin + base + (rank < extra ? 1 : 0);
+    if (begin < end)
+      fn(params, begin, end);
+  }
+}
+
+} // namespace loom::runtime

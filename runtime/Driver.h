@@ -1,0 +1,57 @@
+// The CUDA driver, loaded at run time with dlopen so that loom runs (on the CPU) where there is no
+// NVIDIA driver, and says precisely why the GPU cannot be used.
+#pragma once
+
+#include "runtime/CudaApi.h"
+
+#include <string>
+
+namespace loom::runtime {
+
+// The process's one handle on libcuda. Loading, resolving every entry point, cuInit and counting
+// devices happen once, on the first get(); none of it throws: a failure becomes
+// unavailable_reason(). The library is never unloaded (other objects may outlive this one at exit).
+class Driver {
+public:
+  // Loads the driver on first use; thread-safe. The environment variable LOOM_CUDA_DRIVER names
+  // another library to load instead of libcuda.so.1 (e.g. a driver outside the loader's path).
+  static Driver &get();
+
+  bool available() const { return available_; }
+  // Why the driver cannot be used; empty when available().
+  const std::string &unavailable_reason() const { return unavailable_reason_; }
+  // Number of CUDA devices (0 when unavailable).
+  int device_count() const { return device_count_; }
+  // The library that was (or could not be) loaded.
+  const std::string &library_path() const { return library_path_; }
+
+  // Throws loom::DriverError (loom::OutOfMemoryError for CUDA_ERROR_OUT_OF_MEMORY) unless `result`
+  // is CUDA_SUCCESS: "<call> failed: CUDA_ERROR_X (the driver's description)".
+  void check(CUresult result, const char *call) const;
+  // Throws as check does for a failed `result`, appending `detail` to the message.
+  [[noreturn]] void fail(CUresult result, const std::string &call,
+                         const std::string &detail = "") const;
+  // "CUDA_ERROR_OUT_OF_MEMORY (out of memory)": the driver's name and description of a result,
+  // with loom's own table (then the number) as fallback when the driver cannot say.
+  std::string describe(CUresult result) const;
+  std::string error_name(CUresult result) const;
+
+  // The entry points, named exactly as the symbols they were resolved from. Null when unavailable.
+#define LOOM_CUDA_DECLARE_MEMBER(name, params) name##_fn name = nullptr;
+  LOOM_CUDA_ENTRY_POINTS(LOOM_CUDA_DECLARE_MEMBER)
+#undef LOOM_CUDA_DECLARE_MEMBER
+
+  Driver(const Driver &) = delete;
+  Driver &operator=(const Driver &) = delete;
+
+private:
+  Driver();
+  bool load();
+
+  bool available_ = false;
+  std::string unavailable_reason_;
+  std::string library_path_;
+  int device_count_ = 0;
+};
+
+} // namespace loom::runtime

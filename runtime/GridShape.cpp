@@ -1,0 +1,176 @@
+#include "runtime/GridShape.h"
+
+#include "runtime/Driver.h"
+#include "runtime/GpuContext.h"
+#include "runtime/GpuModule.h"
+#include "support/Error.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace loom::runtime {
+
+namespace {
+
+// The smallest power of two >= n (n >= 1), saturating far above any block extent.
+uint64_t power_of_two_at_least(uint64_t n) {
+  uint64_t p = 1;
+  while (p < n && p < (uint64_t{1} << 40))
+    p <<= 1;
+  return p;
+}
+
+// Extents innermost first (x, y, z), each >= 0; missing dimensions are 1.
+std::array<uint64_t, 3> extents_xyz(const std::vector<int64_t> &domain) {
+  if (domain.size() > 3)
+    throw ArgumentError("a parallel domain has at most 3 dimensions, got " +
+                        std::to_string(domain.size()));
+  std::array<uint64_t, 3> xyz = {1, 1, 1};
+  for (size_t k = 0; k < domain.size(); ++k) {
+    if (domain[k] < 0)
+      throw ArgumentError("extent " + std::to_string(k) + " of a parallel domain is negative (" +
+                          std::to_string(domain[k]) + ")");
+    xyz[domain.size() - 1 - k] = static_cast<uint64_t>(domain[k]);
+  }
+  return xyz;
+}
+
+std::string count_of(uint64_t n, const char *thing) {
+  return std::to_string(n) + " " + thing + (n == 1 ? "" : "s");
+}
+
+std::string triple(const unsigned v[3]) {
+  std::string text = "(";
+  for (int d = 0; d < 3; ++d)
+    text += std::to_string(v[d]) + (d < 2 ? "," : ")");
+  return text;
+}
+
+} // namespace
+
+std::string GridShape::to_string() const {
+  return "grid " + triple(grid) + " x block " + triple(block);
+}
+
+uint64_t GridShape::threads_per_block() const {
+  return uint64_t{block[0]} * block[1] * block[2];
+}
+
+uint64_t GridShape::block_count() const {
+  return uint64_t{grid[0]} * grid[1] * grid[2];
+}
+
+std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int block_size) {
+  std::array<uint64_t, 3> extent = extents_xyz(domain);
+  uint64_t threads = static_cast<uint64_t>(std::max(block_size, 1));
+  if (domain.empty())
+    return {1, 1, 1};
+  if (domain.size() == 1)
+    return {static_cast<unsigned>(threads), 1, 1};
+
+  // A warp along x reads 32 consecutive elements: one or a few full cache lines.
+  uint64_t x = extent[0] >= 32 ? 32 : power_of_two_at_least(std::max<uint64_t>(extent[0], 1));
+  x = std::min(x, threads);
+  uint64_t left = threads / x;
+  uint64_t y = std::min(left, power_of_two_at_least(std::max<uint64_t>(extent[1], 1)));
+  uint64_t z = 1;
+  if (domain.size() == 3)
+    z = std::min(
+        {left / y, power_of_two_at_least(std::max<uint64_t>(extent[2], 1)), uint64_t{max_block_z}});
+  return {static_cast<unsigned>(x), static_cast<unsigned>(y), static_cast<unsigned>(z)};
+}
+
+GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
+                       int max_active_blocks_per_sm, int sm_count) {
+  std::array<uint64_t, 3> extent = extents_xyz(domain);
+  GridShape shape;
+  std::array<unsigned, 3> block = compute_block(domain, block_size);
+  std::copy(block.begin(), block.end(), shape.block);
+  if (domain.empty()) {
+    shape.reason = "serial task: one thread runs it";
+    return shape;
+  }
+
+  // Blocks to give every thread at most one iteration, within CUDA's grid limits.
+  uint64_t grid[3];
+  bool hit_cuda_limit = false;
+  for (int d = 0; d < 3; ++d) {
+    uint64_t limit = d == 0 ? max_grid_x : max_grid_yz;
+    uint64_t needed = std::max<uint64_t>(1, (extent[d] + block[d] - 1) / block[d]);
+    hit_cuda_limit |= needed > limit;
+    grid[d] = std::min(needed, limit);
+  }
+
+  // Cap at a few waves, taking blocks away from the outermost dimension first.
+  uint64_t per_sm = static_cast<uint64_t>(std::max(max_active_blocks_per_sm, 1));
+  uint64_t sms = static_cast<uint64_t>(std::max(sm_count, 1));
+  uint64_t wave = per_sm * sms;
+  uint64_t cap = wave * max_grid_waves;
+  bool capped = false;
+  for (int d = 2; d >= 0; --d) {
+    uint64_t total = grid[0] * grid[1] * grid[2];
+    if (total <= cap)
+      break;
+    uint64_t others = total / grid[d];
+    grid[d] = std::max<uint64_t>(1, cap / others);
+    capped = true;
+  }
+  for (int d = 0; d < 3; ++d)
+    shape.grid[d] = static_cast<unsigned>(grid[d]);
+
+  // Iterations each thread runs at most: the grid-stride loop trip counts multiplied.
+  double iterations = 1, per_thread = 1;
+  for (int d = 0; d < 3; ++d) {
+    iterations *= static_cast<double>(extent[d]);
+    uint64_t covered = grid[d] * block[d];
+    per_thread *= static_cast<double>((extent[d] + covered - 1) / covered);
+  }
+  char text[512];
+  std::snprintf(text, sizeof(text),
+                "block %s = %llu threads; %llu blocks/SM resident on %llu SMs = %llu blocks per "
+                "wave; ",
+                triple(shape.block).c_str(), (unsigned long long)shape.threads_per_block(),
+                (unsigned long long)per_sm, (unsigned long long)sms, (unsigned long long)wave);
+  shape.reason = text;
+  if (hit_cuda_limit)
+    shape.reason += "grid limited by CUDA's maximum extents (2^31-1, 65535, 65535); ";
+  if (capped)
+    shape.reason += "grid capped at " + std::to_string(max_grid_waves) +
+                    " waves = " + count_of(shape.block_count(), "block") + " " +
+                    triple(shape.grid) + "; ";
+  else
+    shape.reason +=
+        "grid " + triple(shape.grid) + " = " + count_of(shape.block_count(), "block") + "; ";
+  std::snprintf(text, sizeof(text), "%.0f iterations, at most %.0f per thread%s", iterations,
+                per_thread, per_thread > 1 ? " (grid-stride loops)" : "");
+  shape.reason += text;
+  return shape;
+}
+
+GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &domain,
+                      const DeviceInfo &device) {
+  if (domain.empty())
+    return compute_grid(domain, 1, 1, device.sm_count);
+  const Driver &cu = GpuContext::activate();
+  int min_grid_size = 0, suggested_block = 0;
+  std::string call = "cuOccupancyMaxPotentialBlockSize(" + function.name + ")";
+  cu.check(cu.cuOccupancyMaxPotentialBlockSize(&min_grid_size, &suggested_block, function.handle,
+                                               nullptr, 0, 0),
+           call.c_str());
+  // A 2-D or 3-D domain with small extents may use fewer threads than suggested; occupancy is
+  // asked for the block actually launched.
+  std::array<unsigned, 3> block = compute_block(domain, suggested_block);
+  int threads = static_cast<int>(block[0] * block[1] * block[2]);
+  int active_blocks = 0;
+  call = "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + function.name + ")";
+  cu.check(
+      cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&active_blocks, function.handle, threads, 0),
+      call.c_str());
+  GridShape shape = compute_grid(domain, threads, active_blocks, device.sm_count);
+  shape.reason = "cuOccupancyMaxPotentialBlockSize suggests " + std::to_string(suggested_block) +
+                 " threads per block for " + function.name + " (" +
+                 std::to_string(function.num_regs) + " registers per thread); " + shape.reason;
+  return shape;
+}
+
+} // namespace loom::runtime

@@ -1,0 +1,58 @@
+// How a parallel index space is spread over a CUDA grid. Kernels loop with grid strides, so any
+// grid covers the whole domain; the shape is chosen for speed alone: enough resident blocks to fill
+// every SM a few times over, and the innermost index on threadIdx.x so neighbouring threads touch
+// neighbouring addresses (coalesced accesses).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom::runtime {
+
+struct GpuFunction;
+struct DeviceInfo;
+
+struct GridShape {
+  unsigned grid[3] = {1, 1, 1};  // blocks along x, y, z
+  unsigned block[3] = {1, 1, 1}; // threads along x, y, z
+  std::string reason;            // why this shape, in words, for explain()
+
+  // "grid (1056,1,1) x block (1024,1,1)"
+  std::string to_string() const;
+  uint64_t threads_per_block() const;
+  uint64_t block_count() const;
+};
+
+// The grid is capped at this many waves (a wave: every SM holding as many blocks as fit at once).
+// Beyond a few waves more blocks only add scheduling; grid-stride loops do the rest of the work.
+constexpr int max_grid_waves = 4;
+// CUDA's limits on a grid's extents.
+constexpr unsigned max_grid_x = 2147483647u;
+constexpr unsigned max_grid_yz = 65535u;
+// CUDA's limit on a block's z extent (x and y allow 1024, which block_size never exceeds).
+constexpr unsigned max_block_z = 64u;
+
+// The block for a domain (index-space extents, outermost first, 0..3 of them) given the threads
+// per block to use. The innermost extent maps to x, the next to y, then z. 1-D: (block_size,1,1).
+// 2-D and 3-D: x is one warp (32) when the innermost extent is at least 32, else that extent
+// rounded up to a power of two; y, then z, take what is left of block_size, each at most its own
+// extent rounded up to a power of two. No domain (a serial task): one thread.
+std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int block_size);
+
+// The whole launch shape, without a GPU: the block from compute_block, then per dimension
+// ceil(extent / block) blocks (at least 1, so an empty domain still launches and its loop does not
+// run), limited by CUDA's grid limits and then capped at max_grid_waves waves of
+// `max_active_blocks_per_sm` x `sm_count` blocks, reducing z first, then y, then x, so that x keeps
+// its coverage when it can. Throws loom::ArgumentError for more than 3 dimensions or a negative
+// extent.
+GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
+                       int max_active_blocks_per_sm, int sm_count);
+
+// compute_grid with the block size the driver's occupancy calculator suggests for `function` and
+// the number of such blocks an SM holds at once.
+GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &domain,
+                      const DeviceInfo &device);
+
+} // namespace loom::runtime

@@ -1,0 +1,160 @@
+// Grid sizing is pure arithmetic: every case here runs without a GPU. Figures use the H200's 132
+// SMs.
+#include "runtime/GridShape.h"
+#include "support/Error.h"
+
+#include <gtest/gtest.h>
+
+using namespace loom;
+using namespace loom::runtime;
+
+namespace {
+
+void expect_shape(const GridShape &shape, std::array<unsigned, 3> grid,
+                  std::array<unsigned, 3> block) {
+  EXPECT_EQ(grid[0], shape.grid[0]);
+  EXPECT_EQ(grid[1], shape.grid[1]);
+  EXPECT_EQ(grid[2], shape.grid[2]);
+  EXPECT_EQ(block[0], shape.block[0]);
+  EXPECT_EQ(block[1], shape.block[1]);
+  EXPECT_EQ(block[2], shape.block[2]);
+}
+
+} // namespace
+
+TEST(runtime_grid, SerialTaskIsOneThread) {
+  GridShape shape = compute_grid({}, 1024, 2, 132);
+  expect_shape(shape, {1, 1, 1}, {1, 1, 1});
+  EXPECT_NE(shape.reason.find("serial"), std::string::npos) << shape.reason;
+}
+
+TEST(runtime_grid, OneDimensionSmallExtentIsNotCapped) {
+  GridShape shape = compute_grid({1000}, 256, 8, 132);
+  expect_shape(shape, {4, 1, 1}, {256, 1, 1});
+  EXPECT_NE(shape.reason.find("at most 1 per thread"), std::string::npos) << shape.reason;
+}
+
+TEST(runtime_grid, OneDimensionExtentOneAndZeroStillLaunchOneBlock) {
+  expect_shape(compute_grid({1}, 128, 16, 132), {1, 1, 1}, {128, 1, 1});
+  expect_shape(compute_grid({0}, 128, 16, 132), {1, 1, 1}, {128, 1, 1});
+}
+
+TEST(runtime_grid, OneDimensionHugeExtentIsCappedAtFourWaves) {
+  // saxpy over 2^28 floats: 1024-thread blocks, 2 resident per SM.
+  GridShape shape = compute_grid({int64_t{1} << 28}, 1024, 2, 132);
+  expect_shape(shape, {1056, 1, 1}, {1024, 1, 1});
+  EXPECT_EQ("grid (1056,1,1) x block (1024,1,1)", shape.to_string());
+  EXPECT_EQ(1056u, shape.block_count());
+  EXPECT_EQ(1024u, shape.threads_per_block());
+  // ceil(2^28 / (1056 * 1024)) = 249 iterations for the busiest thread.
+  EXPECT_NE(shape.reason.find("capped at 4 waves = 1056 blocks"), std::string::npos)
+      << shape.reason;
+  EXPECT_NE(shape.reason.find("at most 249 per thread"), std::string::npos) << shape.reason;
+  EXPECT_NE(shape.reason.find("2 blocks/SM resident on 132 SMs = 264 blocks per wave"),
+            std::string::npos)
+      << shape.reason;
+}
+
+TEST(runtime_grid, OneDimensionExactFitOfTheCapIsNotCapped) {
+  // 1056 blocks of 1024 threads exactly: the cap allows it.
+  GridShape shape = compute_grid({1056 * 1024}, 1024, 2, 132);
+  expect_shape(shape, {1056, 1, 1}, {1024, 1, 1});
+  EXPECT_EQ(shape.reason.find("capped"), std::string::npos) << shape.reason;
+}
+
+TEST(runtime_grid, OneDimensionGridXLimit) {
+  // 2^40 iterations with an absurdly large device: only CUDA's x limit binds.
+  GridShape shape = compute_grid({int64_t{1} << 40}, 256, 1 << 20, 1 << 20);
+  expect_shape(shape, {2147483647u, 1, 1}, {256, 1, 1});
+  EXPECT_NE(shape.reason.find("limited by CUDA"), std::string::npos) << shape.reason;
+}
+
+TEST(runtime_grid, TwoDimensionsSquareUsesWarpWideRows) {
+  // The 1024x1024 matmul: 32x32 blocks, 32x32 grid = 1024 blocks, under the 1056 cap.
+  GridShape shape = compute_grid({1024, 1024}, 1024, 2, 132);
+  expect_shape(shape, {32, 32, 1}, {32, 32, 1});
+  EXPECT_EQ(shape.reason.find("capped"), std::string::npos) << shape.reason;
+}
+
+TEST(runtime_grid, TwoDimensionsCapTakesBlocksFromYFirst) {
+  // 8192x8192 with 256-thread blocks (32x8): 256 x 1024 blocks wanted, 4224 allowed; x keeps all
+  // 256 blocks and y drops to 4224 / 256 = 16.
+  GridShape shape = compute_grid({8192, 8192}, 256, 8, 132);
+  expect_shape(shape, {256, 16, 1}, {32, 8, 1});
+  EXPECT_NE(shape.reason.find("capped at 4 waves = 4096 blocks"), std::string::npos)
+      << shape.reason;
+}
+
+TEST(runtime_grid, TwoDimensionsNarrowInnermostExtent) {
+  // Innermost extent 5 rounds up to 8 threads along x; y takes the other 32 of 256.
+  expect_shape(compute_grid({1000, 5}, 256, 8, 132), {1, 32, 1}, {8, 32, 1});
+}
+
+TEST(runtime_grid, TwoDimensionsTinyDomainShrinksTheBlock) {
+  expect_shape(compute_grid({3, 3}, 1024, 2, 132), {1, 1, 1}, {4, 4, 1});
+}
+
+TEST(runtime_grid, TwoDimensionsBlockSizeBelowAWarp) {
+  expect_shape(compute_grid({100, 100}, 16, 8, 132), {7, 100, 1}, {16, 1, 1});
+}
+
+TEST(runtime_grid, TwoDimensionsGridYLimit) {
+  // 10^7 rows of 4: block (4,64,1); 156250 blocks wanted along y, CUDA allows 65535.
+  GridShape shape = compute_grid({10'000'000, 4}, 256, 100, 1000);
+  expect_shape(shape, {1, 65535, 1}, {4, 64, 1});
+  EXPECT_NE(shape.reason.find("limited by CUDA"), std::string::npos) << shape.reason;
+}
+
+TEST(runtime_grid, ThreeDimensionsCube) {
+  // 512 threads: 32 along x, 16 along y, none left for z; 2 x 4 x 64 = 512 blocks.
+  expect_shape(compute_grid({64, 64, 64}, 512, 4, 132), {2, 4, 64}, {32, 16, 1});
+}
+
+TEST(runtime_grid, ThreeDimensionsSmallInnerExtentsGiveThreadsToZ) {
+  // x: 2, y: 4 (3 rounded up), z: the remaining 128 limited to CUDA's 64 along z.
+  expect_shape(compute_grid({100, 3, 2}, 1024, 2, 132), {1, 1, 2}, {2, 4, 64});
+}
+
+TEST(runtime_grid, ThreeDimensionsCapTakesBlocksFromZFirst) {
+  // 2 x 512 x 4096 blocks wanted, 4224 allowed: z drops to 4224 / 1024 = 4, x and y are kept.
+  expect_shape(compute_grid({4096, 4096, 64}, 256, 8, 132), {2, 512, 4}, {32, 8, 1});
+}
+
+TEST(runtime_grid, ThreeDimensionsCapReachesYWhenZIsExhausted) {
+  // 64 x 1024 x 2 blocks wanted (block 32x8x1), 1056 allowed: z goes to 1, then y to 1056/64 = 16.
+  expect_shape(compute_grid({2, 8192, 2048}, 256, 2, 132), {64, 16, 1}, {32, 8, 1});
+}
+
+TEST(runtime_grid, ThreeDimensionsGridZLimit) {
+  // Only the outermost extent is large: block (1,1,64), 156250 blocks wanted along z.
+  expect_shape(compute_grid({10'000'000, 1, 1}, 64, 100, 1000), {1, 1, 65535}, {1, 1, 64});
+}
+
+TEST(runtime_grid, DegenerateOccupancyFiguresAreClamped) {
+  // Block size, blocks per SM and SM count of 0 count as 1: one thread per block, cap 4 blocks.
+  expect_shape(compute_grid({1000}, 0, 0, 0), {4, 1, 1}, {1, 1, 1});
+}
+
+TEST(runtime_grid, BlockShapeIsStableUnderItsOwnThreadCount) {
+  // choose_grid asks occupancy for the block actually launched and recomputes the shape from its
+  // thread count; that must give the same block.
+  const std::vector<std::vector<int64_t>> domains = {{1000},      {1024, 1024}, {1000, 5}, {3, 3},
+                                                     {100, 3, 2}, {64, 64, 64}, {7, 1, 1}, {0, 0}};
+  for (const auto &domain : domains)
+    for (int block_size : {32, 96, 128, 256, 640, 768, 1024}) {
+      std::array<unsigned, 3> block = compute_block(domain, block_size);
+      int threads = static_cast<int>(block[0] * block[1] * block[2]);
+      EXPECT_LE(threads, block_size);
+      EXPECT_EQ(block, compute_block(domain, threads)) << "block size " << block_size;
+    }
+}
+
+TEST(runtime_grid, RejectsMoreThanThreeDimensionsAndNegativeExtents) {
+  EXPECT_THROW(compute_grid({1, 2, 3, 4}, 256, 2, 132), ArgumentError);
+  try {
+    compute_grid({10, -5}, 256, 2, 132);
+    FAIL() << "expected ArgumentError";
+  } catch (const ArgumentError &e) {
+    EXPECT_NE(std::string(e.what()).find("-5"), std::string::npos) << e.what();
+  }
+}
