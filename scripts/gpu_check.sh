@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs an installed loom tree (default .gpu/) on a machine with an NVIDIA GPU: every test binary,
+# the examples, and the benchmarks. Logs go to $OUT when it is set (else to ./gpu-logs).
+# Build the tree first, on a machine with LLVM:
+#   cmake -S . -B build-gpu -G Ninja -DLOOM_STATIC_LLVM=ON -DLOOM_STRIP=ON \
+#         -DCMAKE_INSTALL_PREFIX=$PWD/.gpu && ninja -C build-gpu install
+set -uo pipefail
+cd "$(dirname "$0")/.."
+tree=${1:-.gpu}
+out=${OUT:-gpu-logs}
+mkdir -p "$out"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
+
+failed=()
+{
+  for t in "$tree"/tests/*; do
+    echo "=== $t"
+    "$t" --gtest_color=no || failed+=("$(basename "$t")")
+  done
+  echo "=== examples"
+  "$tree"/examples/saxpy || failed+=(saxpy)
+  "$tree"/examples/matmul || failed+=(matmul)
+  echo "FAILED BINARIES: ${failed[*]:-none}"
+} >"$out/tests.log" 2>&1
+grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | sort | uniq -c
+grep -E "^\[  FAILED  \]|FAILED BINARIES|: (PASS|FAIL) " "$out/tests.log"
+
+if command -v compute-sanitizer >/dev/null; then
+  compute-sanitizer --tool memcheck --leak-check full "$tree"/tests/e2e_kernels_test \
+    --gtest_filter='*/gpu' --gtest_color=no >"$out/memcheck.log" 2>&1
+  echo "memcheck: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
+fi
+
+[ -x bench/run_gpu.sh ] && bash bench/run_gpu.sh "$tree"
+exit 0
