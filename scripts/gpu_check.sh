@@ -31,5 +31,5 @@ if command -v compute-sanitizer >/dev/null; then
   echo "memcheck: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
 fi
 
-[ -x bench/run_gpu.sh ] && bash bench/run_gpu.sh "$tree"
+LOOM_INSTALL="$tree" bash bench/run_gpu.sh
 exit 0

@@ -1,0 +1,125 @@
+// What every benchmark program shares: fresh random inputs, medians, the double-precision checks
+// and the `RESULT name value unit` lines run_gpu.sh collects. Plain C++17 with no loom header, so
+// the CUDA C peers (reference.cu, built by nvcc) use the very same checks and output format.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace bench {
+
+// A new seed each run: a kernel must compute the same function on any input, not just on one.
+inline uint64_t fresh_seed() {
+  std::random_device device;
+  return (uint64_t(device()) << 32) ^ device();
+}
+
+// Uniform in [-1, 1) from splitmix64: std::mt19937 would take seconds for the 2^28-element inputs.
+inline void fill_random(float *data, size_t n, uint64_t seed) {
+  uint64_t state = seed;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    data[i] = float(int64_t(z >> 40) - (int64_t(1) << 23)) * (1.0f / float(1 << 23));
+  }
+}
+inline std::vector<float> random_vector(size_t n, uint64_t seed) {
+  std::vector<float> v(n);
+  fill_random(v.data(), n, seed);
+  return v;
+}
+
+inline double median(std::vector<double> samples) {
+  if (samples.empty())
+    return NAN;
+  std::sort(samples.begin(), samples.end());
+  size_t m = samples.size() / 2;
+  return samples.size() % 2 ? samples[m] : 0.5 * (samples[m - 1] + samples[m]);
+}
+inline double min_of(const std::vector<double> &s) {
+  return s.empty() ? NAN : *std::min_element(s.begin(), s.end());
+}
+inline double max_of(const std::vector<double> &s) {
+  return s.empty() ? NAN : *std::max_element(s.begin(), s.end());
+}
+
+using Clock = std::chrono::steady_clock;
+inline double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+template <class F> double wall_ms(F &&f) {
+  auto start = Clock::now();
+  f();
+  return ms_since(start);
+}
+
+// One figure for run_gpu.sh's table; also printed immediately so a crash later loses nothing.
+inline void result(const char *name, double value, const char *unit) {
+  std::printf("RESULT %s %.6g %s\n", name, value, unit);
+  std::fflush(stdout);
+}
+
+// Prints the verdict; `error <= tolerance` is written so that a NaN error fails.
+inline bool check(const char *what, double error, double tolerance) {
+  bool ok = error <= tolerance;
+  std::printf("CHECK %s %s (max relative error %.3g, tolerance %.1g)\n", ok ? "PASS" : "FAIL", what,
+              error, tolerance);
+  std::fflush(stdout);
+  return ok;
+}
+
+// Worst |y - (a*x + y0)| / max(1, |ref|) over all elements, against a double reference.
+inline double saxpy_error(float a, const float *x, const float *y0, const float *y, size_t n) {
+  double worst = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double ref = double(a) * x[i] + y0[i];
+    double e = std::fabs(y[i] - ref) / std::max(1.0, std::fabs(ref));
+    if (!(e <= worst))
+      worst = e; // also catches NaN, which then sticks
+    if (std::isnan(worst))
+      return worst;
+  }
+  return worst;
+}
+constexpr double saxpy_tolerance = 1e-6;
+
+// C = A*B (n x n, row-major) on `rows` rows spread over the matrix (all columns), in double. The
+// error of each element is relative to the sum of |products|, which bounds float32 rounding
+// whatever the cancellation. Any NaN in C (an element never written over the poison) fails.
+inline double matmul_error(const float *A, const float *B, const float *C, int64_t n, int rows,
+                           uint64_t seed) {
+  for (int64_t e = 0; e < n * n; ++e)
+    if (std::isnan(C[e]))
+      return NAN;
+  std::vector<double> ref(n), mag(n);
+  double worst = 0;
+  int64_t step = std::max<int64_t>(1, n / rows), offset = int64_t(seed % uint64_t(step));
+  for (int64_t i = offset; i < n; i += step) {
+    std::fill(ref.begin(), ref.end(), 0.0);
+    std::fill(mag.begin(), mag.end(), 0.0);
+    // k outside j: walks B by rows, so the sample costs seconds, not minutes, at 4096.
+    for (int64_t k = 0; k < n; ++k) {
+      double a = A[i * n + k];
+      const float *b = B + k * n;
+      for (int64_t j = 0; j < n; ++j) {
+        double p = a * b[j];
+        ref[j] += p;
+        mag[j] += std::fabs(p);
+      }
+    }
+    for (int64_t j = 0; j < n; ++j)
+      worst = std::max(worst, std::fabs(C[i * n + j] - ref[j]) / std::max(mag[j], 1e-30));
+  }
+  return worst;
+}
+constexpr double matmul_tolerance = 1e-5;
+constexpr int matmul_check_rows = 64;
+
+} // namespace bench

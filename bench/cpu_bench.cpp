@@ -1,0 +1,188 @@
+// loom on the CPU (ORC JIT, OpenMP threads) against the same loops compiled by the host compiler
+// with -O3 -march=native -fopenmp (cpu_reference.cpp): saxpy 2^26 and naive matmul 512^2 and
+// 1024^2, plus how long loom takes to compile a small kernel for the CPU. Speed ratios are
+// g++ time / loom time, so > 1 means loom is faster.
+#include "BenchSupport.h"
+#include "Kernels.h"
+#include "cpu_reference.h"
+
+#include "codegen/Codegen.h"
+#include "runtime/CpuLaunch.h"
+
+#include <exception>
+#include <optional>
+#include <string>
+
+namespace {
+
+using bench::result;
+using loom::ir::Target;
+
+constexpr double budget_ms_per_figure = 5000; // keeps the whole run under a minute on 2 cores
+
+std::string name_of(const char *format, long long n) {
+  char buffer[128];
+  std::snprintf(buffer, sizeof buffer, format, n);
+  return buffer;
+}
+
+loom::Kernel on_cpu(loom::Kernel kernel) {
+  kernel.on(Target::CPU);
+  return kernel;
+}
+
+struct PairTimes {
+  std::vector<double> loom_ms, gpp_ms;
+};
+
+// Alternates the two, so drift in clock speed or in the machine's load hits both alike. One
+// untimed call each first (page faults, the OpenMP thread pool); then as many pairs as fit the
+// budget, at least 5 and at most 15.
+template <class L, class G> PairTimes time_pair(L &&loom_call, G &&gpp_call) {
+  double first = bench::wall_ms(loom_call) + bench::wall_ms(gpp_call);
+  int runs = int(budget_ms_per_figure / std::max(first, 1e-3));
+  runs = std::min(15, std::max(5, runs));
+  PairTimes t;
+  for (int r = 0; r < runs; ++r) {
+    t.loom_ms.push_back(bench::wall_ms(loom_call));
+    t.gpp_ms.push_back(bench::wall_ms(gpp_call));
+  }
+  return t;
+}
+
+// `work` is bytes (rate "gbps", GB/s) or flops (rate "gflops", GFLOP/s) per call.
+void report_pair(const std::string &what, const std::string &key, const PairTimes &t, double work,
+                 const std::string &rate, const char *rate_unit) {
+  double loom_ms = bench::median(t.loom_ms), gpp_ms = bench::median(t.gpp_ms);
+  std::printf("  %s: loom median %.3f ms (min %.3f, max %.3f), g++ median %.3f ms (min %.3f, max "
+              "%.3f) over %zu runs each: loom/g++ speed %.2fx\n",
+              what.c_str(), loom_ms, bench::min_of(t.loom_ms), bench::max_of(t.loom_ms), gpp_ms,
+              bench::min_of(t.gpp_ms), bench::max_of(t.gpp_ms), t.loom_ms.size(), gpp_ms / loom_ms);
+  result(("loom_cpu_" + key + "_ms").c_str(), loom_ms, "ms");
+  result(("gpp_" + key + "_ms").c_str(), gpp_ms, "ms");
+  result(("loom_cpu_" + key + "_" + rate).c_str(), work / (loom_ms * 1e6), rate_unit);
+  result(("gpp_" + key + "_" + rate).c_str(), work / (gpp_ms * 1e6), rate_unit);
+  result(("cpu_" + key + "_speed_ratio").c_str(), gpp_ms / loom_ms, "x");
+}
+
+bool saxpy_bench(uint64_t seed) {
+  const int64_t n = int64_t(1) << 26;
+  const float a = 0.5f + float(seed % 1024) / 512.0f;
+  std::vector<float> x = bench::random_vector(n, seed), y0 = bench::random_vector(n, seed + 1);
+  std::vector<float> y_loom = y0, y_gpp = y0;
+  loom::Kernel saxpy = on_cpu(bench::make_saxpy("saxpy"));
+  saxpy(a, x, y_loom);
+  bench::saxpy_gpp(a, x.data(), y_gpp.data(), n);
+  bool ok = bench::check("saxpy 2^26 (loom, CPU)",
+                         bench::saxpy_error(a, x.data(), y0.data(), y_loom.data(), n),
+                         bench::saxpy_tolerance);
+  ok &=
+      bench::check("saxpy 2^26 (g++)", bench::saxpy_error(a, x.data(), y0.data(), y_gpp.data(), n),
+                   bench::saxpy_tolerance);
+  // Each call adds a*x again: y grows linearly, no overflow, no denormals.
+  PairTimes t = time_pair([&] { saxpy(a, x, y_loom); },
+                          [&] { bench::saxpy_gpp(a, x.data(), y_gpp.data(), n); });
+  report_pair("saxpy 2^26", "saxpy", t, 12.0 * double(n), "gbps", "GB/s");
+  return ok;
+}
+
+bool matmul_bench(int64_t n, uint64_t seed) {
+  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
+  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
+  std::vector<float> C_loom(size_t(n * n), NAN), C_gpp(size_t(n * n), NAN);
+  loom::Kernel matmul = on_cpu(bench::make_matmul("matmul"));
+  auto loom_call = [&] {
+    matmul(loom::view(A, {n, n}), loom::view(B, {n, n}), loom::view(C_loom, {n, n}));
+  };
+  auto gpp_call = [&] { bench::matmul_gpp(A.data(), B.data(), C_gpp.data(), n); };
+  loom_call();
+  gpp_call();
+  bool ok = bench::check(
+      name_of("matmul %lld^2 (loom, CPU)", n).c_str(),
+      bench::matmul_error(A.data(), B.data(), C_loom.data(), n, bench::matmul_check_rows, seed),
+      bench::matmul_tolerance);
+  ok &= bench::check(
+      name_of("matmul %lld^2 (g++)", n).c_str(),
+      bench::matmul_error(A.data(), B.data(), C_gpp.data(), n, bench::matmul_check_rows, seed),
+      bench::matmul_tolerance);
+  PairTimes t = time_pair(loom_call, gpp_call);
+  report_pair(name_of("matmul %lld^2", n), name_of("matmul%lld", n), t, 2.0 * n * n * n, "gflops",
+              "GFLOP/s");
+  return ok;
+}
+
+// Compile time of a fresh kernel: its first call on a tiny input (trace, lower, LLVM O3, ORC JIT,
+// run) minus the median of its warm calls on the same input.
+template <class Make, class Call>
+void compile_time(const char *what, const char *key, Make &&make, Call &&call) {
+  std::optional<loom::Kernel> kernel;
+  double first = bench::wall_ms([&] {
+    kernel.emplace(on_cpu(make()));
+    call(*kernel);
+  });
+  std::vector<double> warm;
+  for (int r = 0; r < 20; ++r)
+    warm.push_back(bench::wall_ms([&] { call(*kernel); }));
+  double compile = first - bench::median(warm);
+  std::printf("  %s: first call %.2f ms, warm call %.4f ms: compile %.2f ms\n", what, first,
+              bench::median(warm), compile);
+  result(key, compile, "ms");
+}
+
+template <class F> bool section(const char *name, F &&part) {
+  std::printf("== %s\n", name);
+  std::fflush(stdout);
+  try {
+    return part();
+  } catch (const std::exception &e) {
+    std::printf("FAILED %s: %s\n", name, e.what());
+    return false;
+  }
+}
+
+} // namespace
+
+int main() {
+  uint64_t seed = bench::fresh_seed();
+  std::printf("loom_cpu_bench on %s: loom %d threads, g++ reference %d threads, seed %llu\n",
+              loom::codegen::host_cpu_name().c_str(), loom::runtime::cpu_thread_count(),
+              bench::gpp_threads(), (unsigned long long)seed);
+  result("loom_cpu_threads", loom::runtime::cpu_thread_count(), "threads");
+
+  bool ok = true;
+  std::vector<float> tiny_x = bench::random_vector(16, seed), tiny_y(16, 0.0f);
+  ok &= section("first call", [&] {
+    // The process's first kernel: also pays for setting up LLVM's native target and the ORC JIT.
+    double ms = bench::wall_ms([&] {
+      loom::Kernel k = on_cpu(bench::make_saxpy("saxpy_first"));
+      k(2.0f, tiny_x, tiny_y);
+    });
+    std::printf("  first kernel call of the process (saxpy, 16 elements): %.2f ms\n", ms);
+    result("loom_cpu_first_call_ms", ms, "ms");
+    return true;
+  });
+  ok &= section("saxpy", [&] { return saxpy_bench(seed + 10); });
+  ok &= section("matmul", [&] {
+    bool passed = matmul_bench(512, seed + 20);
+    passed &= matmul_bench(1024, seed + 30);
+    return passed;
+  });
+  ok &= section("compile time", [&] {
+    std::vector<float> A = bench::random_vector(64, seed + 40),
+                       B = bench::random_vector(64, seed + 41);
+    std::vector<float> C(64);
+    compile_time(
+        "saxpy, 16 elements", "loom_cpu_compile_saxpy_ms",
+        [] { return bench::make_saxpy("saxpy_new"); },
+        [&](loom::Kernel &k) { k(2.0f, tiny_x, tiny_y); });
+    compile_time(
+        "matmul, 8 x 8", "loom_cpu_compile_matmul_ms",
+        [] { return bench::make_matmul("matmul_new"); },
+        [&](loom::Kernel &k) {
+          k(loom::view(A, {8, 8}), loom::view(B, {8, 8}), loom::view(C, {8, 8}));
+        });
+    return true;
+  });
+  std::printf("loom_cpu_bench: %s\n", ok ? "all checks passed" : "SOME PART FAILED");
+  return ok ? 0 : 1;
+}

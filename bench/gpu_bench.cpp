@@ -1,0 +1,229 @@
+// loom on the GPU: saxpy bandwidth, naive-matmul throughput, PTX generation time, and how long a
+// kernel takes from its first call to its result. The CUDA C peers are in reference.cu;
+// run_gpu.sh runs both and tables the `RESULT` lines.
+//
+//   loom_gpu_bench                    everything
+//   loom_gpu_bench --first-call-only  only the start-up figures (run_gpu.sh runs this with
+//                                     CUDA_CACHE_DISABLE=1, so the driver's own JIT cache cannot
+//                                     hide the PTX compilation)
+#include "BenchSupport.h"
+#include "Kernels.h"
+
+#include "runtime/GpuContext.h"
+#include "runtime/Launch.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+
+namespace {
+
+using bench::result;
+using loom::DeviceArray;
+
+constexpr int warmup_calls = 3;
+constexpr int timed_calls = 30;
+
+std::string name_of(const char *format, long long n) {
+  char buffer[128];
+  std::snprintf(buffer, sizeof buffer, format, n);
+  return buffer;
+}
+
+struct CallTimes {
+  std::vector<double> gpu_ms;  // CUDA events around the call
+  std::vector<double> host_ms; // the host clock around the call: launch overhead and final sync
+};
+
+// Times each call on its own. The events bracket the whole loom call, so the GPU time also holds
+// loom's host work between the start event and the launch (argument checks, grid choice: a few
+// microseconds, under 1% at these sizes); that is what a user of loom gets.
+template <class F> CallTimes time_calls(F &&call, int warmup, int runs) {
+  for (int r = 0; r < warmup; ++r)
+    call();
+  loom::runtime::GpuTimer timer;
+  CallTimes t;
+  for (int r = 0; r < runs; ++r) {
+    timer.start();
+    auto start = bench::Clock::now();
+    call();
+    t.host_ms.push_back(bench::ms_since(start));
+    timer.stop();
+    t.gpu_ms.push_back(timer.elapsed_ms());
+  }
+  return t;
+}
+
+void print_times(const std::string &what, const CallTimes &t) {
+  std::printf("  %s: GPU median %.4f ms (min %.4f, max %.4f over %zu calls); host wall median "
+              "%.4f ms\n",
+              what.c_str(), bench::median(t.gpu_ms), bench::min_of(t.gpu_ms),
+              bench::max_of(t.gpu_ms), t.gpu_ms.size(), bench::median(t.host_ms));
+}
+
+// Uploads fresh A and B and a NaN-poisoned C, runs `matmul` once and checks it on sampled rows;
+// when `runs` > 0, then times that many calls. Returns whether the check passed.
+bool matmul_bench(loom::Kernel &matmul, int64_t n, uint64_t seed, int runs) {
+  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
+  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
+  DeviceArray<float> dA(A, {n, n}), dB(B, {n, n});
+  DeviceArray<float> dC(std::vector<float>(size_t(n * n), NAN), {n, n});
+  matmul(dA, dB, dC);
+  std::vector<float> C = dC.to_host();
+  std::string what = name_of("matmul %lld^2 (loom)", n);
+  bool ok = bench::check(
+      what.c_str(),
+      bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
+      bench::matmul_tolerance);
+  if (runs <= 0)
+    return ok;
+  CallTimes t = time_calls([&] { matmul(dA, dB, dC); }, 2, runs);
+  print_times(what, t);
+  double ms = bench::median(t.gpu_ms);
+  result(name_of("loom_matmul%lld_ms", n).c_str(), ms, "ms");
+  result(name_of("loom_matmul%lld_tflops", n).c_str(), 2.0 * n * n * n / (ms * 1e9), "TFLOP/s");
+  return ok;
+}
+
+// The start-up figures, in the order a program meets them: its first kernel call (the context is
+// already open: main timed that), then a new kernel once others are loaded.
+bool first_calls(uint64_t seed, double context_ms) {
+  const int64_t n = int64_t(1) << 20;
+  const float a = 1.5f;
+  std::vector<float> x = bench::random_vector(n, seed), y0 = bench::random_vector(n, seed + 1);
+  DeviceArray<float> dx(x), dy(y0);
+
+  // Trace, lower, LLVM to PTX, driver JIT and module load, launch, synchronize.
+  std::optional<loom::Kernel> first;
+  double first_ms = bench::wall_ms([&] {
+    first.emplace(bench::make_saxpy("saxpy_first"));
+    (*first)(a, dx, dy);
+  });
+  bool ok = bench::check("saxpy 2^20 first call (loom)",
+                         bench::saxpy_error(a, x.data(), y0.data(), dy.to_host().data(), n),
+                         bench::saxpy_tolerance);
+  std::printf("  first kernel call of the process (context already open): %.2f ms\n", first_ms);
+  result("loom_first_call_ms", first_ms, "ms");
+  result("loom_first_call_with_context_ms", context_ms + first_ms, "ms");
+
+  // A second module, so the kernel below is not among the first ones the driver JIT-compiles.
+  loom::Kernel matmul = bench::make_matmul("matmul_small");
+  ok &= matmul_bench(matmul, 256, seed + 2, 0);
+
+  DeviceArray<float> dy_new(y0);
+  std::optional<loom::Kernel> fresh;
+  double new_ms = bench::wall_ms([&] {
+    fresh.emplace(bench::make_saxpy("saxpy_new"));
+    (*fresh)(a, dx, dy_new);
+  });
+  ok &= bench::check("saxpy 2^20 new kernel (loom)",
+                     bench::saxpy_error(a, x.data(), y0.data(), dy_new.to_host().data(), n),
+                     bench::saxpy_tolerance);
+  std::vector<double> warm;
+  for (int r = 0; r < 20; ++r)
+    warm.push_back(bench::wall_ms([&] { (*fresh)(a, dx, dy_new); }));
+  std::printf("  new kernel, first call: %.2f ms; its warm calls: median %.4f ms\n", new_ms,
+              bench::median(warm));
+  result("loom_new_kernel_first_call_ms", new_ms, "ms");
+  result("loom_saxpy_2e20_warm_call_ms", bench::median(warm), "ms");
+  return ok;
+}
+
+// 2^28 floats: 3 GiB of traffic per call, far past the 50 MB L2, so each call goes to HBM.
+bool saxpy_bench(uint64_t seed) {
+  const size_t n = size_t(1) << 28;
+  const float a = 0.5f + float(seed % 1024) / 512.0f;
+  std::vector<float> x = bench::random_vector(n, seed), y0 = bench::random_vector(n, seed + 1);
+  DeviceArray<float> dx(x), dy(y0);
+  loom::Kernel saxpy = bench::make_saxpy("saxpy");
+  saxpy(a, dx, dy);
+  bool ok = bench::check("saxpy 2^28 (loom)",
+                         bench::saxpy_error(a, x.data(), y0.data(), dy.to_host().data(), n),
+                         bench::saxpy_tolerance);
+  // Each timed call adds a*x again: y grows linearly, no overflow, no denormals.
+  CallTimes t = time_calls([&] { saxpy(a, dx, dy); }, warmup_calls, timed_calls);
+  print_times("saxpy 2^28", t);
+  double ms = bench::median(t.gpu_ms);
+  result("loom_saxpy_ms", ms, "ms");
+  result("loom_saxpy_gbps", 12.0 * double(n) / (ms * 1e6), "GB/s");
+  result("loom_saxpy_host_ms", bench::median(t.host_ms), "ms");
+  std::printf("%s", saxpy.explain().c_str());
+  return ok;
+}
+
+// Lowering plus LLVM O3 plus the NVPTX backend. A kernel never run on the GPU emits its PTX afresh
+// on each ptx() call (loom/Kernel.cpp), so one object serves all repetitions.
+void ptx_times() {
+  struct Case {
+    const char *name;
+    loom::Kernel kernel;
+  };
+  Case cases[] = {{"saxpy", bench::make_saxpy("saxpy_ptx")},
+                  {"matmul", bench::make_matmul("matmul_ptx")}};
+  for (Case &c : cases) {
+    std::vector<double> samples;
+    size_t bytes = 0;
+    for (int r = 0; r < 20; ++r)
+      samples.push_back(bench::wall_ms([&] { bytes = c.kernel.ptx("sm_90").size(); }));
+    std::printf("  PTX for %s (sm_90, %zu bytes): median %.3f ms (min %.3f, max %.3f)\n", c.name,
+                bytes, bench::median(samples), bench::min_of(samples), bench::max_of(samples));
+    result(("loom_ptx_" + std::string(c.name) + "_ms").c_str(), bench::median(samples), "ms");
+  }
+}
+
+// Runs one part; a failure is reported and the others still run.
+template <class F> bool section(const char *name, F &&part) {
+  std::printf("== %s\n", name);
+  std::fflush(stdout);
+  try {
+    return part();
+  } catch (const std::exception &e) {
+    std::printf("FAILED %s: %s\n", name, e.what());
+    return false;
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool first_call_only = argc > 1 && std::strcmp(argv[1], "--first-call-only") == 0;
+
+  // Before anything else touches the driver: dlopen, cuInit and the primary context.
+  std::string reason;
+  bool usable = false;
+  double context_ms = bench::wall_ms([&] { usable = loom::runtime::GpuContext::usable(&reason); });
+  if (!usable) {
+    std::printf("no usable GPU: %s\n", reason.c_str());
+    return 0;
+  }
+  const loom::runtime::DeviceInfo &d = loom::runtime::GpuContext::get().info();
+  uint64_t seed = bench::fresh_seed();
+  const char *cache = std::getenv("CUDA_CACHE_DISABLE");
+  std::printf("loom_gpu_bench on %s (sm_%d%d, %d SMs, driver %d), seed %llu, "
+              "CUDA_CACHE_DISABLE=%s\n",
+              d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count, d.driver_version,
+              (unsigned long long)seed, cache ? cache : "(unset)");
+  std::printf("  cuInit + primary context: %.2f ms\n", context_ms);
+  result("loom_context_ms", context_ms, "ms");
+
+  bool ok = true;
+  ok &= section("first calls", [&] { return first_calls(seed, context_ms); });
+  if (!first_call_only) {
+    ok &= section("saxpy", [&] { return saxpy_bench(seed + 10); });
+    ok &= section("matmul", [&] {
+      loom::Kernel matmul = bench::make_matmul("matmul");
+      bool passed = matmul_bench(matmul, 1024, seed + 20, 20);
+      passed &= matmul_bench(matmul, 4096, seed + 30, 20);
+      std::printf("%s", matmul.explain().c_str());
+      return passed;
+    });
+    ok &= section("PTX generation", [&] {
+      ptx_times();
+      return true;
+    });
+  }
+  std::printf("loom_gpu_bench: %s\n", ok ? "all checks passed" : "SOME PART FAILED");
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,210 @@
+// The CUDA C peers of loom's GPU benchmark (gpu_bench.cpp), with the runtime API: saxpy 2^28
+// grid-stride with an occupancy-derived grid, a device-to-device cudaMemcpy (the bandwidth
+// ceiling), and the naive matmul at 1024^2 and 4096^2 with 16x16 and 32x8 blocks. Built and run on
+// the GPU machine by run_gpu.sh (nvcc -O3 -arch=sm_90); prints the same `RESULT name value unit`
+// lines and uses the same checks (BenchSupport.h).
+#include "BenchSupport.h"
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+// Every runtime call is checked: a failed launch or copy must not yield a figure.
+#define CUDA_CHECK(call)                                                                           \
+  do {                                                                                             \
+    cudaError_t status_ = (call);                                                                  \
+    if (status_ != cudaSuccess) {                                                                  \
+      std::printf("FAILED %s at %s:%d: %s\n", #call, __FILE__, __LINE__,                           \
+                  cudaGetErrorString(status_));                                                    \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+constexpr int timed_runs = 30;
+
+std::string name_of(const char *format, long long a, long long b = 0, long long c = 0) {
+  char buffer[128];
+  std::snprintf(buffer, sizeof buffer, format, a, b, c);
+  return buffer;
+}
+
+__global__ void saxpy(float a, const float *x, float *y, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
+    y[i] = a * x[i] + y[i];
+}
+
+// One thread per element of C, x along columns so a warp reads B and writes C coalesced.
+__global__ void matmul(const float *A, const float *B, float *C, int n) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < n && j < n) {
+    float acc = 0.0f;
+    for (int k = 0; k < n; ++k)
+      acc += A[i * n + k] * B[k * n + j];
+    C[i * n + j] = acc;
+  }
+}
+
+// Median of `runs` event-timed launches of `launch`, after a few untimed ones; checks each launch.
+template <class F> std::vector<double> time_launches(F &&launch, int warmup, int runs) {
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  for (int r = 0; r < warmup; ++r) {
+    launch();
+    CUDA_CHECK(cudaGetLastError());
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<double> ms;
+  for (int r = 0; r < runs; ++r) {
+    CUDA_CHECK(cudaEventRecord(start));
+    launch();
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaEventRecord(stop));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float elapsed = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+    ms.push_back(elapsed);
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  return ms;
+}
+
+void print_times(const std::string &what, const std::vector<double> &ms) {
+  std::printf("  %s: median %.4f ms (min %.4f, max %.4f over %zu runs)\n", what.c_str(),
+              bench::median(ms), bench::min_of(ms), bench::max_of(ms), ms.size());
+}
+
+template <class T> T *device_copy(const std::vector<T> &host) {
+  T *p = nullptr;
+  CUDA_CHECK(cudaMalloc(&p, host.size() * sizeof(T)));
+  CUDA_CHECK(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return p;
+}
+
+// Saxpy with grids of 1, 2 and 4 waves (a wave: as many blocks as the SMs hold at once at the
+// occupancy-chosen block size); the best is the peer. Then the D2D copy of as many bytes as saxpy
+// reads: the device's achievable bandwidth.
+bool saxpy_and_copy(uint64_t seed, int sm_count) {
+  const size_t n = size_t(1) << 28;
+  const float a = 0.5f + float(seed % 1024) / 512.0f;
+  std::vector<float> x = bench::random_vector(n, seed), y0 = bench::random_vector(n, seed + 1);
+  float *dx = device_copy(x), *dy = device_copy(y0);
+
+  int min_grid = 0, block = 0;
+  CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, saxpy, 0, 0));
+  const size_t needed = (n + block - 1) / block;
+  std::printf("  saxpy: occupancy block %d, one wave = %d blocks (%d SMs)\n", block, min_grid,
+              sm_count);
+
+  bool ok = true;
+  double best_ms = 1e30;
+  for (int waves : {1, 2, 4}) {
+    int grid = int(std::min<size_t>(needed, size_t(min_grid) * waves));
+    CUDA_CHECK(cudaMemcpy(dy, y0.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    saxpy<<<grid, block>>>(a, dx, dy, n);
+    CUDA_CHECK(cudaGetLastError());
+    std::vector<float> y(n);
+    CUDA_CHECK(cudaMemcpy(y.data(), dy, n * sizeof(float), cudaMemcpyDeviceToHost));
+    ok &= bench::check(name_of("saxpy 2^28 (nvcc, %lld waves)", waves).c_str(),
+                       bench::saxpy_error(a, x.data(), y0.data(), y.data(), n),
+                       bench::saxpy_tolerance);
+    // Each launch adds a*x again: y grows linearly, no overflow, no denormals.
+    std::vector<double> ms =
+        time_launches([&] { saxpy<<<grid, block>>>(a, dx, dy, n); }, 3, timed_runs);
+    print_times(name_of("saxpy 2^28, grid %lld x %lld (%lld waves)", grid, block, waves), ms);
+    double m = bench::median(ms);
+    bench::result(name_of("nvcc_saxpy_w%lld_gbps", waves).c_str(), 12.0 * n / (m * 1e6), "GB/s");
+    best_ms = std::min(best_ms, m);
+  }
+  bench::result("nvcc_saxpy_ms", best_ms, "ms");
+  bench::result("nvcc_saxpy_gbps", 12.0 * n / (best_ms * 1e6), "GB/s");
+
+  // Copy x into y's buffer: 1 GiB read plus 1 GiB written per copy.
+  const size_t bytes = n * sizeof(float);
+  CUDA_CHECK(cudaMemset(dy, 0xFF, bytes));
+  CUDA_CHECK(cudaMemcpy(dy, dx, bytes, cudaMemcpyDeviceToDevice));
+  std::vector<float> copied(n);
+  CUDA_CHECK(cudaMemcpy(copied.data(), dy, bytes, cudaMemcpyDeviceToHost));
+  ok &= bench::check("device-to-device copy 1 GiB",
+                     std::memcmp(copied.data(), x.data(), bytes) == 0 ? 0.0 : 1.0, 0.0);
+  std::vector<double> ms = time_launches(
+      [&] { CUDA_CHECK(cudaMemcpy(dy, dx, bytes, cudaMemcpyDeviceToDevice)); }, 3, timed_runs);
+  print_times("cudaMemcpy device-to-device 1 GiB", ms);
+  bench::result("d2d_copy_ms", bench::median(ms), "ms");
+  bench::result("d2d_copy_gbps", 2.0 * bytes / (bench::median(ms) * 1e6), "GB/s");
+
+  CUDA_CHECK(cudaFree(dx));
+  CUDA_CHECK(cudaFree(dy));
+  return ok;
+}
+
+bool matmul_sizes(int n, uint64_t seed) {
+  std::vector<float> A = bench::random_vector(size_t(n) * n, seed);
+  std::vector<float> B = bench::random_vector(size_t(n) * n, seed ^ 0x5bd1e995);
+  float *dA = device_copy(A), *dB = device_copy(B), *dC = nullptr;
+  const size_t bytes = size_t(n) * n * sizeof(float);
+  CUDA_CHECK(cudaMalloc(&dC, bytes));
+  std::vector<float> C(size_t(n) * n);
+
+  bool ok = true;
+  double best_ms = 1e30;
+  const dim3 shapes[] = {dim3(16, 16), dim3(32, 8)};
+  for (dim3 block : shapes) {
+    dim3 grid((n + block.x - 1) / block.x, (n + block.y - 1) / block.y);
+    // Poisoned with NaN (all-ones bits), so an element nothing writes fails the check.
+    CUDA_CHECK(cudaMemset(dC, 0xFF, bytes));
+    matmul<<<grid, block>>>(dA, dB, dC, n);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(C.data(), dC, bytes, cudaMemcpyDeviceToHost));
+    std::string what = name_of("matmul %lld^2 (nvcc, %lldx%lld)", n, block.x, block.y);
+    ok &= bench::check(
+        what.c_str(),
+        bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
+        bench::matmul_tolerance);
+    std::vector<double> ms =
+        time_launches([&] { matmul<<<grid, block>>>(dA, dB, dC, n); }, 2, timed_runs);
+    print_times(what, ms);
+    double m = bench::median(ms);
+    bench::result(name_of("nvcc_matmul%lld_%lldx%lld_tflops", n, block.x, block.y).c_str(),
+                  2.0 * n * n * double(n) / (m * 1e9), "TFLOP/s");
+    best_ms = std::min(best_ms, m);
+  }
+  bench::result(name_of("nvcc_matmul%lld_ms", n).c_str(), best_ms, "ms");
+  bench::result(name_of("nvcc_matmul%lld_tflops", n).c_str(),
+                2.0 * n * n * double(n) / (best_ms * 1e9), "TFLOP/s");
+
+  CUDA_CHECK(cudaFree(dA));
+  CUDA_CHECK(cudaFree(dB));
+  CUDA_CHECK(cudaFree(dC));
+  return ok;
+}
+
+} // namespace
+
+int main() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("no usable GPU for the CUDA C reference\n");
+    return 0;
+  }
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  uint64_t seed = bench::fresh_seed();
+  std::printf("reference (nvcc) on %s (sm_%d%d, %d SMs), seed %llu\n", prop.name, prop.major,
+              prop.minor, prop.multiProcessorCount, (unsigned long long)seed);
+
+  bool ok = saxpy_and_copy(seed, prop.multiProcessorCount);
+  ok &= matmul_sizes(1024, seed + 20);
+  ok &= matmul_sizes(4096, seed + 30);
+  std::printf("reference: %s\n", ok ? "all checks passed" : "SOME CHECK FAILED");
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# loom's benchmarks on the GPU machine, run from the repository root with the install tree in
+# .gpu/ (LOOM_INSTALL overrides): builds the CUDA C peers (bench/reference.cu) with nvcc, runs
+# them, then loom's GPU benchmark twice (start-up figures with the driver's JIT cache disabled, then
+# everything) and the CPU benchmark, and ends with one table of loom against its peers.
+# Every part runs even when another fails; what failed is listed at the end (and the exit status is
+# then 1). Output goes to stdout and, when $OUT is set, also to $OUT/bench.log.
+#
+#   bash bench/run_gpu.sh    environment: LOOM_INSTALL=.gpu, NVCC=nvcc, BENCH_CPU=1 (0 skips the
+#                            CPU benchmark), PART_TIMEOUT=300 (seconds per part)
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+install=${LOOM_INSTALL:-.gpu}
+part_timeout=${PART_TIMEOUT:-300}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+log=/dev/null
+if [[ -n "${OUT:-}" ]]; then
+  mkdir -p "$OUT" && log="$OUT/bench.log" && : >"$log" || log=/dev/null
+fi
+failed=()
+
+# The installed binaries carry an rpath to ../lib; this covers a tree installed without it.
+export LD_LIBRARY_PATH="$install/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+say() { echo "$*" | tee -a "$log"; }
+
+# part NAME COMMAND...: runs COMMAND with a time limit, its output shown, logged and kept in
+# $work/NAME.out (where the table finds its RESULT lines). stdbuf keeps the programs' stdout
+# line-buffered through the pipe, so a crash or a timeout loses no finished line.
+part() {
+  local name=$1
+  shift
+  say "=== $name: $*"
+  local started=$SECONDS
+  timeout "$part_timeout" stdbuf -oL -eL "$@" 2>&1 | tee "$work/$name.out" | tee -a "$log"
+  local rc=${PIPESTATUS[0]}
+  say "=== $name: exit status $rc after $((SECONDS - started)) s"
+  if ((rc != 0)); then
+    case $rc in
+    124) failed+=("$name (timed out after $part_timeout s)") ;;
+    132) failed+=("$name (illegal instruction: rebuild with another LOOM_BENCH_CPU_ARCH)") ;;
+    *) failed+=("$name (exit status $rc)") ;;
+    esac
+  elif grep -q '^no usable GPU' "$work/$name.out"; then
+    failed+=("$name (no usable GPU)")
+  fi
+  return "$rc"
+}
+
+part gpu nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+
+nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+if part nvcc_build "$nvcc" -O3 -arch=sm_90 -o "$work/reference" bench/reference.cu; then
+  part reference "$work/reference"
+else
+  failed+=("reference (not run: it did not build)")
+fi
+
+gpu_bench=$install/bench/loom_gpu_bench
+cpu_bench=$install/bench/loom_cpu_bench
+if [[ -x $gpu_bench ]]; then
+  # After the reference, so the driver's libraries are in the page cache, as for any second
+  # program on a machine; with its JIT cache off, so the PTX is compiled for real.
+  part loom_first_call env CUDA_CACHE_DISABLE=1 "$gpu_bench" --first-call-only
+  part loom_gpu "$gpu_bench"
+else
+  failed+=("loom_gpu_bench (missing: $gpu_bench)")
+fi
+if [[ ${BENCH_CPU:-1} != 0 ]]; then
+  if [[ -x $cpu_bench ]]; then
+    part loom_cpu "$cpu_bench"
+  else
+    failed+=("loom_cpu_bench (missing: $cpu_bench)")
+  fi
+fi
+
+# value PART NAME: the value of `RESULT NAME value unit` in that part's output, or nothing.
+value() {
+  [[ -f $work/$1.out ]] || return 0
+  awk -v name="$2" '$1 == "RESULT" && $2 == name { v = $3 } END { if (v != "") print v }' \
+    "$work/$1.out"
+}
+
+# row KIND FIGURE LOOM_PART LOOM_NAME [PEER_PART PEER_NAME]: one line of the table. KIND is rate
+# (higher is better) or time; either way the speed column is loom's speed over the peer's, so > 1
+# means loom is faster.
+row() {
+  local kind=$1 figure=$2 loom peer=""
+  loom=$(value "$3" "$4")
+  [[ $# -ge 6 ]] && peer=$(value "$5" "$6")
+  awk -v k="$kind" -v f="$figure" -v l="$loom" -v p="$peer" 'BEGIN {
+    speed = "-"
+    if (l != "" && p != "" && l + 0 != 0 && p + 0 != 0)
+      speed = sprintf("%.3f", k == "time" ? p / l : l / p)
+    printf "%-46s | %12s | %12s | %6s\n", f, (l == "" ? "-" : l), (p == "" ? "-" : p), speed
+  }'
+}
+
+table() {
+  printf "%-46s | %12s | %12s | %6s\n" "figure" "loom" "peer" "speed"
+  printf -- "-----------------------------------------------|--------------|--------------|-------\n"
+  row rate "saxpy 2^28 GB/s vs nvcc (best grid)" loom_gpu loom_saxpy_gbps reference nvcc_saxpy_gbps
+  row rate "saxpy 2^28 GB/s vs D2D cudaMemcpy" loom_gpu loom_saxpy_gbps reference d2d_copy_gbps
+  row rate "matmul 1024 TFLOP/s vs nvcc (best block)" loom_gpu loom_matmul1024_tflops \
+    reference nvcc_matmul1024_tflops
+  row rate "matmul 4096 TFLOP/s vs nvcc (best block)" loom_gpu loom_matmul4096_tflops \
+    reference nvcc_matmul4096_tflops
+  row time "saxpy 2^28 ms/call, host wall vs nvcc events" loom_gpu loom_saxpy_host_ms \
+    reference nvcc_saxpy_ms
+  row time "cuInit + context ms (JIT cache off)" loom_first_call loom_context_ms
+  row time "first kernel call ms (JIT cache off)" loom_first_call loom_first_call_ms
+  row time "same, with the context ms (JIT cache off)" loom_first_call \
+    loom_first_call_with_context_ms
+  row time "new kernel first call ms (JIT cache off)" loom_first_call loom_new_kernel_first_call_ms
+  row time "new kernel first call ms (JIT cache as found)" loom_gpu loom_new_kernel_first_call_ms
+  row time "warm call, saxpy 2^20, host wall ms" loom_gpu loom_saxpy_2e20_warm_call_ms
+  row time "PTX generation ms, saxpy" loom_gpu loom_ptx_saxpy_ms
+  row time "PTX generation ms, matmul" loom_gpu loom_ptx_matmul_ms
+  row rate "CPU saxpy 2^26 GB/s vs g++ -O3" loom_cpu loom_cpu_saxpy_gbps loom_cpu gpp_saxpy_gbps
+  row rate "CPU matmul 512 GFLOP/s vs g++ -O3" loom_cpu loom_cpu_matmul512_gflops \
+    loom_cpu gpp_matmul512_gflops
+  row rate "CPU matmul 1024 GFLOP/s vs g++ -O3" loom_cpu loom_cpu_matmul1024_gflops \
+    loom_cpu gpp_matmul1024_gflops
+  row time "CPU compile ms, saxpy" loom_cpu loom_cpu_compile_saxpy_ms
+  row time "CPU compile ms, matmul" loom_cpu loom_cpu_compile_matmul_ms
+  echo "speed: loom's speed over the peer's (> 1: loom faster); JIT cache: the driver's, on disk"
+}
+
+checks_failed=$(cat "$work"/*.out 2>/dev/null | grep -E '^(CHECK FAIL|FAILED)' || true)
+{
+  echo
+  table
+  echo
+  if [[ -n $checks_failed ]]; then
+    echo "failed checks:"
+    echo "$checks_failed"
+  fi
+  if ((${#failed[@]})); then
+    echo "failed parts:"
+    printf '  %s\n' "${failed[@]}"
+  else
+    echo "all parts ran"
+  fi
+} | tee -a "$log"
+[[ -z $checks_failed && ${#failed[@]} -eq 0 ]]
