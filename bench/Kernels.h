@@ -12,26 +12,26 @@ namespace bench {
 
 // y = a*x + y
 inline loom::Kernel make_saxpy(const std::string &name) {
-  return loom::kernel(
-      name,
-      [](loom::F32 a, loom::Array<float> x, loom::Array<float> y) {
-        loom::parallel_for(x.size(), [&](loom::Index i) { y[i] = a * x[i] + y[i]; });
-      },
-      {"a", "x", "y"});
+  return loom::kernel(name,
+                      [](loom::F32 a, loom::Array<float> x, loom::Array<float> y) {
+                        loom::parallel_for(x.size(),
+                                           [&](loom::Index i) { y[i] = a * x[i] + y[i]; });
+                      },
+                      {"a", "x", "y"});
 }
 
 // The naive matmul: one parallel iteration per element of C, an inner loop over k.
 inline loom::Kernel make_matmul(const std::string &name) {
-  return loom::kernel(
-      name,
-      [](loom::Array2<float> A, loom::Array2<float> B, loom::Array2<float> C) {
-        loom::parallel_for({C.dim(0), C.dim(1)}, [&](loom::Index i, loom::Index j) {
-          loom::Var<float> acc("acc", 0.0f);
-          loom::for_range(A.dim(1), [&](loom::Index k) { acc += A(i, k) * B(k, j); });
-          C(i, j) = acc;
-        });
-      },
-      {"A", "B", "C"});
+  return loom::kernel(name,
+                      [](loom::Array2<float> A, loom::Array2<float> B, loom::Array2<float> C) {
+                        loom::parallel_for({C.dim(0), C.dim(1)}, [&](loom::Index i, loom::Index j) {
+                          loom::Var<float> acc("acc", 0.0f);
+                          loom::for_range(A.dim(1),
+                                          [&](loom::Index k) { acc += A(i, k) * B(k, j); });
+                          C(i, j) = acc;
+                        });
+                      },
+                      {"A", "B", "C"});
 }
 
 } // namespace bench

@@ -23,6 +23,8 @@ void matmul_gpp(const float *A, const float *B, float *C, int64_t n) {
     }
 }
 
-int gpp_threads() { return omp_get_max_threads(); }
+int gpp_threads() {
+  return omp_get_max_threads();
+}
 
 } // namespace bench

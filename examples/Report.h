@@ -20,7 +20,8 @@ inline std::string where_it_runs() {
 template <class F> double time_ms(F &&f) {
   auto start = std::chrono::steady_clock::now();
   f();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 inline int verdict(const char *what, double error, double tolerance) {

@@ -7,16 +7,16 @@
 #include <vector>
 
 int main() {
-  auto matmul = loom::kernel(
-      "matmul",
-      [](loom::Array2<float> A, loom::Array2<float> B, loom::Array2<float> C) {
-        loom::parallel_for({C.dim(0), C.dim(1)}, [&](loom::Index i, loom::Index j) {
-          loom::Var<float> acc("acc", 0.0f);
-          loom::for_range(A.dim(1), [&](loom::Index k) { acc += A(i, k) * B(k, j); });
-          C(i, j) = acc;
-        });
-      },
-      {"A", "B", "C"});
+  auto matmul =
+      loom::kernel("matmul",
+                   [](loom::Array2<float> A, loom::Array2<float> B, loom::Array2<float> C) {
+                     loom::parallel_for({C.dim(0), C.dim(1)}, [&](loom::Index i, loom::Index j) {
+                       loom::Var<float> acc("acc", 0.0f);
+                       loom::for_range(A.dim(1), [&](loom::Index k) { acc += A(i, k) * B(k, j); });
+                       C(i, j) = acc;
+                     });
+                   },
+                   {"A", "B", "C"});
 
   const int64_t n = 1024;
   std::mt19937 rng(7);

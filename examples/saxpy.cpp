@@ -6,12 +6,12 @@
 #include <vector>
 
 int main() {
-  auto saxpy = loom::kernel(
-      "saxpy",
-      [](loom::F32 a, loom::Array<float> x, loom::Array<float> y) {
-        loom::parallel_for(x.size(), [&](loom::Index i) { y[i] = a * x[i] + y[i]; });
-      },
-      {"a", "x", "y"});
+  auto saxpy =
+      loom::kernel("saxpy",
+                   [](loom::F32 a, loom::Array<float> x, loom::Array<float> y) {
+                     loom::parallel_for(x.size(), [&](loom::Index i) { y[i] = a * x[i] + y[i]; });
+                   },
+                   {"a", "x", "y"});
 
   const size_t n = size_t(1) << 24;
   std::mt19937 rng(42);
@@ -26,8 +26,8 @@ int main() {
   double first = example::time_ms([&] { saxpy(a, x, y); });
   std::vector<float> y1 = y; // result of the first call
   double again = example::time_ms([&] { saxpy(a, x, y); });
-  std::printf("first call (trace, compile, load, copy, run): %.2f ms; second call: %.2f ms\n", first,
-              again);
+  std::printf("first call (trace, compile, load, copy, run): %.2f ms; second call: %.2f ms\n",
+              first, again);
 
   double worst = 0;
   for (size_t i = 0; i < n; ++i) {

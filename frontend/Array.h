@@ -2,8 +2,8 @@
 #pragma once
 
 #include "frontend/Tracer.h"
-#include "support/Error.h"
 #include "frontend/Value.h"
+#include "support/Error.h"
 
 #include <string>
 #include <vector>
@@ -24,9 +24,9 @@ public:
   ElementRef &operator=(const ElementRef &other) { return store(other.value().expr()); }
   template <Operand U> ElementRef &operator=(const U &v) { return store(detail::to_expr<T>(v)); }
 
-#define LOOM_COMPOUND(sym, op)                                                                    \
-  template <Operand U> ElementRef &operator sym(const U &v) {                                     \
-    return store(detail::to_expr<T>(value() op v));                                               \
+#define LOOM_COMPOUND(sym, op)                                                                     \
+  template <Operand U> ElementRef &operator sym(const U &v) {                                      \
+    return store(detail::to_expr<T>(value() op v));                                                \
   }
   LOOM_COMPOUND(+=, +)
   LOOM_COMPOUND(-=, -)
@@ -60,13 +60,11 @@ public:
   explicit ArrayParam(int index) : index_(index) {}
 
   template <Operand I>
-    requires(Rank == 1)
-  ElementRef<T> operator[](const I &i) const {
-    return ElementRef<T>(index_, {detail::to_expr<int64_t>(i)});
-  }
+  requires(Rank == 1) ElementRef<T>
+  operator[](const I &i) const { return ElementRef<T>(index_, {detail::to_expr<int64_t>(i)}); }
   template <Operand... I>
-    requires(sizeof...(I) == Rank)
-  ElementRef<T> operator()(const I &...i) const {
+  requires(sizeof...(I) == Rank) ElementRef<T>
+  operator()(const I &...i) const {
     return ElementRef<T>(index_, {detail::to_expr<int64_t>(i)...});
   }
 

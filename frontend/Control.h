@@ -28,13 +28,15 @@ template <class F, class... Ix> ir::Stmt trace_block_with(F &&body, const Ix &..
   return t.close_block();
 }
 
-inline Index index_var(const ir::Var &v) { return Index(ir::VarRef::make(v)); }
+inline Index index_var(const ir::Var &v) {
+  return Index(ir::VarRef::make(v));
+}
 
 } // namespace detail
 
 // The body runs once for every i in [0, n), in parallel: f(Index i).
 template <Operand N, class F>
-  requires std::is_invocable_v<F, Index>
+requires std::is_invocable_v<F, Index>
 void parallel_for(const N &n, F &&f) {
   frontend::Tracer &t = frontend::Tracer::current();
   ir::Var i = t.fresh_var("i", ir::ScalarType::I64);

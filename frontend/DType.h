@@ -10,8 +10,7 @@ namespace loom {
 
 template <class T>
 concept DslScalar = std::is_same_v<T, bool> || std::is_same_v<T, int32_t> ||
-                    std::is_same_v<T, int64_t> || std::is_same_v<T, float> ||
-                    std::is_same_v<T, double>;
+    std::is_same_v<T, int64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
 
 template <DslScalar T> constexpr ir::ScalarType dtype_of() {
   if constexpr (std::is_same_v<T, bool>)
@@ -41,9 +40,9 @@ template <class A, class B> using promote_t = dsl_type_t<decltype(A() + B())>;
 // are weakly typed, as in Numba: `x * 2.0` stays f32 when x is f32, and `i + 1` stays i64 when i is
 // i64; only an integer value with a floating literal becomes floating (C++ would agree).
 template <class T, class U>
-using literal_promote_t = std::conditional_t<
-    std::is_floating_point_v<T>, T,
-    std::conditional_t<std::is_floating_point_v<U>, dsl_type_t<U>,
-                       std::conditional_t<std::is_same_v<T, bool>, int32_t, T>>>;
+using literal_promote_t =
+    std::conditional_t<std::is_floating_point_v<T>, T,
+                       std::conditional_t<std::is_floating_point_v<U>, dsl_type_t<U>,
+                                          std::conditional_t<std::is_same_v<T, bool>, int32_t, T>>>;
 
 } // namespace loom

@@ -16,18 +16,26 @@ Tracer &Tracer::current() {
   return *active_tracer;
 }
 
-bool Tracer::active() { return active_tracer != nullptr; }
+bool Tracer::active() {
+  return active_tracer != nullptr;
+}
 
 Tracer::Tracer(std::string kernel_name) : name_(std::move(kernel_name)), outer_(active_tracer) {
   blocks_.emplace_back();
   active_tracer = this;
 }
 
-Tracer::~Tracer() { active_tracer = outer_; }
+Tracer::~Tracer() {
+  active_tracer = outer_;
+}
 
-void Tracer::emit(ir::Stmt s) { blocks_.back().push_back(std::move(s)); }
+void Tracer::emit(ir::Stmt s) {
+  blocks_.back().push_back(std::move(s));
+}
 
-void Tracer::open_block() { blocks_.emplace_back(); }
+void Tracer::open_block() {
+  blocks_.emplace_back();
+}
 
 ir::Stmt Tracer::close_block() {
   std::vector<ir::Stmt> stmts = std::move(blocks_.back());

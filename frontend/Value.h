@@ -24,9 +24,7 @@ concept Operand = DslExpr<X> || std::is_arithmetic_v<std::decay_t<X>>;
 
 namespace detail {
 
-template <class X> struct operand_type {
-  using type = dsl_type_t<std::decay_t<X>>;
-};
+template <class X> struct operand_type { using type = dsl_type_t<std::decay_t<X>>; };
 template <DslExpr X> struct operand_type<X> {
   using type = typename std::decay_t<X>::dsl_value_type;
 };
@@ -37,13 +35,11 @@ template <class A, class B> struct arith_result {
   using type = promote_t<operand_type_t<A>, operand_type_t<B>>;
 };
 template <DslExpr A, class B>
-  requires(!DslExpr<B>)
-struct arith_result<A, B> {
+requires(!DslExpr<B>) struct arith_result<A, B> {
   using type = literal_promote_t<operand_type_t<A>, std::decay_t<B>>;
 };
 template <class A, DslExpr B>
-  requires(!DslExpr<A>)
-struct arith_result<A, B> {
+requires(!DslExpr<A>) struct arith_result<A, B> {
   using type = literal_promote_t<operand_type_t<B>, std::decay_t<A>>;
 };
 template <class A, class B> using arith_result_t = typename arith_result<A, B>::type;
@@ -63,7 +59,8 @@ template <DslScalar R, Operand X> ir::Expr to_expr(const X &x) {
     ir::Expr e = x.value().expr();
     if constexpr (std::is_same_v<R, bool>) {
       if (e.type() != ir::ScalarType::Bool) // C++: nonzero is true
-        return ir::Binary::make(ir::BinaryOp::Ne, e, ir::Cast::make(e.type(), constant<int32_t>(0)));
+        return ir::Binary::make(ir::BinaryOp::Ne, e,
+                                ir::Cast::make(e.type(), constant<int32_t>(0)));
     }
     return ir::Cast::make(dtype_of<R>(), e);
   } else {
@@ -80,11 +77,10 @@ public:
   explicit Value(ir::Expr e) : expr_(std::move(e)) {}
   // A C++ number, or another DSL value converted as C++ would convert it.
   template <class U>
-    requires std::is_arithmetic_v<U>
-  Value(U literal) : expr_(detail::constant<T>(literal)) {}
+  requires std::is_arithmetic_v<U> Value(U literal) : expr_(detail::constant<T>(literal)) {}
   template <DslExpr X>
-    requires(!std::is_same_v<std::decay_t<X>, Value>)
-  Value(const X &x) : expr_(detail::to_expr<T>(x)) {}
+  requires(!std::is_same_v<std::decay_t<X>, Value>) Value(const X &x)
+      : expr_(detail::to_expr<T>(x)) {}
 
   const ir::Expr &expr() const { return expr_; }
   Value value() const { return *this; }
@@ -138,8 +134,8 @@ template <class A, class B> Value<bool> logical(ir::BinaryOp op, const A &a, con
 
 // The floating type math on X is done in: floats keep their type, integers become f64 (as in C++).
 template <class X>
-using math_type_t = std::conditional_t<std::is_floating_point_v<operand_type_t<X>>,
-                                       operand_type_t<X>, double>;
+using math_type_t =
+    std::conditional_t<std::is_floating_point_v<operand_type_t<X>>, operand_type_t<X>, double>;
 
 template <class R> Value<R> call(ir::MathFn fn, std::vector<ir::Expr> args) {
   return Value<R>(ir::Call::make(fn, std::move(args)));
@@ -148,11 +144,10 @@ template <class R> Value<R> call(ir::MathFn fn, std::vector<ir::Expr> args) {
 } // namespace detail
 
 // Binary operators, defined when at least one operand is a DSL value.
-#define LOOM_BINARY_OPERATOR(sym, maker, op)                                                      \
-  template <Operand A, Operand B>                                                                 \
-    requires(DslExpr<A> || DslExpr<B>)                                                            \
-  auto operator sym(const A &a, const B &b) {                                                     \
-    return detail::maker(ir::BinaryOp::op, a, b);                                                 \
+#define LOOM_BINARY_OPERATOR(sym, maker, op)                                                       \
+  template <Operand A, Operand B>                                                                  \
+  requires(DslExpr<A> || DslExpr<B>) auto operator sym(const A &a, const B &b) {                   \
+    return detail::maker(ir::BinaryOp::op, a, b);                                                  \
   }
 LOOM_BINARY_OPERATOR(+, arith, Add)
 LOOM_BINARY_OPERATOR(-, arith, Sub)
@@ -179,7 +174,9 @@ template <DslExpr A> auto operator-(const A &a) {
   using R = std::conditional_t<std::is_same_v<T, bool>, int32_t, T>;
   return Value<R>(ir::Unary::make(ir::UnaryOp::Neg, detail::to_expr<R>(a)));
 }
-template <DslExpr A> auto operator+(const A &a) { return a.value(); }
+template <DslExpr A> auto operator+(const A &a) {
+  return a.value();
+}
 template <DslExpr A> Value<bool> operator!(const A &a) {
   return Value<bool>(ir::Unary::make(ir::UnaryOp::Not, detail::to_expr<bool>(a)));
 }
@@ -193,32 +190,32 @@ template <DslExpr A> auto operator~(const A &a) {
 // ---- functions ------------------------------------------------------------------------------
 
 // Converts to T explicitly (float -> int truncates toward zero and saturates; NaN gives 0).
-template <DslScalar T, Operand X> Value<T> cast(const X &x) { return Value<T>(detail::to_expr<T>(x)); }
+template <DslScalar T, Operand X> Value<T> cast(const X &x) {
+  return Value<T>(detail::to_expr<T>(x));
+}
 
 // cond ? a : b, with a and b promoted to a common type. Both sides are evaluated.
 template <Operand C, Operand A, Operand B>
-  requires(DslExpr<C> || DslExpr<A> || DslExpr<B>)
-auto select(const C &cond, const A &a, const B &b) {
+requires(DslExpr<C> || DslExpr<A> || DslExpr<B>) auto select(const C &cond, const A &a,
+                                                             const B &b) {
   using R = detail::arith_result_t<A, B>;
-  return Value<R>(ir::Select::make(detail::to_expr<bool>(cond), detail::to_expr<R>(a),
-                                   detail::to_expr<R>(b)));
+  return Value<R>(
+      ir::Select::make(detail::to_expr<bool>(cond), detail::to_expr<R>(a), detail::to_expr<R>(b)));
 }
 
 template <Operand A, Operand B>
-  requires(DslExpr<A> || DslExpr<B>)
-auto min(const A &a, const B &b) {
+requires(DslExpr<A> || DslExpr<B>) auto min(const A &a, const B &b) {
   return detail::arith(ir::BinaryOp::Min, a, b);
 }
 template <Operand A, Operand B>
-  requires(DslExpr<A> || DslExpr<B>)
-auto max(const A &a, const B &b) {
+requires(DslExpr<A> || DslExpr<B>) auto max(const A &a, const B &b) {
   return detail::arith(ir::BinaryOp::Max, a, b);
 }
 
-#define LOOM_UNARY_MATH(name, fn)                                                                 \
-  template <DslExpr X> auto name(const X &x) {                                                    \
-    using R = detail::math_type_t<X>;                                                             \
-    return detail::call<R>(ir::MathFn::fn, {detail::to_expr<R>(x)});                              \
+#define LOOM_UNARY_MATH(name, fn)                                                                  \
+  template <DslExpr X> auto name(const X &x) {                                                     \
+    using R = detail::math_type_t<X>;                                                              \
+    return detail::call<R>(ir::MathFn::fn, {detail::to_expr<R>(x)});                               \
   }
 LOOM_UNARY_MATH(sqrt, Sqrt)
 LOOM_UNARY_MATH(exp, Exp)
@@ -237,8 +234,7 @@ template <DslExpr X> auto abs(const X &x) {
 }
 
 template <Operand A, Operand B>
-  requires(DslExpr<A> || DslExpr<B>)
-auto pow(const A &a, const B &b) {
+requires(DslExpr<A> || DslExpr<B>) auto pow(const A &a, const B &b) {
   using P = detail::arith_result_t<A, B>;
   using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;
   return detail::call<R>(ir::MathFn::Pow, {detail::to_expr<R>(a), detail::to_expr<R>(b)});
@@ -246,8 +242,7 @@ auto pow(const A &a, const B &b) {
 
 // a * b + c with one rounding.
 template <Operand A, Operand B, Operand C>
-  requires(DslExpr<A> || DslExpr<B> || DslExpr<C>)
-auto fma(const A &a, const B &b, const C &c) {
+requires(DslExpr<A> || DslExpr<B> || DslExpr<C>) auto fma(const A &a, const B &b, const C &c) {
   using P = detail::arith_result_t<detail::arith_result_t<A, B>, C>;
   using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;
   return detail::call<R>(ir::MathFn::Fma,

@@ -21,8 +21,10 @@ public:
   Var &operator=(const Var &other) { return assign(other.value().expr()); }
   template <Operand U> Var &operator=(const U &v) { return assign(detail::to_expr<T>(v)); }
 
-#define LOOM_COMPOUND(sym, op)                                                                    \
-  template <Operand U> Var &operator sym(const U &v) { return assign(detail::to_expr<T>(value() op v)); }
+#define LOOM_COMPOUND(sym, op)                                                                     \
+  template <Operand U> Var &operator sym(const U &v) {                                             \
+    return assign(detail::to_expr<T>(value() op v));                                               \
+  }
   LOOM_COMPOUND(+=, +)
   LOOM_COMPOUND(-=, -)
   LOOM_COMPOUND(*=, *)
@@ -35,9 +37,15 @@ public:
   LOOM_COMPOUND(>>=, >>)
 #undef LOOM_COMPOUND
 
-  Value<T> value() const { return Value<T>(ir::VarRef::make(var_)); }
-  operator Value<T>() const { return value(); }
-  const ir::Var &var() const { return var_; }
+  Value<T> value() const {
+    return Value<T>(ir::VarRef::make(var_));
+  }
+  operator Value<T>() const {
+    return value();
+  }
+  const ir::Var &var() const {
+    return var_;
+  }
 
 private:
   void declare(const char *name, ir::Expr init) {

@@ -93,20 +93,47 @@ struct Evaluator {
     ScalarType t = n->a.type();
     if (is_float(t)) {
       switch (n->op) {
-      case BinaryOp::Add: r.f = a.f + b.f; break;
-      case BinaryOp::Sub: r.f = a.f - b.f; break;
-      case BinaryOp::Mul: r.f = a.f * b.f; break;
-      case BinaryOp::Div: r.f = a.f / b.f; break;
-      case BinaryOp::Mod: r.f = std::fmod(a.f, b.f); break;
-      case BinaryOp::Min: r.f = std::fmin(a.f, b.f); break;
-      case BinaryOp::Max: r.f = std::fmax(a.f, b.f); break;
-      case BinaryOp::Lt: r.i = a.f < b.f; break;
-      case BinaryOp::Le: r.i = a.f <= b.f; break;
-      case BinaryOp::Gt: r.i = a.f > b.f; break;
-      case BinaryOp::Ge: r.i = a.f >= b.f; break;
-      case BinaryOp::Eq: r.i = a.f == b.f; break;
-      case BinaryOp::Ne: r.i = a.f != b.f; break;
-      default: break;
+      case BinaryOp::Add:
+        r.f = a.f + b.f;
+        break;
+      case BinaryOp::Sub:
+        r.f = a.f - b.f;
+        break;
+      case BinaryOp::Mul:
+        r.f = a.f * b.f;
+        break;
+      case BinaryOp::Div:
+        r.f = a.f / b.f;
+        break;
+      case BinaryOp::Mod:
+        r.f = std::fmod(a.f, b.f);
+        break;
+      case BinaryOp::Min:
+        r.f = std::fmin(a.f, b.f);
+        break;
+      case BinaryOp::Max:
+        r.f = std::fmax(a.f, b.f);
+        break;
+      case BinaryOp::Lt:
+        r.i = a.f < b.f;
+        break;
+      case BinaryOp::Le:
+        r.i = a.f <= b.f;
+        break;
+      case BinaryOp::Gt:
+        r.i = a.f > b.f;
+        break;
+      case BinaryOp::Ge:
+        r.i = a.f >= b.f;
+        break;
+      case BinaryOp::Eq:
+        r.i = a.f == b.f;
+        break;
+      case BinaryOp::Ne:
+        r.i = a.f != b.f;
+        break;
+      default:
+        break;
       }
       if (t == ScalarType::F32)
         r.f = static_cast<float>(r.f);
@@ -117,26 +144,66 @@ struct Evaluator {
     const uint64_t ua = a.i, ub = b.i;
     const int bits = bit_width(t);
     switch (n->op) {
-    case BinaryOp::Add: r.i = wrap(t, ua + ub); break;
-    case BinaryOp::Sub: r.i = wrap(t, ua - ub); break;
-    case BinaryOp::Mul: r.i = wrap(t, ua * ub); break;
-    case BinaryOp::Div: r.i = b.i == 0 ? 0 : (a.i == min && b.i == -1) ? a.i : a.i / b.i; break;
-    case BinaryOp::Mod: r.i = b.i == 0 ? a.i : (a.i == min && b.i == -1) ? 0 : a.i % b.i; break;
-    case BinaryOp::Min: r.i = std::min(a.i, b.i); break;
-    case BinaryOp::Max: r.i = std::max(a.i, b.i); break;
-    case BinaryOp::BitAnd: r.i = a.i & b.i; break;
-    case BinaryOp::BitOr: r.i = a.i | b.i; break;
-    case BinaryOp::BitXor: r.i = a.i ^ b.i; break;
-    case BinaryOp::Shl: r.i = wrap(t, ua << (ub % bits)); break;
-    case BinaryOp::Shr: r.i = a.i >> (ub % bits); break;
-    case BinaryOp::Lt: r.i = a.i < b.i; break;
-    case BinaryOp::Le: r.i = a.i <= b.i; break;
-    case BinaryOp::Gt: r.i = a.i > b.i; break;
-    case BinaryOp::Ge: r.i = a.i >= b.i; break;
-    case BinaryOp::Eq: r.i = a.i == b.i; break;
-    case BinaryOp::Ne: r.i = a.i != b.i; break;
-    case BinaryOp::And: r.i = a.i && b.i; break;
-    case BinaryOp::Or: r.i = a.i || b.i; break;
+    case BinaryOp::Add:
+      r.i = wrap(t, ua + ub);
+      break;
+    case BinaryOp::Sub:
+      r.i = wrap(t, ua - ub);
+      break;
+    case BinaryOp::Mul:
+      r.i = wrap(t, ua * ub);
+      break;
+    case BinaryOp::Div:
+      r.i = b.i == 0 ? 0 : (a.i == min && b.i == -1) ? a.i : a.i / b.i;
+      break;
+    case BinaryOp::Mod:
+      r.i = b.i == 0 ? a.i : (a.i == min && b.i == -1) ? 0 : a.i % b.i;
+      break;
+    case BinaryOp::Min:
+      r.i = std::min(a.i, b.i);
+      break;
+    case BinaryOp::Max:
+      r.i = std::max(a.i, b.i);
+      break;
+    case BinaryOp::BitAnd:
+      r.i = a.i & b.i;
+      break;
+    case BinaryOp::BitOr:
+      r.i = a.i | b.i;
+      break;
+    case BinaryOp::BitXor:
+      r.i = a.i ^ b.i;
+      break;
+    case BinaryOp::Shl:
+      r.i = wrap(t, ua << (ub % bits));
+      break;
+    case BinaryOp::Shr:
+      r.i = a.i >> (ub % bits);
+      break;
+    case BinaryOp::Lt:
+      r.i = a.i < b.i;
+      break;
+    case BinaryOp::Le:
+      r.i = a.i <= b.i;
+      break;
+    case BinaryOp::Gt:
+      r.i = a.i > b.i;
+      break;
+    case BinaryOp::Ge:
+      r.i = a.i >= b.i;
+      break;
+    case BinaryOp::Eq:
+      r.i = a.i == b.i;
+      break;
+    case BinaryOp::Ne:
+      r.i = a.i != b.i;
+      break;
+    case BinaryOp::And:
+      r.i = a.i && b.i;
+      break;
+    case BinaryOp::Or:
+      r.i = a.i || b.i;
+      break;
     }
     return r;
   }

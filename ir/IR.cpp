@@ -5,7 +5,9 @@
 namespace loom::ir {
 
 namespace {
-[[noreturn]] void ill_typed(const std::string &what) { throw VerifyError("ill-typed IR: " + what); }
+[[noreturn]] void ill_typed(const std::string &what) {
+  throw VerifyError("ill-typed IR: " + what);
+}
 } // namespace
 
 const char *type_name(ScalarType t) {
@@ -37,7 +39,9 @@ ScalarType promote(ScalarType a, ScalarType b) {
   return (a == ScalarType::I64 || b == ScalarType::I64) ? ScalarType::I64 : ScalarType::I32;
 }
 
-const char *target_name(Target t) { return t == Target::GPU ? "gpu" : "cpu"; }
+const char *target_name(Target t) {
+  return t == Target::GPU ? "gpu" : "cpu";
+}
 
 const char *op_name(UnaryOp op) {
   switch (op) {
@@ -52,8 +56,8 @@ const char *op_name(UnaryOp op) {
 }
 
 const char *op_name(BinaryOp op) {
-  static const char *names[] = {"+",  "-", "*",  "/",  "%",  "min", "max", "&",  "|",  "^", "<<",
-                                ">>", "<", "<=", ">", ">=", "==",  "!=",  "&&", "||"};
+  static const char *names[] = {"+",  "-",  "*", "/",  "%", "min", "max", "&",  "|",  "^",
+                                "<<", ">>", "<", "<=", ">", ">=",  "==",  "!=", "&&", "||"};
   return names[static_cast<int>(op)];
 }
 
@@ -74,7 +78,9 @@ int fn_arity(MathFn fn) {
   }
 }
 
-bool is_comparison(BinaryOp op) { return op >= BinaryOp::Lt && op <= BinaryOp::Ne; }
+bool is_comparison(BinaryOp op) {
+  return op >= BinaryOp::Lt && op <= BinaryOp::Ne;
+}
 
 Var make_var(std::string name, ScalarType type) {
   return std::make_shared<const Variable>(Variable{std::move(name), type});
@@ -96,9 +102,13 @@ Expr FloatConst::make(ScalarType t, double v) {
   return Expr(std::make_shared<const FloatConst>(t, v));
 }
 
-Expr BoolConst::make(bool v) { return Expr(std::make_shared<const BoolConst>(v)); }
+Expr BoolConst::make(bool v) {
+  return Expr(std::make_shared<const BoolConst>(v));
+}
 
-Expr VarRef::make(Var v) { return Expr(std::make_shared<const VarRef>(std::move(v))); }
+Expr VarRef::make(Var v) {
+  return Expr(std::make_shared<const VarRef>(std::move(v)));
+}
 
 Expr ArrayExtent::make(int array, int dim) {
   return Expr(std::make_shared<const ArrayExtent>(array, dim));
@@ -186,7 +196,9 @@ Expr Call::make(MathFn fn, std::vector<Expr> args) {
   return Expr(std::make_shared<const Call>(t, fn, std::move(args)));
 }
 
-Expr SpecialReg::make(Reg reg, int dim) { return Expr(std::make_shared<const SpecialReg>(reg, dim)); }
+Expr SpecialReg::make(Reg reg, int dim) {
+  return Expr(std::make_shared<const SpecialReg>(reg, dim));
+}
 
 Stmt Block::make(std::vector<Stmt> stmts) {
   return Stmt(std::make_shared<const Block>(std::move(stmts)));
@@ -214,8 +226,8 @@ Stmt Store::make(int array, std::vector<Expr> indices, Expr value) {
 Stmt IfThenElse::make(Expr cond, Stmt then_case, Stmt else_case) {
   if (cond.type() != ScalarType::Bool)
     ill_typed("if condition must be bool");
-  return Stmt(
-      std::make_shared<const IfThenElse>(std::move(cond), std::move(then_case), std::move(else_case)));
+  return Stmt(std::make_shared<const IfThenElse>(std::move(cond), std::move(then_case),
+                                                 std::move(else_case)));
 }
 
 Stmt For::make(Var var, Expr begin, Expr end, Expr step, Stmt body) {

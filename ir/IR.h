@@ -37,18 +37,18 @@ struct Param {
 
 // ---- expressions --------------------------------------------------------------------------
 
-#define LOOM_EXPR_NODES(X)                                                                        \
-  X(IntConst)                                                                                     \
-  X(FloatConst)                                                                                   \
-  X(BoolConst)                                                                                    \
-  X(VarRef)                                                                                       \
-  X(ArrayExtent)                                                                                  \
-  X(Load)                                                                                         \
-  X(Unary)                                                                                        \
-  X(Binary)                                                                                       \
-  X(Select)                                                                                       \
-  X(Cast)                                                                                         \
-  X(Call)                                                                                         \
+#define LOOM_EXPR_NODES(X)                                                                         \
+  X(IntConst)                                                                                      \
+  X(FloatConst)                                                                                    \
+  X(BoolConst)                                                                                     \
+  X(VarRef)                                                                                        \
+  X(ArrayExtent)                                                                                   \
+  X(Load)                                                                                          \
+  X(Unary)                                                                                         \
+  X(Binary)                                                                                        \
+  X(Select)                                                                                        \
+  X(Cast)                                                                                          \
+  X(Call)                                                                                          \
   X(SpecialReg)
 
 enum class ExprKind : uint8_t {
@@ -85,11 +85,26 @@ private:
 
 enum class UnaryOp : uint8_t { Neg, Not, BitNot };
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, Mod, // Div/Mod: ints truncate toward zero; x/0 == 0 and x%0 == x (defined)
-  Min, Max,
-  BitAnd, BitOr, BitXor, Shl, Shr, // shift amounts are taken modulo the bit width; Shr is arithmetic
-  Lt, Le, Gt, Ge, Eq, Ne,          // result bool
-  And, Or                          // bool operands, both evaluated
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Mod, // Div/Mod: ints truncate toward zero; x/0 == 0 and x%0 == x (defined)
+  Min,
+  Max,
+  BitAnd,
+  BitOr,
+  BitXor,
+  Shl,
+  Shr, // shift amounts are taken modulo the bit width; Shr is arithmetic
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne, // result bool
+  And,
+  Or // bool operands, both evaluated
 };
 enum class MathFn : uint8_t { Sqrt, Exp, Log, Sin, Cos, Tanh, Pow, Abs, Floor, Fma };
 // GPU thread geometry; x/y/z selected by SpecialReg::dim. Values are i32.
@@ -190,14 +205,14 @@ struct SpecialReg : ExprNode {
 
 // ---- statements ---------------------------------------------------------------------------
 
-#define LOOM_STMT_NODES(X)                                                                        \
-  X(Block)                                                                                        \
-  X(Declare)                                                                                      \
-  X(Assign)                                                                                       \
-  X(Store)                                                                                        \
-  X(IfThenElse)                                                                                   \
-  X(For)                                                                                          \
-  X(While)                                                                                        \
+#define LOOM_STMT_NODES(X)                                                                         \
+  X(Block)                                                                                         \
+  X(Declare)                                                                                       \
+  X(Assign)                                                                                        \
+  X(Store)                                                                                         \
+  X(IfThenElse)                                                                                    \
+  X(For)                                                                                           \
+  X(While)                                                                                         \
   X(ParallelFor)
 
 enum class StmtKind : uint8_t {
@@ -264,7 +279,8 @@ struct IfThenElse : StmtNode {
   Expr cond;
   Stmt then_case, else_case; // else_case may be undefined
   IfThenElse(Expr c, Stmt t, Stmt e)
-      : StmtNode(static_kind), cond(std::move(c)), then_case(std::move(t)), else_case(std::move(e)) {}
+      : StmtNode(static_kind), cond(std::move(c)), then_case(std::move(t)),
+        else_case(std::move(e)) {}
   static Stmt make(Expr cond, Stmt then_case, Stmt else_case = Stmt());
 };
 // for (var = begin; var < end; var += step) body   -- sequential; i64 bounds; step > 0.
@@ -316,7 +332,7 @@ enum class TaskKind : uint8_t { Serial, Parallel };
 struct Task {
   std::string name; // symbol name of the task's entry point
   TaskKind kind;
-  std::vector<Expr> domain; // parallel tasks: the index-space extents (over params only)
+  std::vector<Expr> domain;   // parallel tasks: the index-space extents (over params only)
   Var chunk_begin, chunk_end; // CPU parallel tasks only
   Stmt body;
 };

@@ -5,10 +5,18 @@ namespace loom::ir {
 
 namespace {
 
-Expr i64(Expr e) { return Cast::make(ScalarType::I64, std::move(e)); }
-Expr reg(Reg r, int axis) { return i64(SpecialReg::make(r, axis)); }
-Expr mul(Expr a, Expr b) { return Binary::make(BinaryOp::Mul, std::move(a), std::move(b)); }
-Expr add(Expr a, Expr b) { return Binary::make(BinaryOp::Add, std::move(a), std::move(b)); }
+Expr i64(Expr e) {
+  return Cast::make(ScalarType::I64, std::move(e));
+}
+Expr reg(Reg r, int axis) {
+  return i64(SpecialReg::make(r, axis));
+}
+Expr mul(Expr a, Expr b) {
+  return Binary::make(BinaryOp::Mul, std::move(a), std::move(b));
+}
+Expr add(Expr a, Expr b) {
+  return Binary::make(BinaryOp::Add, std::move(a), std::move(b));
+}
 
 class MapParallelLoops : public Mutator {
 public:

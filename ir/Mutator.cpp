@@ -6,8 +6,8 @@ void Visitor::visit(const Expr &e) {
   if (!e.defined())
     return;
   switch (e.kind()) {
-#define LOOM_X(name)                                                                              \
-  case ExprKind::name:                                                                            \
+#define LOOM_X(name)                                                                               \
+  case ExprKind::name:                                                                             \
     return visit_node(static_cast<const name *>(e.get()));
     LOOM_EXPR_NODES(LOOM_X)
 #undef LOOM_X
@@ -18,8 +18,8 @@ void Visitor::visit(const Stmt &s) {
   if (!s.defined())
     return;
   switch (s.kind()) {
-#define LOOM_X(name)                                                                              \
-  case StmtKind::name:                                                                            \
+#define LOOM_X(name)                                                                               \
+  case StmtKind::name:                                                                             \
     return visit_node(static_cast<const name *>(s.get()));
     LOOM_STMT_NODES(LOOM_X)
 #undef LOOM_X
@@ -36,7 +36,9 @@ void Visitor::visit_node(const Load *n) {
   for (const Expr &i : n->indices)
     visit(i);
 }
-void Visitor::visit_node(const Unary *n) { visit(n->a); }
+void Visitor::visit_node(const Unary *n) {
+  visit(n->a);
+}
 void Visitor::visit_node(const Binary *n) {
   visit(n->a);
   visit(n->b);
@@ -46,7 +48,9 @@ void Visitor::visit_node(const Select *n) {
   visit(n->a);
   visit(n->b);
 }
-void Visitor::visit_node(const Cast *n) { visit(n->a); }
+void Visitor::visit_node(const Cast *n) {
+  visit(n->a);
+}
 void Visitor::visit_node(const Call *n) {
   for (const Expr &a : n->args)
     visit(a);
@@ -55,8 +59,12 @@ void Visitor::visit_node(const Block *n) {
   for (const Stmt &s : n->stmts)
     visit(s);
 }
-void Visitor::visit_node(const Declare *n) { visit(n->init); }
-void Visitor::visit_node(const Assign *n) { visit(n->value); }
+void Visitor::visit_node(const Declare *n) {
+  visit(n->init);
+}
+void Visitor::visit_node(const Assign *n) {
+  visit(n->value);
+}
 void Visitor::visit_node(const Store *n) {
   for (const Expr &i : n->indices)
     visit(i);
@@ -87,8 +95,8 @@ Expr Mutator::mutate(const Expr &e) {
   if (!e.defined())
     return e;
   switch (e.kind()) {
-#define LOOM_X(name)                                                                              \
-  case ExprKind::name:                                                                            \
+#define LOOM_X(name)                                                                               \
+  case ExprKind::name:                                                                             \
     return mutate_node(static_cast<const name *>(e.get()), e);
     LOOM_EXPR_NODES(LOOM_X)
 #undef LOOM_X
@@ -100,8 +108,8 @@ Stmt Mutator::mutate(const Stmt &s) {
   if (!s.defined())
     return s;
   switch (s.kind()) {
-#define LOOM_X(name)                                                                              \
-  case StmtKind::name:                                                                            \
+#define LOOM_X(name)                                                                               \
+  case StmtKind::name:                                                                             \
     return mutate_node(static_cast<const name *>(s.get()), s);
     LOOM_STMT_NODES(LOOM_X)
 #undef LOOM_X
@@ -119,12 +127,24 @@ std::vector<Expr> Mutator::mutate_all(const std::vector<Expr> &es, bool &changed
   return out;
 }
 
-Expr Mutator::mutate_node(const IntConst *, const Expr &self) { return self; }
-Expr Mutator::mutate_node(const FloatConst *, const Expr &self) { return self; }
-Expr Mutator::mutate_node(const BoolConst *, const Expr &self) { return self; }
-Expr Mutator::mutate_node(const VarRef *, const Expr &self) { return self; }
-Expr Mutator::mutate_node(const ArrayExtent *, const Expr &self) { return self; }
-Expr Mutator::mutate_node(const SpecialReg *, const Expr &self) { return self; }
+Expr Mutator::mutate_node(const IntConst *, const Expr &self) {
+  return self;
+}
+Expr Mutator::mutate_node(const FloatConst *, const Expr &self) {
+  return self;
+}
+Expr Mutator::mutate_node(const BoolConst *, const Expr &self) {
+  return self;
+}
+Expr Mutator::mutate_node(const VarRef *, const Expr &self) {
+  return self;
+}
+Expr Mutator::mutate_node(const ArrayExtent *, const Expr &self) {
+  return self;
+}
+Expr Mutator::mutate_node(const SpecialReg *, const Expr &self) {
+  return self;
+}
 Expr Mutator::mutate_node(const Load *n, const Expr &self) {
   bool changed = false;
   auto idx = mutate_all(n->indices, changed);

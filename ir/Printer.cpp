@@ -245,7 +245,8 @@ private:
     case ExprKind::SpecialReg: {
       auto *n = e.as<SpecialReg>();
       static const char *regs[] = {"threadIdx", "blockIdx", "blockDim", "gridDim"};
-      os << regs[static_cast<int>(n->reg)] << "." << "xyz"[n->dim];
+      os << regs[static_cast<int>(n->reg)] << "."
+         << "xyz"[n->dim];
       return;
     }
     }

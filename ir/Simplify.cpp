@@ -41,7 +41,9 @@ int64_t fold_int(BinaryOp op, int64_t a, int64_t b, ScalarType t) {
   }
 }
 
-bool foldable(BinaryOp op) { return op <= BinaryOp::Max; }
+bool foldable(BinaryOp op) {
+  return op <= BinaryOp::Max;
+}
 
 class Simplify : public Mutator {
 protected:
@@ -98,7 +100,11 @@ protected:
 
 } // namespace
 
-Stmt simplify(const Stmt &s) { return Simplify().mutate(s); }
-Expr simplify(const Expr &e) { return Simplify().mutate(e); }
+Stmt simplify(const Stmt &s) {
+  return Simplify().mutate(s);
+}
+Expr simplify(const Expr &e) {
+  return Simplify().mutate(e);
+}
 
 } // namespace loom::ir

@@ -127,7 +127,8 @@ std::vector<Task> split_into_tasks(const Kernel &kernel) {
           if (p.var)
             u.vars_read.erase(p.var.get());
         if (!u.arrays_read.empty() || !u.vars_read.empty())
-          throw VerifyError("kernel '" + kernel.name + "': the extent " + to_string(e, kernel.params) +
+          throw VerifyError("kernel '" + kernel.name + "': the extent " +
+                            to_string(e, kernel.params) +
                             " of a parallel loop must depend only on scalar parameters and "
                             "array shapes (loom sizes the launch from it before running)");
         task.domain.push_back(d);

@@ -42,8 +42,7 @@ struct Argument {
 };
 
 template <class U>
-  requires std::is_arithmetic_v<U>
-Argument to_argument(U v) {
+requires std::is_arithmetic_v<U> Argument to_argument(U v) {
   Argument a;
   using T = dsl_type_t<U>;
   a.type = dtype_of<T>();

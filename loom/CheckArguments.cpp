@@ -25,8 +25,8 @@ std::string shape_text(const std::vector<int64_t> &shape) {
 std::string describe_argument(const Argument &a) {
   if (a.kind == Argument::Kind::Scalar)
     return std::string("a scalar ") + ir::type_name(a.type);
-  return std::string(a.kind == Argument::Kind::DeviceArray ? "a device" : "a host") +
-         " array of " + ir::type_name(a.type) + " with shape " + shape_text(a.shape);
+  return std::string(a.kind == Argument::Kind::DeviceArray ? "a device" : "a host") + " array of " +
+         ir::type_name(a.type) + " with shape " + shape_text(a.shape);
 }
 
 std::string signature(const ir::Kernel &k) {
@@ -72,8 +72,8 @@ ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Arg
   for (size_t p = 0; p < args.size(); ++p) {
     const ir::Param &param = k.params[p];
     const Argument &a = args[p];
-    std::string where = "argument " + std::to_string(p + 1) + " ('" + param.name + "') of kernel '" +
-                        k.name + "'";
+    std::string where =
+        "argument " + std::to_string(p + 1) + " ('" + param.name + "') of kernel '" + k.name + "'";
     if (param.kind == ir::ParamKind::Scalar) {
       if (a.kind != Argument::Kind::Scalar)
         throw ArgumentError(where + " must be " + describe_param(param) + "; got " +
@@ -103,10 +103,9 @@ ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Arg
 
   // Arrays are compiled as not aliasing: an array the kernel writes must not overlap another.
   auto range = [&](const Argument &a) {
-    uint64_t begin = a.kind == Argument::Kind::DeviceArray ? a.device
-                                                           : reinterpret_cast<uint64_t>(a.host);
-    return std::pair<uint64_t, uint64_t>(begin,
-                                         begin + a.size() * ir::byte_size(a.type));
+    uint64_t begin =
+        a.kind == Argument::Kind::DeviceArray ? a.device : reinterpret_cast<uint64_t>(a.host);
+    return std::pair<uint64_t, uint64_t>(begin, begin + a.size() * ir::byte_size(a.type));
   };
   for (size_t p = 0; p < args.size(); ++p) {
     if (k.params[p].kind != ir::ParamKind::Array || !state.access[p].written)

@@ -16,7 +16,8 @@ namespace loom {
 namespace {
 
 double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 // LOOM_DUMP=1 prints the IR after every lowering pass to stderr.
@@ -32,7 +33,8 @@ const char *access_text(const ir::ArrayAccess &a) {
   if (a.read && a.written)
     return "read and written: copied in and out";
   if (a.written)
-    return a.fully_overwritten ? "wholly overwritten: copied out only" : "partly written: copied in and out";
+    return a.fully_overwritten ? "wholly overwritten: copied out only"
+                               : "partly written: copied in and out";
   if (a.read)
     return "read only: copied in only";
   return "unused: not copied";
@@ -93,8 +95,12 @@ ir::Target Kernel::current_target() const {
   return state_->target ? state_->target->target : choose_target().target;
 }
 
-const std::string &Kernel::name() const { return state_->kernel.name; }
-const ir::Kernel &Kernel::ir() const { return state_->kernel; }
+const std::string &Kernel::name() const {
+  return state_->kernel.name;
+}
+const ir::Kernel &Kernel::ir() const {
+  return state_->kernel;
+}
 
 void Kernel::call(std::span<const Argument> args) {
   ir::ArgumentValues values = check_arguments(*state_, args);
@@ -107,7 +113,9 @@ void Kernel::call(std::span<const Argument> args) {
     run_on_cpu(*state_, args, values);
 }
 
-std::string Kernel::ir_text() const { return ir::to_string(state_->kernel); }
+std::string Kernel::ir_text() const {
+  return ir::to_string(state_->kernel);
+}
 
 std::string Kernel::lowered(ir::Target target, bool passes) const {
   if (!passes)
@@ -119,7 +127,9 @@ std::string Kernel::lowered(ir::Target target, bool passes) const {
   return out;
 }
 
-std::string Kernel::lowered() const { return lowered(current_target()); }
+std::string Kernel::lowered() const {
+  return lowered(current_target());
+}
 
 std::string Kernel::llvm(bool optimized) const {
   ir::Target target = current_target();
@@ -142,11 +152,11 @@ std::string Kernel::ptx(const std::string &sm) const {
 Kernel &Kernel::on(ir::Target target) {
   std::string why;
   if (target == ir::Target::GPU && !runtime::GpuContext::usable(&why))
-    throw TargetError("kernel '" + name() + "' was asked to run on the GPU, but no GPU is usable: " +
-                      why);
+    throw TargetError("kernel '" + name() +
+                      "' was asked to run on the GPU, but no GPU is usable: " + why);
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->target = TargetChoice{target, std::string("Kernel::on(") + ir::target_name(target) +
-                                            ") was called"};
+  state_->target =
+      TargetChoice{target, std::string("Kernel::on(") + ir::target_name(target) + ") was called"};
   return *this;
 }
 
@@ -186,8 +196,8 @@ std::string Kernel::explain() const {
       }
       os << "\n";
       if (t < state_->last_grids.size())
-        os << "    last launch: " << state_->last_grids[t].to_string() << "\n      why: "
-           << state_->last_grids[t].reason << "\n";
+        os << "    last launch: " << state_->last_grids[t].to_string()
+           << "\n      why: " << state_->last_grids[t].reason << "\n";
       else
         os << "    launch shape: chosen at each call from the extents and "
               "cuOccupancyMaxPotentialBlockSize\n";

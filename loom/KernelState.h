@@ -56,8 +56,10 @@ codegen::GpuTarget gpu_target_for_this_machine();
 // scalars to their parameter types. Throws ArgumentError naming what was expected and given.
 ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Argument> args);
 
-void run_on_gpu(KernelState &state, std::span<const Argument> args, const ir::ArgumentValues &values);
-void run_on_cpu(KernelState &state, std::span<const Argument> args, const ir::ArgumentValues &values);
+void run_on_gpu(KernelState &state, std::span<const Argument> args,
+                const ir::ArgumentValues &values);
+void run_on_cpu(KernelState &state, std::span<const Argument> args,
+                const ir::ArgumentValues &values);
 
 // The flattened parameter values (see support/Abi.h) and the pointer to each, as a launch takes.
 class PackedParams {

@@ -1,6 +1,7 @@
 // loom: JIT-compiled array kernels for NVIDIA GPUs and the CPU, written in C++.
 //
-//   auto saxpy = loom::kernel("saxpy", [](loom::F32 a, loom::Array<float> x, loom::Array<float> y) {
+//   auto saxpy = loom::kernel("saxpy", [](loom::F32 a, loom::Array<float> x, loom::Array<float> y)
+//   {
 //     loom::parallel_for(x.size(), [&](loom::Index i) { y[i] = a * x[i] + y[i]; });
 //   });
 //   saxpy(2.0f, x, y);

@@ -26,9 +26,8 @@ TEST_P(Kernels, Saxpy) {
 }
 
 TEST_P(Kernels, EveryPointOfOneTwoAndThreeDimensionalSpaces) {
-  auto k1 = kernel("fill1", [](Array<int64_t> a) {
-    parallel_for(a.size(), [&](Index i) { a[i] = i * 3; });
-  });
+  auto k1 = kernel(
+      "fill1", [](Array<int64_t> a) { parallel_for(a.size(), [&](Index i) { a[i] = i * 3; }); });
   auto k2 = kernel("fill2", [](Array2<int64_t> a) {
     parallel_for({a.dim(0), a.dim(1)}, [&](Index i, Index j) { a(i, j) = i * 1000 + j; });
   });
@@ -127,9 +126,8 @@ TEST_P(Kernels, TopLevelLoopsRunInOrderWithSerialCodeBetween) {
 
 // A host array the kernel writes only in part keeps its other elements.
 TEST_P(Kernels, PartlyWrittenArraysKeepTheRest) {
-  auto k = kernel("half", [](Array<float> x, I64 n) {
-    parallel_for(n, [&](Index i) { x[i] = 1.0f; });
-  });
+  auto k =
+      kernel("half", [](Array<float> x, I64 n) { parallel_for(n, [&](Index i) { x[i] = 1.0f; }); });
   prepare(k);
   auto x = random_vector<float>(10000, 5, 6, 26);
   std::vector<float> x0 = x;
@@ -156,14 +154,18 @@ TEST_P(Kernels, DeviceArraysStayOnTheDevice) {
 }
 
 TEST_P(Kernels, ExplainSaysTargetAndCopies) {
-  auto k = kernel("mm", [](Array2<float> A, Array2<float> C) {
-    parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) { C(i, j) = A(i, j) * 2.0f; });
-  }, {"A", "C"});
+  auto k = kernel(
+      "mm",
+      [](Array2<float> A, Array2<float> C) {
+        parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) { C(i, j) = A(i, j) * 2.0f; });
+      },
+      {"A", "C"});
   prepare(k);
   std::vector<float> A(64, 1.0f), C(64);
   k(view(A, {8, 8}), view(C, {8, 8}));
   std::string e = k.explain();
-  EXPECT_NE(e.find(target() == ir::Target::GPU ? "target: GPU" : "target: CPU"), std::string::npos) << e;
+  EXPECT_NE(e.find(target() == ir::Target::GPU ? "target: GPU" : "target: CPU"), std::string::npos)
+      << e;
   EXPECT_NE(e.find("array A: read only: copied in only"), std::string::npos) << e;
   EXPECT_NE(e.find("array C: wholly overwritten: copied out only"), std::string::npos) << e;
   if (target() == ir::Target::GPU)

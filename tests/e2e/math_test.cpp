@@ -12,32 +12,52 @@ enum class Fn { Sqrt, Exp, Log, Sin, Cos, Tanh, Pow, Abs, Floor, Fma };
 
 template <class T> Value<T> apply(Fn fn, Value<T> x, Value<T> y) {
   switch (fn) {
-  case Fn::Sqrt: return sqrt(abs(x));
-  case Fn::Exp: return exp(x);
-  case Fn::Log: return log(abs(x) + T(0.001));
-  case Fn::Sin: return sin(x);
-  case Fn::Cos: return cos(x);
-  case Fn::Tanh: return tanh(x);
-  case Fn::Pow: return pow(abs(x) + T(0.5), y);
-  case Fn::Abs: return abs(x);
-  case Fn::Floor: return floor(x);
-  case Fn::Fma: return fma(x, y, x);
+  case Fn::Sqrt:
+    return sqrt(abs(x));
+  case Fn::Exp:
+    return exp(x);
+  case Fn::Log:
+    return log(abs(x) + T(0.001));
+  case Fn::Sin:
+    return sin(x);
+  case Fn::Cos:
+    return cos(x);
+  case Fn::Tanh:
+    return tanh(x);
+  case Fn::Pow:
+    return pow(abs(x) + T(0.5), y);
+  case Fn::Abs:
+    return abs(x);
+  case Fn::Floor:
+    return floor(x);
+  case Fn::Fma:
+    return fma(x, y, x);
   }
   return x;
 }
 
 double reference(Fn fn, double x, double y) {
   switch (fn) {
-  case Fn::Sqrt: return std::sqrt(std::abs(x));
-  case Fn::Exp: return std::exp(x);
-  case Fn::Log: return std::log(std::abs(x) + 0.001);
-  case Fn::Sin: return std::sin(x);
-  case Fn::Cos: return std::cos(x);
-  case Fn::Tanh: return std::tanh(x);
-  case Fn::Pow: return std::pow(std::abs(x) + 0.5, y);
-  case Fn::Abs: return std::abs(x);
-  case Fn::Floor: return std::floor(x);
-  case Fn::Fma: return x * y + x;
+  case Fn::Sqrt:
+    return std::sqrt(std::abs(x));
+  case Fn::Exp:
+    return std::exp(x);
+  case Fn::Log:
+    return std::log(std::abs(x) + 0.001);
+  case Fn::Sin:
+    return std::sin(x);
+  case Fn::Cos:
+    return std::cos(x);
+  case Fn::Tanh:
+    return std::tanh(x);
+  case Fn::Pow:
+    return std::pow(std::abs(x) + 0.5, y);
+  case Fn::Abs:
+    return std::abs(x);
+  case Fn::Floor:
+    return std::floor(x);
+  case Fn::Fma:
+    return x * y + x;
   }
   return 0;
 }
@@ -66,8 +86,12 @@ protected:
   }
 };
 
-TEST_P(Math, F32) { check<float>(4e-6); }
-TEST_P(Math, F64) { check<double>(1e-13); }
+TEST_P(Math, F32) {
+  check<float>(4e-6);
+}
+TEST_P(Math, F64) {
+  check<double>(1e-13);
+}
 
 TEST_P(Math, IntegerArgumentsPromoteToF64) {
   auto k = kernel("isqrt", [](Array<int32_t> n, Array<double> out) {

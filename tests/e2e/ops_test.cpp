@@ -15,21 +15,33 @@ const Op integer_ops[] = {Op::And, Op::Or, Op::Xor, Op::Shl, Op::Shr};
 
 template <class T> Value<T> apply(Op op, Value<T> a, Value<T> b) {
   switch (op) {
-  case Op::Add: return a + b;
-  case Op::Sub: return a - b;
-  case Op::Mul: return a * b;
-  case Op::Div: return a / b;
-  case Op::Mod: return a % b;
-  case Op::Min: return loom::min(a, b);
-  case Op::Max: return loom::max(a, b);
+  case Op::Add:
+    return a + b;
+  case Op::Sub:
+    return a - b;
+  case Op::Mul:
+    return a * b;
+  case Op::Div:
+    return a / b;
+  case Op::Mod:
+    return a % b;
+  case Op::Min:
+    return loom::min(a, b);
+  case Op::Max:
+    return loom::max(a, b);
   default:
     if constexpr (std::is_integral_v<T>) {
       switch (op) {
-      case Op::And: return a & b;
-      case Op::Or: return a | b;
-      case Op::Xor: return a ^ b;
-      case Op::Shl: return a << b;
-      default: return a >> b;
+      case Op::And:
+        return a & b;
+      case Op::Or:
+        return a | b;
+      case Op::Xor:
+        return a ^ b;
+      case Op::Shl:
+        return a << b;
+      default:
+        return a >> b;
       }
     }
   }
@@ -43,29 +55,49 @@ template <class T> T reference(Op op, T a, T b) {
     const T min = std::numeric_limits<T>::min();
     const U bits = sizeof(T) * 8;
     switch (op) {
-    case Op::Add: return T(U(a) + U(b));
-    case Op::Sub: return T(U(a) - U(b));
-    case Op::Mul: return T(U(a) * U(b));
-    case Op::Div: return b == 0 ? 0 : (a == min && b == -1) ? a : a / b;
-    case Op::Mod: return b == 0 ? a : (a == min && b == -1) ? 0 : a % b;
-    case Op::Min: return std::min(a, b);
-    case Op::Max: return std::max(a, b);
-    case Op::And: return a & b;
-    case Op::Or: return a | b;
-    case Op::Xor: return a ^ b;
-    case Op::Shl: return T(U(a) << (U(b) % bits));
-    case Op::Shr: return a >> (U(b) % bits);
+    case Op::Add:
+      return T(U(a) + U(b));
+    case Op::Sub:
+      return T(U(a) - U(b));
+    case Op::Mul:
+      return T(U(a) * U(b));
+    case Op::Div:
+      return b == 0 ? 0 : (a == min && b == -1) ? a : a / b;
+    case Op::Mod:
+      return b == 0 ? a : (a == min && b == -1) ? 0 : a % b;
+    case Op::Min:
+      return std::min(a, b);
+    case Op::Max:
+      return std::max(a, b);
+    case Op::And:
+      return a & b;
+    case Op::Or:
+      return a | b;
+    case Op::Xor:
+      return a ^ b;
+    case Op::Shl:
+      return T(U(a) << (U(b) % bits));
+    case Op::Shr:
+      return a >> (U(b) % bits);
     }
   } else {
     switch (op) {
-    case Op::Add: return a + b;
-    case Op::Sub: return a - b;
-    case Op::Mul: return a * b;
-    case Op::Div: return a / b;
-    case Op::Mod: return std::fmod(a, b);
-    case Op::Min: return std::fmin(a, b);
-    case Op::Max: return std::fmax(a, b);
-    default: break;
+    case Op::Add:
+      return a + b;
+    case Op::Sub:
+      return a - b;
+    case Op::Mul:
+      return a * b;
+    case Op::Div:
+      return a / b;
+    case Op::Mod:
+      return std::fmod(a, b);
+    case Op::Min:
+      return std::fmin(a, b);
+    case Op::Max:
+      return std::fmax(a, b);
+    default:
+      break;
     }
   }
   return 0;
@@ -113,10 +145,18 @@ protected:
   }
 };
 
-TEST_P(Operators, I32) { check_all<int32_t>(); }
-TEST_P(Operators, I64) { check_all<int64_t>(); }
-TEST_P(Operators, F32) { check_all<float>(); }
-TEST_P(Operators, F64) { check_all<double>(); }
+TEST_P(Operators, I32) {
+  check_all<int32_t>();
+}
+TEST_P(Operators, I64) {
+  check_all<int64_t>();
+}
+TEST_P(Operators, F32) {
+  check_all<float>();
+}
+TEST_P(Operators, F64) {
+  check_all<double>();
+}
 
 TEST_P(Operators, ComparisonsAndLogicIntoBoolArrays) {
   auto k = kernel("cmp", [](Array<float> x, Array<float> y, Array<bool> lt, Array<int32_t> all) {
@@ -161,18 +201,20 @@ TEST_P(Operators, UnaryOperatorsSelectAndIntegerAbs) {
 }
 
 TEST_P(Operators, CastsAreDefinedForEveryValue) {
-  auto k = kernel("casts", [](Array<float> f, Array<int64_t> big, Array<int32_t> to_i32,
-                              Array<int32_t> narrowed, Array<double> widened, Array<int32_t> truth) {
-    parallel_for(f.size(), [&](Index i) {
-      to_i32[i] = cast<int32_t>(f[i]);
-      narrowed[i] = cast<int32_t>(big[i]);
-      widened[i] = cast<double>(narrowed[i]) + cast<double>(f[i]);
-      truth[i] = cast<int32_t>(cast<bool>(f[i])) + 2 * cast<int32_t>(cast<bool>(big[i]));
-    });
-  });
+  auto k =
+      kernel("casts", [](Array<float> f, Array<int64_t> big, Array<int32_t> to_i32,
+                         Array<int32_t> narrowed, Array<double> widened, Array<int32_t> truth) {
+        parallel_for(f.size(), [&](Index i) {
+          to_i32[i] = cast<int32_t>(f[i]);
+          narrowed[i] = cast<int32_t>(big[i]);
+          widened[i] = cast<double>(narrowed[i]) + cast<double>(f[i]);
+          truth[i] = cast<int32_t>(cast<bool>(f[i])) + 2 * cast<int32_t>(cast<bool>(big[i]));
+        });
+      });
   prepare(k);
   std::vector<float> f = {NAN, 1e20f, -1e20f, 3.7f, -3.7f, 0.0f, -0.0f, 2147483520.0f};
-  std::vector<int64_t> big = {int64_t(1) << 40, -1, (int64_t(1) << 32) + 5, 0, 7, -(int64_t(1) << 33), 1, 2};
+  std::vector<int64_t> big = {
+      int64_t(1) << 40, -1, (int64_t(1) << 32) + 5, 0, 7, -(int64_t(1) << 33), 1, 2};
   size_t n = f.size();
   std::vector<int32_t> to_i32(n), narrowed(n), truth(n);
   std::vector<double> widened(n);

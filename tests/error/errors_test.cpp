@@ -18,19 +18,18 @@ template <class E, class F> std::string message_of(F &&f) {
   return "no exception";
 }
 
-#define EXPECT_ERROR(Type, expr, text)                                                            \
-  do {                                                                                            \
-    std::string m = message_of<Type>([&] { expr; });                                              \
-    EXPECT_NE(m.find(text), std::string::npos) << "message: " << m;                               \
+#define EXPECT_ERROR(Type, expr, text)                                                             \
+  do {                                                                                             \
+    std::string m = message_of<Type>([&] { expr; });                                               \
+    EXPECT_NE(m.find(text), std::string::npos) << "message: " << m;                                \
   } while (0)
 
 Kernel saxpy() {
-  return kernel(
-      "saxpy",
-      [](F32 a, Array<float> x, Array<float> y) {
-        parallel_for(x.size(), [&](Index i) { y[i] = a * x[i] + y[i]; });
-      },
-      {"a", "x", "y"});
+  return kernel("saxpy",
+                [](F32 a, Array<float> x, Array<float> y) {
+                  parallel_for(x.size(), [&](Index i) { y[i] = a * x[i] + y[i]; });
+                },
+                {"a", "x", "y"});
 }
 
 class Errors : public ::testing::Test {
@@ -41,8 +40,9 @@ protected:
 
 TEST_F(Errors, WrongArgumentCount) {
   std::vector<float> x(4), y(4);
-  EXPECT_ERROR(ArgumentError, saxpy()(x, y),
-               "kernel saxpy(a: f32, x: f32[?], y: f32[?]) takes 3 arguments but was called with 2");
+  EXPECT_ERROR(
+      ArgumentError, saxpy()(x, y),
+      "kernel saxpy(a: f32, x: f32[?], y: f32[?]) takes 3 arguments but was called with 2");
 }
 
 TEST_F(Errors, ArrayWhereScalarExpected) {
@@ -62,14 +62,20 @@ TEST_F(Errors, WrongElementType) {
 
 TEST_F(Errors, ScalarWhereArrayExpected) {
   std::vector<float> y(4);
-  EXPECT_ERROR(ArgumentError, saxpy()(1.0f, 2.0f, y), "must be an array of f32 with rank 1; got a scalar f32");
+  EXPECT_ERROR(ArgumentError, saxpy()(1.0f, 2.0f, y),
+               "must be an array of f32 with rank 1; got a scalar f32");
 }
 
 TEST_F(Errors, WrongRankSuggestsView) {
-  auto k = kernel("t", [](Array2<float> a) { parallel_for(a.dim(0), [&](Index i) { a(i, 0) = 1.0f; }); }, {"a"});
+  auto k =
+      kernel("t", [](Array2<float> a) { parallel_for(a.dim(0), [&](Index i) { a(i, 0) = 1.0f; }); },
+             {"a"});
   std::vector<float> a(16);
-  EXPECT_ERROR(ArgumentError, k(a), "must be an array of f32 with rank 2; got a host array of f32 with shape [16] (pass a std::vector as a 2-D array with loom::view(v, {extents...}))");
-  EXPECT_ERROR(ArgumentError, k(view(a, {2, 2, 4})), "with rank 2; got a host array of f32 with shape [2, 2, 4]");
+  EXPECT_ERROR(ArgumentError, k(a),
+               "must be an array of f32 with rank 2; got a host array of f32 with shape [16] (pass "
+               "a std::vector as a 2-D array with loom::view(v, {extents...}))");
+  EXPECT_ERROR(ArgumentError, k(view(a, {2, 2, 4})),
+               "with rank 2; got a host array of f32 with shape [2, 2, 4]");
 }
 
 TEST_F(Errors, ConstArrayThatTheKernelWrites) {
@@ -87,7 +93,8 @@ TEST_F(Errors, OverlappingArrays) {
 
 TEST_F(Errors, NegativeExtent) {
   std::vector<float> x(4), y(4);
-  EXPECT_ERROR(ArgumentError, saxpy()(1.0f, view(x, {-4}), y), "has a negative extent in shape [-4]");
+  EXPECT_ERROR(ArgumentError, saxpy()(1.0f, view(x, {-4}), y),
+               "has a negative extent in shape [-4]");
 }
 
 TEST_F(Errors, UnknownTarget) {
@@ -122,12 +129,11 @@ TEST_F(Errors, AutoFallsBackToCpuAndSaysWhy) {
 
 TEST_F(Errors, IllFormedKernelsAreRejectedWhenCompiled) {
   auto k = kernel("nested", [](Array<float> x) {
-    parallel_for(x.size(), [&](Index i) {
-      parallel_for(x.size(), [&](Index j) { x[j] = 0.0f; });
-    });
+    parallel_for(x.size(), [&](Index i) { parallel_for(x.size(), [&](Index j) { x[j] = 0.0f; }); });
   });
   std::vector<float> x(4);
-  EXPECT_ERROR(VerifyError, k(x), "a parallel loop inside another parallel loop; use for_range for the inner loop");
+  EXPECT_ERROR(VerifyError, k(x),
+               "a parallel loop inside another parallel loop; use for_range for the inner loop");
 }
 
 TEST_F(Errors, DslOutsideKernel) {

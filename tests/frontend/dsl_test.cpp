@@ -14,32 +14,36 @@ namespace {
 template <class X, class T> constexpr bool has_type = std::is_same_v<X, Value<T>>;
 
 TEST(Promotion, FollowsCppBetweenDslValues) {
-  trace("p", [](I32 a, I64 b, F32 f, F64 d, Bool c) {
-    static_assert(has_type<decltype(a + b), int64_t>);
-    static_assert(has_type<decltype(a + f), float>);
-    static_assert(has_type<decltype(f + d), double>);
-    static_assert(has_type<decltype(c + c), int32_t>);
-    static_assert(has_type<decltype(a < f), bool>);
-    static_assert(has_type<decltype(a << b), int32_t>); // shifts take the left operand's type
-    static_assert(has_type<decltype(c & c), bool>);
-    static_assert(has_type<decltype(-c), int32_t>);
-    static_assert(has_type<decltype(sqrt(a)), double>); // math on integers is done in f64
-    static_assert(has_type<decltype(abs(a)), int32_t>);
-    // The promotion is an explicit cast in the IR.
-    EXPECT_EQ(ir::to_string((a + f).expr()), "f32(a) + f");
-  }, {"a", "b", "f", "d", "c"});
+  trace("p",
+        [](I32 a, I64 b, F32 f, F64 d, Bool c) {
+          static_assert(has_type<decltype(a + b), int64_t>);
+          static_assert(has_type<decltype(a + f), float>);
+          static_assert(has_type<decltype(f + d), double>);
+          static_assert(has_type<decltype(c + c), int32_t>);
+          static_assert(has_type<decltype(a < f), bool>);
+          static_assert(has_type<decltype(a << b), int32_t>); // shifts take the left operand's type
+          static_assert(has_type<decltype(c & c), bool>);
+          static_assert(has_type<decltype(-c), int32_t>);
+          static_assert(has_type<decltype(sqrt(a)), double>); // math on integers is done in f64
+          static_assert(has_type<decltype(abs(a)), int32_t>);
+          // The promotion is an explicit cast in the IR.
+          EXPECT_EQ(ir::to_string((a + f).expr()), "f32(a) + f");
+        },
+        {"a", "b", "f", "d", "c"});
 }
 
 TEST(Promotion, LiteralsAreWeaklyTyped) {
-  trace("l", [](F32 f, I32 i, I64 n) {
-    static_assert(has_type<decltype(f * 2.0), float>);  // stays f32, unlike C++
-    static_assert(has_type<decltype(2 * f), float>);
-    static_assert(has_type<decltype(n + 1), int64_t>);
-    static_assert(has_type<decltype(i + int64_t(1)), int32_t>);
-    static_assert(has_type<decltype(i * 0.5), double>); // an integer with a floating literal
-    static_assert(has_type<decltype(i * 0.5f), float>);
-    EXPECT_EQ(ir::to_string((f * 2.0).expr()), "f * 2.0f");
-  }, {"f", "i", "n"});
+  trace("l",
+        [](F32 f, I32 i, I64 n) {
+          static_assert(has_type<decltype(f * 2.0), float>); // stays f32, unlike C++
+          static_assert(has_type<decltype(2 * f), float>);
+          static_assert(has_type<decltype(n + 1), int64_t>);
+          static_assert(has_type<decltype(i + int64_t(1)), int32_t>);
+          static_assert(has_type<decltype(i * 0.5), double>); // an integer with a floating literal
+          static_assert(has_type<decltype(i * 0.5f), float>);
+          EXPECT_EQ(ir::to_string((f * 2.0).expr()), "f * 2.0f");
+        },
+        {"f", "i", "n"});
 }
 
 TEST(Trace, ParametersInOrderWithTheirKinds) {
@@ -55,19 +59,19 @@ TEST(Trace, ParametersInOrderWithTheirKinds) {
 }
 
 TEST(Trace, ControlFlowBecomesIR) {
-  ir::Kernel k = trace(
-      "cf",
-      [](Array<int32_t> out, I32 limit) {
-        parallel_for(out.size(), [&](Index i) {
-          Var<int32_t> it("it", 0);
-          while_(it < limit, [&] { it += 1; });
-          if_(it == limit, [&] { out[i] = 1; })
-              .elif_(it > 2, [&] { out[i] = 2; })
-              .else_([&] { out[i] = 3; });
-          for_range(2, 10, 3, [&](Index k) { out[i] += cast<int32_t>(k); });
-        });
-      },
-      {"out", "limit"});
+  ir::Kernel k =
+      trace("cf",
+            [](Array<int32_t> out, I32 limit) {
+              parallel_for(out.size(), [&](Index i) {
+                Var<int32_t> it("it", 0);
+                while_(it < limit, [&] { it += 1; });
+                if_(it == limit, [&] { out[i] = 1; }).elif_(it > 2, [&] { out[i] = 2; }).else_([&] {
+                  out[i] = 3;
+                });
+                for_range(2, 10, 3, [&](Index k) { out[i] += cast<int32_t>(k); });
+              });
+            },
+            {"out", "limit"});
   EXPECT_EQ(ir::to_string(k), "kernel cf(out: i32[?], limit: i32) {\n"
                               "  parallel for i in (out.shape[0]) {\n"
                               "    var it: i32 = 0i32\n"
@@ -92,19 +96,22 @@ TEST(Trace, ControlFlowBecomesIR) {
 
 TEST(Trace, HelperFunctionsAreInlined) {
   auto sq = [](F32 x) { return x * x; };
-  ir::Kernel k = trace("h", [&](Array<float> x) {
-    parallel_for(x.size(), [&](Index i) { x[i] = sq(x[i]) + sq(2.0f); });
-  }, {"x"});
+  ir::Kernel k = trace(
+      "h",
+      [&](Array<float> x) { parallel_for(x.size(), [&](Index i) { x[i] = sq(x[i]) + sq(2.0f); }); },
+      {"x"});
   EXPECT_NE(ir::to_string(k).find("x[i] = x[i] * x[i] + 2.0f * 2.0f"), std::string::npos)
       << ir::to_string(k);
 }
 
 TEST(Trace, MultiDimensionalParallelLoopsAndShapes) {
-  ir::Kernel k = trace("s", [](Array3<float> a) {
-    parallel_for({a.dim(0), a.dim(1), a.dim(2)}, [&](Index i, Index j, Index l) {
-      a(i, j, l) = cast<float>(a.size());
-    });
-  }, {"a"});
+  ir::Kernel k =
+      trace("s",
+            [](Array3<float> a) {
+              parallel_for({a.dim(0), a.dim(1), a.dim(2)},
+                           [&](Index i, Index j, Index l) { a(i, j, l) = cast<float>(a.size()); });
+            },
+            {"a"});
   EXPECT_NE(ir::to_string(k).find("parallel for i, j, k in (a.shape[0], a.shape[1], a.shape[2])"),
             std::string::npos);
   EXPECT_NE(ir::to_string(k).find("a.shape[0] * a.shape[1] * a.shape[2]"), std::string::npos);
@@ -116,21 +123,23 @@ TEST(Misuse, DslOutsideAKernelIsATypedError) {
 }
 
 TEST(Misuse, WrongParallelArityAndBadDimension) {
-  EXPECT_THROW(trace("a", [](Array<float> x) {
-                 parallel_for({x.dim(0), x.dim(0)}, [&](Index i) {});
-               }),
+  EXPECT_THROW(trace("a",
+                     [](Array<float> x) {
+                       parallel_for({x.dim(0), x.dim(0)}, [&](Index i) {});
+                     }),
                DslError);
   EXPECT_THROW(trace("b", [](Array<float> x) { x.dim(1); }), DslError);
 }
 
 TEST(Misuse, ElseMustFollowItsIf) {
-  EXPECT_THROW(trace("c", [](Array<float> x) {
-                 parallel_for(x.size(), [&](Index i) {
-                   auto chain = if_(x[i] > 0.0f, [&] { x[i] = 0.0f; });
-                   x[i] = 2.0f;
-                   chain.else_([&] { x[i] = 1.0f; });
-                 });
-               }),
+  EXPECT_THROW(trace("c",
+                     [](Array<float> x) {
+                       parallel_for(x.size(), [&](Index i) {
+                         auto chain = if_(x[i] > 0.0f, [&] { x[i] = 0.0f; });
+                         x[i] = 2.0f;
+                         chain.else_([&] { x[i] = 1.0f; });
+                       });
+                     }),
                DslError);
 }
 

@@ -17,16 +17,20 @@ Param array_param(const std::string &name, ScalarType t, int rank) {
 Param scalar_param(const std::string &name, ScalarType t) {
   return {name, ParamKind::Scalar, t, 0, make_var(name, t)};
 }
-Expr i64(int64_t v) { return IntConst::make(ScalarType::I64, v); }
+Expr i64(int64_t v) {
+  return IntConst::make(ScalarType::I64, v);
+}
 
 // saxpy written directly in IR.
 Kernel saxpy() {
-  Kernel k{"saxpy", {scalar_param("a", ScalarType::F32), array_param("x", ScalarType::F32, 1),
-                     array_param("y", ScalarType::F32, 1)}};
+  Kernel k{"saxpy",
+           {scalar_param("a", ScalarType::F32), array_param("x", ScalarType::F32, 1),
+            array_param("y", ScalarType::F32, 1)}};
   Var i = make_var("i", ScalarType::I64);
   Expr xi = Load::make(ScalarType::F32, 1, {VarRef::make(i)});
   Expr yi = Load::make(ScalarType::F32, 2, {VarRef::make(i)});
-  Expr v = Binary::make(BinaryOp::Add, Binary::make(BinaryOp::Mul, VarRef::make(k.params[0].var), xi), yi);
+  Expr v = Binary::make(BinaryOp::Add,
+                        Binary::make(BinaryOp::Mul, VarRef::make(k.params[0].var), xi), yi);
   k.body = ParallelFor::make({i}, {ArrayExtent::make(1, 0)}, Store::make(2, {VarRef::make(i)}, v));
   return k;
 }
@@ -82,7 +86,9 @@ TEST(IR, PrinterParenthesisesByPrecedenceAndTellsSameNamesApart) {
   EXPECT_EQ(to_string(Cast::make(ScalarType::F32, VarRef::make(a))), "f32(t)");
 }
 
-TEST(Verifier, AcceptsSaxpy) { EXPECT_NO_THROW(verify(saxpy())); }
+TEST(Verifier, AcceptsSaxpy) {
+  EXPECT_NO_THROW(verify(saxpy()));
+}
 
 TEST(Verifier, RejectsWrongRank) {
   Kernel k = saxpy();
@@ -104,9 +110,10 @@ TEST(Verifier, RejectsVariableOutOfScope) {
   EXPECT_THROW(verify(k), VerifyError);
   // Declared in an inner block, used after it.
   Var v = make_var("v", ScalarType::F32);
-  k.body = Block::make({IfThenElse::make(BoolConst::make(true),
-                                         Block::make({Declare::make(v, FloatConst::make(ScalarType::F32, 1))})),
-                        Store::make(2, {i64(0)}, VarRef::make(v))});
+  k.body = Block::make(
+      {IfThenElse::make(BoolConst::make(true),
+                        Block::make({Declare::make(v, FloatConst::make(ScalarType::F32, 1))})),
+       Store::make(2, {i64(0)}, VarRef::make(v))});
   EXPECT_THROW(verify(k), VerifyError);
 }
 

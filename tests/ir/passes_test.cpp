@@ -15,14 +15,13 @@ using namespace loom::ir;
 namespace {
 
 ir::Kernel two_loops() {
-  return trace(
-      "two",
-      [](F32 a, Array<float> x, Array<float> y) {
-        loom::Var<int64_t> n("n", x.size());
-        parallel_for(n, [&](Index i) { x[i] = a * cast<float>(i); });
-        parallel_for(y.size(), [&](Index i) { y[i] = x[i] + cast<float>(n); });
-      },
-      {"a", "x", "y"});
+  return trace("two",
+               [](F32 a, Array<float> x, Array<float> y) {
+                 loom::Var<int64_t> n("n", x.size());
+                 parallel_for(n, [&](Index i) { x[i] = a * cast<float>(i); });
+                 parallel_for(y.size(), [&](Index i) { y[i] = x[i] + cast<float>(n); });
+               },
+               {"a", "x", "y"});
 }
 
 TEST(SplitTasks, EachTopLevelParallelLoopIsATask) {
@@ -58,9 +57,11 @@ TEST(SplitTasks, RejectsDomainThatReadsArrays) {
 }
 
 TEST(MapParallelLoops, GpuPutsInnermostIndexOnThreadIdxX) {
-  auto k = trace("copy2", [](Array2<float> a, Array2<float> b) {
-    parallel_for({b.dim(0), b.dim(1)}, [&](Index i, Index j) { b(i, j) = a(i, j); });
-  }, {"a", "b"});
+  auto k = trace("copy2",
+                 [](Array2<float> a, Array2<float> b) {
+                   parallel_for({b.dim(0), b.dim(1)}, [&](Index i, Index j) { b(i, j) = a(i, j); });
+                 },
+                 {"a", "b"});
   LoweredKernel l = lower(k, Target::GPU);
   std::string text = to_string(l);
   EXPECT_NE(text.find("for j in i64(blockIdx.x) * i64(blockDim.x) + i64(threadIdx.x) .. b.shape[1] "
@@ -73,9 +74,11 @@ TEST(MapParallelLoops, GpuPutsInnermostIndexOnThreadIdxX) {
 }
 
 TEST(MapParallelLoops, CpuChunksTheOutermostDimension) {
-  auto k = trace("copy2", [](Array2<float> a, Array2<float> b) {
-    parallel_for({b.dim(0), b.dim(1)}, [&](Index i, Index j) { b(i, j) = a(i, j); });
-  }, {"a", "b"});
+  auto k = trace("copy2",
+                 [](Array2<float> a, Array2<float> b) {
+                   parallel_for({b.dim(0), b.dim(1)}, [&](Index i, Index j) { b(i, j) = a(i, j); });
+                 },
+                 {"a", "b"});
   LoweredKernel l = lower(k, Target::CPU);
   ASSERT_EQ(l.tasks.size(), 1u);
   ASSERT_TRUE(l.tasks[0].chunk_begin);
@@ -86,7 +89,8 @@ TEST(MapParallelLoops, CpuChunksTheOutermostDimension) {
 
 TEST(Lower, LogsEveryPassInOrder) {
   std::vector<std::string> passes;
-  lower(two_loops(), Target::GPU, [&](const std::string &p, const std::string &) { passes.push_back(p); });
+  lower(two_loops(), Target::GPU,
+        [&](const std::string &p, const std::string &) { passes.push_back(p); });
   EXPECT_EQ(passes, (std::vector<std::string>{"input", "split_into_tasks", "map_parallel_loops",
                                               "simplify"}));
 }

@@ -69,7 +69,8 @@ inline void expect_ptx_assembles(const loom::Kernel &k) {
     std::remove(path);
     std::remove(log.c_str());
     EXPECT_EQ(rc, 0) << "ptxas -arch=" << sm << " rejected the PTX of " << k.name() << ":\n"
-                     << out << "\n" << ptx;
+                     << out << "\n"
+                     << ptx;
   }
 }
 
@@ -97,9 +98,9 @@ inline std::string target_name(const ::testing::TestParamInfo<loom::ir::Target> 
   return info.param == loom::ir::Target::GPU ? "gpu" : "cpu";
 }
 
-#define LOOM_INSTANTIATE_TARGETS(Suite)                                                           \
-  INSTANTIATE_TEST_SUITE_P(, Suite,                                                               \
-                           ::testing::Values(loom::ir::Target::CPU, loom::ir::Target::GPU),       \
+#define LOOM_INSTANTIATE_TARGETS(Suite)                                                            \
+  INSTANTIATE_TEST_SUITE_P(, Suite,                                                                \
+                           ::testing::Values(loom::ir::Target::CPU, loom::ir::Target::GPU),        \
                            loomtest::target_name)
 
 } // namespace loomtest
