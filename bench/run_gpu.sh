@@ -65,6 +65,7 @@ if [[ -x $gpu_bench ]]; then
   # program on a machine; with its JIT cache off, so the PTX is compiled for real.
   part loom_first_call env CUDA_CACHE_DISABLE=1 "$gpu_bench" --first-call-only
   part loom_gpu "$gpu_bench"
+  [[ -x $install/bench/loom_launch_sweep ]] && part launch_sweep "$install/bench/loom_launch_sweep"
 else
   failed+=("loom_gpu_bench (missing: $gpu_bench)")
 fi
@@ -109,6 +110,12 @@ table() {
     reference nvcc_matmul4096_tflops
   row time "saxpy 2^28 ms/call, host wall vs nvcc events" loom_gpu loom_saxpy_host_ms \
     reference nvcc_saxpy_ms
+  row time "saxpy 2^28 ms, auto shape vs best swept" launch_sweep sweep_saxpy_2e28_auto_ms \
+    launch_sweep sweep_saxpy_2e28_best_ms
+  row time "matmul 1024 ms, auto shape vs best swept" launch_sweep sweep_matmul1024_auto_ms \
+    launch_sweep sweep_matmul1024_best_ms
+  row time "matmul 4096 ms, auto shape vs best swept" launch_sweep sweep_matmul4096_auto_ms \
+    launch_sweep sweep_matmul4096_best_ms
   row time "cuInit + context ms (JIT cache off)" loom_first_call loom_context_ms
   row time "first kernel call ms (JIT cache off)" loom_first_call loom_first_call_ms
   row time "same, with the context ms (JIT cache off)" loom_first_call \

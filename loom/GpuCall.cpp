@@ -44,7 +44,8 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     std::vector<int64_t> domain;
     for (const ir::Expr &e : task.domain)
       domain.push_back(ir::evaluate(e, params, values).i);
-    runtime::GridShape shape = runtime::choose_grid(g.functions[t], domain, ctx.info());
+    runtime::GridShape shape =
+        runtime::choose_grid(g.functions[t], domain, ctx.info(), state.launch_policy);
     runtime::launch(g.functions[t], shape, packed.data());
     state.last_grids.push_back(std::move(shape));
   }

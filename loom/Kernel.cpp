@@ -149,6 +149,19 @@ std::string Kernel::ptx(const std::string &sm) const {
   return codegen::emit_ptx(ir::lower(state_->kernel, ir::Target::GPU), target);
 }
 
+Kernel &Kernel::launch_policy(const runtime::LaunchPolicy &policy) {
+  uint64_t threads =
+      uint64_t(policy.block[0]) * std::max(policy.block[1], 1u) * std::max(policy.block[2], 1u);
+  if (policy.block[0] != 0 && threads > 1024)
+    throw ArgumentError("kernel '" + name() + "': a block of " + std::to_string(threads) +
+                        " threads; CUDA allows at most 1024");
+  if (policy.max_waves < 0)
+    throw ArgumentError("kernel '" + name() + "': max_waves must be 0 (no cap) or positive");
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->launch_policy = policy;
+  return *this;
+}
+
 Kernel &Kernel::on(ir::Target target) {
   std::string why;
   if (target == ir::Target::GPU && !runtime::GpuContext::usable(&why))

@@ -3,6 +3,7 @@
 
 #include "ir/IR.h"
 #include "loom/Arguments.h"
+#include "runtime/GridShape.h"
 
 #include <memory>
 #include <span>
@@ -28,6 +29,11 @@ public:
   // Runs this kernel on `target` from now on instead of the LOOM_TARGET choice; GPU without a
   // usable GPU throws TargetError.
   Kernel &on(ir::Target target);
+
+  // Imposes a GPU block shape and/or grid cap instead of the automatic choice (for schedules and
+  // for benchmarks sweeping shapes); see runtime/GridShape.h. Throws ArgumentError for a block of
+  // more than 1024 threads.
+  Kernel &launch_policy(const runtime::LaunchPolicy &policy);
 
   const std::string &name() const;
   const ir::Kernel &ir() const;

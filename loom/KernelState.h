@@ -42,6 +42,7 @@ struct KernelState {
   std::optional<TargetChoice> target;
   std::unique_ptr<CompiledGpu> gpu;
   std::unique_ptr<CompiledCpu> cpu;
+  runtime::LaunchPolicy launch_policy;
   std::vector<runtime::GridShape> last_grids; // GPU: one per task, from the last call
 
   CompiledGpu &compiled_gpu(); // compile on first use (caller holds the mutex)

@@ -68,6 +68,10 @@ std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int bl
   if (domain.size() == 1)
     return {static_cast<unsigned>(threads), 1, 1};
 
+  // Multi-dimensional blocks stay at 256 threads (32x8 for large extents): on the H200 the naive
+  // matmul ran 9-11% faster with 32x4 or 32x8 blocks than with 32x32 at the same occupancy
+  // (bench/launch_sweep.cpp; bench/RESULTS.md).
+  threads = std::min<uint64_t>(threads, max_multi_dimensional_block);
   // A warp along x reads 32 consecutive elements: one or a few full cache lines.
   uint64_t x = extent[0] >= 32 ? 32 : power_of_two_at_least(std::max<uint64_t>(extent[0], 1));
   x = std::min(x, threads);
@@ -81,10 +85,13 @@ std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int bl
 }
 
 GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
-                       int max_active_blocks_per_sm, int sm_count) {
+                       int max_active_blocks_per_sm, int sm_count, const LaunchPolicy &policy) {
   std::array<uint64_t, 3> extent = extents_xyz(domain);
   GridShape shape;
-  std::array<unsigned, 3> block = compute_block(domain, block_size);
+  const bool forced = policy.block[0] != 0 && !domain.empty();
+  std::array<unsigned, 3> block = forced ? policy.block : compute_block(domain, block_size);
+  for (unsigned &b : block)
+    b = std::max(b, 1u);
   std::copy(block.begin(), block.end(), shape.block);
   if (domain.empty()) {
     shape.reason = "serial task: one thread runs it";
@@ -105,9 +112,9 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
   uint64_t per_sm = static_cast<uint64_t>(std::max(max_active_blocks_per_sm, 1));
   uint64_t sms = static_cast<uint64_t>(std::max(sm_count, 1));
   uint64_t wave = per_sm * sms;
-  uint64_t cap = wave * max_grid_waves;
+  uint64_t cap = policy.max_waves > 0 ? wave * policy.max_waves : UINT64_MAX;
   bool capped = false;
-  for (int d = 2; d >= 0; --d) {
+  for (int d = 2; d >= 0 && policy.max_waves > 0; --d) {
     uint64_t total = grid[0] * grid[1] * grid[2];
     if (total <= cap)
       break;
@@ -131,11 +138,11 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
                 "wave; ",
                 triple(shape.block).c_str(), (unsigned long long)shape.threads_per_block(),
                 (unsigned long long)per_sm, (unsigned long long)sms, (unsigned long long)wave);
-  shape.reason = text;
+  shape.reason = (forced ? "block set by the kernel's launch policy; " : "") + std::string(text);
   if (hit_cuda_limit)
     shape.reason += "grid limited by CUDA's maximum extents (2^31-1, 65535, 65535); ";
   if (capped)
-    shape.reason += "grid capped at " + std::to_string(max_grid_waves) +
+    shape.reason += "grid capped at " + std::to_string(policy.max_waves) +
                     " waves = " + count_of(shape.block_count(), "block") + " " +
                     triple(shape.grid) + "; ";
   else
@@ -148,10 +155,20 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
 }
 
 GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &domain,
-                      const DeviceInfo &device) {
+                      const DeviceInfo &device, const LaunchPolicy &policy) {
   if (domain.empty())
     return compute_grid(domain, 1, 1, device.sm_count);
   const Driver &cu = GpuContext::activate();
+  if (policy.block[0] != 0) {
+    unsigned threads =
+        policy.block[0] * std::max(policy.block[1], 1u) * std::max(policy.block[2], 1u);
+    int active_blocks = 0;
+    std::string call = "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + function.name + ")";
+    cu.check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&active_blocks, function.handle,
+                                                            static_cast<int>(threads), 0),
+             call.c_str());
+    return compute_grid(domain, static_cast<int>(threads), active_blocks, device.sm_count, policy);
+  }
   int min_grid_size = 0, suggested_block = 0;
   std::string call = "cuOccupancyMaxPotentialBlockSize(" + function.name + ")";
   cu.check(cu.cuOccupancyMaxPotentialBlockSize(&min_grid_size, &suggested_block, function.handle,
@@ -166,7 +183,7 @@ GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &d
   cu.check(
       cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&active_blocks, function.handle, threads, 0),
       call.c_str());
-  GridShape shape = compute_grid(domain, threads, active_blocks, device.sm_count);
+  GridShape shape = compute_grid(domain, threads, active_blocks, device.sm_count, policy);
   shape.reason = "cuOccupancyMaxPotentialBlockSize suggests " + std::to_string(suggested_block) +
                  " threads per block for " + function.name + " (" +
                  std::to_string(function.num_regs) + " registers per thread); " + shape.reason;

@@ -31,12 +31,20 @@ constexpr int max_grid_waves = 4;
 // CUDA's limits on a grid's extents.
 constexpr unsigned max_grid_x = 2147483647u;
 constexpr unsigned max_grid_yz = 65535u;
+// Threads per block for 2-D and 3-D domains at most (see compute_block).
+constexpr unsigned max_multi_dimensional_block = 256u;
 // CUDA's limit on a block's z extent (x and y allow 1024, which block_size never exceeds).
 constexpr unsigned max_block_z = 64u;
 
+// What a caller may impose on the automatic choice (schedules, benchmarks sweeping shapes).
+struct LaunchPolicy {
+  std::array<unsigned, 3> block{0, 0, 0}; // threads along x, y, z; {0,0,0}: chosen automatically
+  int max_waves = max_grid_waves;         // grid cap in waves; 0: no cap (one iteration a thread)
+};
+
 // The block for a domain (index-space extents, outermost first, 0..3 of them) given the threads
 // per block to use. The innermost extent maps to x, the next to y, then z. 1-D: (block_size,1,1).
-// 2-D and 3-D: x is one warp (32) when the innermost extent is at least 32, else that extent
+// 2-D and 3-D: at most max_multi_dimensional_block threads; x is one warp (32) when the innermost extent is at least 32, else that extent
 // rounded up to a power of two; y, then z, take what is left of block_size, each at most its own
 // extent rounded up to a power of two. No domain (a serial task): one thread.
 std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int block_size);
@@ -47,12 +55,14 @@ std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int bl
 // `max_active_blocks_per_sm` x `sm_count` blocks, reducing z first, then y, then x, so that x keeps
 // its coverage when it can. Throws loom::ArgumentError for more than 3 dimensions or a negative
 // extent.
+// A policy's block, when given, replaces compute_block's, and its max_waves the default cap.
 GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
-                       int max_active_blocks_per_sm, int sm_count);
+                       int max_active_blocks_per_sm, int sm_count,
+                       const LaunchPolicy &policy = LaunchPolicy());
 
 // compute_grid with the block size the driver's occupancy calculator suggests for `function` and
 // the number of such blocks an SM holds at once.
 GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &domain,
-                      const DeviceInfo &device);
+                      const DeviceInfo &device, const LaunchPolicy &policy = LaunchPolicy());
 
 } // namespace loom::runtime

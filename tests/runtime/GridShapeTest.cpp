@@ -70,9 +70,10 @@ TEST(runtime_grid, OneDimensionGridXLimit) {
 }
 
 TEST(runtime_grid, TwoDimensionsSquareUsesWarpWideRows) {
-  // The 1024x1024 matmul: 32x32 blocks, 32x32 grid = 1024 blocks, under the 1056 cap.
-  GridShape shape = compute_grid({1024, 1024}, 1024, 2, 132);
-  expect_shape(shape, {32, 32, 1}, {32, 32, 1});
+  // The 1024x1024 matmul: 1024 threads suggested, but 2-D blocks stay at 256 (32x8); 8 such
+  // blocks per SM; a 32x128 grid = 4096 blocks, under the 4224 cap.
+  GridShape shape = compute_grid({1024, 1024}, 1024, 8, 132);
+  expect_shape(shape, {32, 128, 1}, {32, 8, 1});
   EXPECT_EQ(shape.reason.find("capped"), std::string::npos) << shape.reason;
 }
 
@@ -106,13 +107,13 @@ TEST(runtime_grid, TwoDimensionsGridYLimit) {
 }
 
 TEST(runtime_grid, ThreeDimensionsCube) {
-  // 512 threads: 32 along x, 16 along y, none left for z; 2 x 4 x 64 = 512 blocks.
-  expect_shape(compute_grid({64, 64, 64}, 512, 4, 132), {2, 4, 64}, {32, 16, 1});
+  // 512 threads suggested, 256 used: 32 along x, 8 along y, none left for z; 2 x 8 x 64 blocks.
+  expect_shape(compute_grid({64, 64, 64}, 512, 4, 132), {2, 8, 64}, {32, 8, 1});
 }
 
 TEST(runtime_grid, ThreeDimensionsSmallInnerExtentsGiveThreadsToZ) {
-  // x: 2, y: 4 (3 rounded up), z: the remaining 128 limited to CUDA's 64 along z.
-  expect_shape(compute_grid({100, 3, 2}, 1024, 2, 132), {1, 1, 2}, {2, 4, 64});
+  // 256 threads: x: 2, y: 4 (3 rounded up), z: the remaining 32; 100 / 32 -> 4 blocks along z.
+  expect_shape(compute_grid({100, 3, 2}, 1024, 2, 132), {1, 1, 4}, {2, 4, 32});
 }
 
 TEST(runtime_grid, ThreeDimensionsCapTakesBlocksFromZFirst) {
@@ -158,3 +159,29 @@ TEST(runtime_grid, RejectsMoreThanThreeDimensionsAndNegativeExtents) {
     EXPECT_NE(std::string(e.what()).find("-5"), std::string::npos) << e.what();
   }
 }
+
+namespace {
+
+TEST(runtime_grid, PolicyBlockReplacesTheAutomaticOne) {
+  loom::runtime::LaunchPolicy policy;
+  policy.block = {32, 8, 1};
+  GridShape shape = compute_grid({4096, 4096}, 1024, 8, 132, policy);
+  EXPECT_EQ(shape.block[0], 32u);
+  EXPECT_EQ(shape.block[1], 8u);
+  // 4 waves of 8 blocks on 132 SMs = 4224 blocks; x keeps all 128 columns of blocks, y gets 33.
+  EXPECT_EQ(shape.grid[0], 128u);
+  EXPECT_EQ(shape.grid[1], 33u);
+  EXPECT_NE(shape.reason.find("block set by the kernel's launch policy"), std::string::npos);
+}
+
+TEST(runtime_grid, PolicyWithoutCapGivesOneIterationPerThread) {
+  loom::runtime::LaunchPolicy policy;
+  policy.max_waves = 0;
+  GridShape shape = compute_grid({4096, 4096}, 1024, 2, 132, policy);
+  EXPECT_EQ(uint64_t(shape.grid[0]) * shape.block[0], 4096u);
+  EXPECT_EQ(uint64_t(shape.grid[1]) * shape.block[1], 4096u);
+  GridShape one_d = compute_grid({int64_t{1} << 28}, 1024, 2, 132, policy);
+  EXPECT_EQ(one_d.grid[0], (1u << 28) / 1024);
+}
+
+} // namespace
