@@ -52,12 +52,17 @@ protected:
   // Name of the library function computing `fn` (Exp, Log, Sin, Cos, Tanh, Pow) for type `t`.
   virtual std::string math_function_name(ir::MathFn fn, ir::ScalarType t) const;
   virtual llvm::Value *special_reg(const ir::SpecialReg *op);
+  // Float `a % b`, which is C's fmod.
+  virtual llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t);
 
   // ---- helpers for the hooks ------------------------------------------------------------------
 
   llvm::Type *llvm_type(ir::ScalarType t) const;   // in registers: bool is i1
   llvm::Type *memory_type(ir::ScalarType t) const; // in memory and the param ABI: bool is i8
   llvm::Value *from_memory(llvm::Value *v, ir::ScalarType t); // i8 -> i1 for bools
+  // A call of the pure math library function `name` taking and returning `type`.
+  llvm::Value *call_math_library(const std::string &name, llvm::Type *type,
+                                 const std::vector<llvm::Value *> &args);
 
   llvm::LLVMContext &context;
   std::unique_ptr<llvm::Module> module;

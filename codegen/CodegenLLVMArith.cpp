@@ -37,7 +37,7 @@ void CodegenLLVM::visit_node(const ir::Binary *op) {
     value_ = fp ? builder.CreateFDiv(a, b) : int_div_mod(op->op, a, b);
     return;
   case BinaryOp::Mod:
-    value_ = fp ? builder.CreateFRem(a, b) : int_div_mod(op->op, a, b);
+    value_ = fp ? float_remainder(a, b, t) : int_div_mod(op->op, a, b);
     return;
   case BinaryOp::Min:
     value_ = fp ? builder.CreateMinNum(a, b)
@@ -155,23 +155,31 @@ void CodegenLLVM::visit_node(const ir::Call *op) {
   case MathFn::Sin:
   case MathFn::Cos:
   case MathFn::Tanh:
-  case MathFn::Pow: {
-    std::vector<llvm::Type *> arg_types(args.size(), type);
-    llvm::FunctionCallee callee = module->getOrInsertFunction(
-        math_function_name(op->fn, op->type), llvm::FunctionType::get(type, arg_types, false));
-    if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
-      // Pure functions of their arguments (errno is never read), so LLVM may hoist or drop them.
-      f->setDoesNotAccessMemory();
-      f->setDoesNotThrow();
-      f->setWillReturn();
-    }
-    auto *call = builder.CreateCall(callee, args);
-    call->setDoesNotAccessMemory();
-    value_ = call;
+  case MathFn::Pow:
+    value_ = call_math_library(math_function_name(op->fn, op->type), type, args);
     return;
   }
-  }
   throw CompileError("internal error in codegen: unhandled math function");
+}
+
+llvm::Value *CodegenLLVM::call_math_library(const std::string &name, llvm::Type *type,
+                                            const std::vector<llvm::Value *> &args) {
+  std::vector<llvm::Type *> arg_types(args.size(), type);
+  llvm::FunctionCallee callee =
+      module->getOrInsertFunction(name, llvm::FunctionType::get(type, arg_types, false));
+  if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    // Pure functions of their arguments (errno is never read), so LLVM may hoist or drop them.
+    f->setDoesNotAccessMemory();
+    f->setDoesNotThrow();
+    f->setWillReturn();
+  }
+  auto *call = builder.CreateCall(callee, args);
+  call->setDoesNotAccessMemory();
+  return call;
+}
+
+llvm::Value *CodegenLLVM::float_remainder(llvm::Value *a, llvm::Value *b, ScalarType) {
+  return builder.CreateFRem(a, b); // fmod, exactly, on the CPU
 }
 
 std::string CodegenLLVM::math_function_name(MathFn fn, ScalarType t) const {

@@ -27,6 +27,11 @@ std::string CodegenPTX::math_function_name(ir::MathFn fn, ir::ScalarType t) cons
   return t == ir::ScalarType::F32 ? name + "f" : name;
 }
 
+llvm::Value *CodegenPTX::float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t) {
+  return call_math_library(t == ir::ScalarType::F32 ? "__nv_fmodf" : "__nv_fmod", a->getType(),
+                           {a, b});
+}
+
 llvm::Value *CodegenPTX::special_reg(const ir::SpecialReg *op) {
   using namespace llvm::Intrinsic;
   static const ID ids[4][3] = {

@@ -198,7 +198,10 @@ template <DslScalar T, Operand X> Value<T> cast(const X &x) {
 template <Operand C, Operand A, Operand B>
 requires(DslExpr<C> || DslExpr<A> || DslExpr<B>) auto select(const C &cond, const A &a,
                                                              const B &b) {
-  using R = detail::arith_result_t<A, B>;
+  // Two bools select a bool (no promotion to i32: nothing is computed on them).
+  using R = std::conditional_t<std::is_same_v<detail::operand_type_t<A>, bool> &&
+                                   std::is_same_v<detail::operand_type_t<B>, bool>,
+                               bool, detail::arith_result_t<A, B>>;
   return Value<R>(
       ir::Select::make(detail::to_expr<bool>(cond), detail::to_expr<R>(a), detail::to_expr<R>(b)));
 }
@@ -243,7 +246,10 @@ requires(DslExpr<A> || DslExpr<B>) auto pow(const A &a, const B &b) {
 // a * b + c with one rounding.
 template <Operand A, Operand B, Operand C>
 requires(DslExpr<A> || DslExpr<B> || DslExpr<C>) auto fma(const A &a, const B &b, const C &c) {
-  using P = detail::arith_result_t<detail::arith_result_t<A, B>, C>;
+  // Typed as (a * b) + c: the product is a value unless both factors are literals.
+  using AB = detail::arith_result_t<A, B>;
+  using Product = std::conditional_t<DslExpr<A> || DslExpr<B>, Value<AB>, AB>;
+  using P = detail::arith_result_t<Product, C>;
   using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;
   return detail::call<R>(ir::MathFn::Fma,
                          {detail::to_expr<R>(a), detail::to_expr<R>(b), detail::to_expr<R>(c)});

@@ -3,17 +3,12 @@
 #pragma once
 
 #include "ir/IR.h"
+#include "ir/Semantics.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace loom::ir {
-
-// A scalar value; which member is meaningful follows the expression's type.
-struct ScalarValue {
-  int64_t i = 0; // bool, i32, i64
-  double f = 0;  // f32, f64
-};
 
 struct ArgumentValues {
   std::vector<ScalarValue> scalars;          // by parameter index (arrays: unused)

@@ -8,7 +8,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loom::ir {
@@ -315,11 +317,21 @@ struct ParallelFor : StmtNode {
 
 // ---- kernels ------------------------------------------------------------------------------
 
+// Array extents that must agree at call time: the text DSL's shape symbols (`A: f32[N, K]`) and
+// literal extents (`x: f32[3]`). The embedded DSL declares none.
+struct ShapeSymbol {
+  std::string name;                      // "K"; for a literal extent, its digits ("3")
+  std::vector<std::pair<int, int>> dims; // (parameter index, dimension), all of the same extent
+  std::optional<int64_t> extent;         // a literal extent: every dimension must equal it
+};
+
 // A kernel as a front end produces it.
 struct Kernel {
   std::string name;
   std::vector<Param> params;
   Stmt body;
+  bool fast_math = false;                 // @kernel(fastmath=True): GPU code may approximate
+  std::vector<ShapeSymbol> shape_symbols; // checked against the arguments of every call
 };
 
 // After lowering, a kernel is a sequence of tasks run one after another (one GPU launch each).

@@ -1,5 +1,6 @@
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
+#include "ir/Semantics.h"
 
 #include <cstdint>
 #include <limits>
@@ -73,8 +74,9 @@ protected:
     if (auto *c = a.as<IntConst>()) {
       if (is_int(n->type))
         return IntConst::make(n->type, c->value);
-      if (is_float(n->type))
-        return FloatConst::make(n->type, static_cast<double>(c->value));
+      if (is_float(n->type)) // one rounding: i64 -> f64 -> f32 could round twice
+        return FloatConst::make(
+            n->type, cast_op(n->type, ScalarType::I64, int_value(ScalarType::I64, c->value)).f);
     }
     if (auto *c = a.as<FloatConst>(); c && is_float(n->type))
       return FloatConst::make(n->type, c->value);

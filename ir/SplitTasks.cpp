@@ -91,10 +91,17 @@ std::vector<Task> split_into_tasks(const Kernel &kernel) {
     Stmt body = Block::make(group.stmts);
     Uses used = uses_of(body);
 
-    // Re-declare earlier top-level locals this task reads, when that keeps their value.
+    // Re-declare earlier top-level locals this task reads, when that keeps their value, and
+    // those their initial values read (latest first: a local reads only earlier ones).
+    std::set<const Variable *> needed = used.vars_read;
+    for (auto d = declared.rbegin(); d != declared.rend(); ++d)
+      if (needed.count((*d)->var.get())) {
+        Uses init = uses_of((*d)->init);
+        needed.insert(init.vars_read.begin(), init.vars_read.end());
+      }
     std::vector<Stmt> prelude;
     for (const Declare *d : declared) {
-      if (!used.vars_read.count(d->var.get()))
+      if (!needed.count(d->var.get()))
         continue;
       Uses init = uses_of(d->init);
       std::string why;

@@ -29,12 +29,21 @@ std::string describe_argument(const Argument &a) {
          ir::type_name(a.type) + " with shape " + shape_text(a.shape);
 }
 
+// The shape symbol or literal extent declared for dimension `dim` of parameter `p`, or "?".
+std::string dim_name(const ir::Kernel &k, int p, int dim) {
+  for (const ir::ShapeSymbol &s : k.shape_symbols)
+    for (auto [q, d] : s.dims)
+      if (q == p && d == dim)
+        return s.name;
+  return "?";
+}
+
 std::string signature(const ir::Kernel &k) {
   std::string s = k.name + "(";
   for (size_t p = 0; p < k.params.size(); ++p) {
     s += (p ? ", " : "") + k.params[p].name + ": " + ir::type_name(k.params[p].type);
     for (int d = 0; d < k.params[p].rank; ++d)
-      s += d ? ", ?" : "[?";
+      s += (d ? ", " : "[") + dim_name(k, static_cast<int>(p), d);
     if (k.params[p].rank > 0)
       s += "]";
   }
@@ -99,6 +108,33 @@ ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Arg
     if (a.kind == Argument::Kind::HostArray && !a.host && a.size() > 0)
       throw ArgumentError(where + " has no data (null pointer) but shape " + shape_text(a.shape));
     values.extents[p] = a.shape;
+  }
+
+  // Shape symbols (text DSL): every dimension declared with one symbol has the same extent.
+  for (const ir::ShapeSymbol &sym : k.shape_symbols) {
+    if (sym.dims.empty())
+      continue;
+    auto [p0, d0] = sym.dims[0];
+    for (auto [p, d] : sym.dims) {
+      int64_t extent = values.extents[p][d];
+      const std::string &name = k.params[p].name;
+      if (sym.extent && extent != *sym.extent)
+        throw ArgumentError("argument " + std::to_string(p + 1) + " ('" + name + "') of kernel '" +
+                            k.name + "' has shape " + shape_text(values.extents[p]) +
+                            ", but its dimension " + std::to_string(d) + " must be " +
+                            std::to_string(*sym.extent));
+      int64_t first = values.extents[p0][d0];
+      if (!sym.extent && extent != first) {
+        const std::string &name0 = k.params[p0].name;
+        std::string shapes = name0 + " has shape " + shape_text(values.extents[p0]);
+        if (p != p0)
+          shapes += " and " + name + " has shape " + shape_text(values.extents[p]);
+        throw ArgumentError("kernel " + signature(k) + ": shape symbol " + sym.name + " is " +
+                            std::to_string(first) + " (" + name0 + " dimension " +
+                            std::to_string(d0) + ") but " + std::to_string(extent) + " (" + name +
+                            " dimension " + std::to_string(d) + "); " + shapes);
+      }
+    }
   }
 
   // Arrays are compiled as not aliasing: an array the kernel writes must not overlap another.

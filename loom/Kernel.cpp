@@ -62,6 +62,7 @@ CompiledGpu &KernelState::compiled_gpu() {
     auto c = std::make_unique<CompiledGpu>();
     c->lowered = ir::lower(kernel, ir::Target::GPU, dump_log());
     c->target = gpu_target_for_this_machine();
+    c->target.fast_math = kernel.fast_math; // @kernel(fastmath=True) in the text DSL
     c->ptx = codegen::emit_ptx(c->lowered, c->target);
     runtime::GpuContext::get().make_current();
     c->module = std::make_unique<runtime::GpuModule>(c->ptx);
@@ -134,9 +135,10 @@ std::string Kernel::lowered() const {
 std::string Kernel::llvm(bool optimized) const {
   ir::Target target = current_target();
   auto stage = optimized ? codegen::LlvmStage::Optimized : codegen::LlvmStage::Unoptimized;
-  return codegen::emit_llvm(ir::lower(state_->kernel, target), stage,
-                            target == ir::Target::GPU ? gpu_target_for_this_machine()
-                                                      : codegen::GpuTarget());
+  codegen::GpuTarget gpu =
+      target == ir::Target::GPU ? gpu_target_for_this_machine() : codegen::GpuTarget();
+  gpu.fast_math = state_->kernel.fast_math;
+  return codegen::emit_llvm(ir::lower(state_->kernel, target), stage, gpu);
 }
 
 std::string Kernel::ptx(const std::string &sm) const {
@@ -146,6 +148,7 @@ std::string Kernel::ptx(const std::string &sm) const {
   codegen::GpuTarget target = gpu_target_for_this_machine();
   if (!sm.empty())
     target.sm = sm;
+  target.fast_math = state_->kernel.fast_math;
   return codegen::emit_ptx(ir::lower(state_->kernel, ir::Target::GPU), target);
 }
 

@@ -5,10 +5,15 @@
 //     loom::parallel_for(x.size(), [&](loom::Index i) { y[i] = a * x[i] + y[i]; });
 //   });
 //   saxpy(2.0f, x, y);
+//
+// or, from the text DSL (docs/language.md):
+//   loom::Module m = loom::compile(source);
+//   m["saxpy"](2.0f, x, y);
 #pragma once
 
 #include "frontend/DSL.h"
 #include "loom/Kernel.h"
+#include "loom/Module.h"
 #include "loom/Target.h"
 #include "runtime/DeviceArray.h"
 #include "support/Error.h"

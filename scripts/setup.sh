@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what loom needs to build and test on Debian 12 (bookworm), when it is missing.
 set -euo pipefail
-packages=(cmake ninja-build g++ ccache llvm-19-dev llvm-19-tools libgtest-dev zlib1g-dev libzstd-dev)
+packages=(cmake ninja-build g++ ccache llvm-19-dev llvm-19-tools libgtest-dev zlib1g-dev libzstd-dev
+  clang-19 libclang-rt-19-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

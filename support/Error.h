@@ -42,6 +42,13 @@ public:
   using Error::Error;
 };
 
+// The IR interpreter stopped a kernel: an index out of bounds (naming the array, the index and the
+// extent) or the step limit (a loop that does not end).
+class InterpreterError : public Error {
+public:
+  using Error::Error;
+};
+
 // A CUDA driver call failed; names the call and the CUDA error.
 class DriverError : public Error {
 public:

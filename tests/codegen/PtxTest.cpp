@@ -230,6 +230,10 @@ TEST(codegen_ptx, EmitLlvmForGpu) {
   EXPECT_NE(plain.find("!nvvm.annotations"), std::string::npos);
   EXPECT_NE(plain.find("!\"kernel\""), std::string::npos);
   EXPECT_NE(plain.find("declare float @__nv_tanhf(float)"), std::string::npos);
+  // Float % is libdevice's fmod: NVPTX would lower frem to x - y * trunc(x / y), which is wrong
+  // once x / y rounds (found by the differential tests).
+  EXPECT_NE(plain.find("declare double @__nv_fmod(double, double)"), std::string::npos);
+  EXPECT_EQ(plain.find(" frem "), std::string::npos);
   EXPECT_NE(plain.find("llvm.nvvm.read.ptx.sreg.ctaid.x"), std::string::npos);
   EXPECT_NE(plain.find("nvptx64-nvidia-cuda"), std::string::npos);
 

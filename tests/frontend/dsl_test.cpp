@@ -26,6 +26,9 @@ TEST(Promotion, FollowsCppBetweenDslValues) {
           static_assert(has_type<decltype(-c), int32_t>);
           static_assert(has_type<decltype(sqrt(a)), double>); // math on integers is done in f64
           static_assert(has_type<decltype(abs(a)), int32_t>);
+          static_assert(has_type<decltype(select(c, c, c)), bool>); // nothing computed on the bools
+          static_assert(has_type<decltype(fma(d, d, f)), double>);  // typed as d * d + f
+          static_assert(has_type<decltype(fma(2.0, 3.0, f)), float>); // a literal product is weak
           // The promotion is an explicit cast in the IR.
           EXPECT_EQ(ir::to_string((a + f).expr()), "f32(a) + f");
         },

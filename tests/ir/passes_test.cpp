@@ -49,6 +49,21 @@ TEST(SplitTasks, RejectsTopLevelVariableChangedBetweenLaunches) {
   }
 }
 
+TEST(SplitTasks, RedeclaresTheVariablesAnInitialValueReads) {
+  // The loop reads only m, but m's initial value reads n: both must reach the loop's task.
+  auto k = trace("chain", [](Array<float> x) {
+    loom::Var<int64_t> n("n", x.size());
+    loom::Var<int64_t> m("m", n - 1);
+    parallel_for(x.size(), [&](Index i) { x[i] = cast<float>(m); });
+  });
+  std::vector<Task> tasks = split_into_tasks(k);
+  ASSERT_EQ(tasks.size(), 2u);
+  std::string text = to_string(tasks[1].body, k.params);
+  EXPECT_NE(text.find("var n: i64"), std::string::npos) << text;
+  EXPECT_LT(text.find("var n: i64"), text.find("var m: i64")) << text;
+  EXPECT_NO_THROW(lower(k, Target::CPU));
+}
+
 TEST(SplitTasks, RejectsDomainThatReadsArrays) {
   auto k = trace("bad", [](Array<int64_t> n, Array<float> x) {
     parallel_for(n[0], [&](Index i) { x[i] = 1.0f; });

@@ -1,0 +1,339 @@
+// The checker's handling of whole functions: signatures, parameters, shape symbols, kernels and
+// the stand-alone check of helpers; and the scopes and IR blocks the statements fill.
+#include "frontend/text/Checker.h"
+
+#include "ir/Verifier.h"
+#include "support/Error.h"
+
+#include <algorithm>
+#include <set>
+
+namespace loom::text {
+
+namespace {
+
+const std::map<std::string, ir::ScalarType> &scalar_types() {
+  static const std::map<std::string, ir::ScalarType> t = {{"bool", ir::ScalarType::Bool},
+                                                          {"i32", ir::ScalarType::I32},
+                                                          {"i64", ir::ScalarType::I64},
+                                                          {"f32", ir::ScalarType::F32},
+                                                          {"f64", ir::ScalarType::F64}};
+  return t;
+}
+
+// Type names of other languages, and loom's name for them.
+const char *loom_type_for(const std::string &name) {
+  static const std::map<std::string, const char *> other = {
+      {"float32", "f32"}, {"float", "f32 or f64"}, {"float64", "f64"}, {"double", "f64"},
+      {"int32", "i32"},   {"int", "i32 or i64"},   {"int64", "i64"},   {"boolean", "bool"},
+      {"bool_", "bool"},  {"long", "i64"}};
+  auto it = other.find(name);
+  return it == other.end() ? nullptr : it->second;
+}
+
+const std::set<std::string> &builtin_functions() {
+  static const std::set<std::string> b = {
+      "range", "parallel", "len",  "bool", "i32", "i64",   "f32", "f64", "sqrt", "exp", "log",
+      "sin",   "cos",      "tanh", "pow",  "abs", "floor", "fma", "min", "max",  "math"};
+  return b;
+}
+
+} // namespace
+
+Checker::Checker(const ast::Module &module, Diagnostics &diagnostics)
+    : module_(module), diag_(diagnostics) {}
+
+std::vector<ir::Kernel> Checker::run() {
+  collect_functions();
+  for (const ast::Function &f : module_.functions)
+    signatures_[&f] = signature(f);
+  for (const ast::Function &f : module_.functions)
+    if (!f.is_kernel && functions_.count(f.name) && functions_[f.name] == &f)
+      check_helper(f);
+  std::vector<ir::Kernel> kernels;
+  for (const ast::Function &f : module_.functions)
+    if (f.is_kernel && functions_.count(f.name) && functions_[f.name] == &f && !diag_.full())
+      if (std::optional<ir::Kernel> k = kernel(f))
+        kernels.push_back(std::move(*k));
+  return kernels;
+}
+
+void Checker::collect_functions() {
+  for (const ast::Function &f : module_.functions) {
+    if (builtin_functions().count(f.name)) {
+      diag_.error(f.name_loc, "'" + f.name + "' is a built-in name; choose another function name");
+      continue;
+    }
+    auto [it, fresh] = functions_.emplace(f.name, &f);
+    if (!fresh)
+      diag_.error(f.name_loc, "function '" + f.name + "' is already defined on line " +
+                                  std::to_string(it->second->name_loc.line));
+  }
+}
+
+std::optional<CheckedType> Checker::checked_type(const ast::TypeExpr &t, const std::string &what) {
+  auto it = scalar_types().find(t.scalar);
+  if (it == scalar_types().end()) {
+    std::string message = "unknown type '" + t.scalar + "'";
+    if (const char *loom = loom_type_for(t.scalar))
+      message += std::string(" (loom writes ") + loom + ")";
+    diag_.error(t.loc, message + "; the types are bool, i32, i64, f32 and f64");
+    return std::nullopt;
+  }
+  CheckedType c;
+  c.scalar = it->second;
+  c.is_array = t.is_array;
+  c.dims = t.dims;
+  if (t.is_array && t.dims.size() > 3) {
+    diag_.error(t.loc,
+                "arrays have 1 to 3 dimensions; " + what + " has " + std::to_string(t.dims.size()));
+    return std::nullopt;
+  }
+  return c;
+}
+
+Signature Checker::signature(const ast::Function &f) {
+  Signature sig;
+  std::set<std::string> seen;
+  for (const ast::Param &p : f.params) {
+    CheckedType type;
+    if (!seen.insert(p.name).second) {
+      diag_.error(p.loc, "duplicate parameter '" + p.name + "'");
+      sig.ok = false;
+    }
+    if (!p.type) {
+      diag_.error(p.loc, "parameter '" + p.name + "' needs a type, as in '" + p.name +
+                             ": f32' or '" + p.name + ": f32[n]'");
+      sig.ok = false;
+    } else if (std::optional<CheckedType> t = checked_type(*p.type, "'" + p.name + "'")) {
+      type = *t;
+    } else {
+      sig.ok = false;
+    }
+    sig.params.push_back(type);
+  }
+  if (f.returns) {
+    std::optional<CheckedType> t = checked_type(*f.returns, "the return type");
+    if (f.is_kernel) {
+      diag_.error(f.returns->loc, "a kernel returns nothing (it writes arrays); remove '-> " +
+                                      f.returns->scalar + "'");
+      sig.ok = false;
+    } else if (t && t->is_array) {
+      diag_.error(f.returns->loc, "a helper function returns a scalar, not an array");
+      sig.ok = false;
+    } else if (t) {
+      sig.returns = t->scalar;
+    } else {
+      sig.ok = false;
+    }
+  }
+  return sig;
+}
+
+// Parameters of the kernel being built (or of a helper checked on its own), in a fresh frame.
+void Checker::bind_parameters(const ast::Function &f, const Signature &sig) {
+  std::set<std::string> names;
+  for (const ast::Param &p : f.params)
+    names.insert(p.name);
+  for (size_t k = 0; k < f.params.size(); ++k) {
+    const ast::Param &p = f.params[k];
+    const CheckedType &t = sig.params[k];
+    Symbol s;
+    s.loc = p.loc;
+    if (!t.is_array) {
+      ir::Var v = ir::make_var(p.name, t.scalar);
+      kernel_.params.push_back({p.name, ir::ParamKind::Scalar, t.scalar, 0, v});
+      s.kind = Symbol::Kind::Scalar;
+      s.value = Value::of(ir::VarRef::make(v));
+      declare(p.name, s);
+      continue;
+    }
+    int index = static_cast<int>(kernel_.params.size());
+    kernel_.params.push_back(
+        {p.name, ir::ParamKind::Array, t.scalar, static_cast<int>(t.dims.size()), nullptr});
+    s.kind = Symbol::Kind::Array;
+    s.array = index;
+    declare(p.name, s);
+    for (size_t d = 0; d < t.dims.size(); ++d) {
+      const ast::Dim &dim = t.dims[d];
+      if (!dim.symbol.empty() && names.count(dim.symbol))
+        diag_.error(dim.loc, "shape symbol '" + dim.symbol + "' has the name of a parameter");
+      else
+        bind_shape(dim.symbol.empty() ? std::to_string(dim.extent) : dim.symbol, dim.loc, index,
+                   static_cast<int>(d), f.is_kernel ? "" : f.name);
+    }
+  }
+}
+
+// One dimension (array, dim) declared with a shape symbol or a literal extent (`name` is then
+// its digits). A kernel's symbols are all recorded; a helper's only when they constrain.
+void Checker::bind_shape(const std::string &name, SourceLocation loc, int array, int dim,
+                         const std::string &helper) {
+  Frame &frame = frames_.back();
+  bool literal = name[0] >= '0' && name[0] <= '9';
+  auto [it, first] = frame.shapes.emplace(name, Frame::Shape{array, dim, -1});
+  Frame::Shape &shape = it->second;
+  if (first && !literal) {
+    Symbol s;
+    s.kind = Symbol::Kind::Shape;
+    s.loc = loc;
+    s.value = Value::of(ir::ArrayExtent::make(array, dim));
+    declare(name, s);
+  }
+  if (first && !helper.empty() && !literal)
+    return; // one dimension of a helper's symbol constrains nothing
+  if (shape.entry < 0) {
+    ir::ShapeSymbol sym;
+    sym.name = helper.empty() ? name : name + " (in helper '" + helper + "')";
+    if (literal)
+      sym.extent = std::stoll(name);
+    if (!first)
+      sym.dims.push_back({shape.array, shape.dim});
+    shape.entry = static_cast<int>(kernel_.shape_symbols.size());
+    kernel_.shape_symbols.push_back(sym);
+  }
+  kernel_.shape_symbols[shape.entry].dims.push_back({array, dim});
+}
+
+void Checker::options(const ast::Function &f, ir::Kernel &k) {
+  std::set<std::string> seen;
+  for (const ast::Option &o : f.options) {
+    if (!seen.insert(o.key).second) {
+      diag_.error(o.loc, "option '" + o.key + "' is given twice");
+    } else if (o.key != "fastmath") {
+      diag_.error(o.loc, "unknown option '" + o.key + "' of @kernel; the only option is fastmath");
+    } else if (o.value->kind != ast::ExprKind::Bool) {
+      diag_.error(o.value->begin, "option 'fastmath' takes True or False");
+    } else {
+      k.fast_math = o.value->bool_value;
+    }
+  }
+}
+
+std::optional<ir::Kernel> Checker::kernel(const ast::Function &f) {
+  size_t errors = diag_.size();
+  kernel_ = KernelState();
+  inlined_calls_ = 0;
+  frames_.assign(1, Frame(&f));
+  blocks_.clear();
+  returned_.clear();
+  enclosing_ = nullptr;
+  open_scope();
+  const Signature &sig = signatures_[&f];
+  bind_parameters(f, sig);
+  ir::Kernel k;
+  k.name = f.name;
+  options(f, k);
+  k.body = block(f.body, nullptr);
+  close_scope();
+  frames_.clear();
+  k.params = kernel_.params;
+  k.shape_symbols = kernel_.shape_symbols;
+  if (diag_.size() != errors || !sig.ok)
+    return std::nullopt;
+  try {
+    ir::verify(k);
+  } catch (const VerifyError &e) {
+    diag_.error(f.loc, std::string("internal error: the IR built for this kernel is invalid (") +
+                           e.what() + "); please report it");
+    return std::nullopt;
+  }
+  return k;
+}
+
+// A helper is checked once on its own (with its parameters as those of a kernel), so that its
+// errors are reported once, even if no kernel calls it; a call of a helper with errors then
+// fails quietly.
+void Checker::check_helper(const ast::Function &f) {
+  if (helper_state_[&f] != HelperState::Unchecked)
+    return;
+  size_t errors = diag_.size();
+  kernel_ = KernelState();
+  inlined_calls_ = 0;
+  frames_.assign(1, Frame(&f));
+  blocks_.clear();
+  enclosing_ = nullptr;
+  open_scope();
+  open_block();
+  bind_parameters(f, signatures_[&f]);
+  helper_body(f);
+  close_block();
+  close_scope();
+  frames_.clear();
+  if (diag_.size() != errors || !signatures_[&f].ok)
+    helper_state_[&f] = HelperState::Bad;
+  else if (helper_state_[&f] == HelperState::Unchecked)
+    helper_state_[&f] = HelperState::Ok;
+}
+
+// The statements of a helper, into the current block; returns the value it returns, if any.
+std::optional<Value> Checker::helper_body(const ast::Function &f) {
+  returned_.emplace_back();
+  for (size_t k = 0; k < f.body.size() && !diag_.full(); ++k) {
+    try {
+      statement(*f.body[k], k + 1 == f.body.size());
+    } catch (const CheckFailed &) {
+    }
+  }
+  const Signature &sig = signatures_[&f];
+  bool ends_in_return = !f.body.empty() && f.body.back()->kind == ast::StmtKind::Return;
+  if (sig.returns && !ends_in_return)
+    diag_.error(f.name_loc, "helper '" + f.name +
+                                "' must end with 'return <value>'; it is "
+                                "declared to return " +
+                                ir::type_name(*sig.returns));
+  std::optional<Value> result = returned_.back();
+  returned_.pop_back();
+  return result;
+}
+
+// ---- scopes and blocks --------------------------------------------------------------------
+
+const Symbol *Checker::lookup(const std::string &name) const {
+  const Frame &frame = frames_.back();
+  for (auto it = frame.scopes.rbegin(); it != frame.scopes.rend(); ++it) {
+    auto found = it->find(name);
+    if (found != it->end())
+      return &found->second;
+  }
+  return nullptr;
+}
+
+void Checker::declare(const std::string &name, Symbol s) {
+  Frame &frame = frames_.back();
+  frame.closed.erase(name);
+  frame.scopes.back().emplace(name, std::move(s));
+}
+
+void Checker::open_scope() {
+  frames_.back().scopes.emplace_back();
+}
+
+void Checker::close_scope() {
+  Frame &frame = frames_.back();
+  for (const auto &[name, s] : frame.scopes.back())
+    if (s.kind == Symbol::Kind::Local)
+      frame.closed.emplace(name, s.loc);
+  frame.scopes.pop_back();
+}
+
+void Checker::open_block() {
+  blocks_.emplace_back();
+}
+
+ir::Stmt Checker::close_block() {
+  std::vector<ir::Stmt> stmts = std::move(blocks_.back());
+  blocks_.pop_back();
+  return ir::Block::make(std::move(stmts));
+}
+
+void Checker::emit(ir::Stmt s) {
+  blocks_.back().push_back(std::move(s));
+}
+
+void Checker::error(SourceLocation at, const std::string &message) {
+  diag_.error(at, message);
+  throw CheckFailed{};
+}
+
+} // namespace loom::text

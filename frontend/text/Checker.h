@@ -1,0 +1,151 @@
+// The checker of the text DSL: resolves names, types every expression with the embedded DSL's
+// rules (Typing.h) and builds the IR of each @kernel function, inlining helper functions.
+// Internal to frontend/text (Check*.cpp); the entry point is parse_kernels in Compile.h.
+#pragma once
+
+#include "frontend/text/Ast.h"
+#include "frontend/text/Diagnostics.h"
+#include "frontend/text/Typing.h"
+#include "ir/IR.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::text {
+
+// Thrown after an error has been reported; unwinds to the statement, which the checker skips.
+struct CheckFailed {};
+
+struct Symbol {
+  enum class Kind { Local, LoopIndex, Scalar, Array, Shape, Poison };
+  Kind kind = Kind::Poison;
+  SourceLocation loc; // where it was declared
+  ir::Var var;        // Local, LoopIndex
+  Value value;        // Scalar (a parameter), Shape (an array extent)
+  int array = -1;     // Array: the kernel parameter it names
+
+  static Symbol variable(Kind kind, SourceLocation loc, ir::Var var) {
+    Symbol s;
+    s.kind = kind, s.loc = loc, s.var = std::move(var);
+    return s;
+  }
+};
+
+// A parameter's or a return value's type.
+struct CheckedType {
+  bool is_array = false;
+  ir::ScalarType scalar = ir::ScalarType::F32;
+  std::vector<ast::Dim> dims;
+};
+
+// A function's checked signature; `ok` is false when a parameter or return type is wrong.
+struct Signature {
+  bool ok = true;
+  std::vector<CheckedType> params;
+  std::optional<ir::ScalarType> returns;
+};
+
+// The IR operator of a syntax-tree operator.
+ir::BinaryOp to_ir(ast::BinaryOp op);
+
+class Checker {
+public:
+  Checker(const ast::Module &module, Diagnostics &diagnostics);
+  // The IR of every @kernel function, in source order (complete only if no error was reported).
+  std::vector<ir::Kernel> run();
+
+private:
+  // One function being checked: the kernel, or a helper inlined into it.
+  struct Frame {
+    explicit Frame(const ast::Function *f) : function(f) {}
+    const ast::Function *function;
+    std::vector<std::map<std::string, Symbol>> scopes;
+    std::map<std::string, SourceLocation> closed; // locals of blocks that have ended (for hints)
+    // Shape symbols and literal extents of the parameters: the first dimension declared with
+    // each, and its entry in KernelState::shape_symbols (-1: none yet).
+    struct Shape {
+      int array, dim, entry;
+    };
+    std::map<std::string, Shape> shapes;
+  };
+  // The kernel being built.
+  struct KernelState {
+    std::vector<ir::Param> params;
+    std::vector<ir::ShapeSymbol> shape_symbols;
+  };
+  enum class HelperState { Unchecked, Ok, Bad };
+
+  // ---- functions (CheckFunction.cpp) ----
+  void collect_functions();
+  Signature signature(const ast::Function &f);
+  std::optional<CheckedType> checked_type(const ast::TypeExpr &t, const std::string &what);
+  void bind_parameters(const ast::Function &f, const Signature &sig);
+  void bind_shape(const std::string &name, SourceLocation loc, int array, int dim,
+                  const std::string &helper);
+  std::optional<ir::Kernel> kernel(const ast::Function &f);
+  void check_helper(const ast::Function &f);
+  std::optional<Value> helper_body(const ast::Function &f);
+  void options(const ast::Function &f, ir::Kernel &k);
+
+  // ---- statements (CheckStatement.cpp) ----
+  ir::Stmt block(const ast::Block &b, const char *enclosing);
+  void statement(const ast::Stmt &s, bool last);
+  void assignment(const ast::Stmt &s);
+  void store(const ast::Stmt &s);
+  void if_statement(const ast::Stmt &s);
+  void for_statement(const ast::Stmt &s);
+  void parallel_loop(const ast::Stmt &s, const ast::Expr &call);
+  void while_statement(const ast::Stmt &s);
+  void return_statement(const ast::Stmt &s, bool last);
+  ir::Expr loop_bound(const ast::Expr &e, const char *what);
+  void check_extent(const ir::Expr &e, const ast::Expr &at);
+
+  // ---- expressions (CheckExpression.cpp) ----
+  Value expr(const ast::Expr &e);
+  std::optional<Value> try_expr(const ast::Expr &e); // reports and returns nothing on error
+  Value name(const ast::Expr &e);
+  Value call(const ast::Expr &e);
+  Value subscript(const ast::Expr &e);
+  Value attribute(const ast::Expr &e);
+  std::vector<ir::Expr> indices(const ast::Expr &e, int array);
+  int array_argument(const ast::Expr &e, const std::string &what);
+  // Inlines a helper at a call; returns its value (none for a helper without a return type).
+  std::optional<Value> inline_helper(const ast::Function &f, const ast::Expr &call);
+
+  // ---- scopes and IR ----
+  const Symbol *lookup(const std::string &name) const;
+  void declare(const std::string &name, Symbol s);
+  void open_scope();
+  void close_scope();
+  void open_block();
+  ir::Stmt close_block();
+  void emit(ir::Stmt s);
+  [[noreturn]] void error(SourceLocation at, const std::string &message);
+  [[noreturn]] void unknown_name(const ast::Expr &e);
+  std::string hint_for(const std::string &name) const;
+  const ir::Param &array_param(int array) const { return kernel_.params[array]; }
+
+  // Limits that keep hostile input from exhausting the stack or the memory.
+  static constexpr int max_expression_depth = 500;
+  static constexpr size_t max_expression_size = 100000;
+  static constexpr int max_inlined_calls = 10000;
+  bool too_large(const ir::Expr &e, int depth) const;
+
+  const ast::Module &module_;
+  Diagnostics &diag_;
+  std::map<std::string, const ast::Function *> functions_;
+  std::map<const ast::Function *, Signature> signatures_;
+  std::map<const ast::Function *, HelperState> helper_state_;
+  KernelState kernel_;
+  std::vector<Frame> frames_;
+  std::vector<std::vector<ir::Stmt>> blocks_;
+  const char *enclosing_ = nullptr; // the construct around the statement; null at the top level
+  int expression_depth_ = 0;        // of the expression being checked
+  int inlined_calls_ = 0;           // into the function being checked
+  // The values that the helpers being checked return (innermost last), once their return is seen.
+  std::vector<std::optional<Value>> returned_;
+};
+
+} // namespace loom::text

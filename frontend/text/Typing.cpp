@@ -1,0 +1,360 @@
+#include "frontend/text/Typing.h"
+
+#include <cmath>
+#include <limits>
+
+namespace loom::text {
+
+using ir::BinaryOp;
+using ir::ScalarType;
+
+namespace {
+
+// A float converted to an integer as loom converts: truncation, saturation, NaN to 0.
+int64_t saturate(double f) {
+  if (std::isnan(f))
+    return 0;
+  if (f >= 9223372036854775807.0)
+    return std::numeric_limits<int64_t>::max();
+  if (f <= -9223372036854775808.0)
+    return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(f);
+}
+
+double as_double(const Value &v) {
+  return ir::is_float(v.type) ? v.f : static_cast<double>(v.i);
+}
+int64_t as_int(const Value &v) {
+  return ir::is_float(v.type) ? saturate(v.f) : v.i;
+}
+bool truthy(const Value &v) {
+  return ir::is_float(v.type) ? v.f != 0 : v.i != 0;
+}
+
+Value literal_of(ScalarType t, int64_t i, double f) {
+  Value v;
+  v.literal = true;
+  v.type = t;
+  if (t == ScalarType::F32)
+    v.f = static_cast<float>(f);
+  else if (t == ScalarType::F64)
+    v.f = f;
+  else if (t == ScalarType::Bool)
+    v.i = i != 0;
+  else
+    v.i = t == ScalarType::I32 ? static_cast<int32_t>(static_cast<uint32_t>(i)) : i;
+  return v;
+}
+// A literal converted to the literal type `t`, as C++ converts numbers.
+Value literal_as(ScalarType t, const Value &v) {
+  if (ir::is_float(t))
+    return literal_of(t, 0, as_double(v));
+  if (t == ScalarType::Bool)
+    return literal_of(t, truthy(v), 0);
+  return literal_of(t, as_int(v), 0);
+}
+
+ScalarType no_bool(ScalarType t) {
+  return t == ScalarType::Bool ? ScalarType::I32 : t;
+}
+
+// literal_promote_t of frontend/DType.h: a value of type `value` meets a literal of type `lit`.
+ScalarType literal_promote(ScalarType value, ScalarType lit) {
+  if (ir::is_float(value))
+    return value;
+  if (ir::is_float(lit))
+    return lit;
+  return no_bool(value);
+}
+
+bool is_bitwise(BinaryOp op) {
+  return op == BinaryOp::BitAnd || op == BinaryOp::BitOr || op == BinaryOp::BitXor;
+}
+bool is_shift(BinaryOp op) {
+  return op == BinaryOp::Shl || op == BinaryOp::Shr;
+}
+
+// Integer arithmetic of loom (wrapping; x / 0 == 0, x % 0 == x) in type t.
+int64_t integer_op(BinaryOp op, ScalarType t, int64_t x, int64_t y) {
+  auto ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+  int64_t min = t == ScalarType::I32 ? std::numeric_limits<int32_t>::min()
+                                     : std::numeric_limits<int64_t>::min();
+  switch (op) {
+  case BinaryOp::Add:
+    return static_cast<int64_t>(ux + uy);
+  case BinaryOp::Sub:
+    return static_cast<int64_t>(ux - uy);
+  case BinaryOp::Mul:
+    return static_cast<int64_t>(ux * uy);
+  case BinaryOp::Div:
+    return y == 0 ? 0 : (x == min && y == -1) ? min : x / y;
+  case BinaryOp::Mod:
+    return y == 0 ? x : y == -1 ? 0 : x % y;
+  case BinaryOp::Min:
+    return std::min(x, y);
+  case BinaryOp::Max:
+    return std::max(x, y);
+  case BinaryOp::BitAnd:
+    return x & y;
+  case BinaryOp::BitOr:
+    return x | y;
+  case BinaryOp::BitXor:
+    return x ^ y;
+  case BinaryOp::Shl:
+    return static_cast<int64_t>(ux << (y & (ir::bit_width(t) - 1)));
+  case BinaryOp::Shr:
+    return x >> (y & (ir::bit_width(t) - 1));
+  default:
+    return 0;
+  }
+}
+
+double float_op(BinaryOp op, double x, double y) {
+  switch (op) {
+  case BinaryOp::Add:
+    return x + y;
+  case BinaryOp::Sub:
+    return x - y;
+  case BinaryOp::Mul:
+    return x * y;
+  case BinaryOp::Div:
+    return x / y;
+  case BinaryOp::Mod:
+    return std::fmod(x, y);
+  case BinaryOp::Min:
+    return std::fmin(x, y);
+  case BinaryOp::Max:
+    return std::fmax(x, y);
+  default:
+    return 0;
+  }
+}
+
+bool compare(BinaryOp op, double x, double y) {
+  switch (op) {
+  case BinaryOp::Lt:
+    return x < y;
+  case BinaryOp::Le:
+    return x <= y;
+  case BinaryOp::Gt:
+    return x > y;
+  case BinaryOp::Ge:
+    return x >= y;
+  case BinaryOp::Eq:
+    return x == y;
+  default:
+    return x != y;
+  }
+}
+bool compare(BinaryOp op, int64_t x, int64_t y) {
+  switch (op) {
+  case BinaryOp::Lt:
+    return x < y;
+  case BinaryOp::Le:
+    return x <= y;
+  case BinaryOp::Gt:
+    return x > y;
+  case BinaryOp::Ge:
+    return x >= y;
+  case BinaryOp::Eq:
+    return x == y;
+  default:
+    return x != y;
+  }
+}
+
+// The result of an operator between two literals, computed as C++ would type it.
+Value fold(BinaryOp op, const Value &a, const Value &b) {
+  if (op == BinaryOp::And)
+    return Value::bool_literal(truthy(a) && truthy(b));
+  if (op == BinaryOp::Or)
+    return Value::bool_literal(truthy(a) || truthy(b));
+  ScalarType t = is_shift(op) ? no_bool(a.type) : ir::promote(a.type, b.type);
+  Value x = literal_as(t, a), y = literal_as(is_shift(op) ? no_bool(b.type) : t, b);
+  if (ir::is_comparison(op))
+    return Value::bool_literal(ir::is_float(t) ? compare(op, x.f, y.f) : compare(op, x.i, y.i));
+  if (ir::is_float(t))
+    return literal_of(t, 0, float_op(op, x.f, y.f));
+  return literal_of(t, integer_op(op, t, x.i, y.i), 0);
+}
+
+void require_integers(BinaryOp op, const Value &a, const Value &b) {
+  if (ir::is_float(a.type) || ir::is_float(b.type))
+    throw TypeError{std::string("'") + ir::op_name(op) + "' needs integer or bool operands, got " +
+                    describe(a) + " and " + describe(b)};
+}
+
+} // namespace
+
+Value Value::of(ir::Expr e) {
+  Value v;
+  v.type = e.type();
+  v.expr = std::move(e);
+  return v;
+}
+Value Value::int_literal(int64_t v) {
+  bool fits = v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
+  return literal_of(fits ? ScalarType::I32 : ScalarType::I64, v, 0);
+}
+Value Value::float_literal(double v) {
+  return literal_of(ScalarType::F64, 0, v);
+}
+Value Value::bool_literal(bool v) {
+  return literal_of(ScalarType::Bool, v, 0);
+}
+
+std::string describe(const Value &v) {
+  return ir::type_name(v.type);
+}
+
+ir::Expr convert(const Value &v, ScalarType to) {
+  if (v.literal) {
+    if (to == ScalarType::Bool)
+      return ir::BoolConst::make(truthy(v));
+    if (ir::is_float(to))
+      return ir::FloatConst::make(to, as_double(v));
+    return ir::IntConst::make(to, as_int(v));
+  }
+  if (to == ScalarType::Bool && v.type != ScalarType::Bool) // as C++: nonzero is true
+    return ir::Binary::make(BinaryOp::Ne, v.expr,
+                            ir::Cast::make(v.type, ir::IntConst::make(ScalarType::I32, 0)));
+  return ir::Cast::make(to, v.expr);
+}
+
+ScalarType arithmetic_type(const Value &a, const Value &b) {
+  if (a.literal == b.literal)
+    return ir::promote(a.type, b.type);
+  return a.literal ? literal_promote(b.type, a.type) : literal_promote(a.type, b.type);
+}
+
+Value binary(BinaryOp op, const Value &a, const Value &b) {
+  if (is_bitwise(op) || is_shift(op))
+    require_integers(op, a, b);
+  if (a.literal && b.literal)
+    return fold(op, a, b);
+  ScalarType t;
+  if (op == BinaryOp::And || op == BinaryOp::Or)
+    t = ScalarType::Bool;
+  else if (is_shift(op)) // shifts take the (promoted) type of the left operand, as in C++
+    t = no_bool(a.type);
+  else if (is_bitwise(op) && a.type == ScalarType::Bool && b.type == ScalarType::Bool)
+    t = ScalarType::Bool;
+  else
+    t = arithmetic_type(a, b);
+  return Value::of(ir::Binary::make(op, convert(a, t), convert(b, t)));
+}
+
+Value negate(const Value &a) {
+  ScalarType t = no_bool(a.type);
+  if (a.literal)
+    return ir::is_float(t) ? literal_of(t, 0, -a.f)
+                           : literal_of(t, integer_op(BinaryOp::Sub, t, 0, a.i), 0);
+  return Value::of(ir::Unary::make(ir::UnaryOp::Neg, convert(a, t)));
+}
+
+Value unary_plus(const Value &a) {
+  return a.literal ? literal_as(no_bool(a.type), a) : a;
+}
+
+Value logical_not(const Value &a) {
+  if (a.literal)
+    return Value::bool_literal(!truthy(a));
+  return Value::of(ir::Unary::make(ir::UnaryOp::Not, convert(a, ScalarType::Bool)));
+}
+
+Value bitwise_not(const Value &a) {
+  if (ir::is_float(a.type))
+    throw TypeError{"'~' needs an integer or bool operand, got " + describe(a)};
+  ScalarType t = no_bool(a.type);
+  if (a.literal)
+    return literal_of(t, ~a.i, 0);
+  return Value::of(ir::Unary::make(ir::UnaryOp::BitNot, convert(a, t)));
+}
+
+Value select(const Value &cond, const Value &a, const Value &b) {
+  // Two bools select a bool (no promotion to i32: nothing is computed on them).
+  ScalarType t = a.type == ScalarType::Bool && b.type == ScalarType::Bool ? ScalarType::Bool
+                                                                          : arithmetic_type(a, b);
+  if (cond.literal && a.literal && b.literal)
+    return literal_as(t, truthy(cond) ? a : b);
+  return Value::of(ir::Select::make(convert(cond, ScalarType::Bool), convert(a, t), convert(b, t)));
+}
+
+Value cast(ScalarType to, const Value &a) {
+  return Value::of(convert(a, to));
+}
+
+Value math(ir::MathFn fn, const std::vector<Value> &args) {
+  bool all_literal = true;
+  for (const Value &v : args)
+    all_literal = all_literal && v.literal;
+  const Value &a = args[0];
+  ScalarType t; // the type the function is computed in
+  switch (fn) {
+  case ir::MathFn::Abs:
+    if (a.literal)
+      return ir::is_float(a.type)
+                 ? literal_of(a.type, 0, std::fabs(a.f))
+                 : literal_of(no_bool(a.type),
+                              integer_op(BinaryOp::Sub, no_bool(a.type), 0, a.i < 0 ? a.i : -a.i),
+                              0);
+    t = no_bool(a.type);
+    break;
+  case ir::MathFn::Pow:
+    t = arithmetic_type(a, args[1]);
+    break;
+  case ir::MathFn::Fma: {
+    // As (a * b) + c: the product is a value unless both factors are literals.
+    Value product;
+    product.literal = a.literal && args[1].literal;
+    product.type = arithmetic_type(a, args[1]);
+    t = arithmetic_type(product, args[2]);
+    break;
+  }
+  default:
+    t = a.type;
+  }
+  if (!ir::is_float(t) && fn != ir::MathFn::Abs)
+    t = ScalarType::F64; // math on integers is done in f64, as std::sqrt(int) is
+  if (all_literal) {     // C++ would call std::sqrt etc. on the numbers: a double
+    double x = as_double(a), r = 0;
+    switch (fn) {
+    case ir::MathFn::Sqrt:
+      r = std::sqrt(x);
+      break;
+    case ir::MathFn::Exp:
+      r = std::exp(x);
+      break;
+    case ir::MathFn::Log:
+      r = std::log(x);
+      break;
+    case ir::MathFn::Sin:
+      r = std::sin(x);
+      break;
+    case ir::MathFn::Cos:
+      r = std::cos(x);
+      break;
+    case ir::MathFn::Tanh:
+      r = std::tanh(x);
+      break;
+    case ir::MathFn::Floor:
+      r = std::floor(x);
+      break;
+    case ir::MathFn::Pow:
+      r = std::pow(x, as_double(args[1]));
+      break;
+    case ir::MathFn::Fma:
+      r = std::fma(x, as_double(args[1]), as_double(args[2]));
+      break;
+    case ir::MathFn::Abs:
+      break;
+    }
+    return Value::float_literal(r);
+  }
+  std::vector<ir::Expr> converted;
+  for (const Value &v : args)
+    converted.push_back(convert(v, t));
+  return Value::of(ir::Call::make(fn, std::move(converted)));
+}
+
+} // namespace loom::text

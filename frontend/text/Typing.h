@@ -1,0 +1,60 @@
+// The typing rules of the text DSL, which are the embedded DSL's (frontend/Value.h), so that both
+// front ends build the same IR for the same kernel:
+//  - between two values, C++'s usual arithmetic conversions (ir::promote);
+//  - literals are weakly typed, as C++ literals are in the embedded DSL: `x * 2.0` stays f32 for an
+//    f32 x; an integer value with a float literal becomes f64;
+//  - an expression of literals only is folded, with C++'s types (int, long, double, bool) and
+//    loom's defined semantics (x / 0 == 0, shifts modulo the width, wrapping overflow).
+#pragma once
+
+#include "ir/IR.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom::text {
+
+// A checked expression: an IR expression, or a literal.
+struct Value {
+  ir::ScalarType type =
+      ir::ScalarType::I32; // a literal's C++ type: bool, i32 (int), i64 (long), f64
+  bool literal = false;
+  ir::Expr expr; // when not a literal
+  int64_t i = 0; // literal of bool or integer type
+  double f = 0;  // literal of float type
+
+  static Value of(ir::Expr e);
+  static Value int_literal(int64_t v); // i32 when it fits, else i64 (as C++ types a literal)
+  static Value float_literal(double v);
+  static Value bool_literal(bool v);
+};
+
+// A type error, with its message; the checker adds the location.
+struct TypeError {
+  std::string message;
+};
+
+// "i32 value", "f64 literal": how a value is named in messages.
+std::string describe(const Value &v);
+
+// The value converted to `to`, as the embedded DSL converts (a Cast node; `!= 0` for bool).
+ir::Expr convert(const Value &v, ir::ScalarType to);
+
+// The type arithmetic between a and b is done in.
+ir::ScalarType arithmetic_type(const Value &a, const Value &b);
+
+// Binary operators: + - * / % min max, comparisons, & | ^, << >>, and/or.
+Value binary(ir::BinaryOp op, const Value &a, const Value &b);
+Value negate(const Value &a);
+Value unary_plus(const Value &a);
+Value logical_not(const Value &a);
+Value bitwise_not(const Value &a);
+// `a if cond else b` (both arms are evaluated).
+Value select(const Value &cond, const Value &a, const Value &b);
+// An explicit conversion, `f32(x)`.
+Value cast(ir::ScalarType to, const Value &a);
+// sqrt exp log sin cos tanh floor abs pow fma; `args` has the function's arity.
+Value math(ir::MathFn fn, const std::vector<Value> &args);
+
+} // namespace loom::text

@@ -1,0 +1,278 @@
+#include "ir/Uncertainty.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+
+namespace loom::ir {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double max_finite(ScalarType t) {
+  return t == ScalarType::F32 ? FLT_MAX : DBL_MAX;
+}
+
+// The spacing of t's values at magnitude x (at least the smallest denormal); inf past the range.
+double ulp(ScalarType t, double x) {
+  x = std::fabs(x);
+  if (!std::isfinite(x) || x > max_finite(t))
+    return kInf;
+  if (t == ScalarType::F32) {
+    float f = static_cast<float>(x);
+    float up = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return std::isfinite(up) ? static_cast<double>(up) - f
+                             : static_cast<double>(f) - std::nextafter(f, 0.0f);
+  }
+  double up = std::nextafter(x, kInf);
+  return std::isfinite(up) ? up - x : x - std::nextafter(x, 0.0);
+}
+
+// An operation whose operands may be off by `e` rounds the perturbed result: one more ulp.
+double inexact(ScalarType t, double r, double e) {
+  return e == 0 ? 0 : e + ulp(t, std::fabs(r) + e);
+}
+
+// The bound for result r: any value when the bound is not finite or reaches past the range (one
+// backend may overflow where another does not).
+Uncertainty finish(ScalarType t, double r, double error, double slack = 0) {
+  if (error == 0)
+    return {0, slack};
+  if (std::isnan(error) || !std::isfinite(error) || !std::isfinite(r) ||
+      std::fabs(r) + error > max_finite(t))
+    return Uncertainty::any();
+  return {error, slack};
+}
+
+Uncertainty int_result(Uncertainty a, Uncertainty b = {}) {
+  return a.unknown() || b.unknown() ? Uncertainty::any() : Uncertainty{};
+}
+
+// The rounding error of the product r = fl(a * b): what fusing it into an add may change.
+double product_residual(ScalarType t, double a, double b, double r) {
+  if (std::isinf(r) && std::isfinite(a) && std::isfinite(b))
+    return kInf; // overflowed here; a fused a*b+c may not
+  if (!std::isfinite(r))
+    return 0;
+  if (t == ScalarType::F32)
+    return std::fabs(a * b - r); // two floats' product is exact in double
+  return std::fabs(std::fma(a, b, -r)) + std::numeric_limits<double>::denorm_min();
+}
+
+// Whether every value in [lo, hi] gives the same comparison result as the interpreter's.
+bool comparison_decided(BinaryOp op, double a, double ea, double b, double eb) {
+  double lo_a = a - ea, hi_a = a + ea, lo_b = b - eb, hi_b = b + eb;
+  switch (op) {
+  case BinaryOp::Lt:
+  case BinaryOp::Ge:
+    return hi_a < lo_b || lo_a >= hi_b;
+  case BinaryOp::Le:
+  case BinaryOp::Gt:
+    return hi_a <= lo_b || lo_a > hi_b;
+  default: // Eq, Ne: decided only when the intervals are apart
+    return hi_a < lo_b || hi_b < lo_a;
+  }
+}
+
+int64_t saturated(ScalarType to, double f) {
+  ScalarValue v;
+  v.f = f;
+  return cast_op(to, ScalarType::F64, v).i;
+}
+
+// The function at x (and y) in long double: tells a far overflow (every backend gives inf)
+// from one at the edge of the range.
+long double wide_value(MathFn fn, long double x, long double y) {
+  switch (fn) {
+  case MathFn::Exp:
+    return std::exp(x);
+  case MathFn::Pow:
+    return std::pow(x, y);
+  default:
+    return 0;
+  }
+}
+
+} // namespace
+
+Uncertainty unary_uncertainty(UnaryOp op, ScalarType t, ScalarValue, Uncertainty ua, ScalarValue) {
+  if (op == UnaryOp::Neg && is_float(t))
+    return ua; // exact; -(a*b) + c still fuses
+  return int_result(ua);
+}
+
+Uncertainty binary_uncertainty(BinaryOp op, ScalarType t, ScalarValue av, Uncertainty ua,
+                               ScalarValue bv, Uncertainty ub, ScalarValue rv) {
+  if (!is_float(t))
+    return int_result(ua, ub);
+  if (ua.unknown() || ub.unknown())
+    return Uncertainty::any();
+  const double a = av.f, b = bv.f, r = rv.f, ea = ua.error, eb = ub.error;
+  // A NaN operand is exact (an uncertain one is unknown): it decides the result everywhere.
+  if (std::isnan(a) || std::isnan(b)) {
+    if (op == BinaryOp::Min || op == BinaryOp::Max) // the other operand
+      return std::isnan(a) ? Uncertainty{eb, 0} : Uncertainty{ea, 0};
+    return {};
+  }
+  if (is_comparison(op))
+    return (ea == 0 && eb == 0) || comparison_decided(op, a, ea, b, eb) ? Uncertainty{}
+                                                                        : Uncertainty::any();
+  // An exact infinity plus or minus a finite number (uncertain ones are never near overflow).
+  if ((op == BinaryOp::Add || op == BinaryOp::Sub) &&
+      ((std::isinf(a) && ea == 0 && std::isfinite(b)) ||
+       (std::isinf(b) && eb == 0 && std::isfinite(a))))
+    return {};
+  switch (op) {
+  case BinaryOp::Add:
+  case BinaryOp::Sub:
+    return finish(t, r, inexact(t, r, ea + eb + ua.fma_slack + ub.fma_slack));
+  case BinaryOp::Mul: {
+    double e = inexact(t, r, std::fabs(a) * eb + std::fabs(b) * ea + ea * eb);
+    double slack = e == 0 ? product_residual(t, a, b, r) : ulp(t, std::fabs(r) + e);
+    if (std::isinf(slack))
+      return Uncertainty::any();
+    return finish(t, r, e, slack);
+  }
+  case BinaryOp::Div:
+    if (ea == 0 && eb == 0)
+      return {};
+    if (eb >= std::fabs(b))
+      return Uncertainty::any();
+    return finish(t, r, inexact(t, r, (ea + std::fabs(r) * eb) / (std::fabs(b) - eb)));
+  case BinaryOp::Mod: {
+    // fmod is exact, and continuous in a between multiples of b.
+    if (ea == 0 && eb == 0)
+      return {};
+    if (eb > 0 || std::isnan(r))
+      return Uncertainty::any();
+    long double m = std::fabs(static_cast<long double>(b));
+    if (std::trunc((a - ea) / m) != std::trunc((a + ea) / m))
+      return Uncertainty::any();
+    return finish(t, r, inexact(t, r, ea));
+  }
+  case BinaryOp::Min:
+  case BinaryOp::Max: {
+    double e = std::max(ea, eb);
+    // Between -0 and +0 either may be returned (fmin/llvm.minnum).
+    if (a == 0 && b == 0 && std::signbit(a) != std::signbit(b))
+      e = std::max(e, std::numeric_limits<double>::denorm_min());
+    return finish(t, r, e);
+  }
+  default:
+    return Uncertainty::any();
+  }
+}
+
+Uncertainty cast_uncertainty(ScalarType to, ScalarType from, ScalarValue a, Uncertainty ua,
+                             ScalarValue r) {
+  if (ua.unknown())
+    return Uncertainty::any();
+  if (!is_float(from) || to == from)
+    return ua;
+  if (ua.error == 0)
+    return {0, to == ScalarType::F64 ? ua.fma_slack : 0};
+  const double lo = a.f - ua.error, hi = a.f + ua.error;
+  if (to == ScalarType::Bool)
+    return lo > 0 || hi < 0 ? Uncertainty{} : Uncertainty::any();
+  if (is_int(to))
+    return saturated(to, lo) == saturated(to, hi) ? Uncertainty{} : Uncertainty::any();
+  if (to == ScalarType::F32)
+    return finish(to, r.f, inexact(to, r.f, ua.error));
+  return {ua.error, ua.fma_slack};
+}
+
+Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
+                             const Uncertainty *us, ScalarValue rv) {
+  const int arity = fn_arity(fn);
+  for (int k = 0; k < arity; ++k)
+    if (us[k].unknown())
+      return Uncertainty::any();
+  if (!is_float(t))
+    return {}; // abs of an integer
+  const double x = args[0].f, e = us[0].error, r = rv.f;
+  switch (fn) {
+  case MathFn::Abs:
+    return {e, 0};
+  case MathFn::Floor:
+    return e == 0 || std::floor(x - e) == std::floor(x + e) ? Uncertainty{} : Uncertainty::any();
+  case MathFn::Sqrt:
+    if (e == 0 || x + e < 0)
+      return {}; // correctly rounded everywhere; NaN everywhere
+    if (x - e < 0)
+      return Uncertainty::any();
+    return finish(t, r, inexact(t, r, e / (std::sqrt(x - e) + std::sqrt(x))));
+  case MathFn::Fma: {
+    const double y = args[1].f, ey = us[1].error, ez = us[2].error;
+    return finish(t, r, inexact(t, r, std::fabs(x) * ey + std::fabs(y) * e + e * ey + ez));
+  }
+  default:
+    break;
+  }
+
+  // exp, log, sin, cos, tanh, pow: the propagated error plus the libraries' difference.
+  const double y = arity > 1 ? args[1].f : 0, ey = arity > 1 ? us[1].error : 0;
+  double propagated = 0;
+  if (e > 0 || ey > 0) {
+    switch (fn) {
+    case MathFn::Exp:
+      propagated = std::exp(x + e) - std::exp(x);
+      break;
+    case MathFn::Log:
+      if (x - e <= 0)
+        return Uncertainty::any();
+      propagated = e / (x - e);
+      break;
+    case MathFn::Pow: {
+      if (x - e <= 0)
+        return Uncertainty::any(); // negative bases need an exact integer exponent
+      double log_error = (std::fabs(y) + ey) * (e / (x - e)) + std::fabs(std::log(x)) * ey;
+      propagated = 2 * std::fabs(r) * std::expm1(log_error);
+      break;
+    }
+    default: // sin, cos, tanh: 1-Lipschitz
+      propagated = e;
+      break;
+    }
+  }
+  if (std::isnan(r))
+    return propagated == 0 ? Uncertainty{} : Uncertainty::any();
+  if (std::isinf(r)) {
+    if (propagated != 0)
+      return Uncertainty::any();
+    if (fn == MathFn::Log || std::isinf(x) || (fn == MathFn::Pow && (x == 0 || std::isinf(y))))
+      return {}; // log(0), pow(0, -y), infinite inputs: exact special cases
+    long double wide = wide_value(fn, x, y);
+    return std::fabs(wide) > 2.0L * max_finite(t) ? Uncertainty{} : Uncertainty::any();
+  }
+  double error = propagated + kMathFunctionUlps * ulp(t, std::fabs(r) + propagated);
+  return finish(t, r, error);
+}
+
+Uncertainty either_uncertainty(ScalarType t, ScalarValue a, Uncertainty ua, ScalarValue b,
+                               Uncertainty ub, ScalarValue r) {
+  if (ua.unknown() || ub.unknown())
+    return Uncertainty::any();
+  if (!is_float(t))
+    return a.i == b.i ? Uncertainty{} : Uncertainty::any();
+  if (std::isnan(a.f) || std::isnan(b.f))
+    return std::isnan(a.f) && std::isnan(b.f) ? Uncertainty{} : Uncertainty::any();
+  double e = std::max(ua.error, ub.error) + std::fabs(a.f - b.f);
+  if (e == 0 && std::signbit(a.f) != std::signbit(b.f))
+    e = std::numeric_limits<double>::denorm_min();
+  return finish(t, r.f, e, std::max(ua.fma_slack, ub.fma_slack));
+}
+
+bool within_uncertainty(ScalarType t, ScalarValue ref, Uncertainty u, ScalarValue other) {
+  if (u.unknown())
+    return true;
+  if (!is_float(t))
+    return ref.i == other.i;
+  if (std::isnan(ref.f) || std::isnan(other.f))
+    return std::isnan(ref.f) && std::isnan(other.f);
+  if (u.error == 0)
+    return ref.f == other.f;
+  return std::fabs(other.f - ref.f) <= u.error;
+}
+
+} // namespace loom::ir

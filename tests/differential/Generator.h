@@ -1,0 +1,43 @@
+// A generator of random loom kernels that are well typed and free of undefined behaviour and
+// races by construction (in the style of YARPGen), with their inputs.
+//
+// Every program is a function of its seed. What the generator guarantees:
+// - indices are in bounds: a loop index whose range fits the extent, a constant, or any integer
+//   expression clamped (min/max) or reduced modulo the extent;
+// - loops end: sequential loops have small constant or clamped trip counts, while loops a counter
+//   that the generated code never assigns;
+// - no races: a top-level parallel loop writes only the arrays it owns, each at an index whose
+//   parallel dimensions are the loop's indices (an injective map: identity, permuted or reversed;
+//   the other dimensions are free), and reads those arrays only at that same index;
+// - the task split is legal: a top-level variable read by a later parallel loop is never
+//   reassigned and its initial value reads only arrays no statement writes.
+// Everything else is fair game: all types, operators (division by zero, overflowing arithmetic,
+// shifts by any amount are defined in loom), math functions, casts, selects, nested loops,
+// if/else, reductions, 1-3-D arrays and parallel loops, serial code between parallel loops.
+#pragma once
+
+#include "ir/IR.h"
+#include "ir/Interpreter.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace loom::difftest {
+
+// A kernel with the arguments to run it on.
+struct Program {
+  uint64_t seed = 0;
+  ir::Kernel kernel;
+  std::vector<ir::InterpreterArg> args;
+};
+
+struct GeneratorOptions {
+  int max_sections = 4;   // top-level parallel loops and serial groups
+  int max_block = 6;      // statements generated per block
+  int max_nesting = 3;    // if / for / while nesting
+  int max_expr_depth = 4; // operators nested in one expression
+};
+
+Program generate_program(uint64_t seed, const GeneratorOptions &options = {});
+
+} // namespace loom::difftest

@@ -1,0 +1,229 @@
+#include "differential/Harness.h"
+
+#include "ir/Interpreter.h"
+#include "ir/Lower.h"
+#include "ir/Passes.h"
+#include "ir/Uncertainty.h"
+#include "ir/Verifier.h"
+#include "loom/Kernel.h"
+#include "runtime/GpuContext.h"
+#include "support/Error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cxxabi.h>
+#include <functional>
+#include <typeinfo>
+
+namespace loom::difftest {
+
+using namespace loom::ir;
+
+namespace {
+
+enum class Compare { Bits, Values, WithinUncertainty };
+
+std::string text(ScalarType t, ScalarValue v) {
+  char buf[64];
+  if (is_float(t))
+    std::snprintf(buf, sizeof buf, "%.17g", v.f);
+  else
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v.i));
+  return buf;
+}
+
+std::string element_name(const Param &p, const Buffer &b, int64_t linear) {
+  std::string s = p.name + "[";
+  std::vector<int64_t> idx(b.shape.size());
+  for (size_t d = b.shape.size(); d-- > 0;) {
+    idx[d] = linear % b.shape[d];
+    linear /= b.shape[d];
+  }
+  for (size_t d = 0; d < idx.size(); ++d)
+    s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+bool equal_values(ScalarType t, ScalarValue a, ScalarValue b) {
+  if (!is_float(t))
+    return a.i == b.i;
+  return a.f == b.f || (std::isnan(a.f) && std::isnan(b.f));
+}
+
+// The first element where `got` differs from the reference, described; empty when none does.
+std::string compare(const std::vector<Param> &params, const std::vector<InterpreterArg> &ref,
+                    const InterpreterResult &ref_result, const std::vector<InterpreterArg> &got,
+                    Compare how, const std::string &check) {
+  for (size_t p = 0; p < params.size(); ++p) {
+    if (params[p].kind != ParamKind::Array)
+      continue;
+    const Buffer &a = ref[p].array, &b = got[p].array;
+    const ScalarType t = a.type;
+    for (int64_t k = 0; k < a.size(); ++k) {
+      ScalarValue x = a.get(k), y = b.get(k);
+      bool same = false;
+      Uncertainty u;
+      switch (how) {
+      case Compare::Bits:
+        same = same_value(t, x, y);
+        break;
+      case Compare::Values:
+        same = equal_values(t, x, y);
+        break;
+      case Compare::WithinUncertainty:
+        u.error = ref_result.error_bounds.at(p).at(k);
+        same = within_uncertainty(t, x, u, y);
+        break;
+      }
+      if (!same) {
+        std::string s = element_name(params[p], a, k) + ": interpreter " + text(t, x) + ", " +
+                        check + " " + text(t, y);
+        if (how == Compare::WithinUncertainty)
+          s += " (allowed difference " + text(ScalarType::F64, ScalarValue{0, u.error}) + ")";
+        return s;
+      }
+    }
+  }
+  return "";
+}
+
+// Runs `kernel` through loom::Kernel on `target` with copies of the arguments.
+std::vector<InterpreterArg> run_compiled(const ir::Kernel &kernel,
+                                         const std::vector<InterpreterArg> &inputs, Target target) {
+  std::vector<InterpreterArg> out = inputs;
+  std::vector<Argument> args(kernel.params.size());
+  for (size_t p = 0; p < kernel.params.size(); ++p) {
+    const Param &param = kernel.params[p];
+    Argument &a = args[p];
+    a.type = param.type;
+    if (param.kind == ParamKind::Scalar) {
+      a.kind = Argument::Kind::Scalar;
+      a.scalar = out[p].scalar;
+    } else {
+      a.kind = Argument::Kind::HostArray;
+      a.host = out[p].array.data();
+      a.shape = out[p].array.shape;
+    }
+  }
+  loom::Kernel compiled(kernel);
+  compiled.on(target);
+  compiled.call(args);
+  return out;
+}
+
+std::string exception_kind(const std::exception &e) {
+  int status = 0;
+  char *name = abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status);
+  std::string kind = std::string("exception ") + (status == 0 && name ? name : typeid(e).name());
+  std::free(name);
+  return kind;
+}
+
+} // namespace
+
+bool gpu_usable(std::string *why) {
+  return runtime::GpuContext::usable(why);
+}
+
+Verdict check_program(const Program &program, const CheckOptions &options) {
+  Verdict verdict;
+  const ir::Kernel &kernel = program.kernel;
+  std::vector<InterpreterArg> ref = program.args;
+  InterpreterResult ref_result;
+  try {
+    verify(kernel);
+    InterpreterOptions io;
+    io.track_uncertainty = options.gpu;
+    io.step_limit = options.step_limit;
+    ref_result = interpret(kernel, ref, io);
+  } catch (const std::exception &e) {
+    verdict.invalid = e.what();
+    return verdict;
+  }
+  verdict.steps = ref_result.steps;
+
+  auto wanted = [&](const std::string &check) {
+    return options.only.empty() ||
+           std::find(options.only.begin(), options.only.end(), check) != options.only.end();
+  };
+  // Runs one check: `run` returns the arrays after the run; exceptions are failures too.
+  auto check = [&](const std::string &name, Compare how,
+                   const std::function<std::vector<InterpreterArg>()> &run) {
+    if (!wanted(name))
+      return;
+    try {
+      std::vector<InterpreterArg> got = run();
+      std::string diff = compare(kernel.params, ref, ref_result, got, how, name);
+      if (!diff.empty())
+        verdict.failures.push_back({name, "mismatch", diff});
+    } catch (const std::exception &e) {
+      verdict.failures.push_back({name, exception_kind(e), e.what()});
+    }
+  };
+  auto interpreted = [&](const LoweredKernel &lowered, int chunks) {
+    std::vector<InterpreterArg> args = program.args;
+    InterpreterOptions io;
+    io.cpu_chunks = chunks;
+    io.step_limit = options.step_limit;
+    interpret(lowered, args, io);
+    return args;
+  };
+
+  if (options.passes) {
+    check("pass:simplify", Compare::Bits, [&] {
+      ir::Kernel simplified = kernel;
+      simplified.body = simplify(kernel.body);
+      verify(simplified);
+      std::vector<InterpreterArg> args = program.args;
+      InterpreterOptions io;
+      io.step_limit = options.step_limit;
+      interpret(simplified, args, io);
+      return args;
+    });
+    auto split = [&] {
+      LoweredKernel l{kernel.name, kernel.params, Target::CPU, split_into_tasks(kernel)};
+      for (const Task &t : l.tasks) {
+        ir::Kernel task_kernel = kernel;
+        task_kernel.body = t.body;
+        verify(task_kernel);
+      }
+      return l;
+    };
+    check("pass:split_into_tasks", Compare::Bits, [&] { return interpreted(split(), 1); });
+    for (Target target : {Target::CPU, Target::GPU}) {
+      std::string suffix = target == Target::CPU ? "cpu" : "gpu";
+      check("pass:map_parallel:" + suffix, Compare::Bits, [&] {
+        LoweredKernel l = split();
+        l.target = target;
+        for (Task &t : l.tasks)
+          t = map_parallel_loops(t, target);
+        verify(l);
+        return interpreted(l, 3);
+      });
+      check("lowered:" + suffix, Compare::Bits, [&] {
+        LoweredKernel l = lower(kernel, target);
+        if (options.fault && target == Target::CPU)
+          for (Task &t : l.tasks)
+            t.body = options.fault(t.body);
+        return interpreted(l, 3);
+      });
+    }
+  }
+  if (options.cpu_jit)
+    check("jit:cpu", Compare::Values,
+          [&] { return run_compiled(kernel, program.args, Target::CPU); });
+  if (options.gpu && wanted("gpu")) {
+    if (!ref_result.inconclusive.empty()) {
+      verdict.gpu_inconclusive = ref_result.inconclusive;
+    } else {
+      verdict.gpu_compared = true;
+      check("gpu", Compare::WithinUncertainty,
+            [&] { return run_compiled(kernel, program.args, Target::GPU); });
+    }
+  }
+  return verdict;
+}
+
+} // namespace loom::difftest

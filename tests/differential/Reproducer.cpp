@@ -1,0 +1,277 @@
+#include "differential/Reproducer.h"
+
+#include "ir/Printer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <sstream>
+
+namespace loom::difftest {
+
+using namespace loom::ir;
+
+namespace {
+
+const char *type_code(ScalarType t) {
+  static const char *names[] = {"ScalarType::Bool", "ScalarType::I32", "ScalarType::I64",
+                                "ScalarType::F32", "ScalarType::F64"};
+  return names[static_cast<int>(t)];
+}
+
+std::string int_literal(int64_t v) {
+  if (v == std::numeric_limits<int64_t>::min())
+    return "INT64_MIN";
+  return std::to_string(v);
+}
+
+std::string float_literal(double v) {
+  if (std::isnan(v))
+    return "NAN";
+  if (std::isinf(v))
+    return v > 0 ? "INFINITY" : "-INFINITY";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v); // exact
+  return buf;
+}
+
+const char *unary_code(UnaryOp op) {
+  static const char *names[] = {"UnaryOp::Neg", "UnaryOp::Not", "UnaryOp::BitNot"};
+  return names[static_cast<int>(op)];
+}
+
+const char *binary_code(BinaryOp op) {
+  static const char *names[] = {
+      "BinaryOp::Add", "BinaryOp::Sub", "BinaryOp::Mul",    "BinaryOp::Div",   "BinaryOp::Mod",
+      "BinaryOp::Min", "BinaryOp::Max", "BinaryOp::BitAnd", "BinaryOp::BitOr", "BinaryOp::BitXor",
+      "BinaryOp::Shl", "BinaryOp::Shr", "BinaryOp::Lt",     "BinaryOp::Le",    "BinaryOp::Gt",
+      "BinaryOp::Ge",  "BinaryOp::Eq",  "BinaryOp::Ne",     "BinaryOp::And",   "BinaryOp::Or"};
+  return names[static_cast<int>(op)];
+}
+
+const char *fn_code(MathFn fn) {
+  static const char *names[] = {"MathFn::Sqrt",  "MathFn::Exp",  "MathFn::Log", "MathFn::Sin",
+                                "MathFn::Cos",   "MathFn::Tanh", "MathFn::Pow", "MathFn::Abs",
+                                "MathFn::Floor", "MathFn::Fma"};
+  return names[static_cast<int>(fn)];
+}
+
+class Emitter {
+public:
+  explicit Emitter(const std::vector<Param> &params) {
+    for (size_t k = 0; k < params.size(); ++k)
+      if (params[k].var)
+        names_[params[k].var.get()] = "p.kernel.params[" + std::to_string(k) + "].var";
+  }
+
+  // Local variables, declared before the body that uses them.
+  std::string declarations() const { return decls_.str(); }
+
+  std::string var(const Var &v) {
+    auto it = names_.find(v.get());
+    if (it != names_.end())
+      return it->second;
+    std::string name = "v" + std::to_string(names_.size());
+    names_[v.get()] = name;
+    decls_ << "  Var " << name << " = make_var(\"" << v->name << "\", " << type_code(v->type)
+           << ");\n";
+    return name;
+  }
+
+  std::string list(const std::vector<Expr> &es) {
+    std::string s = "{";
+    for (size_t k = 0; k < es.size(); ++k)
+      s += (k ? ", " : "") + expr(es[k]);
+    return s + "}";
+  }
+
+  std::string expr(const Expr &e) {
+    switch (e.kind()) {
+    case ExprKind::IntConst:
+      return "ic(" + std::string(type_code(e.type())) + ", " +
+             int_literal(e.as<IntConst>()->value) + ")";
+    case ExprKind::FloatConst:
+      return "fc(" + std::string(type_code(e.type())) + ", " +
+             float_literal(e.as<FloatConst>()->value) + ")";
+    case ExprKind::BoolConst:
+      return e.as<BoolConst>()->value ? "bc(true)" : "bc(false)";
+    case ExprKind::VarRef:
+      return "var(" + var(e.as<VarRef>()->var) + ")";
+    case ExprKind::ArrayExtent: {
+      auto *n = e.as<ArrayExtent>();
+      return "extent(" + std::to_string(n->array) + ", " + std::to_string(n->dim) + ")";
+    }
+    case ExprKind::Load: {
+      auto *n = e.as<Load>();
+      return "load(" + std::string(type_code(n->type)) + ", " + std::to_string(n->array) + ", " +
+             list(n->indices) + ")";
+    }
+    case ExprKind::Unary: {
+      auto *n = e.as<Unary>();
+      return "un(" + std::string(unary_code(n->op)) + ", " + expr(n->a) + ")";
+    }
+    case ExprKind::Binary: {
+      auto *n = e.as<Binary>();
+      return "bin(" + std::string(binary_code(n->op)) + ", " + expr(n->a) + ", " + expr(n->b) + ")";
+    }
+    case ExprKind::Select: {
+      auto *n = e.as<Select>();
+      return "sel(" + expr(n->cond) + ", " + expr(n->a) + ", " + expr(n->b) + ")";
+    }
+    case ExprKind::Cast: {
+      auto *n = e.as<Cast>();
+      return "cast(" + std::string(type_code(n->type)) + ", " + expr(n->a) + ")";
+    }
+    case ExprKind::Call: {
+      auto *n = e.as<Call>();
+      return "call(" + std::string(fn_code(n->fn)) + ", " + list(n->args) + ")";
+    }
+    case ExprKind::SpecialReg:
+      break;
+    }
+    return "/* unsupported expression */ Expr()";
+  }
+
+  std::string stmt(const Stmt &s, int indent) {
+    std::string pad(indent * 2, ' ');
+    if (!s.defined())
+      return "Stmt()";
+    switch (s.kind()) {
+    case StmtKind::Block: {
+      std::string out = "block({";
+      const auto &stmts = s.as<Block>()->stmts;
+      for (size_t k = 0; k < stmts.size(); ++k)
+        out += "\n" + pad + "  " + stmt(stmts[k], indent + 1) + (k + 1 < stmts.size() ? "," : "");
+      return out + "})";
+    }
+    case StmtKind::Declare: {
+      auto *n = s.as<Declare>();
+      return "decl(" + var(n->var) + ", " + expr(n->init) + ")";
+    }
+    case StmtKind::Assign: {
+      auto *n = s.as<Assign>();
+      return "assign(" + var(n->var) + ", " + expr(n->value) + ")";
+    }
+    case StmtKind::Store: {
+      auto *n = s.as<Store>();
+      return "store(" + std::to_string(n->array) + ", " + list(n->indices) + ", " + expr(n->value) +
+             ")";
+    }
+    case StmtKind::IfThenElse: {
+      auto *n = s.as<IfThenElse>();
+      std::string out = "if_(" + expr(n->cond) + ", " + stmt(n->then_case, indent);
+      if (n->else_case.defined())
+        out += ", " + stmt(n->else_case, indent);
+      return out + ")";
+    }
+    case StmtKind::For: {
+      auto *n = s.as<For>();
+      return "for_(" + var(n->var) + ", " + expr(n->begin) + ", " + expr(n->end) + ", " +
+             expr(n->step) + ", " + stmt(n->body, indent) + ")";
+    }
+    case StmtKind::While: {
+      auto *n = s.as<While>();
+      return "while_(" + expr(n->cond) + ", " + stmt(n->body, indent) + ")";
+    }
+    case StmtKind::ParallelFor: {
+      auto *n = s.as<ParallelFor>();
+      std::string vars = "{";
+      for (size_t k = 0; k < n->vars.size(); ++k)
+        vars += (k ? ", " : "") + var(n->vars[k]);
+      return "pfor(" + vars + "}, " + list(n->extents) + ", " + stmt(n->body, indent) + ")";
+    }
+    }
+    return "Stmt()";
+  }
+
+private:
+  std::map<const Variable *, std::string> names_;
+  std::ostringstream decls_;
+};
+
+std::string argument_cpp(const Param &p, const InterpreterArg &a) {
+  if (p.kind == ParamKind::Scalar)
+    return is_float(p.type)
+               ? "fscalar(" + std::string(type_code(p.type)) + ", " + float_literal(a.scalar.f) +
+                     ")"
+               : "iscalar(" + std::string(type_code(p.type)) + ", " + int_literal(a.scalar.i) + ")";
+  const Buffer &b = a.array;
+  std::string shape = "{";
+  for (size_t d = 0; d < b.shape.size(); ++d)
+    shape += (d ? ", " : "") + std::to_string(b.shape[d]);
+  shape += "}";
+  std::string values = "{";
+  for (int64_t k = 0; k < b.size(); ++k) {
+    ScalarValue v = b.get(k);
+    values += (k ? ", " : "") + (is_float(p.type) ? float_literal(v.f) : int_literal(v.i));
+  }
+  values += "}";
+  return std::string(is_float(p.type) ? "fbuffer(" : "ibuffer(") + type_code(p.type) + ", " +
+         shape + ", " + values + ")";
+}
+
+} // namespace
+
+std::string reproducer_cpp(const Program &program, const std::string &name,
+                           const std::string &comment) {
+  const ir::Kernel &k = program.kernel;
+  Emitter emit(k.params);
+  std::string body = emit.stmt(k.body, 1);
+
+  std::ostringstream os;
+  std::istringstream lines(comment);
+  for (std::string line; std::getline(lines, line);)
+    os << "// " << line << "\n";
+  os << "TEST(DifferentialRegression, " << name << ") {\n";
+  os << "  Program p;\n";
+  os << "  p.seed = " << program.seed << "u;\n";
+  os << "  p.kernel.name = \"" << k.name << "\";\n";
+  os << "  p.kernel.params = {";
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const Param &prm = k.params[i];
+    os << (i ? ", " : "")
+       << (prm.kind == ParamKind::Array
+               ? "array(\"" + prm.name + "\", " + type_code(prm.type) + ", " +
+                     std::to_string(prm.rank) + ")"
+               : "scalar(\"" + prm.name + "\", " + type_code(prm.type) + ")");
+  }
+  os << "};\n";
+  os << emit.declarations();
+  os << "  p.kernel.body = " << body << ";\n";
+  os << "  p.args = {";
+  for (size_t i = 0; i < k.params.size(); ++i)
+    os << (i ? ",\n            " : "") << argument_cpp(k.params[i], program.args[i]);
+  os << "};\n";
+  os << "  expect_backends_agree(p);\n";
+  os << "}\n";
+  return os.str();
+}
+
+std::string shrink_and_report(const Program &program, const Failure &failure,
+                              const CheckOptions &options, const std::string &dir) {
+  ShrinkResult small = shrink(program, failure, options);
+  std::ostringstream os;
+  os << "seed " << program.seed << ": " << failure.check << " " << failure.kind << ": "
+     << failure.detail << "\n";
+  os << "shrunk from " << program_size(program) << " to " << program_size(small.program)
+     << " IR nodes (" << small.tried << " candidates run, " << small.kept
+     << " kept); it fails as:\n"
+     << small.failure.check << " " << small.failure.kind << ": " << small.failure.detail << "\n\n"
+     << ir::to_string(small.program.kernel) << "\n";
+  std::string name = "Seed" + std::to_string(program.seed);
+  std::string cpp =
+      reproducer_cpp(small.program, name,
+                     "seed " + std::to_string(program.seed) + ", shrunk: " + small.failure.check +
+                         " " + small.failure.kind + ":\n" + small.failure.detail);
+  os << cpp;
+  if (!dir.empty()) {
+    std::string path = dir + "/" + program.kernel.name + ".cpp";
+    std::ofstream(path) << cpp;
+    os << "(written to " << path << ")\n";
+  }
+  return os.str();
+}
+
+} // namespace loom::difftest

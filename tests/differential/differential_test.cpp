@@ -1,0 +1,223 @@
+// Differential testing in CI: a bounded batch of random programs, each run on the interpreter,
+// through every lowering pass, on the CPU JIT and (where usable) on the GPU. A mismatch is shrunk
+// and printed as a regression test to paste into regressions_test.cpp.
+//
+//   LOOM_DIFF_PROGRAMS=n   programs in the batch (default 2000, split over 4 shards)
+//   LOOM_DIFF_SEED=s       the first seed (default 1); program k has seed s + k
+//   LOOM_DIFF_OUT=dir      also write each reproducer to dir/diff_<seed>.cpp
+#include "differential/Harness.h"
+#include "differential/Reproducer.h"
+#include "ir/Mutator.h"
+#include "ir/Printer.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+
+namespace loom::difftest {
+namespace {
+
+uint64_t env_number(const char *name, uint64_t fallback) {
+  const char *v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+std::string env_text(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+
+constexpr int kShards = 4;
+
+class DifferentialBatch : public ::testing::TestWithParam<int> {};
+
+TEST_P(DifferentialBatch, BackendsAgreeOnRandomPrograms) {
+  const uint64_t total = env_number("LOOM_DIFF_PROGRAMS", 2000);
+  const uint64_t base = env_number("LOOM_DIFF_SEED", 1);
+  const uint64_t shard = GetParam();
+  const uint64_t first = base + total * shard / kShards,
+                 last = base + total * (shard + 1) / kShards;
+
+  CheckOptions options;
+  options.gpu = gpu_usable();
+  int mismatches = 0, gpu_compared = 0, gpu_inconclusive = 0;
+  std::printf("[  NOTE    ] seeds %llu to %llu%s\n", static_cast<unsigned long long>(first),
+              static_cast<unsigned long long>(last - 1), options.gpu ? ", with the GPU" : "");
+  for (uint64_t seed = first; seed < last; ++seed) {
+    Program p = generate_program(seed);
+    Verdict v = check_program(p, options);
+    ASSERT_TRUE(v.invalid.empty())
+        << "the generator made an invalid program (seed " << seed << "): " << v.invalid << "\n"
+        << ir::to_string(p.kernel);
+    gpu_compared += v.gpu_compared;
+    gpu_inconclusive += !v.gpu_inconclusive.empty();
+    if (!v.failures.empty()) {
+      ++mismatches;
+      ADD_FAILURE() << shrink_and_report(p, v.failures[0], options, env_text("LOOM_DIFF_OUT"));
+    }
+  }
+  std::printf("[  NOTE    ] %llu programs, %d mismatches",
+              static_cast<unsigned long long>(last - first), mismatches);
+  if (options.gpu)
+    std::printf("; GPU compared on %d, inconclusive on %d", gpu_compared, gpu_inconclusive);
+  std::printf("\n");
+}
+
+INSTANTIATE_TEST_SUITE_P(, DifferentialBatch, ::testing::Range(0, kShards));
+
+// ---- the generator ---------------------------------------------------------------------------
+
+TEST(Generator, SameSeedSameProgram) {
+  for (uint64_t seed : {1u, 77u, 12345u}) {
+    Program a = generate_program(seed), b = generate_program(seed);
+    EXPECT_EQ(ir::to_string(a.kernel), ir::to_string(b.kernel));
+    ASSERT_EQ(a.args.size(), b.args.size());
+    for (size_t k = 0; k < a.args.size(); ++k)
+      EXPECT_EQ(a.args[k].array.bytes, b.args[k].array.bytes);
+  }
+  EXPECT_NE(ir::to_string(generate_program(1).kernel), ir::to_string(generate_program(2).kernel));
+}
+
+// Which node kinds, operators and types 300 programs use: the generator must reach all of them.
+class Coverage : public ir::Visitor {
+public:
+  std::set<std::string> seen;
+
+protected:
+  void visit_node(const ir::Unary *n) override {
+    seen.insert(std::string("unary ") + ir::op_name(n->op) + " " + ir::type_name(n->type));
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::Binary *n) override {
+    seen.insert(std::string("binary ") + ir::op_name(n->op) + " " + ir::type_name(n->a.type()));
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::Call *n) override {
+    seen.insert(std::string("call ") + ir::fn_name(n->fn) + " " + ir::type_name(n->type));
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::Cast *n) override {
+    seen.insert(std::string("cast ") + ir::type_name(n->a.type()) + " " + ir::type_name(n->type));
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::Select *n) override {
+    seen.insert("select");
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::For *n) override {
+    seen.insert("for");
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::While *n) override {
+    seen.insert("while");
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::IfThenElse *n) override {
+    seen.insert(n->else_case.defined() ? "if else" : "if");
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::ParallelFor *n) override {
+    seen.insert("parallel " + std::to_string(n->vars.size()) + "d");
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::Store *n) override {
+    seen.insert("store rank " + std::to_string(n->indices.size()));
+    Visitor::visit_node(n);
+  }
+};
+
+TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
+  Coverage c;
+  for (uint64_t seed = 1; seed <= 300; ++seed)
+    c.visit(generate_program(seed).kernel.body);
+  using ir::ScalarType;
+  const ScalarType ints[] = {ScalarType::I32, ScalarType::I64};
+  const ScalarType floats[] = {ScalarType::F32, ScalarType::F64};
+  const ScalarType all[] = {ScalarType::Bool, ScalarType::I32, ScalarType::I64, ScalarType::F32,
+                            ScalarType::F64};
+  std::vector<std::string> expected = {"select",       "for",          "while",       "if",
+                                       "if else",      "parallel 1d",  "parallel 2d", "parallel 3d",
+                                       "store rank 1", "store rank 2", "store rank 3"};
+  for (ScalarType t : ints)
+    for (int op = 0; op <= static_cast<int>(ir::BinaryOp::Ne); ++op)
+      expected.push_back(std::string("binary ") + ir::op_name(static_cast<ir::BinaryOp>(op)) + " " +
+                         ir::type_name(t));
+  for (ScalarType t : floats) {
+    for (int op = 0; op <= static_cast<int>(ir::BinaryOp::Max); ++op)
+      expected.push_back(std::string("binary ") + ir::op_name(static_cast<ir::BinaryOp>(op)) + " " +
+                         ir::type_name(t));
+    for (int fn = 0; fn <= static_cast<int>(ir::MathFn::Fma); ++fn)
+      expected.push_back(std::string("call ") + ir::fn_name(static_cast<ir::MathFn>(fn)) + " " +
+                         ir::type_name(t));
+  }
+  for (ScalarType from : all)
+    for (ScalarType to : all)
+      if (from != to)
+        expected.push_back(std::string("cast ") + ir::type_name(from) + " " + ir::type_name(to));
+  for (const char *op : {"&&", "||", "&", "|", "^", "<", "=="})
+    expected.push_back(std::string("binary ") + op + " bool");
+  for (const std::string &e : expected)
+    EXPECT_TRUE(c.seen.count(e)) << "no generated program has: " << e;
+}
+
+// Tracking uncertainty (for the GPU comparison) must not change what the reference computes:
+// every other check compares with the tracked run.
+TEST(Generator, TrackedAndPlainInterpreterRunsAgree) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    Program p = generate_program(seed);
+    std::vector<ir::InterpreterArg> plain = p.args, tracked = p.args;
+    ir::interpret(p.kernel, plain);
+    ir::InterpreterOptions options;
+    options.track_uncertainty = true;
+    ir::interpret(p.kernel, tracked, options);
+    for (size_t k = 0; k < plain.size(); ++k)
+      ASSERT_EQ(plain[k].array.bytes, tracked[k].array.bytes) << "seed " << seed;
+  }
+}
+
+// ---- the harness and the shrinker, on a planted bug --------------------------------------------
+
+// Turns every float * into + : a "miscompilation" the lowered:cpu check must catch. (Integer
+// operators would do too, but they also compute the indices, which would go out of bounds.)
+class MulBecomesAdd : public ir::Mutator {
+protected:
+  ir::Expr mutate_node(const ir::Binary *n, const ir::Expr &self) override {
+    ir::Expr a = mutate(n->a), b = mutate(n->b);
+    if (n->op == ir::BinaryOp::Mul && ir::is_float(n->type))
+      return ir::Binary::make(ir::BinaryOp::Add, a, b);
+    return a.same_as(n->a) && b.same_as(n->b) ? self : ir::Binary::make(n->op, a, b);
+  }
+};
+
+TEST(Shrinker, ReducesAPlantedBugToAFewNodes) {
+  CheckOptions options;
+  options.cpu_jit = false;
+  options.only = {"lowered:cpu"};
+  options.fault = [](const ir::Stmt &s) { return MulBecomesAdd().mutate(s); };
+  int caught = 0;
+  for (uint64_t seed = 1; seed <= 40 && caught < 3; ++seed) {
+    Program p = generate_program(seed);
+    Verdict v = check_program(p, options);
+    if (v.failures.empty())
+      continue;
+    ++caught;
+    ShrinkResult small = shrink(p, v.failures[0], options);
+    EXPECT_EQ(small.failure.check, "lowered:cpu");
+    EXPECT_EQ(small.failure.kind, "mismatch");
+    // Still failing, and small: a store of a product is about all that must remain.
+    Verdict again = check_program(small.program, options);
+    EXPECT_FALSE(again.failures.empty());
+    EXPECT_LE(program_size(small.program), 16) << ir::to_string(small.program.kernel);
+    EXPECT_LT(program_size(small.program), program_size(p));
+    std::string cpp = reproducer_cpp(small.program, "Planted", "planted");
+    EXPECT_NE(cpp.find("TEST(DifferentialRegression, Planted)"), std::string::npos);
+    EXPECT_NE(cpp.find("BinaryOp::Mul"), std::string::npos) << cpp;
+  }
+  EXPECT_GE(caught, 3) << "the planted bug went unnoticed";
+}
+
+} // namespace
+} // namespace loom::difftest

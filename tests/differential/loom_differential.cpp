@@ -1,0 +1,195 @@
+// Long differential runs: random programs on the interpreter, every lowering pass, the CPU JIT and
+// the GPU (when usable), printing "N programs, M mismatches" at the end. Each mismatch is shrunk
+// and its reproducer printed (and written to --out).
+//
+//   loom_differential [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] [--no-cpu]
+//                     [--no-passes] [--out DIR] [--max-mismatches K]
+// --jobs J runs J processes (job j takes seeds S + j, S + j + J, ...); --seconds T stops starting
+// programs after T seconds, so that a run fits a time slot (the summary says how many ran).
+#include "differential/Harness.h"
+#include "differential/Reproducer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace loom::difftest;
+
+namespace {
+
+struct Summary {
+  uint64_t programs = 0, mismatches = 0, invalid = 0, gpu_compared = 0, gpu_inconclusive = 0;
+};
+
+struct Run {
+  uint64_t programs = 1000, seed = 1, jobs = 1;
+  double seconds = 0; // 0: no limit
+  int max_mismatches = 10;
+  std::string out;
+  CheckOptions options;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Seeds seed + job, seed + job + jobs, ... (all of them with one job).
+Summary run_job(const Run &run, uint64_t job, std::chrono::steady_clock::time_point start) {
+  Summary sum;
+  for (uint64_t k = job; k < run.programs; k += run.jobs) {
+    if (run.seconds > 0 && seconds_since(start) > run.seconds)
+      break;
+    const uint64_t s = run.seed + k;
+    Program p = generate_program(s);
+    Verdict v = check_program(p, run.options);
+    ++sum.programs;
+    if (!v.invalid.empty()) {
+      ++sum.invalid;
+      std::printf("seed %llu: the generator made an invalid program: %s\n",
+                  static_cast<unsigned long long>(s), v.invalid.c_str());
+    }
+    sum.gpu_compared += v.gpu_compared;
+    sum.gpu_inconclusive += !v.gpu_inconclusive.empty();
+    if (!v.failures.empty()) {
+      ++sum.mismatches;
+      if (static_cast<int>(sum.mismatches) <= run.max_mismatches)
+        std::printf("%s\n", shrink_and_report(p, v.failures[0], run.options, run.out).c_str());
+      else
+        std::printf("seed %llu: %s %s: %s\n", static_cast<unsigned long long>(s),
+                    v.failures[0].check.c_str(), v.failures[0].kind.c_str(),
+                    v.failures[0].detail.c_str());
+    }
+    if (run.jobs == 1 && sum.programs % 1000 == 0)
+      std::printf("... %llu programs, %llu mismatches, %.0f s\n",
+                  static_cast<unsigned long long>(sum.programs),
+                  static_cast<unsigned long long>(sum.mismatches), seconds_since(start));
+    std::fflush(stdout);
+  }
+  return sum;
+}
+
+// Runs the jobs as child processes (each opens its own GPU context) and adds up their summaries.
+Summary run_jobs(const Run &run, std::chrono::steady_clock::time_point start) {
+  std::vector<int> pipes;
+  std::vector<pid_t> children;
+  for (uint64_t j = 0; j < run.jobs; ++j) {
+    int fds[2];
+    if (pipe(fds) != 0) {
+      std::perror("pipe");
+      std::exit(2);
+    }
+    std::fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(fds[0]);
+      Summary sum = run_job(run, j, start);
+      if (write(fds[1], &sum, sizeof sum) != static_cast<ssize_t>(sizeof sum))
+        std::_Exit(3);
+      std::_Exit(0);
+    }
+    close(fds[1]);
+    pipes.push_back(fds[0]);
+    children.push_back(pid);
+  }
+  Summary total;
+  for (size_t j = 0; j < children.size(); ++j) {
+    Summary sum;
+    bool ok = read(pipes[j], &sum, sizeof sum) == static_cast<ssize_t>(sizeof sum);
+    int status = 0;
+    waitpid(children[j], &status, 0);
+    if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::printf("job %zu died (status %d): counted as one invalid run\n", j, status);
+      ++total.invalid;
+      continue;
+    }
+    total.programs += sum.programs;
+    total.mismatches += sum.mismatches;
+    total.invalid += sum.invalid;
+    total.gpu_compared += sum.gpu_compared;
+    total.gpu_inconclusive += sum.gpu_inconclusive;
+  }
+  return total;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Run run;
+  bool use_gpu = true;
+  for (int k = 1; k < argc; ++k) {
+    std::string a = argv[k];
+    auto next = [&]() -> const char * {
+      if (k + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++k];
+    };
+    if (a == "--programs")
+      run.programs = std::strtoull(next(), nullptr, 10);
+    else if (a == "--seed")
+      run.seed = std::strtoull(next(), nullptr, 10);
+    else if (a == "--jobs")
+      run.jobs = std::max<uint64_t>(1, std::strtoull(next(), nullptr, 10));
+    else if (a == "--seconds")
+      run.seconds = std::atof(next());
+    else if (a == "--out")
+      run.out = next();
+    else if (a == "--max-mismatches")
+      run.max_mismatches = std::atoi(next());
+    else if (a == "--no-gpu")
+      use_gpu = false;
+    else if (a == "--no-cpu")
+      run.options.cpu_jit = false;
+    else if (a == "--no-passes")
+      run.options.passes = false;
+    else {
+      std::fprintf(stderr,
+                   "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
+                   "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  // Whether a GPU is usable is asked in a child when there are jobs: a CUDA context must not be
+  // opened before fork().
+  std::string why;
+  if (use_gpu && run.jobs > 1) {
+    pid_t pid = fork();
+    if (pid == 0)
+      std::_Exit(gpu_usable() ? 0 : 1);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    run.options.gpu = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    why = "not usable";
+  } else {
+    run.options.gpu = use_gpu && gpu_usable(&why);
+  }
+  const CheckOptions &o = run.options;
+  std::printf("seeds %llu to %llu, %llu job(s); checks: %s%s%s\n",
+              static_cast<unsigned long long>(run.seed),
+              static_cast<unsigned long long>(run.seed + run.programs - 1),
+              static_cast<unsigned long long>(run.jobs), o.passes ? "interpreted passes, " : "",
+              o.cpu_jit ? "CPU JIT, " : "",
+              o.gpu ? "GPU" : ("no GPU (" + (use_gpu ? why : "--no-gpu") + ")").c_str());
+  std::fflush(stdout);
+
+  auto start = std::chrono::steady_clock::now();
+  Summary sum = run.jobs > 1 ? run_jobs(run, start) : run_job(run, 0, start);
+  std::printf("%llu programs, %llu mismatches", static_cast<unsigned long long>(sum.programs),
+              static_cast<unsigned long long>(sum.mismatches));
+  if (sum.invalid)
+    std::printf(", %llu invalid programs", static_cast<unsigned long long>(sum.invalid));
+  if (o.gpu)
+    std::printf("; GPU compared on %llu, skipped as inconclusive on %llu",
+                static_cast<unsigned long long>(sum.gpu_compared),
+                static_cast<unsigned long long>(sum.gpu_inconclusive));
+  std::printf(" (%.1f s)\n", seconds_since(start));
+  return sum.mismatches || sum.invalid ? 1 : 0;
+}

@@ -1,0 +1,274 @@
+// The IR interpreter: loom's scalar semantics, kernels before and after lowering, its errors,
+// and the uncertainty it tracks for comparisons with the GPU.
+#include "frontend/DSL.h"
+#include "ir/Evaluate.h"
+#include "ir/Interpreter.h"
+#include "ir/Lower.h"
+#include "ir/Uncertainty.h"
+#include "support/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+using namespace loom;
+using namespace loom::ir;
+
+namespace {
+
+ScalarValue i(ScalarType t, int64_t v) {
+  return int_value(t, v);
+}
+ScalarValue f(ScalarType t, double v) {
+  return float_value(t, v);
+}
+int64_t binary_i(BinaryOp op, ScalarType t, int64_t a, int64_t b) {
+  return binary_op(op, t, i(t, a), i(t, b)).i;
+}
+int64_t cast_to_int(ScalarType to, ScalarType from, double v) {
+  return cast_op(to, from, f(from, v)).i;
+}
+
+constexpr int64_t kMin32 = std::numeric_limits<int32_t>::min();
+constexpr int64_t kMax32 = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
+constexpr auto I32 = ScalarType::I32;
+constexpr auto I64 = ScalarType::I64;
+constexpr auto F32 = ScalarType::F32;
+constexpr auto F64 = ScalarType::F64;
+
+TEST(Semantics, IntegersWrapAndDivisionIsDefined) {
+  EXPECT_EQ(binary_i(BinaryOp::Add, I32, kMax32, 1), kMin32);
+  EXPECT_EQ(binary_i(BinaryOp::Mul, I64, kMax64, 2), -2);
+  EXPECT_EQ(binary_i(BinaryOp::Div, I32, 7, 0), 0);
+  EXPECT_EQ(binary_i(BinaryOp::Mod, I32, 7, 0), 7);
+  EXPECT_EQ(binary_i(BinaryOp::Div, I64, kMin64, -1), kMin64);
+  EXPECT_EQ(binary_i(BinaryOp::Mod, I32, kMin32, -1), 0);
+  EXPECT_EQ(binary_i(BinaryOp::Div, I32, -7, 2), -3); // toward zero
+  EXPECT_EQ(binary_i(BinaryOp::Mod, I32, -7, 2), -1); // the dividend's sign
+  EXPECT_EQ(unary_op(UnaryOp::Neg, I32, i(I32, kMin32)).i, kMin32);
+  ScalarValue m = i(I32, kMin32);
+  EXPECT_EQ(math_op(MathFn::Abs, I32, &m).i, kMin32);
+}
+
+TEST(Semantics, ShiftsTakeTheAmountModuloTheWidth) {
+  EXPECT_EQ(binary_i(BinaryOp::Shl, I32, 1, 33), 2);
+  EXPECT_EQ(binary_i(BinaryOp::Shl, I64, 1, 65), 2);
+  EXPECT_EQ(binary_i(BinaryOp::Shl, I32, 1, 31), kMin32);
+  EXPECT_EQ(binary_i(BinaryOp::Shr, I32, -16, 2), -4); // arithmetic
+  EXPECT_EQ(binary_i(BinaryOp::Shr, I32, -16, 34), -4);
+  EXPECT_EQ(binary_i(BinaryOp::Shl, I32, 3, -1), kMin32); // -1 % 32 == 31 as unsigned
+}
+
+TEST(Semantics, FloatToIntCastsSaturateAndNanIsZero) {
+  EXPECT_EQ(cast_to_int(I32, F32, 1e10), kMax32);
+  EXPECT_EQ(cast_to_int(I32, F64, -1e10), kMin32);
+  EXPECT_EQ(cast_to_int(I64, F64, 1e300), kMax64);
+  EXPECT_EQ(cast_to_int(I64, F32, -INFINITY), kMin64);
+  EXPECT_EQ(cast_to_int(I32, F64, NAN), 0);
+  EXPECT_EQ(cast_to_int(I32, F64, -2.9), -2);
+  EXPECT_EQ(cast_to_int(ScalarType::Bool, F64, NAN), 1);
+  EXPECT_EQ(cast_to_int(ScalarType::Bool, F64, -0.0), 0);
+  EXPECT_EQ(cast_op(I32, I64, i(I64, (int64_t{1} << 32) + 5)).i, 5); // low bits
+}
+
+TEST(Semantics, IntToF32RoundsOnce) {
+  // 2^55 + 2^31 + 1 is nearer 2^55 + 2^32; through f64 it would tie and round to 2^55.
+  const int64_t v = (int64_t{1} << 55) + (int64_t{1} << 31) + 1;
+  EXPECT_EQ(cast_op(F32, I64, i(I64, v)).f, 36028801313931264.0);
+}
+
+TEST(Semantics, F32RoundsAfterEveryOperation) {
+  ScalarValue big = f(F32, 1e8), one = f(F32, 1);
+  ScalarValue sum = binary_op(BinaryOp::Add, F32, big, one);
+  EXPECT_EQ(binary_op(BinaryOp::Sub, F32, sum, big).f, 0.0); // 1e8f + 1 == 1e8f
+  EXPECT_EQ(binary_op(BinaryOp::Sub, F64, binary_op(BinaryOp::Add, F64, big, one), big).f, 1.0);
+  ScalarValue third = binary_op(BinaryOp::Div, F32, one, f(F32, 3));
+  EXPECT_EQ(third.f, static_cast<double>(1.0f / 3.0f));
+  ScalarValue x = f(F32, 0.5f);
+  EXPECT_EQ(math_op(MathFn::Exp, F32, &x).f, static_cast<double>(std::exp(0.5f)));
+}
+
+TEST(Semantics, MinMaxIgnoreNanAndFloatModIsFmod) {
+  EXPECT_EQ(binary_op(BinaryOp::Min, F64, f(F64, NAN), f(F64, 2)).f, 2.0);
+  EXPECT_EQ(binary_op(BinaryOp::Max, F32, f(F32, 3), f(F32, NAN)).f, 3.0);
+  EXPECT_EQ(binary_op(BinaryOp::Mod, F64, f(F64, -7.5), f(F64, 2)).f, -1.5);
+  EXPECT_EQ(binary_op(BinaryOp::Mod, F32, f(F32, 1e10), f(F32, 3)).f,
+            static_cast<double>(std::fmod(1e10f, 3.0f)));
+  EXPECT_EQ(binary_op(BinaryOp::Ne, F64, f(F64, NAN), f(F64, NAN)).i, 1);
+  EXPECT_EQ(binary_op(BinaryOp::Le, F64, f(F64, NAN), f(F64, NAN)).i, 0);
+}
+
+TEST(Evaluate, CastsSaturateInLaunchDomains) {
+  // The host evaluator shares the interpreter's semantics: no undefined double -> int cast.
+  Param n{"n", ParamKind::Scalar, F64, 0, make_var("n", F64)};
+  ArgumentValues args;
+  args.scalars = {f(F64, 1e30)};
+  args.extents = {{}};
+  Expr e = Cast::make(I32, VarRef::make(n.var));
+  EXPECT_EQ(evaluate(e, {n}, args).i, kMax32);
+}
+
+// ---- kernels ---------------------------------------------------------------------------------
+
+template <class T> Buffer buffer(ScalarType t, std::vector<int64_t> shape, std::vector<T> values) {
+  Buffer b(t, std::move(shape));
+  std::memcpy(b.data(), values.data(), values.size() * sizeof(T));
+  return b;
+}
+template <class T> std::vector<T> values_of(const Buffer &b) {
+  std::vector<T> v(b.size());
+  std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
+  return v;
+}
+
+ir::Kernel matmul() {
+  return trace("matmul",
+               [](Array2<float> A, Array2<float> B, Array2<float> C) {
+                 parallel_for({C.dim(0), C.dim(1)}, [&](Index r, Index c) {
+                   loom::Var<float> acc = 0.0f;
+                   for_range(A.dim(1), [&](Index k) { acc += A(r, k) * B(k, c); });
+                   C(r, c) = acc;
+                 });
+               },
+               {"A", "B", "C"});
+}
+
+std::vector<InterpreterArg> matmul_args() {
+  std::vector<InterpreterArg> args;
+  args.push_back(InterpreterArg::of_array(buffer<float>(F32, {2, 3}, {1, 2, 3, 4, 5, 6})));
+  args.push_back(InterpreterArg::of_array(buffer<float>(F32, {3, 2}, {1, 0, 0, 1, 2, 2})));
+  args.push_back(InterpreterArg::of_array(Buffer(F32, {2, 2})));
+  return args;
+}
+
+TEST(Interpreter, RunsAKernelAsTheFrontEndBuiltIt) {
+  std::vector<InterpreterArg> args = matmul_args();
+  InterpreterResult r = interpret(matmul(), args);
+  EXPECT_EQ(values_of<float>(args[2].array), (std::vector<float>{7, 8, 16, 17}));
+  EXPECT_GT(r.steps, 12u);
+}
+
+TEST(Interpreter, LoweredKernelsGiveTheSameResult) {
+  for (Target target : {Target::CPU, Target::GPU}) {
+    std::vector<InterpreterArg> args = matmul_args();
+    InterpreterOptions options;
+    options.cpu_chunks = 3;        // 2 rows in 3 chunks: one chunk is empty
+    options.gpu_block = {1, 1, 1}; // 2 threads cover 2x2 by grid-stride loops
+    options.gpu_grid = {1, 2, 1};
+    interpret(lower(matmul(), target), args, options);
+    EXPECT_EQ(values_of<float>(args[2].array), (std::vector<float>{7, 8, 16, 17}))
+        << target_name(target);
+  }
+}
+
+TEST(Interpreter, SerialCodeBetweenParallelLoopsSeesEarlierLoops) {
+  auto k = trace("prefix",
+                 [](Array<int64_t> x, Array<int64_t> y) {
+                   parallel_for(x.size(), [&](Index i) { x[i] = i * 2; });
+                   loom::Var<int64_t> s = 0;
+                   for_range(x.size(), [&](Index i) {
+                     s += x[i];
+                     y[i] = s;
+                   });
+                 },
+                 {"x", "y"});
+  std::vector<InterpreterArg> args = {InterpreterArg::of_array(Buffer(I64, {4})),
+                                      InterpreterArg::of_array(Buffer(I64, {4}))};
+  interpret(k, args);
+  EXPECT_EQ(values_of<int64_t>(args[1].array), (std::vector<int64_t>{0, 2, 6, 12}));
+}
+
+TEST(Interpreter, IndexOutOfBoundsNamesArrayIndexAndExtent) {
+  auto k = trace("oob",
+                 [](Array<float> x) { parallel_for(x.size(), [&](Index i) { x[i + 1] = 1.0f; }); },
+                 {"x"});
+  std::vector<InterpreterArg> args = {InterpreterArg::of_array(Buffer(F32, {3}))};
+  try {
+    interpret(k, args);
+    FAIL() << "no error";
+  } catch (const InterpreterError &e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("index 3 is out of bounds of dimension 0 of 'x' (extent 3)"),
+              std::string::npos)
+        << m;
+  }
+}
+
+TEST(Interpreter, StepLimitStopsALoopThatDoesNotEnd) {
+  auto k = trace("forever",
+                 [](Array<int32_t> x) {
+                   loom::Var<int32_t> n = 0;
+                   while_(n >= 0, [&] { n = n * 1; });
+                   x[0] = n;
+                 },
+                 {"x"});
+  std::vector<InterpreterArg> args = {InterpreterArg::of_array(Buffer(I32, {1}))};
+  InterpreterOptions options;
+  options.step_limit = 1000;
+  EXPECT_THROW(interpret(k, args, options), InterpreterError);
+  try {
+    interpret(k, args, options);
+  } catch (const InterpreterError &e) {
+    EXPECT_NE(std::string(e.what()).find("step limit of 1000"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Interpreter, RejectsArgumentsOfTheWrongType) {
+  std::vector<InterpreterArg> args = matmul_args();
+  args[1].array = Buffer(F64, {3, 2});
+  EXPECT_THROW(interpret(matmul(), args), ArgumentError);
+  args.pop_back();
+  EXPECT_THROW(interpret(matmul(), args), ArgumentError);
+}
+
+// ---- uncertainty -------------------------------------------------------------------------------
+
+TEST(Uncertainty, ExactOperationsStayExactAndMathFunctionsDoNot) {
+  Uncertainty none;
+  ScalarValue a = f(F32, 1.5), b = f(F32, 0.1);
+  ScalarValue sum = binary_op(BinaryOp::Add, F32, a, b);
+  EXPECT_EQ(binary_uncertainty(BinaryOp::Add, F32, a, none, b, none, sum).error, 0);
+  ScalarValue e = math_op(MathFn::Exp, F32, &a);
+  Uncertainty ue = math_uncertainty(MathFn::Exp, F32, &a, &none, e);
+  EXPECT_GT(ue.error, 0);
+  EXPECT_LT(ue.error, 1e-5 * e.f); // a few ulps
+  // A rounded product may be fused into the following add on the GPU.
+  ScalarValue p = binary_op(BinaryOp::Mul, F32, b, b);
+  Uncertainty up = binary_uncertainty(BinaryOp::Mul, F32, b, none, b, none, p);
+  EXPECT_EQ(up.error, 0);
+  EXPECT_GT(up.fma_slack, 0);
+  EXPECT_GT(binary_uncertainty(BinaryOp::Add, F32, p, up, a, none, sum).error, 0);
+  // floor of a value known to lie within (2, 3) is exactly 2 everywhere.
+  ScalarValue x = f(F32, 2.5);
+  Uncertainty ux{0.01, 0};
+  EXPECT_EQ(math_uncertainty(MathFn::Floor, F32, &x, &ux, math_op(MathFn::Floor, F32, &x)).error,
+            0);
+  EXPECT_TRUE(within_uncertainty(F32, x, ux, f(F32, 2.505)));
+  EXPECT_FALSE(within_uncertainty(F32, x, ux, f(F32, 2.52)));
+}
+
+TEST(Uncertainty, ADecisionOnAnUncertainValueMakesTheRunInconclusive) {
+  auto k = trace("branch",
+                 [](Array<float> x, Array<int32_t> y) {
+                   if_(loom::exp(x[0]) > 2.7182817f, [&] { y[0] = 1; }).else_([&] { y[0] = 2; });
+                 },
+                 {"x", "y"});
+  std::vector<InterpreterArg> args = {InterpreterArg::of_array(buffer<float>(F32, {1}, {1.0f})),
+                                      InterpreterArg::of_array(Buffer(I32, {1}))};
+  InterpreterOptions options;
+  options.track_uncertainty = true;
+  InterpreterResult r = interpret(k, args, options);
+  EXPECT_NE(r.inconclusive.find("an if condition"), std::string::npos) << r.inconclusive;
+  EXPECT_EQ(values_of<int32_t>(args[1].array), std::vector<int32_t>{2}); // it ran on, as usual
+  // Far from the threshold the branch is certain.
+  args[0].array = buffer<float>(F32, {1}, {3.0f});
+  r = interpret(k, args, options);
+  EXPECT_EQ(r.inconclusive, "");
+  EXPECT_EQ(r.error_bounds[1][0], 0);
+}
+
+} // namespace

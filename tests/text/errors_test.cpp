@@ -1,0 +1,365 @@
+// Bad programs of the text DSL: each must fail with one exact diagnostic (line, column, text),
+// and a program with several errors must report all of them in one run.
+#include "frontend/text/Compile.h"
+#include "support/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace loom;
+
+namespace {
+
+struct BadProgram {
+  const char *name;
+  const char *source;
+  const char *diagnostic; // "line:col: error: message"
+};
+
+// A kernel header for the cases that need one.
+#define HEAD "@kernel\ndef k(x: f32[n], A: f32[N, M], m: i32):\n"
+#define LOOP HEAD "    for i in parallel(n):\n"
+
+const BadProgram bad_programs[] = {
+    // ---- lexical ----
+    {"BadCharacter", LOOP "        x[i] = $ 1\n", "4:16: error: unexpected character '$'"},
+    {"TabInIndentation", LOOP "\tx[i] = 1.0\n",
+     "4:1: error: tab in indentation; indent with spaces only"},
+    {"IndentationMatchesNoBlock", LOOP "        x[i] = 1.0\n      x[i] = 2.0\n",
+     "5:7: error: this line's indentation (6 spaces) does not match any enclosing block"},
+    {"UnclosedParenthesis", LOOP "        x[i] = (1.0 + m\n", "4:16: error: '(' was never closed"},
+    {"MismatchedBracket", LOOP "        x[i] = (1.0 + m]\n",
+     "4:24: error: closing ']' does not match '(' on line 4"},
+    {"String", LOOP "        x[i] = \"one\"\n",
+     "4:16: error: strings are not part of the loom language"},
+    {"FloatSuffix", LOOP "        x[i] = 2.5f\n",
+     "4:16: error: invalid number '2.5f': number literals take no suffix; write f32(2.5) for an "
+     "f32 constant"},
+    {"IntegerTooLarge", LOOP "        x[i] = 99999999999999999999\n",
+     "4:16: error: integer '99999999999999999999' is too large; the largest is "
+     "9223372036854775807"},
+    {"CStyleAnd", LOOP "        x[i] = m > 1 && m < 3\n",
+     "4:22: error: '&&' is not an operator; use 'and'"},
+    {"LeadingZero", LOOP "        x[i] = 007\n",
+     "4:16: error: integer '007' has a leading zero; write it without (octal literals do not "
+     "exist)"},
+    // ---- syntax ----
+    {"MissingColonAfterParameters", "@kernel\ndef k(x: f32[n])\n    pass\n",
+     "2:17: error: expected ':' after the parameter list, got end of line"},
+    {"MissingIndentedBlock", "@kernel\ndef k(x: f32[n]):\npass\n",
+     "3:1: error: expected an indented block after 'def k' on line 2"},
+    {"UnexpectedIndent", LOOP "        x[i] = 1.0\n            x[i] = 2.0\n",
+     "5:13: error: unexpected indent"},
+    {"FloorDivision", LOOP "        x[i] = m // 2\n",
+     "4:18: error: '//' is not supported; '/' on integers divides truncating toward zero, as in "
+     "C (see docs/language.md)"},
+    {"PowerOperator", LOOP "        x[i] = x[i] ** 2\n",
+     "4:21: error: '**' is not supported; use pow(a, b)"},
+    {"ChainedComparison", LOOP "        x[i] = f32(0 < m < 3)\n",
+     "4:26: error: comparisons cannot be chained; write 'a < b and b < c'"},
+    {"ElseWithoutIf", LOOP "        x[i] = 1.0\n        else:\n            pass\n",
+     "5:9: error: 'else' does not follow an 'if' block at the same indentation"},
+    {"MissingExpression", LOOP "        x[i] = \n",
+     "4:16: error: expected an expression, got end of line"},
+    {"UnknownDecorator", "@jit\ndef k(x: f32[n]):\n    pass\n",
+     "1:2: error: unknown decorator '@jit'; the only decorator is @kernel"},
+    {"Slice", LOOP "        x[0:2] = 1.0\n",
+     "4:12: error: slices are not supported; index with one integer per dimension"},
+    {"Break", LOOP "        break\n",
+     "4:9: error: 'break' is not supported; loops run to their end (use a while loop with a "
+     "condition)"},
+    {"StatementOutsideFunction", "n = 3\n",
+     "1:1: error: expected 'def' (a function definition), got name 'n'; statements belong inside "
+     "a function"},
+    {"KeywordArgument", LOOP "        x[i] = pow(x[i], y=2)\n",
+     "4:26: error: keyword arguments are not supported; pass arguments by position"},
+    {"AnnotationWithoutValue", LOOP "        acc: f32\n",
+     "4:17: error: expected '=' and an initial value after the type annotation, got end of line"},
+    // ---- names ----
+    {"UnknownName", LOOP "        acc: f32 = 0.0\n        x[i] = acc2\n",
+     "5:16: error: unknown name 'acc2' (did you mean 'acc'?)"},
+    {"UnknownFunction", LOOP "        x[i] = sqr(x[i])\n",
+     "4:16: error: unknown function 'sqr' (did you mean 'sqrt'?)"},
+    {"VariableOutsideItsBlock", LOOP "        if m > 0:\n            t = 1.0\n        x[i] = t\n",
+     "6:16: error: unknown name 't': the variable declared on line 5 is local to its block; "
+     "declare it before that block to use it here"},
+    {"AssignToParameter", LOOP "        m = 2\n",
+     "4:9: error: cannot assign to parameter 'm'; copy it into a local variable first"},
+    {"AssignToLoopIndex", LOOP "        i = 2\n", "4:9: error: cannot assign to loop index 'i'"},
+    {"DuplicateParameter", "@kernel\ndef k(x: f32[n], x: i32):\n    pass\n",
+     "2:18: error: duplicate parameter 'x'"},
+    {"Redeclaration", LOOP "        t = 1.0\n        t: f64 = 2.0\n",
+     "5:9: error: 't' is already defined on line 4; a type annotation declares a new variable"},
+    {"CallKernel", LOOP "        k(x, A, m)\n",
+     "4:9: error: 'k' is a kernel, and kernels cannot be called; remove its @kernel to make it a "
+     "helper function"},
+    {"FunctionDefinedTwice",
+     "def f(a: f32) -> f32:\n    return a\ndef f(a: f32) -> f32:\n    "
+     "return a\n",
+     "3:5: error: function 'f' is already defined on line 1"},
+    // ---- types ----
+    {"UnknownType", "@kernel\ndef k(x: float32[n]):\n    pass\n",
+     "2:10: error: unknown type 'float32' (loom writes f32); the types are bool, i32, i64, f32 "
+     "and f64"},
+    {"BitwiseOnFloats", LOOP "        x[i] = x[i] & 1\n",
+     "4:21: error: '&' needs integer or bool operands, got f32 and i32"},
+    {"FloatIndex", LOOP "        x[x[i]] = 1.0\n",
+     "4:11: error: an array index must be an integer, got f32"},
+    {"FloatRangeBound", LOOP "        for j in range(x[i]):\n            pass\n",
+     "4:24: error: a bound of range() must be an integer, got f32"},
+    {"BitwiseNotOfFloat", LOOP "        x[i] = ~x[i]\n",
+     "4:16: error: '~' needs an integer or bool operand, got f32"},
+    {"PythonCast", LOOP "        x[i] = float(m)\n",
+     "4:16: error: 'float' is not a loom type; convert with f32(x) or f64(x)"},
+    {"HelperArrayOfOtherType",
+     "def first(v: i32[p]) -> i32:\n    return v[0]\n" LOOP "        x[i] = first(x)\n",
+     "6:22: error: argument 1 of 'first' must be an array of i32 with rank 1; 'x' is an array of "
+     "f32 with rank 1"},
+    {"FastmathNotBool", "@kernel(fastmath=1)\ndef k(x: f32[n]):\n    pass\n",
+     "1:18: error: option 'fastmath' takes True or False"},
+    // ---- ranks and shapes ----
+    {"RankMismatch", LOOP "        A[i, 0, 1] = 1.0\n",
+     "4:9: error: 'A' has rank 2 but is indexed with 3 indices"},
+    {"ShapeDimensionOutOfRange", LOOP "        x[i] = f32(x.shape[1])\n",
+     "4:28: error: 'x' has rank 1, so x.shape[1] does not exist"},
+    {"ArrayAsValue", LOOP "        t = A\n",
+     "4:13: error: 'A' is an array; use one of its elements (A[i, j]) or its shape (A.shape[0])"},
+    {"TooManyDimensions", "@kernel\ndef k(x: f32[a, b, c, d]):\n    pass\n",
+     "2:10: error: arrays have 1 to 3 dimensions; 'x' has 4"},
+    {"ShapeSymbolNamedLikeParameter", "@kernel\ndef k(x: f32[m], m: i32):\n    pass\n",
+     "2:14: error: shape symbol 'm' has the name of a parameter"},
+    {"IndexingAScalar", LOOP "        x[i] = m[0]\n",
+     "4:16: error: 'm' is a scalar parameter of type i32, not an array; only arrays can be "
+     "indexed"},
+    // ---- parallel loops ----
+    {"ParallelInsideFor",
+     HEAD "    for j in range(3):\n        for i in parallel(n):\n            "
+          "pass\n",
+     "4:9: error: a parallel loop must be at the top level of the kernel, not inside a 'for' "
+     "loop"},
+    {"NestedParallel", LOOP "        for j in parallel(n):\n            pass\n",
+     "4:9: error: parallel loops cannot nest; use range() for the inner loop"},
+    {"ParallelInHelper", "def h(a: i64):\n    for i in parallel(a):\n        pass\n",
+     "2:5: error: parallel loops are only allowed in kernels; 'h' is a helper function"},
+    {"ParallelArity", HEAD "    for i, j in parallel(n):\n        pass\n",
+     "3:9: error: 2 loop variables but parallel() has 1 extent"},
+    {"ParallelExtentReadsArray", HEAD "    for i in parallel(i64(x[0])):\n        pass\n",
+     "3:23: error: an extent of parallel() cannot read array elements: loom sizes the launch "
+     "before the kernel runs; use scalar parameters and array shapes"},
+    {"ForOverSomethingElse", LOOP "        for j in x:\n            pass\n",
+     "4:18: error: a 'for' loop iterates over range(...) or parallel(...)"},
+    {"RangeArity", LOOP "        for j in range(1, 2, 3, 4):\n            pass\n",
+     "4:18: error: range() takes 1 to 3 arguments (end; begin, end; or begin, end, step), got 4"},
+    {"RangeStepZero", LOOP "        for j in range(0, 10, 0):\n            pass\n",
+     "4:31: error: the step of range() must be positive, got 0"},
+    // ---- helpers and returns ----
+    {"EarlyReturn", "def f(a: f32) -> f32:\n    if a > 0.0:\n        return a\n    return -a\n",
+     "3:9: error: 'return' must be the last statement of helper 'f' (helpers are inlined, so they "
+     "cannot return early)"},
+    {"ReturnInKernel", LOOP "        x[i] = 1.0\n    return\n",
+     "5:5: error: 'return' is not allowed in a kernel; only helper functions return values"},
+    {"MissingReturn", "def f(a: f32) -> f32:\n    b = a\n",
+     "1:5: error: helper 'f' must end with 'return <value>'; it is declared to return f32"},
+    {"Recursion", "def f(a: i32) -> i32:\n    return f(a - 1)\n",
+     "2:12: error: recursive call of 'f' (f -> f); helpers are inlined, so they cannot call "
+     "themselves"},
+    {"HelperArity", "def f(a: i32) -> i32:\n    return a\n" LOOP "        x[i] = f(1, 2)\n",
+     "6:16: error: 'f' takes 1 argument, got 2"},
+    {"HelperWithoutValue", "def f(a: i32):\n    pass\n" LOOP "        x[i] = f(1)\n",
+     "6:16: error: helper 'f' returns no value (it has no '-> type')"},
+    {"HelperStatementsInWhileCondition",
+     "def f(a: i32) -> bool:\n    t = a * 2\n    return t < 10\n" LOOP
+     "        while f(m):\n            pass\n",
+     "7:15: error: this condition calls a helper function that has statements, which would run "
+     "only once, before the loop; compute the condition into a variable instead"},
+    // ---- options and built-ins ----
+    {"UnknownOption", "@kernel(fastmath=True, unroll=4)\ndef k(x: f32[n]):\n    pass\n",
+     "1:24: error: unknown option 'unroll' of @kernel; the only option is fastmath"},
+    {"MathArity", LOOP "        x[i] = sqrt(x[i], 2.0)\n",
+     "4:16: error: sqrt() takes 1 argument, got 2"},
+    {"MinArity", LOOP "        x[i] = min(x[i], 1.0, 2.0)\n",
+     "4:16: error: min() takes 2 arguments, got 3"},
+    {"ExpressionStatement", LOOP "        x[i] + 1.0\n",
+     "4:9: error: this expression does nothing; a statement is an assignment, a call of a helper "
+     "function, or if, for, while or pass"},
+    {"RangeOutsideFor", LOOP "        t = range(3)\n",
+     "4:13: error: range() can only be the iterable of a 'for' loop"},
+};
+
+class BadPrograms : public ::testing::TestWithParam<BadProgram> {};
+
+TEST_P(BadPrograms, FailWithTheirExactDiagnostic) {
+  const BadProgram &p = GetParam();
+  try {
+    text::parse_kernels(p.source, "t.loom");
+    FAIL() << "no error for:\n" << p.source;
+  } catch (const SourceError &e) {
+    ASSERT_FALSE(e.diagnostics().empty());
+    const Diagnostic &d = e.diagnostics()[0];
+    EXPECT_EQ(d.file, "t.loom");
+    std::string first =
+        std::to_string(d.line) + ":" + std::to_string(d.col) + ": error: " + d.message;
+    EXPECT_EQ(first, p.diagnostic) << "all diagnostics:\n" << e.what();
+    EXPECT_EQ(e.diagnostics().size(), 1u) << "all diagnostics:\n" << e.what();
+    // what() starts with the same diagnostic, with the file name.
+    EXPECT_EQ(std::string(e.what()).rfind("t.loom:" + first + "\n", 0), 0u) << e.what();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(, BadPrograms, ::testing::ValuesIn(bad_programs),
+                         [](const ::testing::TestParamInfo<BadProgram> &info) {
+                           return std::string(info.param.name);
+                         });
+
+TEST(Diagnostics, EachShowsTheSourceLineAndACaret) {
+  try {
+    text::parse_kernels("@kernel\ndef k(x: f32[n]):\n    for i in parallel(n):\n"
+                        "        x[i] = x[i] +* 2.0\n",
+                        "saxpy.loom");
+    FAIL();
+  } catch (const SourceError &e) {
+    EXPECT_STREQ(e.what(), "saxpy.loom:4:22: error: expected an expression, got '*'\n"
+                           "        x[i] = x[i] +* 2.0\n"
+                           "                     ^\n");
+  }
+}
+
+TEST(Diagnostics, SourceErrorIsADslError) {
+  EXPECT_THROW(text::parse_kernels("def"), DslError);
+  EXPECT_THROW(text::parse_kernels("def"), loom::Error);
+}
+
+// Several errors, of several statements, functions and kinds, are all reported in one run, in
+// source order.
+TEST(Diagnostics, SeveralErrorsInOneRun) {
+  const char *source = R"(def norm(a: f32, b: f32) -> f32:
+    return sqrt(a * a + c * c)
+
+@kernel
+def k(A: f32[N, K], B: f32[K, M], C: f32[N, M], s: f32):
+    for i, j in parallel(N, M):
+        acc: f32 = 0.0
+        for k in range(K):
+            acc += A[i, k] * B[k, j, 0]
+        C[i, j] = acc2 * s
+        s = 2.0
+        C[i, j] = norm(acc, 1.0) + A[i] + wat(acc)
+)";
+  try {
+    text::parse_kernels(source, "many.loom");
+    FAIL();
+  } catch (const SourceError &e) {
+    std::vector<std::string> got;
+    for (const Diagnostic &d : e.diagnostics())
+      got.push_back(std::to_string(d.line) + ":" + std::to_string(d.col) + ": " + d.message);
+    std::vector<std::string> expected = {
+        "2:25: unknown name 'c'",
+        "9:30: 'B' has rank 2 but is indexed with 3 indices",
+        "10:19: unknown name 'acc2' (did you mean 'acc'?)",
+        "11:9: cannot assign to parameter 's'; copy it into a local variable first",
+        "12:36: 'A' has rank 2 but is indexed with 1 index",
+        "12:43: unknown function 'wat'",
+    };
+    EXPECT_EQ(got, expected) << e.what();
+    std::string what = e.what();
+    EXPECT_NE(what.find("many.loom:10:19: error: unknown name 'acc2' (did you mean 'acc'?)\n"
+                        "        C[i, j] = acc2 * s\n"
+                        "                  ^\n"),
+              std::string::npos)
+        << what;
+  }
+}
+
+TEST(Diagnostics, SeveralSyntaxErrorsInOneRun) {
+  const char *source = "@kernel\ndef k(x: f32[n]):\n    for i in parallel(n)\n        x[i] = 1.0\n"
+                       "    y = (1 +)\n    z = 3 **\n";
+  try {
+    text::parse_kernels(source, "s.loom");
+    FAIL();
+  } catch (const SourceError &e) {
+    ASSERT_EQ(e.diagnostics().size(), 3u) << e.what();
+    EXPECT_EQ(e.diagnostics()[0].line, 3);
+    EXPECT_EQ(e.diagnostics()[1].message, "expected an expression, got ')'");
+    EXPECT_EQ(e.diagnostics()[2].message, "'**' is not supported; use pow(a, b)");
+  }
+}
+
+TEST(Diagnostics, LexicalErrorsAreAllReported) {
+  try {
+    text::parse_kernels("@kernel\ndef k(x: f32[n]):\n    x[0] = $ + ?\n", "l.loom");
+    FAIL();
+  } catch (const SourceError &e) {
+    ASSERT_EQ(e.diagnostics().size(), 2u) << e.what();
+    EXPECT_EQ(e.diagnostics()[1].col, 16);
+    EXPECT_EQ(e.diagnostics()[1].message, "unexpected character '?'");
+  }
+}
+
+// Input built to exhaust the stack or the memory is an error instead.
+TEST(Diagnostics, LimitsOnNestingAndInlining) {
+  auto first_message = [](const std::string &source) {
+    try {
+      text::parse_kernels(source);
+    } catch (const SourceError &e) {
+      return e.diagnostics()[0].message;
+    }
+    return std::string("no error");
+  };
+  std::string deep =
+      LOOP "        x[i] = " + std::string(100000, '(') + "1.0" + std::string(100000, ')') + "\n";
+  EXPECT_EQ(first_message(deep), "expression nested too deeply (more than 200 levels)");
+  std::string chain = LOOP "        x[i] = 1.0";
+  for (int k = 0; k < 100000; ++k)
+    chain += " + x[i]";
+  EXPECT_EQ(first_message(chain + "\n"),
+            "expression nested too deeply (more than 500 levels); split it with local variables");
+  // Each helper calls the one before twice: 2^40 calls once inlined.
+  std::string doubling = "def h0(a: f32) -> f32:\n    return a\n";
+  for (int k = 1; k <= 40; ++k)
+    doubling += "def h" + std::to_string(k) + "(a: f32) -> f32:\n    t = h" +
+                std::to_string(k - 1) + "(a)\n    return h" + std::to_string(k - 1) + "(t)\n";
+  EXPECT_NE(first_message(doubling).find("helper calls are inlined into this function"),
+            std::string::npos);
+  // Each helper passes its parameter squared: an expression tree of 2^40 leaves, in 40 calls.
+  std::string squaring = "def g0(a: f32) -> f32:\n    return a\n";
+  for (int k = 1; k <= 40; ++k)
+    squaring += "def g" + std::to_string(k) + "(a: f32) -> f32:\n    return g" +
+                std::to_string(k - 1) + "(a * a)\n";
+  EXPECT_NE(first_message(squaring).find("once inlined; store intermediate values in local"),
+            std::string::npos)
+      << first_message(squaring);
+  std::string blocks = HEAD;
+  for (int k = 0; k < 300; ++k)
+    blocks += std::string(4 * (k + 1), ' ') + "if m > 0:\n";
+  blocks += std::string(4 * 301, ' ') + "pass\n";
+  EXPECT_EQ(first_message(blocks), "block nested too deeply (more than 200 levels)");
+}
+
+// No input crashes the front end: every prefix of a valid program either parses or throws a
+// SourceError.
+TEST(Diagnostics, EveryPrefixOfAProgramIsHandled) {
+  std::string program = R"(def sq(x: f32) -> f32:
+    return x * x
+
+@kernel(fastmath=True)
+def k(A: f32[N, K], B: f32[K, M], C: f32[N, M], n: i32):
+    for i, j in parallel(N, M):
+        acc: f32 = 0.0
+        for k in range(0, K, 2):
+            acc += A[i, k] * B[k, j] if k < n else sq(-1.5e-3)
+        while acc > 1.0 and not (n == 0):
+            acc /= 2
+        C[i, j] = acc
+)";
+  for (size_t len = 0; len <= program.size(); ++len) {
+    try {
+      text::parse_kernels(program.substr(0, len));
+    } catch (const SourceError &) {
+    }
+  }
+  EXPECT_EQ(text::parse_kernels(program).size(), 1u);
+}
+
+} // namespace

@@ -1,0 +1,225 @@
+// dsl-to-ptx: compiles a text-DSL file and prints any stage of loom's pipeline.
+//
+//   dsl-to-ptx matmul.loom --emit=ptx --sm=sm_90 -o matmul.ptx
+//   dsl-to-ptx matmul.loom --emit=ir|lowered|llvm|llvm-opt|ptx
+//
+// Exit status: 0 on success, 1 on an error in the program (diagnostics on stderr as
+// file:line:col: error: ...), 2 on bad command-line usage.
+#include "codegen/Codegen.h"
+#include "frontend/text/Compile.h"
+#include "ir/Lower.h"
+#include "ir/Printer.h"
+#include "loom/KernelState.h"
+#include "support/Error.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char *usage_text =
+    R"(usage: dsl-to-ptx FILE|- [options]
+
+Compiles the @kernel functions of a loom text-DSL file and prints one stage of the pipeline.
+
+options:
+  --emit=STAGE        what to print (default: ptx):
+                        ir        the IR the front end built, before any pass
+                        lowered   the IR after lowering (add --passes for a dump after each pass)
+                        llvm      LLVM IR as generated from the lowered IR
+                        llvm-opt  LLVM IR after the O3 pipeline (and libdevice, on the GPU)
+                        ptx       PTX assembly
+  --kernel=NAME       only this kernel (llvm, llvm-opt and ptx need one kernel: required when
+                      the file defines several)
+  --target=gpu|cpu    the target of lowered, llvm and llvm-opt (default: gpu)
+  --sm=sm_XY          the GPU architecture (default: this machine's GPU, else sm_90)
+  --ptx-version=X.Y   the PTX ISA version (default: the highest the driver and LLVM accept)
+  --passes            with --emit=lowered: the IR after every lowering pass
+  -o FILE             write to FILE instead of standard output
+  -h, --help          this text
+
+Environment: LOOM_LIBDEVICE (libdevice.10.bc for GPU math functions).
+)";
+
+struct Options {
+  std::string input, output, emit = "ptx", kernel, sm;
+  loom::ir::Target target = loom::ir::Target::GPU;
+  int ptx_version = 0;
+  bool passes = false;
+};
+
+struct UsageError {
+  std::string message;
+};
+
+// "--name=value" or "--name value"; advances `i` past a separate value.
+bool option(const char *name, int argc, char **argv, int &i, std::string &value) {
+  size_t n = std::strlen(name);
+  if (std::strncmp(argv[i], name, n) != 0)
+    return false;
+  if (argv[i][n] == '=') {
+    value = argv[i] + n + 1;
+    return true;
+  }
+  if (argv[i][n] != '\0')
+    return false;
+  if (i + 1 >= argc)
+    throw UsageError{std::string(name) + " needs a value"};
+  value = argv[++i];
+  return true;
+}
+
+Options parse_options(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string v;
+    if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
+      std::fputs(usage_text, stdout);
+      std::exit(0);
+    } else if (!std::strcmp(argv[i], "--passes")) {
+      o.passes = true;
+    } else if (option("--emit", argc, argv, i, v)) {
+      if (v != "ir" && v != "lowered" && v != "llvm" && v != "llvm-opt" && v != "ptx")
+        throw UsageError{"--emit=" + v + ": expected ir, lowered, llvm, llvm-opt or ptx"};
+      o.emit = v;
+    } else if (option("--kernel", argc, argv, i, v)) {
+      o.kernel = v;
+    } else if (option("--target", argc, argv, i, v)) {
+      if (v != "gpu" && v != "cpu")
+        throw UsageError{"--target=" + v + ": expected gpu or cpu"};
+      o.target = v == "gpu" ? loom::ir::Target::GPU : loom::ir::Target::CPU;
+    } else if (option("--sm", argc, argv, i, v)) {
+      int number = 0;
+      if (std::sscanf(v.c_str(), "sm_%d", &number) != 1 || number < 20)
+        throw UsageError{"--sm=" + v + ": expected sm_XY, e.g. sm_90"};
+      o.sm = v;
+    } else if (option("--ptx-version", argc, argv, i, v)) {
+      int major = 0, minor = 0;
+      char rest = 0;
+      if (std::sscanf(v.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 || minor > 9 || major < 1)
+        throw UsageError{"--ptx-version=" + v + ": expected X.Y, e.g. 8.5"};
+      o.ptx_version = major * 10 + minor;
+    } else if (option("-o", argc, argv, i, v)) {
+      o.output = v;
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      throw UsageError{std::string("unknown option ") + argv[i]};
+    } else if (o.input.empty()) {
+      o.input = argv[i];
+    } else {
+      throw UsageError{"more than one input file (" + o.input + ", " + argv[i] + ")"};
+    }
+  }
+  if (o.input.empty())
+    throw UsageError{"no input file (use - for standard input)"};
+  if (o.passes && o.emit != "lowered")
+    throw UsageError{"--passes goes with --emit=lowered"};
+  return o;
+}
+
+std::string read_input(const std::string &path) {
+  std::ostringstream text;
+  if (path == "-") {
+    text << std::cin.rdbuf();
+    return text.str();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw loom::Error(path + ": cannot open the file");
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string emit(const Options &o, const std::vector<loom::ir::Kernel> &kernels) {
+  using namespace loom;
+  std::string out;
+  if (o.emit == "ir") {
+    for (const ir::Kernel &k : kernels)
+      out += ir::to_string(k);
+    return out;
+  }
+  if (o.emit == "lowered") {
+    for (const ir::Kernel &k : kernels) {
+      if (!o.passes) {
+        out += ir::to_string(ir::lower(k, o.target));
+        continue;
+      }
+      ir::lower(k, o.target, [&](const std::string &pass, const std::string &text) {
+        out += "; IR after " + pass + "\n" + text + "\n";
+      });
+    }
+    return out;
+  }
+  codegen::GpuTarget gpu = gpu_target_for_this_machine();
+  if (!o.sm.empty())
+    gpu.sm = o.sm;
+  if (o.ptx_version)
+    gpu.ptx_version = o.ptx_version;
+  ir::Target target = o.emit == "ptx" ? ir::Target::GPU : o.target;
+  ir::LoweredKernel lowered = ir::lower(kernels.front(), target);
+  if (o.emit == "ptx")
+    return codegen::emit_ptx(lowered, gpu);
+  return codegen::emit_llvm(
+      lowered, o.emit == "llvm" ? codegen::LlvmStage::Unoptimized : codegen::LlvmStage::Optimized,
+      gpu);
+}
+
+int run(const Options &o) {
+  std::string source = read_input(o.input);
+  std::string name = o.input == "-" ? "<stdin>" : o.input;
+  std::vector<loom::ir::Kernel> kernels = loom::text::parse_kernels(source, name);
+  if (!o.kernel.empty()) {
+    std::vector<loom::ir::Kernel> chosen;
+    std::string all;
+    for (const loom::ir::Kernel &k : kernels) {
+      all += (all.empty() ? "" : ", ") + k.name;
+      if (k.name == o.kernel)
+        chosen.push_back(k);
+    }
+    if (chosen.empty())
+      throw loom::Error(name + ": no kernel named '" + o.kernel +
+                        "' (kernels: " + (all.empty() ? "none" : all) + ")");
+    kernels = std::move(chosen);
+  }
+  if (kernels.empty())
+    throw loom::Error(name + ": no @kernel function");
+  if (kernels.size() > 1 && o.emit != "ir" && o.emit != "lowered") {
+    std::string all;
+    for (const loom::ir::Kernel &k : kernels)
+      all += (all.empty() ? "" : ", ") + k.name;
+    throw UsageError{name + " defines " + std::to_string(kernels.size()) + " kernels (" + all +
+                     "); choose one with --kernel=NAME for --emit=" + o.emit};
+  }
+  std::string text = emit(o, kernels);
+  if (o.output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    std::ofstream out(o.output, std::ios::binary);
+    out << text;
+    if (!out)
+      throw loom::Error(o.output + ": cannot write the file");
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return run(parse_options(argc, argv));
+  } catch (const UsageError &e) {
+    std::fprintf(stderr, "dsl-to-ptx: %s\n(dsl-to-ptx --help lists the options)\n",
+                 e.message.c_str());
+    return 2;
+  } catch (const loom::SourceError &e) {
+    std::fputs(e.what(), stderr);
+    return 1;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "dsl-to-ptx: error: %s\n", e.what());
+    return 1;
+  }
+}
