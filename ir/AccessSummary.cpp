@@ -29,9 +29,30 @@ bool is_var(const Expr &e, const Var &v) {
   return r && r->var == v;
 }
 
+// Whether `extent` is known to equal dimension `dim` of array `array`: it is that extent, or a
+// shape symbol (checked at every call) binds both.
+bool same_extent(const Expr &extent, int array, int dim, const Kernel &kernel) {
+  auto *e = extent.as<ArrayExtent>();
+  if (!e)
+    return false;
+  if (e->array == array && e->dim == dim)
+    return true;
+  for (const ShapeSymbol &s : kernel.shape_symbols) {
+    bool has_extent = false, has_target = false;
+    for (auto [p, d] : s.dims) {
+      has_extent |= p == e->array && d == e->dim;
+      has_target |= p == array && d == dim;
+    }
+    if (has_extent && has_target)
+      return true;
+  }
+  return false;
+}
+
 // `loop` stores array[vars...] unconditionally at its top level, and its extents are the
 // array's own extents, so every element is written.
-int fully_stored_array(const ParallelFor *loop, const std::vector<Param> &params) {
+int fully_stored_array(const ParallelFor *loop, const Kernel &kernel) {
+  const std::vector<Param> &params = kernel.params;
   std::vector<Stmt> body{loop->body};
   if (auto *b = loop->body.as<Block>())
     body = b->stmts;
@@ -40,11 +61,9 @@ int fully_stored_array(const ParallelFor *loop, const std::vector<Param> &params
     if (!st || st->indices.size() != loop->vars.size())
       continue;
     bool whole = true;
-    for (size_t k = 0; k < loop->vars.size() && whole; ++k) {
-      auto *ext = loop->extents[k].as<ArrayExtent>();
-      whole = is_var(st->indices[k], loop->vars[k]) && ext && ext->array == st->array &&
-              ext->dim == static_cast<int>(k);
-    }
+    for (size_t k = 0; k < loop->vars.size() && whole; ++k)
+      whole = is_var(st->indices[k], loop->vars[k]) &&
+              same_extent(loop->extents[k], st->array, static_cast<int>(k), kernel);
     if (whole && params[st->array].rank == static_cast<int>(loop->vars.size()))
       return st->array;
   }
@@ -67,7 +86,7 @@ std::vector<ArrayAccess> summarize_accesses(const Kernel &kernel) {
     std::vector<ArrayAccess> here(kernel.params.size());
     Accesses(here).visit(s);
     if (auto *loop = s.as<ParallelFor>()) {
-      int a = fully_stored_array(loop, kernel.params);
+      int a = fully_stored_array(loop, kernel);
       if (a >= 0 && !touched[a] && !here[a].read)
         out[a].fully_overwritten = true;
     }

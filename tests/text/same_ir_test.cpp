@@ -2,6 +2,7 @@
 // a traced lambda and of the parsed text must be equal, character for character.
 #include "frontend/DSL.h"
 #include "frontend/text/Compile.h"
+#include "ir/AccessSummary.h"
 #include "ir/Printer.h"
 #include "support/Error.h"
 
@@ -361,6 +362,34 @@ def k(x: f32[n], m: i32):
        {"var a: i32 = 1i32", "var b: i64 = 3000000000", "var c: f64 = 2.0", "var d: bool = true",
         "var e: f32 = x[0] * 2.0f", "var f: f64 = f64(m) * 0.5", "var g: f64 = f64(m)"})
     EXPECT_NE(text.find(line), std::string::npos) << line << " in\n" << text;
+}
+
+} // namespace
+
+namespace {
+
+// C's extents are bound to N and M, the extents of the loop, through the shape symbols: the
+// kernel overwrites all of C, so a call copies it out only.
+TEST(TextAccess, ShapeSymbolsProveAWholeOverwrite) {
+  auto kernels = loom::text::parse_kernels(R"(
+@kernel
+def matmul(A: f32[N, K], B: f32[K, M], C: f32[N, M]):
+    for i, j in parallel(N, M):
+        acc: f32 = 0.0
+        for k in range(K):
+            acc += A[i, k] * B[k, j]
+        C[i, j] = acc
+
+@kernel
+def transpose(A: f32[N, M], B: f32[M, N]):
+    for i, j in parallel(N, M):
+        B[i, j] = A[j, i]
+)");
+  auto mm = loom::ir::summarize_accesses(kernels[0]);
+  EXPECT_TRUE(mm[2].fully_overwritten);
+  EXPECT_FALSE(mm[0].fully_overwritten);
+  // B is M x N but the loop runs over N x M: not provably the whole of B.
+  EXPECT_FALSE(loom::ir::summarize_accesses(kernels[1])[1].fully_overwritten);
 }
 
 } // namespace
