@@ -31,5 +31,5 @@ if command -v compute-sanitizer >/dev/null; then
   echo "memcheck: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
 fi
 
-LOOM_INSTALL="$tree" bash bench/run_gpu.sh
+[ "${SKIP_BENCH:-0}" = 1 ] || LOOM_INSTALL="$tree" bash bench/run_gpu.sh
 exit 0
