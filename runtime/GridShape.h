@@ -44,9 +44,10 @@ struct LaunchPolicy {
 
 // The block for a domain (index-space extents, outermost first, 0..3 of them) given the threads
 // per block to use. The innermost extent maps to x, the next to y, then z. 1-D: (block_size,1,1).
-// 2-D and 3-D: at most max_multi_dimensional_block threads; x is one warp (32) when the innermost extent is at least 32, else that extent
-// rounded up to a power of two; y, then z, take what is left of block_size, each at most its own
-// extent rounded up to a power of two. No domain (a serial task): one thread.
+// 2-D and 3-D: at most max_multi_dimensional_block threads; x is one warp (32) when the innermost
+// extent is at least 32, else that extent rounded up to a power of two; y, then z, take what is
+// left of block_size, each at most its own extent rounded up to a power of two. No domain (a serial
+// task): one thread.
 std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int block_size);
 
 // The whole launch shape, without a GPU: the block from compute_block, then per dimension

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -35,6 +36,29 @@ template <class T> std::vector<T> random_vector(size_t n, double lo, double hi, 
       x = static_cast<T>(d(rng));
   }
   return v;
+}
+
+// Checks C = A B (row-major, A is n x kk, B is kk x m) against a product computed in double; each
+// element may be off by 1e-6 of the sum of the magnitudes of its products (f32 accumulation).
+inline void expect_matmul(const std::vector<float> &A, const std::vector<float> &B,
+                          const std::vector<float> &C, int64_t n, int64_t kk, int64_t m) {
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      double ref = 0, mag = 0;
+      for (int64_t l = 0; l < kk; ++l) {
+        ref += double(A[i * kk + l]) * B[l * m + j];
+        mag += std::abs(double(A[i * kk + l]) * B[l * m + j]);
+      }
+      ASSERT_LE(std::abs(C[i * m + j] - ref), 1e-6 * mag + 1e-7) << i << "," << j;
+    }
+}
+
+// Steps of the Collatz iteration from `n` down to 1.
+inline int32_t collatz_steps(int64_t n) {
+  int32_t count = 0;
+  for (; n != 1; ++count)
+    n = n % 2 == 0 ? n / 2 : 3 * n + 1;
+  return count;
 }
 
 inline std::string ptxas_path() {

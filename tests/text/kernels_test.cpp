@@ -102,15 +102,7 @@ TEST_P(TextKernels, MatmulAgainstDoubleReference) {
   auto A = random_vector<float>(n * kk, -1, 1, 33), B = random_vector<float>(kk * m, -1, 1, 34);
   std::vector<float> C(n * m, NAN);
   k(view(A, {n, kk}), view(B, {kk, m}), view(C, {n, m}));
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < m; ++j) {
-      double ref = 0, mag = 0;
-      for (int64_t l = 0; l < kk; ++l) {
-        ref += double(A[i * kk + l]) * B[l * m + j];
-        mag += std::abs(double(A[i * kk + l]) * B[l * m + j]);
-      }
-      ASSERT_LE(std::abs(C[i * m + j] - ref), 1e-6 * mag + 1e-7) << i << "," << j;
-    }
+  loomtest::expect_matmul(A, B, C, n, kk, m);
 }
 
 TEST_P(TextKernels, CollatzExact) {
@@ -118,15 +110,8 @@ TEST_P(TextKernels, CollatzExact) {
   auto start = random_vector<int64_t>(5000, 1, 1000000, 35);
   std::vector<int32_t> steps(start.size(), -1);
   k(start, steps);
-  for (size_t i = 0; i < start.size(); ++i) {
-    int64_t v = start[i];
-    int32_t count = 0;
-    while (v != 1) {
-      v = v % 2 == 0 ? v / 2 : 3 * v + 1;
-      ++count;
-    }
-    ASSERT_EQ(steps[i], count) << start[i];
-  }
+  for (size_t i = 0; i < start.size(); ++i)
+    ASSERT_EQ(steps[i], loomtest::collatz_steps(start[i])) << start[i];
 }
 
 // A while loop in an inlined helper. Points near the set's border may take a different count
