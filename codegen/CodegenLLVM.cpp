@@ -23,6 +23,19 @@ protected:
   }
 };
 
+// Whether the IR has a float min or max (see CodegenLLVM::fma).
+class FindFloatMinMax : public ir::Visitor {
+public:
+  bool found = false;
+
+protected:
+  void visit_node(const ir::Binary *op) override {
+    if ((op->op == ir::BinaryOp::Min || op->op == ir::BinaryOp::Max) && ir::is_float(op->a.type()))
+      found = true;
+    ir::Visitor::visit_node(op);
+  }
+};
+
 [[noreturn]] void internal_error(const std::string &what) {
   throw CompileError("internal error in codegen: " + what);
 }
@@ -45,6 +58,10 @@ std::unique_ptr<llvm::Module> CodegenLLVM::compile(const ir::LoweredKernel &k,
     first_flat_arg_.push_back(flat);
     flat += p.kind == ir::ParamKind::Array ? 1 + p.rank : 1;
   }
+  FindFloatMinMax min_max;
+  for (const ir::Task &task : k.tasks)
+    min_max.visit(task.body);
+  fma_through_helper_ = min_max.found;
   for (const ir::Task &task : k.tasks)
     compile_task(task);
   verify_module(*module);

@@ -85,6 +85,7 @@ private:
 #undef LOOM_X
 
   llvm::Value *int_div_mod(ir::BinaryOp op, llvm::Value *a, llvm::Value *b);
+  llvm::Value *fma(llvm::Type *type, const std::vector<llvm::Value *> &args);
   llvm::Value *compare(ir::BinaryOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);
   llvm::Value *cast(ir::ScalarType to, ir::ScalarType from, llvm::Value *v);
 
@@ -94,6 +95,10 @@ private:
   llvm::IRBuilder<> alloca_builder_;
   std::unordered_map<const ir::Variable *, llvm::AllocaInst *> slots_;
   llvm::Value *value_ = nullptr;
+  // LLVM 19's InstSimplify crashes on minnum(minnum(x, y), fma(x, y, z)) (it takes any intrinsic
+  // there for a min/max; llvm-project PR #173705). Kernels with a float min or max therefore
+  // call llvm.fma through a small function that is never inlined.
+  bool fma_through_helper_ = false;
 };
 
 } // namespace loom::codegen

@@ -141,7 +141,7 @@ void CodegenLLVM::visit_node(const ir::Call *op) {
     value_ = builder.CreateUnaryIntrinsic(llvm::Intrinsic::floor, args[0]);
     return;
   case MathFn::Fma:
-    value_ = builder.CreateIntrinsic(llvm::Intrinsic::fma, {type}, args);
+    value_ = fma(type, args);
     return;
   case MathFn::Abs:
     if (ir::is_float(op->type)) {
@@ -160,6 +160,25 @@ void CodegenLLVM::visit_node(const ir::Call *op) {
     return;
   }
   throw CompileError("internal error in codegen: unhandled math function");
+}
+
+llvm::Value *CodegenLLVM::fma(llvm::Type *type, const std::vector<llvm::Value *> &args) {
+  if (!fma_through_helper_)
+    return builder.CreateIntrinsic(llvm::Intrinsic::fma, {type}, args);
+  std::string name = type->isFloatTy() ? "loom.fma.f32" : "loom.fma.f64";
+  llvm::Function *helper = module->getFunction(name);
+  if (!helper) {
+    helper = llvm::Function::Create(llvm::FunctionType::get(type, {type, type, type}, false),
+                                    llvm::GlobalValue::InternalLinkage, name, module.get());
+    helper->addFnAttr(llvm::Attribute::NoInline);
+    helper->addFnAttr(llvm::Attribute::NoUnwind);
+    helper->setDoesNotAccessMemory();
+    helper->setWillReturn();
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", helper));
+    b.CreateRet(b.CreateIntrinsic(llvm::Intrinsic::fma, {type},
+                                  {helper->getArg(0), helper->getArg(1), helper->getArg(2)}));
+  }
+  return builder.CreateCall(helper, args);
 }
 
 llvm::Value *CodegenLLVM::call_math_library(const std::string &name, llvm::Type *type,

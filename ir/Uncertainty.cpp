@@ -204,7 +204,14 @@ Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
     return finish(t, r, inexact(t, r, e / (std::sqrt(x - e) + std::sqrt(x))));
   case MathFn::Fma: {
     const double y = args[1].f, ey = us[1].error, ez = us[2].error;
-    return finish(t, r, inexact(t, r, std::fabs(x) * ey + std::fabs(y) * e + e * ey + ez));
+    double error = inexact(t, r, std::fabs(x) * ey + std::fabs(y) * e + e * ey + ez);
+    // fma(x, y, -0) is x * y, and LLVM turns it into one: a product the GPU may fuse again.
+    double slack = 0;
+    if (args[2].f == 0)
+      slack = error == 0 ? product_residual(t, x, y, r) : ulp(t, std::fabs(r) + error);
+    if (std::isinf(slack))
+      return Uncertainty::any();
+    return finish(t, r, error, slack);
   }
   default:
     break;

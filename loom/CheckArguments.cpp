@@ -1,4 +1,5 @@
 #include "ir/Printer.h"
+#include "ir/Semantics.h"
 #include "loom/KernelState.h"
 #include "support/Error.h"
 
@@ -51,21 +52,9 @@ std::string signature(const ir::Kernel &k) {
 }
 
 // A scalar argument converted to the parameter's type, as a C++ call would convert it.
+// loom's own cast: one rounding, saturating float -> int, NaN -> 0.
 ir::ScalarValue convert(const Argument &a, ir::ScalarType to) {
-  ir::ScalarValue v;
-  bool from_float = ir::is_float(a.type);
-  if (ir::is_float(to)) {
-    v.f = from_float ? a.scalar.f : static_cast<double>(a.scalar.i);
-    if (to == ir::ScalarType::F32)
-      v.f = static_cast<float>(v.f);
-  } else if (to == ir::ScalarType::Bool) {
-    v.i = from_float ? a.scalar.f != 0 : a.scalar.i != 0;
-  } else {
-    v.i = from_float ? static_cast<int64_t>(a.scalar.f) : a.scalar.i;
-    if (to == ir::ScalarType::I32)
-      v.i = static_cast<int32_t>(v.i);
-  }
-  return v;
+  return ir::cast_op(to, a.type, a.scalar);
 }
 
 } // namespace

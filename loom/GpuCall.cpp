@@ -4,6 +4,8 @@
 #include "runtime/GpuContext.h"
 #include "runtime/Launch.h"
 
+#include <algorithm>
+
 namespace loom {
 
 void run_on_gpu(KernelState &state, std::span<const Argument> args,
@@ -43,7 +45,8 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     const ir::Task &task = g.lowered.tasks[t];
     std::vector<int64_t> domain;
     for (const ir::Expr &e : task.domain)
-      domain.push_back(ir::evaluate(e, params, values).i);
+      // A negative extent runs no iteration, as on the CPU and in the interpreter.
+      domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
     runtime::GridShape shape =
         runtime::choose_grid(g.functions[t], domain, ctx.info(), state.launch_policy);
     runtime::launch(g.functions[t], shape, packed.data());

@@ -160,6 +160,40 @@ int program_size(const Program &program) {
   return n.count;
 }
 
+Program shrink_while(const Program &program,
+                     const std::function<bool(const Program &)> &still_fails, int max_tries,
+                     int *tried, int *kept) {
+  Program current = program;
+  int target = 0, runs = 0, reductions = 0;
+  bool progress = false;
+  while (runs < max_tries) {
+    Reducer reducer(target);
+    Stmt body = reducer.mutate(current.kernel.body);
+    if (!reducer.applied()) {
+      if (!progress)
+        break; // a full pass without a kept reduction: done
+      target = 0;
+      progress = false;
+      continue;
+    }
+    Program candidate = current;
+    candidate.kernel.body = body;
+    runs++;
+    if (still_fails(candidate)) {
+      current = std::move(candidate);
+      reductions++;
+      progress = true; // the same number now names the next reduction
+    } else {
+      target++;
+    }
+  }
+  if (tried)
+    *tried = runs;
+  if (kept)
+    *kept = reductions;
+  return current;
+}
+
 ShrinkResult shrink(const Program &program, const Failure &failure, const CheckOptions &options,
                     int max_tries) {
   ShrinkResult r{program, failure};
@@ -168,35 +202,19 @@ ShrinkResult shrink(const Program &program, const Failure &failure, const CheckO
   // A candidate whose loop no longer ends should fail fast, not run to the default limit.
   Verdict first = check_program(program, o);
   o.step_limit = std::min<uint64_t>(options.step_limit, first.steps * 4 + 100000);
-
-  int target = 0;
-  bool progress = false;
-  while (r.tried < max_tries) {
-    Reducer reducer(target);
-    Stmt body = reducer.mutate(r.program.kernel.body);
-    if (!reducer.applied()) {
-      if (!progress)
-        break; // a full pass without a kept reduction: done
-      target = 0;
-      progress = false;
-      continue;
-    }
-    Program candidate = r.program;
-    candidate.kernel.body = body;
-    r.tried++;
-    Verdict v = check_program(candidate, o);
-    auto same = std::find_if(v.failures.begin(), v.failures.end(), [&](const Failure &f) {
-      return f.check == failure.check && f.kind == failure.kind;
-    });
-    if (v.invalid.empty() && same != v.failures.end()) {
-      r.program = std::move(candidate);
-      r.failure = *same;
-      r.kept++;
-      progress = true; // the same number now names the next reduction
-    } else {
-      target++;
-    }
-  }
+  r.program = shrink_while(
+      program,
+      [&](const Program &candidate) {
+        Verdict v = check_program(candidate, o);
+        auto same = std::find_if(v.failures.begin(), v.failures.end(), [&](const Failure &f) {
+          return f.check == failure.check && f.kind == failure.kind;
+        });
+        if (!v.invalid.empty() || same == v.failures.end())
+          return false;
+        r.failure = *same;
+        return true;
+      },
+      max_tries, &r.tried, &r.kept);
   return r;
 }
 

@@ -9,6 +9,8 @@
 
 #include "differential/Harness.h"
 
+#include <functional>
+
 namespace loom::difftest {
 
 struct ShrinkResult {
@@ -20,6 +22,12 @@ struct ShrinkResult {
 
 ShrinkResult shrink(const Program &program, const Failure &failure, const CheckOptions &options,
                     int max_tries = 2000);
+
+// The reduction loop itself, for any failure: `still_fails` decides whether a candidate is kept
+// (it must reject invalid programs itself, e.g. with check_program's `invalid`).
+Program shrink_while(const Program &program,
+                     const std::function<bool(const Program &)> &still_fails, int max_tries,
+                     int *tried = nullptr, int *kept = nullptr);
 
 // The number of IR nodes, to report how much a reduction removed.
 int program_size(const Program &program);

@@ -250,6 +250,11 @@ TEST_P(Operators, ScalarParametersOfEveryType) {
   k(out, 1.9, 3, 2, 4, 0); // converted as a C++ call would: 1.9 -> 1, 0 -> false
   EXPECT_EQ(out[0], 1.0);
   EXPECT_EQ(out[4], -1.0);
+  // With loom's cast rules: one rounding from i64 to f32, saturation from a huge double to i32.
+  const int64_t odd = (int64_t(1) << 60) + (int64_t(1) << 36) + 1; // rounds differently via f64
+  k(out, 1e30, 0, odd, 0.0, true);
+  EXPECT_EQ(out[0], double(INT32_MAX));
+  EXPECT_EQ(out[2], double(static_cast<float>(odd)));
 }
 
 LOOM_INSTANTIATE_TARGETS(Operators);
