@@ -1,5 +1,7 @@
 #include "codegen/LlvmSupport.h"
 
+#include "support/Env.h"
+
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/DiagnosticInfo.h>
@@ -9,6 +11,7 @@
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -86,7 +89,13 @@ void optimize_module(llvm::Module &module, llvm::TargetMachine &target) {
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder builder(&target);
+  // LOOM_VERIFY_EACH_PASS=1 (set by the sanitizer stage of CI) runs the verifier after every
+  // pass, naming the pass that broke the module; otherwise it runs once, after the pipeline.
+  static const bool verify_each = env("LOOM_VERIFY_EACH_PASS").has_value();
+  llvm::PassInstrumentationCallbacks callbacks;
+  llvm::StandardInstrumentations instrumentations(module.getContext(), false, verify_each);
+  instrumentations.registerCallbacks(callbacks, &mam);
+  llvm::PassBuilder builder(&target, llvm::PipelineTuningOptions(), std::nullopt, &callbacks);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
@@ -95,6 +104,7 @@ void optimize_module(llvm::Module &module, llvm::TargetMachine &target) {
   llvm::ModulePassManager passes =
       builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
   passes.run(module, mam);
+  verify_module(module);
 }
 
 } // namespace loom::codegen

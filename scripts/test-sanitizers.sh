@@ -18,4 +18,6 @@ export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$suppressions:print_suppressions=0"
 # The sanitizers check memory safety along every path; fewer random programs cover those paths.
 export LOOM_DIFF_PROGRAMS="${LOOM_DIFF_PROGRAMS:-400}"
+# The LLVM verifier after every optimization pass, not only after the pipeline.
+export LOOM_VERIFY_EACH_PASS=1
 ctest --test-dir build-asan --output-on-failure -j "$(nproc)"
