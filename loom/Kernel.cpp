@@ -224,6 +224,9 @@ std::string Kernel::explain() const {
   } else {
     os << "  code: not compiled yet (compiled on the first call)\n";
   }
+  // What the GPU path copies for host arrays; the CPU uses host arrays in place.
+  if (choice.target == ir::Target::CPU)
+    os << "  arrays (host arrays are used in place on the CPU; on the GPU they would be):\n";
   for (size_t p = 0; p < k.params.size(); ++p)
     if (k.params[p].kind == ir::ParamKind::Array)
       os << "  array " << k.params[p].name << ": " << access_text(state_->access[p]) << "\n";
