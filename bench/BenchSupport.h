@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <random>
 #include <vector>
 
@@ -121,5 +122,17 @@ inline double matmul_error(const float *A, const float *B, const float *C, int64
 }
 constexpr double matmul_tolerance = 1e-5;
 constexpr int matmul_check_rows = 64;
+
+// Runs one part of a benchmark; a failure is reported and the other parts still run.
+template <class F> bool section(const char *name, F &&part) {
+  std::printf("== %s\n", name);
+  std::fflush(stdout);
+  try {
+    return part();
+  } catch (const std::exception &e) {
+    std::printf("FAILED %s: %s\n", name, e.what());
+    return false;
+  }
+}
 
 } // namespace bench

@@ -129,17 +129,6 @@ void compile_time(const char *what, const char *key, Make &&make, Call &&call) {
   result(key, compile, "ms");
 }
 
-template <class F> bool section(const char *name, F &&part) {
-  std::printf("== %s\n", name);
-  std::fflush(stdout);
-  try {
-    return part();
-  } catch (const std::exception &e) {
-    std::printf("FAILED %s: %s\n", name, e.what());
-    return false;
-  }
-}
-
 } // namespace
 
 int main() {
@@ -151,7 +140,7 @@ int main() {
 
   bool ok = true;
   std::vector<float> tiny_x = bench::random_vector(16, seed), tiny_y(16, 0.0f);
-  ok &= section("first call", [&] {
+  ok &= bench::section("first call", [&] {
     // The process's first kernel: also pays for setting up LLVM's native target and the ORC JIT.
     double ms = bench::wall_ms([&] {
       loom::Kernel k = on_cpu(bench::make_saxpy("saxpy_first"));
@@ -161,13 +150,13 @@ int main() {
     result("loom_cpu_first_call_ms", ms, "ms");
     return true;
   });
-  ok &= section("saxpy", [&] { return saxpy_bench(seed + 10); });
-  ok &= section("matmul", [&] {
+  ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
+  ok &= bench::section("matmul", [&] {
     bool passed = matmul_bench(512, seed + 20);
     passed &= matmul_bench(1024, seed + 30);
     return passed;
   });
-  ok &= section("compile time", [&] {
+  ok &= bench::section("compile time", [&] {
     std::vector<float> A = bench::random_vector(64, seed + 40),
                        B = bench::random_vector(64, seed + 41);
     std::vector<float> C(64);

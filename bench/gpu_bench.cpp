@@ -173,18 +173,6 @@ void ptx_times() {
   }
 }
 
-// Runs one part; a failure is reported and the others still run.
-template <class F> bool section(const char *name, F &&part) {
-  std::printf("== %s\n", name);
-  std::fflush(stdout);
-  try {
-    return part();
-  } catch (const std::exception &e) {
-    std::printf("FAILED %s: %s\n", name, e.what());
-    return false;
-  }
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -209,17 +197,17 @@ int main(int argc, char **argv) {
   result("loom_context_ms", context_ms, "ms");
 
   bool ok = true;
-  ok &= section("first calls", [&] { return first_calls(seed, context_ms); });
+  ok &= bench::section("first calls", [&] { return first_calls(seed, context_ms); });
   if (!first_call_only) {
-    ok &= section("saxpy", [&] { return saxpy_bench(seed + 10); });
-    ok &= section("matmul", [&] {
+    ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
+    ok &= bench::section("matmul", [&] {
       loom::Kernel matmul = bench::make_matmul("matmul");
       bool passed = matmul_bench(matmul, 1024, seed + 20, 20);
       passed &= matmul_bench(matmul, 4096, seed + 30, 20);
       std::printf("%s", matmul.explain().c_str());
       return passed;
     });
-    ok &= section("PTX generation", [&] {
+    ok &= bench::section("PTX generation", [&] {
       ptx_times();
       return true;
     });

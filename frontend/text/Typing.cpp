@@ -1,5 +1,7 @@
 #include "frontend/text/Typing.h"
 
+#include "ir/Semantics.h"
+
 #include <cmath>
 #include <limits>
 
@@ -317,38 +319,10 @@ Value math(ir::MathFn fn, const std::vector<Value> &args) {
   if (!ir::is_float(t) && fn != ir::MathFn::Abs)
     t = ScalarType::F64; // math on integers is done in f64, as std::sqrt(int) is
   if (all_literal) {     // C++ would call std::sqrt etc. on the numbers: a double
-    double x = as_double(a), r = 0;
-    switch (fn) {
-    case ir::MathFn::Sqrt:
-      r = std::sqrt(x);
-      break;
-    case ir::MathFn::Exp:
-      r = std::exp(x);
-      break;
-    case ir::MathFn::Log:
-      r = std::log(x);
-      break;
-    case ir::MathFn::Sin:
-      r = std::sin(x);
-      break;
-    case ir::MathFn::Cos:
-      r = std::cos(x);
-      break;
-    case ir::MathFn::Tanh:
-      r = std::tanh(x);
-      break;
-    case ir::MathFn::Floor:
-      r = std::floor(x);
-      break;
-    case ir::MathFn::Pow:
-      r = std::pow(x, as_double(args[1]));
-      break;
-    case ir::MathFn::Fma:
-      r = std::fma(x, as_double(args[1]), as_double(args[2]));
-      break;
-    case ir::MathFn::Abs:
-      break;
-    }
+    ir::ScalarValue numbers[3];
+    for (size_t k = 0; k < args.size() && k < 3; ++k)
+      numbers[k].f = as_double(args[k]);
+    double r = ir::math_op(fn, ScalarType::F64, numbers).f; // loom's own math semantics
     return Value::float_literal(r);
   }
   std::vector<ir::Expr> converted;
