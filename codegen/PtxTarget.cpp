@@ -3,6 +3,7 @@
 #include "codegen/CodegenPTX.h"
 #include "codegen/Libdevice.h"
 #include "codegen/LlvmSupport.h"
+#include "codegen/PtxasWorkarounds.h"
 #include "codegen/Targets.h"
 
 #include <llvm/IR/LegacyPassManager.h>
@@ -159,6 +160,7 @@ std::unique_ptr<llvm::Module> gpu_module(const ir::LoweredKernel &kernel,
   if (optimize) {
     std::lock_guard<std::mutex> lock(cached.mutex);
     optimize_module(*module, *cached.machine);
+    hide_integer_min_max_abs_from_ptxas(*module);
   }
   return module;
 }

@@ -172,12 +172,12 @@ TEST(DifferentialRegression, Seed2000533) {
 }
 
 // The three below are miscompilations by NVIDIA's ptxas (CUDA 13.0, driver 580.159: the driver's
-// JIT and ptxas -O1..-O3; -O0 is right), not by loom: loom's PTX is right, and nvcc compiles the
-// same computations in CUDA C wrongly too. With two of them the SASS shows a three-input
-// min/max (VIMNMX3) that lost the negation of one input. Disabled until loom works around them
-// (e.g. by a PTX shape ptxas does not fuse); on a GPU they fail as in the comments.
+// JIT and ptxas -O1..-O3; -O0 is right), not by loom: loom's PTX was right, and nvcc compiles the
+// same computations in CUDA C wrongly too. Two fused a min/max pair into VIMNMX3 and lost the
+// negation of one input; one folded -abs(i) > -1 to false. codegen/PtxasWorkarounds.h now hides
+// integer min/max/abs from ptxas; on a GPU these tests check that the workaround holds.
 // seed 1006725, shrunk: gpu mismatch: a3[0]: interpreter 18, gpu -17
-TEST(DifferentialRegression, DISABLED_Ptxas_MaxOfNegationSeed1006725) {
+TEST(DifferentialRegression, Ptxas_MaxOfNegationSeed1006725) {
   Program p;
   p.seed = 1006725u;
   p.kernel.name = "diff_1006725";
@@ -194,7 +194,7 @@ TEST(DifferentialRegression, DISABLED_Ptxas_MaxOfNegationSeed1006725) {
 }
 
 // seed 1017715, shrunk: gpu mismatch: a1[4, 0]: interpreter -18, gpu -2097152
-TEST(DifferentialRegression, DISABLED_Ptxas_MinOfNegatedShiftSeed1017715) {
+TEST(DifferentialRegression, Ptxas_MinOfNegatedShiftSeed1017715) {
   Program p;
   p.seed = 1017715u;
   p.kernel.name = "diff_1017715";
@@ -221,7 +221,7 @@ TEST(DifferentialRegression, DISABLED_Ptxas_MinOfNegatedShiftSeed1017715) {
 }
 
 // seed 1003611, shrunk: gpu mismatch: a0[0]: interpreter 1, gpu 4294967295 (1 % 0 must be 1)
-TEST(DifferentialRegression, DISABLED_Ptxas_RemainderOfNegatedAbsSeed1003611) {
+TEST(DifferentialRegression, Ptxas_RemainderOfNegatedAbsSeed1003611) {
   Program p;
   p.seed = 1003611u;
   p.kernel.name = "diff_1003611";

@@ -1,0 +1,96 @@
+#include "codegen/PtxasWorkarounds.h"
+
+#include <llvm/IR/InlineAsm.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
+
+#include <string>
+#include <vector>
+
+namespace loom::codegen {
+namespace {
+
+// The PTX register constraint for an integer type, or nullptr for one PTX registers do not
+// hold directly (those are left alone).
+const char *register_constraint(llvm::Type *type) {
+  if (!type->isIntegerTy())
+    return nullptr;
+  switch (type->getIntegerBitWidth()) {
+  case 16:
+    return "h";
+  case 32:
+    return "r";
+  case 64:
+    return "l";
+  default:
+    return nullptr;
+  }
+}
+
+// Inline PTX equivalent to `call`, or nullptr when the call is not one ptxas mishandles.
+// `$1 op $2 ? $1 : $2` for min/max, `$1 < 0 ? -$1 : $1` for abs.
+llvm::InlineAsm *inline_ptx(const llvm::IntrinsicInst &call) {
+  const char *reg = register_constraint(call.getType());
+  if (!reg)
+    return nullptr;
+  std::string w = std::to_string(call.getType()->getIntegerBitWidth());
+  std::string r = reg;
+  std::string text;
+  unsigned operands = 2;
+  auto min_max = [&](const char *comparison) {
+    return "{\n\t.reg .pred %lp;\n\tsetp." + std::string(comparison) + w + " %lp, $1, $2;\n\tselp.b" +
+           w + " $0, $1, $2, %lp;\n\t}";
+  };
+  switch (call.getIntrinsicID()) {
+  case llvm::Intrinsic::smin:
+    text = min_max("lt.s");
+    break;
+  case llvm::Intrinsic::smax:
+    text = min_max("gt.s");
+    break;
+  case llvm::Intrinsic::umin:
+    text = min_max("lt.u");
+    break;
+  case llvm::Intrinsic::umax:
+    text = min_max("gt.u");
+    break;
+  case llvm::Intrinsic::abs:
+    operands = 1;
+    text = "{\n\t.reg .pred %lp;\n\t.reg .b" + w + " %ln;\n\tsetp.lt.s" + w +
+           " %lp, $1, 0;\n\tneg.s" + w + " %ln, $1;\n\tselp.b" + w + " $0, %ln, $1, %lp;\n\t}";
+    break;
+  default:
+    return nullptr;
+  }
+  std::vector<llvm::Type *> params(operands, call.getType());
+  std::string constraints = "=" + r + (operands == 2 ? "," + r + "," + r : "," + r);
+  return llvm::InlineAsm::get(llvm::FunctionType::get(call.getType(), params, false), text,
+                              constraints, /*hasSideEffects=*/false);
+}
+
+} // namespace
+
+void hide_integer_min_max_abs_from_ptxas(llvm::Module &module) {
+  std::vector<llvm::IntrinsicInst *> calls;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
+          calls.push_back(call);
+  for (llvm::IntrinsicInst *call : calls) {
+    llvm::InlineAsm *asm_fn = inline_ptx(*call);
+    if (!asm_fn)
+      continue;
+    std::vector<llvm::Value *> args;
+    for (unsigned i = 0; i < asm_fn->getFunctionType()->getNumParams(); ++i)
+      args.push_back(call->getArgOperand(i));
+    auto *replacement = llvm::CallInst::Create(asm_fn, args, call->getName(), call);
+    replacement->setDoesNotAccessMemory();
+    replacement->setDoesNotThrow();
+    call->replaceAllUsesWith(replacement);
+    call->eraseFromParent();
+  }
+}
+
+} // namespace loom::codegen
