@@ -11,6 +11,10 @@ out=${OUT:-gpu-logs}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
 
+# The differential batch checks every program on the GPU too (about 0.3 s each there): the long
+# runs belong to scripts/gpu_long_runs.sh, so the suite's batch stays small.
+export LOOM_DIFF_PROGRAMS="${LOOM_DIFF_PROGRAMS:-200}"
+
 failed=()
 {
   for t in "$tree"/tests/*; do

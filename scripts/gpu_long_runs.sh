@@ -4,8 +4,10 @@
 #   1. the text front end's fuzzer, FUZZ_SECONDS (default 120) with one fork per core;
 #   2. the differential tester: one loom_differential per GPU (JOBS_PER_GPU jobs each, default
 #      cores / GPUs - 1), disjoint seeds, DIFF_PROGRAMS in all (default 100000), for at most
-#      DIFF_SECONDS (default 360); CPU JIT and GPU against the interpreter, every program;
-#   3. compute-sanitizer memcheck (with leak check) and racecheck on every test binary.
+#      DIFF_SECONDS (default 360), seeds from DIFF_SEED (default 10000000); CPU JIT and GPU against the interpreter, every program
+#      (DIFF_FLAGS adds loom_differential options, e.g. --no-cpu);
+#   3. compute-sanitizer memcheck (with leak check) and racecheck on every test binary, all at
+#      once, each for at most SANITIZE_SECONDS (default 300); SANITIZE=0 skips them.
 # The summary is printed; every log goes into $OUT/long-runs.tgz ($OUT else ./gpu-logs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -37,8 +39,8 @@ if [ "$programs" -gt 0 ]; then
   jobs=${JOBS_PER_GPU:-$((cores / gpus - 1))}
   for ((g = 0; g < gpus; ++g)); do
     CUDA_VISIBLE_DEVICES=$g "$tree"/bench/loom_differential --programs "$per_gpu" \
-      --seed "$((10000000 + g * per_gpu))" --jobs "$jobs" --seconds "${DIFF_SECONDS:-360}" \
-      --out "$out/shrunk-$g" >"$out/differential-$g.log" 2>&1 &
+      --seed "$((${DIFF_SEED:-10000000} + g * per_gpu))" --jobs "$jobs" --seconds "${DIFF_SECONDS:-360}" \
+      --out "$out/shrunk-$g" ${DIFF_FLAGS:-} >"$out/differential-$g.log" 2>&1 &
   done
   wait
   tail -qn1 "$out"/differential-*.log
@@ -54,7 +56,9 @@ if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
       timeout "${SANITIZE_SECONDS:-300}" compute-sanitizer --tool $tool "${extra[@]}" "$t" --gtest_color=no \
         >"$out/$tool-$(basename "$t").log" 2>&1 &
     done
-    wait
+  done
+  wait
+  for tool in memcheck racecheck; do
     for t in "$tree"/tests/*; do
       f="$out/$tool-$(basename "$t").log"
       echo "$tool $(basename "$t"): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$f" | tail -1) $(grep -E '^\[  (PASSED|FAILED) ' "$f" | tr '\n' ' ')"
