@@ -21,6 +21,10 @@ protected:
     written.insert(op->array);
     ir::Visitor::visit_node(op);
   }
+  void visit_node(const ir::Reduce *op) override {
+    written.insert(op->array);
+    ir::Visitor::visit_node(op);
+  }
 };
 
 // Whether the IR has a float min or max (see CodegenLLVM::fma).
@@ -102,6 +106,7 @@ CodegenLLVM::TaskFunction CodegenLLVM::define_task(const ir::Task &task,
   std::vector<llvm::Type *> body_args = flat_types;
   body_args.push_back(i64);
   body_args.push_back(i64);
+  body_args.push_back(i64);
   auto *body =
       llvm::Function::Create(llvm::FunctionType::get(builder.getVoidTy(), body_args, false),
                              llvm::GlobalValue::InternalLinkage, task.name + ".body", module.get());
@@ -110,12 +115,13 @@ CodegenLLVM::TaskFunction CodegenLLVM::define_task(const ir::Task &task,
 
   llvm::Type *ptr = builder.getPtrTy();
   auto *entry =
-      llvm::Function::Create(llvm::FunctionType::get(builder.getVoidTy(), {ptr, i64, i64}, false),
+      llvm::Function::Create(llvm::FunctionType::get(builder.getVoidTy(), {ptr, i64, i64, i64}, false),
                              llvm::GlobalValue::ExternalLinkage, task.name, module.get());
   entry->addFnAttr(llvm::Attribute::NoUnwind);
   entry->getArg(0)->setName("params");
   entry->getArg(1)->setName("chunk_begin");
   entry->getArg(2)->setName("chunk_end");
+  entry->getArg(3)->setName("chunk_index");
   entry->addParamAttr(0, llvm::Attribute::NoCapture);
   entry->addParamAttr(0, llvm::Attribute::ReadOnly);
 
@@ -128,10 +134,12 @@ CodegenLLVM::TaskFunction CodegenLLVM::define_task(const ir::Task &task,
   }
   values.push_back(entry->getArg(1));
   values.push_back(entry->getArg(2));
+  values.push_back(entry->getArg(3));
   b.CreateCall(body, values);
   b.CreateRetVoid();
 
-  return {body, body->getArg(flat_types.size()), body->getArg(flat_types.size() + 1)};
+  const unsigned n = flat_types.size();
+  return {body, body->getArg(n), body->getArg(n + 1), body->getArg(n + 2)};
 }
 
 void CodegenLLVM::compile_task(const ir::Task &task) {
@@ -144,6 +152,10 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
       flat_types.push_back(memory_type(p.type));
     }
   }
+  // A task with reductions takes one more pointer: the scratch memory its workers' partial
+  // results go to (support/Abi.h).
+  if (!task.reductions.empty())
+    flat_types.push_back(llvm::PointerType::get(context, array_address_space()));
   FindStores stores;
   stores.visit(task.body);
 
@@ -182,6 +194,16 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   }
 
   codegen(task.body);
+  if (!task.reductions.empty()) {
+    llvm::Argument *scratch = function_->getArg(flat_types.size() - 1);
+    scratch->setName("reduction_scratch");
+    scratch->addAttr(llvm::Attribute::NoAlias);
+    scratch->addAttr(llvm::Attribute::NoCapture);
+    std::vector<llvm::Value *> partials;
+    for (const ir::TaskReduction &r : task.reductions)
+      partials.push_back(builder.CreateLoad(llvm_type(r.accumulator->type), lookup(r.accumulator)));
+    combine_partials(task, partials, scratch, tf);
+  }
   builder.CreateRetVoid();
   alloca_builder_.CreateBr(start);
   function_ = nullptr;
@@ -225,6 +247,34 @@ llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr>
                                    linear);
 }
 
+void CodegenLLVM::combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,
+                                   llvm::Value *scratch, const TaskFunction &tf) {
+  // Chunk c's partial of reduction r goes to 8-byte slot 1 + c * R + r (slot 0 is the GPU's
+  // block counter); the runtime combines the chunks in order.
+  llvm::Value *base = builder.CreateMul(tf.chunk_index, builder.getInt64(partials.size()));
+  for (size_t r = 0; r < partials.size(); ++r) {
+    llvm::Value *slot = builder.CreateAdd(base, builder.getInt64(1 + r));
+    llvm::Value *address = builder.CreateInBoundsGEP(builder.getInt64Ty(), scratch, slot);
+    builder.CreateAlignedStore(partials[r], address, llvm::Align(8));
+  }
+  (void)task;
+}
+
+llvm::Value *CodegenLLVM::combine(ir::ReduceOp op, ScalarType t, llvm::Value *a, llvm::Value *b) {
+  const bool fp = ir::is_float(t);
+  switch (op) {
+  case ir::ReduceOp::Add:
+    return fp ? builder.CreateFAdd(a, b) : builder.CreateAdd(a, b);
+  case ir::ReduceOp::Mul:
+    return fp ? builder.CreateFMul(a, b) : builder.CreateMul(a, b);
+  case ir::ReduceOp::Min:
+    return fp ? builder.CreateMinNum(a, b) : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
+  case ir::ReduceOp::Max:
+    return fp ? builder.CreateMaxNum(a, b) : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
+  }
+  internal_error("unknown reduction");
+}
+
 // ---- statements -----------------------------------------------------------------------------
 
 void CodegenLLVM::codegen(const ir::Stmt &s) {
@@ -255,6 +305,59 @@ void CodegenLLVM::visit_node(const ir::Store *op) {
     value = builder.CreateZExt(value, builder.getInt8Ty());
   builder.CreateAlignedStore(value, element_address(op->array, op->indices),
                              llvm::Align(ir::byte_size(t)));
+}
+
+// A Reduce that lowering left in place can meet other iterations' updates of its element: an
+// atomic read-modify-write (LLVM expands what the target lacks into a compare-exchange loop).
+void CodegenLLVM::visit_node(const ir::Reduce *op) {
+  const ScalarType t = kernel->params.at(op->array).type;
+  if (op->value.type() != t || t == ScalarType::Bool)
+    internal_error("reduction of a " + std::string(ir::type_name(op->value.type())) + " into a " +
+                   ir::type_name(t) + " array");
+  llvm::Value *value = codegen(op->value);
+  llvm::Value *address = element_address(op->array, op->indices);
+  const llvm::Align align(ir::byte_size(t));
+  const bool fp = ir::is_float(t);
+  using Rmw = llvm::AtomicRMWInst;
+  Rmw::BinOp rmw = Rmw::BAD_BINOP;
+  switch (op->op) {
+  case ir::ReduceOp::Add:
+    rmw = fp ? Rmw::FAdd : Rmw::Add;
+    break;
+  case ir::ReduceOp::Min:
+    rmw = fp ? Rmw::FMin : Rmw::Min;
+    break;
+  case ir::ReduceOp::Max:
+    rmw = fp ? Rmw::FMax : Rmw::Max;
+    break;
+  case ir::ReduceOp::Mul:
+    break;
+  }
+  if (rmw != Rmw::BAD_BINOP) {
+    builder.CreateAtomicRMW(rmw, address, value, align, llvm::AtomicOrdering::Monotonic);
+    return;
+  }
+  // Multiplication has no atomic instruction: compare-exchange the bits until no other update
+  // came in between.
+  llvm::Type *bits = builder.getIntNTy(ir::byte_size(t) * 8);
+  llvm::BasicBlock *before = builder.GetInsertBlock();
+  llvm::BasicBlock *retry = llvm::BasicBlock::Create(context, "mul.retry", function_);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "mul.done", function_);
+  llvm::Value *first = builder.CreateAlignedLoad(bits, address, align);
+  builder.CreateBr(retry);
+  builder.SetInsertPoint(retry);
+  llvm::PHINode *seen = builder.CreatePHI(bits, 2);
+  seen->addIncoming(first, before);
+  llvm::Value *old = fp ? builder.CreateBitCast(seen, llvm_type(t)) : seen;
+  llvm::Value *product = combine(ir::ReduceOp::Mul, t, old, value);
+  llvm::Value *wanted = fp ? builder.CreateBitCast(product, bits) : product;
+  llvm::Value *pair = builder.CreateAtomicCmpXchg(address, seen, wanted, align,
+                                                  llvm::AtomicOrdering::Monotonic,
+                                                  llvm::AtomicOrdering::Monotonic);
+  llvm::Value *current = builder.CreateExtractValue(pair, 0);
+  seen->addIncoming(current, builder.GetInsertBlock());
+  builder.CreateCondBr(builder.CreateExtractValue(pair, 1), done, retry);
+  builder.SetInsertPoint(done);
 }
 
 void CodegenLLVM::visit_node(const ir::IfThenElse *op) {

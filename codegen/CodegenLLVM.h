@@ -36,6 +36,7 @@ protected:
     llvm::Function *body = nullptr;
     llvm::Value *chunk_begin = nullptr;
     llvm::Value *chunk_end = nullptr;
+    llvm::Value *chunk_index = nullptr; // CPU: which chunk of the task this call runs
   };
 
   // ---- target hooks ---------------------------------------------------------------------------
@@ -52,6 +53,12 @@ protected:
   // Name of the library function computing `fn` (Exp, Log, Sin, Cos, Tanh, Pow) for type `t`.
   virtual std::string math_function_name(ir::MathFn fn, ir::ScalarType t) const;
   virtual llvm::Value *special_reg(const ir::SpecialReg *op);
+  // After the body of a task with reductions (ir::TaskReduction): hands each worker's partials
+  // (the accumulators' final values, in task.reductions order) on towards the array elements.
+  // CPU: stores them in the chunk's scratch slots for the runtime to combine; CodegenPTX combines
+  // them on the GPU.
+  virtual void combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,
+                                llvm::Value *scratch, const TaskFunction &tf);
   // Float `a % b`, which is C's fmod.
   virtual llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t);
 
@@ -60,6 +67,10 @@ protected:
   llvm::Type *llvm_type(ir::ScalarType t) const;   // in registers: bool is i1
   llvm::Type *memory_type(ir::ScalarType t) const; // in memory and the param ABI: bool is i8
   llvm::Value *from_memory(llvm::Value *v, ir::ScalarType t); // i8 -> i1 for bools
+  // The address of array[indices] (row-major), with the indices generated at the insert point.
+  llvm::Value *element_address(int array, const std::vector<ir::Expr> &indices);
+  // a op b for a reduction's operation, with loom's semantics (float min/max: minnum/maxnum).
+  llvm::Value *combine(ir::ReduceOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);
   // A call of the pure math library function `name` taking and returning `type`.
   llvm::Value *call_math_library(const std::string &name, llvm::Type *type,
                                  const std::vector<llvm::Value *> &args);
@@ -73,7 +84,6 @@ private:
   void compile_task(const ir::Task &task);
   llvm::AllocaInst *create_alloca(const ir::Var &var);
   llvm::AllocaInst *lookup(const ir::Var &var) const;
-  llvm::Value *element_address(int array, const std::vector<ir::Expr> &indices);
   llvm::Value *array_extent(int array, int dim) const;
 
   // Expressions leave their value in value_; codegen() is the way to read it.

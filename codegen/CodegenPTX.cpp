@@ -32,6 +32,180 @@ llvm::Value *CodegenPTX::float_remainder(llvm::Value *a, llvm::Value *b, ir::Sca
                            {a, b});
 }
 
+llvm::Value *CodegenPTX::sreg(llvm::Intrinsic::ID id) {
+  return builder.CreateIntrinsic(id, {}, {});
+}
+
+void CodegenPTX::barrier() {
+  builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+}
+
+llvm::Value *CodegenPTX::block_combine(ir::ReduceOp op, ir::ScalarType t, llvm::Value *value,
+                                       llvm::Value *thread, llvm::Value *count) {
+  // 1024 8-byte slots in shared memory (the most threads a block has), one per thread.
+  if (!shared_) {
+    auto *type = llvm::ArrayType::get(builder.getInt64Ty(), 1024);
+    shared_ = new llvm::GlobalVariable(*module, type, false, llvm::GlobalValue::InternalLinkage,
+                                       llvm::UndefValue::get(type), "loom_reduction_slots",
+                                       nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    shared_->setAlignment(llvm::Align(8));
+  }
+  llvm::Type *vt = value->getType();
+  auto slot = [&](llvm::Value *k) {
+    return builder.CreateInBoundsGEP(builder.getInt64Ty(), shared_, {k});
+  };
+  llvm::Value *mine = slot(thread);
+  builder.CreateAlignedStore(value, mine, llvm::Align(8));
+  barrier();
+  // Halve the span while it covers more than one slot: thread k < half adds slot k + half when
+  // that is below `count`. The span starts at count rounded up to a power of two.
+  llvm::Value *above = builder.CreateSub(count, builder.getInt32(1));
+  llvm::Value *bits = builder.CreateSub(
+      builder.getInt32(32),
+      builder.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, above, builder.getTrue()));
+  llvm::Value *span = builder.CreateSelect(builder.CreateICmpULE(count, builder.getInt32(1)),
+                                           builder.getInt32(1),
+                                           builder.CreateShl(builder.getInt32(1), bits));
+  llvm::BasicBlock *before = builder.GetInsertBlock();
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(context, "tree", before->getParent());
+  llvm::BasicBlock *step = llvm::BasicBlock::Create(context, "tree.step", before->getParent());
+  llvm::BasicBlock *add = llvm::BasicBlock::Create(context, "tree.add", before->getParent());
+  llvm::BasicBlock *sync = llvm::BasicBlock::Create(context, "tree.sync", before->getParent());
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "tree.done", before->getParent());
+  builder.CreateBr(loop);
+  builder.SetInsertPoint(loop);
+  llvm::PHINode *width = builder.CreatePHI(builder.getInt32Ty(), 2);
+  width->addIncoming(span, before);
+  builder.CreateCondBr(builder.CreateICmpUGT(width, builder.getInt32(1)), step, done);
+  builder.SetInsertPoint(step);
+  llvm::Value *half = builder.CreateLShr(width, builder.getInt32(1));
+  llvm::Value *other = builder.CreateAdd(thread, half);
+  builder.CreateCondBr(builder.CreateAnd(builder.CreateICmpULT(thread, half),
+                                         builder.CreateICmpULT(other, count)),
+                       add, sync);
+  builder.SetInsertPoint(add);
+  llvm::Value *a = builder.CreateAlignedLoad(vt, mine, llvm::Align(8));
+  llvm::Value *b = builder.CreateAlignedLoad(vt, slot(other), llvm::Align(8));
+  builder.CreateAlignedStore(combine(op, t, a, b), mine, llvm::Align(8));
+  builder.CreateBr(sync);
+  builder.SetInsertPoint(sync);
+  barrier();
+  width->addIncoming(half, sync);
+  builder.CreateBr(loop);
+  builder.SetInsertPoint(done);
+  llvm::Value *total = builder.CreateAlignedLoad(vt, slot(builder.getInt32(0)), llvm::Align(8));
+  barrier(); // every thread has read slot 0 before the slots are used again
+  return total;
+}
+
+void CodegenPTX::combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,
+                                  llvm::Value *scratch, const TaskFunction &) {
+  using namespace llvm::Intrinsic;
+  auto mul = [&](llvm::Value *a, llvm::Value *b) { return builder.CreateMul(a, b); };
+  auto add = [&](llvm::Value *a, llvm::Value *b) { return builder.CreateAdd(a, b); };
+  llvm::Value *nx = sreg(nvvm_read_ptx_sreg_ntid_x), *ny = sreg(nvvm_read_ptx_sreg_ntid_y);
+  llvm::Value *thread =
+      add(sreg(nvvm_read_ptx_sreg_tid_x),
+          mul(nx, add(sreg(nvvm_read_ptx_sreg_tid_y), mul(ny, sreg(nvvm_read_ptx_sreg_tid_z)))));
+  llvm::Value *threads = mul(mul(nx, ny), sreg(nvvm_read_ptx_sreg_ntid_z));
+  llvm::Value *gx = sreg(nvvm_read_ptx_sreg_nctaid_x), *gy = sreg(nvvm_read_ptx_sreg_nctaid_y);
+  llvm::Value *block = add(
+      sreg(nvvm_read_ptx_sreg_ctaid_x),
+      mul(gx, add(sreg(nvvm_read_ptx_sreg_ctaid_y), mul(gy, sreg(nvvm_read_ptx_sreg_ctaid_z)))));
+  llvm::Value *blocks = mul(mul(gx, gy), sreg(nvvm_read_ptx_sreg_nctaid_z));
+  const uint64_t count = partials.size();
+  auto slot = [&](llvm::Value *b, size_t r) { // 8-byte slot 1 + b * R + r of scratch
+    llvm::Value *k = builder.CreateAdd(
+        builder.CreateMul(builder.CreateZExt(b, builder.getInt64Ty()), builder.getInt64(count)),
+        builder.getInt64(1 + r));
+    return builder.CreateInBoundsGEP(builder.getInt64Ty(), scratch, k);
+  };
+  llvm::Function *fn = builder.GetInsertBlock()->getParent();
+  llvm::Value *first_thread = builder.CreateICmpEQ(thread, builder.getInt32(0));
+
+  // 1. This block's totals, written by its thread 0.
+  std::vector<llvm::Value *> totals;
+  for (size_t r = 0; r < count; ++r) {
+    const ir::TaskReduction &red = task.reductions[r];
+    totals.push_back(block_combine(red.op, red.accumulator->type, partials[r], thread, threads));
+  }
+  llvm::BasicBlock *write = llvm::BasicBlock::Create(context, "reduce.write", fn);
+  llvm::BasicBlock *joined = llvm::BasicBlock::Create(context, "reduce.written", fn);
+  builder.CreateCondBr(first_thread, write, joined);
+  builder.SetInsertPoint(write);
+  for (size_t r = 0; r < count; ++r)
+    builder.CreateAlignedStore(totals[r], slot(block, r), llvm::Align(8));
+  // The totals must be visible to every block before the count says this block is done.
+  builder.CreateIntrinsic(nvvm_membar_gl, {}, {});
+  llvm::Value *done_before = builder.CreateAtomicRMW(
+      llvm::AtomicRMWInst::Add, scratch, builder.getInt64(1), llvm::Align(8),
+      llvm::AtomicOrdering::Monotonic);
+  llvm::Value *last = builder.CreateICmpEQ(
+      done_before, builder.CreateSub(builder.CreateZExt(blocks, builder.getInt64Ty()),
+                                     builder.getInt64(1)));
+  // Tell the block through shared memory (slot 0 is free: block_combine ended with a barrier).
+  llvm::Value *flag = builder.CreateInBoundsGEP(builder.getInt64Ty(), shared_, {builder.getInt32(0)});
+  builder.CreateAlignedStore(builder.CreateZExt(last, builder.getInt64Ty()), flag, llvm::Align(8));
+  builder.CreateBr(joined);
+  builder.SetInsertPoint(joined);
+  barrier();
+  llvm::Value *is_last = builder.CreateICmpNE(
+      builder.CreateAlignedLoad(builder.getInt64Ty(), flag, llvm::Align(8)), builder.getInt64(0));
+  barrier(); // the flag is read before block_combine reuses slot 0
+  llvm::BasicBlock *final_block = llvm::BasicBlock::Create(context, "reduce.last", fn);
+  llvm::BasicBlock *end = llvm::BasicBlock::Create(context, "reduce.end", fn);
+  builder.CreateCondBr(is_last, final_block, end);
+
+  // 2. The last block: thread k combines block totals k, k + threads, ... in order, then the
+  // block combines those; thread 0 updates each array element and resets the count.
+  builder.SetInsertPoint(final_block);
+  builder.CreateIntrinsic(nvvm_membar_gl, {}, {});
+  llvm::Value *used = builder.CreateSelect(builder.CreateICmpULT(blocks, threads), blocks, threads);
+  for (size_t r = 0; r < count; ++r) {
+    const ir::TaskReduction &red = task.reductions[r];
+    llvm::Type *vt = partials[r]->getType();
+    llvm::BasicBlock *head = builder.GetInsertBlock();
+    llvm::BasicBlock *gather = llvm::BasicBlock::Create(context, "reduce.gather", fn);
+    llvm::BasicBlock *next = llvm::BasicBlock::Create(context, "reduce.next", fn);
+    llvm::BasicBlock *gathered = llvm::BasicBlock::Create(context, "reduce.gathered", fn);
+    // Threads past the block count hold no total; their (unused) value is a load of block 0's.
+    llvm::Value *start = builder.CreateSelect(builder.CreateICmpULT(thread, blocks), thread,
+                                              builder.getInt32(0));
+    llvm::Value *initial = builder.CreateLoad(vt, slot(start, r), /*isVolatile=*/true);
+    llvm::Value *second = builder.CreateAdd(thread, threads);
+    builder.CreateBr(gather);
+    builder.SetInsertPoint(gather);
+    llvm::PHINode *acc = builder.CreatePHI(vt, 2);
+    llvm::PHINode *k = builder.CreatePHI(builder.getInt32Ty(), 2);
+    acc->addIncoming(initial, head);
+    k->addIncoming(second, head);
+    builder.CreateCondBr(builder.CreateICmpULT(k, blocks), next, gathered);
+    builder.SetInsertPoint(next);
+    llvm::Value *more = builder.CreateLoad(vt, slot(k, r), /*isVolatile=*/true);
+    acc->addIncoming(combine(red.op, red.accumulator->type, acc, more), next);
+    k->addIncoming(builder.CreateAdd(k, threads), next);
+    builder.CreateBr(gather);
+    builder.SetInsertPoint(gathered);
+    llvm::Value *total = block_combine(red.op, red.accumulator->type, acc, thread, used);
+    llvm::BasicBlock *update = llvm::BasicBlock::Create(context, "reduce.update", fn);
+    llvm::BasicBlock *updated = llvm::BasicBlock::Create(context, "reduce.updated", fn);
+    builder.CreateCondBr(first_thread, update, updated);
+    builder.SetInsertPoint(update);
+    llvm::Value *address = element_address(red.array, red.indices);
+    const llvm::Align align(ir::byte_size(red.accumulator->type));
+    llvm::Value *old = builder.CreateAlignedLoad(vt, address, align);
+    builder.CreateAlignedStore(combine(red.op, red.accumulator->type, old, total), address, align);
+    builder.CreateBr(updated);
+    builder.SetInsertPoint(updated);
+  }
+  llvm::BasicBlock *reset = llvm::BasicBlock::Create(context, "reduce.reset", fn);
+  builder.CreateCondBr(first_thread, reset, end);
+  builder.SetInsertPoint(reset);
+  builder.CreateAlignedStore(builder.getInt64(0), scratch, llvm::Align(8), /*isVolatile=*/true);
+  builder.CreateBr(end);
+  builder.SetInsertPoint(end);
+}
+
 llvm::Value *CodegenPTX::special_reg(const ir::SpecialReg *op) {
   using namespace llvm::Intrinsic;
   static const ID ids[4][3] = {

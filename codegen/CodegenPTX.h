@@ -5,6 +5,8 @@
 
 #include "codegen/CodegenLLVM.h"
 
+#include <llvm/IR/Intrinsics.h>
+
 namespace loom::codegen {
 
 class CodegenPTX : public CodegenLLVM {
@@ -20,6 +22,20 @@ protected:
   // NVPTX lowers frem to x - y * trunc(x / y), which is not fmod (wrong once x / y rounds, e.g.
   // 1e10f % 3.0f); libdevice's fmod is exact.
   llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t) override;
+  // Each block combines its threads' partials in a shared-memory tree and thread 0 writes the
+  // block's total to scratch; the last block to finish (an atomic count in scratch slot 0)
+  // combines the blocks' totals in block order, updates the array elements and resets the count.
+  void combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,
+                        llvm::Value *scratch, const TaskFunction &tf) override;
+
+private:
+  llvm::Value *sreg(llvm::Intrinsic::ID id);
+  void barrier();
+  // The combination of `value` over threads [0, count) of the block, in a fixed tree order, in
+  // every thread (threads past count contribute nothing).
+  llvm::Value *block_combine(ir::ReduceOp op, ir::ScalarType t, llvm::Value *value,
+                             llvm::Value *thread, llvm::Value *count);
+  llvm::GlobalVariable *shared_ = nullptr;
 };
 
 } // namespace loom::codegen

@@ -40,7 +40,8 @@ public:
 
 private:
   ElementRef &store(ir::Expr v) {
-    frontend::Tracer::current().emit(ir::Store::make(array_, indices_, std::move(v)));
+    // `x[i] += v`, `x[i] = x[i] * v`, `x[i] = min(x[i], v)`: a reduction (ir::store_or_reduce).
+    frontend::Tracer::current().emit(ir::store_or_reduce(array_, indices_, std::move(v)));
     return *this;
   }
 

@@ -19,6 +19,10 @@ protected:
     out_[n->array].written = true;
     Visitor::visit_node(n);
   }
+  void visit_node(const Reduce *n) override { // reads the element it combines into
+    out_[n->array].read = out_[n->array].written = true;
+    Visitor::visit_node(n);
+  }
 
 private:
   std::vector<ArrayAccess> &out_;

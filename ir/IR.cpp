@@ -2,6 +2,9 @@
 
 #include "support/Error.h"
 
+#include <cstring>
+#include <optional>
+
 namespace loom::ir {
 
 namespace {
@@ -221,6 +224,125 @@ Stmt Store::make(int array, std::vector<Expr> indices, Expr value) {
     if (i.type() != ScalarType::I64)
       ill_typed("array index must be i64");
   return Stmt(std::make_shared<const Store>(array, std::move(indices), std::move(value)));
+}
+
+const char *op_name(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Add:
+    return "+=";
+  case ReduceOp::Mul:
+    return "*=";
+  case ReduceOp::Min:
+    return "min=";
+  case ReduceOp::Max:
+    return "max=";
+  }
+  return "?=";
+}
+
+BinaryOp binary_op_of(ReduceOp op) {
+  switch (op) {
+  case ReduceOp::Add:
+    return BinaryOp::Add;
+  case ReduceOp::Mul:
+    return BinaryOp::Mul;
+  case ReduceOp::Min:
+    return BinaryOp::Min;
+  case ReduceOp::Max:
+    return BinaryOp::Max;
+  }
+  return BinaryOp::Add;
+}
+
+Stmt Reduce::make(ReduceOp op, int array, std::vector<Expr> indices, Expr value) {
+  for (const Expr &i : indices)
+    if (i.type() != ScalarType::I64)
+      ill_typed("array index must be i64");
+  if (value.type() == ScalarType::Bool)
+    ill_typed(std::string("reduction '") + op_name(op) + "' of a bool");
+  return Stmt(
+      std::make_shared<const Reduce>(op, array, std::move(indices), std::move(value)));
+}
+
+namespace {
+bool equal_all(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t k = 0; k < a.size(); ++k)
+    if (!equal(a[k], b[k]))
+      return false;
+  return true;
+}
+} // namespace
+
+bool equal(const Expr &a, const Expr &b) {
+  if (a.same_as(b))
+    return true;
+  if (!a.defined() || !b.defined() || a.kind() != b.kind() || a.type() != b.type())
+    return false;
+  switch (a.kind()) {
+  case ExprKind::IntConst:
+    return a.as<IntConst>()->value == b.as<IntConst>()->value;
+  case ExprKind::FloatConst: { // bitwise: -0.0 and 0.0 differ, NaN equals itself
+    double x = a.as<FloatConst>()->value, y = b.as<FloatConst>()->value;
+    return std::memcmp(&x, &y, sizeof x) == 0;
+  }
+  case ExprKind::BoolConst:
+    return a.as<BoolConst>()->value == b.as<BoolConst>()->value;
+  case ExprKind::VarRef:
+    return a.as<VarRef>()->var == b.as<VarRef>()->var;
+  case ExprKind::ArrayExtent:
+    return a.as<ArrayExtent>()->array == b.as<ArrayExtent>()->array &&
+           a.as<ArrayExtent>()->dim == b.as<ArrayExtent>()->dim;
+  case ExprKind::Load:
+    return a.as<Load>()->array == b.as<Load>()->array &&
+           equal_all(a.as<Load>()->indices, b.as<Load>()->indices);
+  case ExprKind::Unary:
+    return a.as<Unary>()->op == b.as<Unary>()->op && equal(a.as<Unary>()->a, b.as<Unary>()->a);
+  case ExprKind::Binary: {
+    auto *x = a.as<Binary>(), *y = b.as<Binary>();
+    return x->op == y->op && equal(x->a, y->a) && equal(x->b, y->b);
+  }
+  case ExprKind::Select: {
+    auto *x = a.as<Select>(), *y = b.as<Select>();
+    return equal(x->cond, y->cond) && equal(x->a, y->a) && equal(x->b, y->b);
+  }
+  case ExprKind::Cast:
+    return equal(a.as<Cast>()->a, b.as<Cast>()->a);
+  case ExprKind::Call:
+    return a.as<Call>()->fn == b.as<Call>()->fn && equal_all(a.as<Call>()->args, b.as<Call>()->args);
+  case ExprKind::SpecialReg:
+    return a.as<SpecialReg>()->reg == b.as<SpecialReg>()->reg &&
+           a.as<SpecialReg>()->dim == b.as<SpecialReg>()->dim;
+  }
+  return false;
+}
+
+Stmt store_or_reduce(int array, std::vector<Expr> indices, Expr value) {
+  if (auto *bin = value.as<Binary>()) {
+    std::optional<ReduceOp> op;
+    switch (bin->op) {
+    case BinaryOp::Add:
+      op = ReduceOp::Add;
+      break;
+    case BinaryOp::Mul:
+      op = ReduceOp::Mul;
+      break;
+    case BinaryOp::Min:
+      op = ReduceOp::Min;
+      break;
+    case BinaryOp::Max:
+      op = ReduceOp::Max;
+      break;
+    default:
+      break;
+    }
+    auto *load = bin->a.as<Load>();
+    if (op && load && load->array == array && bin->type == load->type &&
+        bin->type != ScalarType::Bool && equal_all(load->indices, indices))
+      return Reduce::make(*op, array, std::move(indices), bin->b);
+  }
+  return Store::make(array, std::move(indices), std::move(value));
 }
 
 Stmt IfThenElse::make(Expr cond, Stmt then_case, Stmt else_case) {

@@ -212,6 +212,7 @@ struct SpecialReg : ExprNode {
   X(Declare)                                                                                       \
   X(Assign)                                                                                        \
   X(Store)                                                                                         \
+  X(Reduce)                                                                                        \
   X(IfThenElse)                                                                                    \
   X(For)                                                                                           \
   X(While)                                                                                         \
@@ -276,6 +277,32 @@ struct Store : StmtNode {
       : StmtNode(static_kind), array(a), indices(std::move(i)), value(std::move(v)) {}
   static Stmt make(int array, std::vector<Expr> indices, Expr value);
 };
+// array[indices] = array[indices] op value, as one indivisible update: inside a parallel loop
+// the updates of different iterations to one element combine in an unspecified order (for floats
+// the result can depend on that order; see docs/semantics.md for what loom guarantees).
+enum class ReduceOp : uint8_t { Add, Mul, Min, Max };
+const char *op_name(ReduceOp op);
+BinaryOp binary_op_of(ReduceOp op);
+struct Reduce : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Reduce;
+  ReduceOp op;
+  int array;
+  std::vector<Expr> indices;
+  Expr value;
+  Reduce(ReduceOp o, int a, std::vector<Expr> i, Expr v)
+      : StmtNode(static_kind), op(o), array(a), indices(std::move(i)), value(std::move(v)) {}
+  static Stmt make(ReduceOp op, int array, std::vector<Expr> indices, Expr value);
+};
+
+// Whether two expressions have the same structure and leaves (the same variables, constants,
+// arrays and operations); a cheap same_as check comes first.
+bool equal(const Expr &a, const Expr &b);
+
+// What both front ends emit for `array[indices] = value`: a Reduce when value updates that very
+// element with +, *, min or max (`x[i] = x[i] + v`, `x[i] += v`, `x[i] = min(x[i], v)`), so
+// that the update is a reduction inside a parallel loop (as in Numba's prange); else a Store.
+Stmt store_or_reduce(int array, std::vector<Expr> indices, Expr value);
+
 struct IfThenElse : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::IfThenElse;
   Expr cond;
@@ -341,12 +368,26 @@ struct Kernel {
 //   CPU: the outermost parallel dimension runs from `chunk_begin` to `chunk_end`, two i64
 //        variables the caller binds; the runtime splits domain[0] among threads.
 enum class TaskKind : uint8_t { Serial, Parallel };
+// A reduction into one array element that every iteration of a parallel task combines into
+// (lower_reductions makes them): each worker (GPU thread, CPU chunk) accumulates into its own
+// `accumulator`, a local declared at the top of the task body with the operation's identity;
+// after the body the workers' accumulators are combined in a fixed order (GPU: a tree per block,
+// then the blocks in order; CPU: the chunks in order) and the total combined into
+// array[indices] (indices over scalar parameters and array shapes only). A fixed launch shape
+// or thread count therefore gives the same bits every run.
+struct TaskReduction {
+  ReduceOp op;
+  Var accumulator;
+  int array;
+  std::vector<Expr> indices;
+};
 struct Task {
   std::string name; // symbol name of the task's entry point
   TaskKind kind;
   std::vector<Expr> domain;   // parallel tasks: the index-space extents (over params only)
   Var chunk_begin, chunk_end; // CPU parallel tasks only
   Stmt body;
+  std::vector<TaskReduction> reductions; // parallel tasks: combined after the body
 };
 enum class Target : uint8_t { CPU, GPU };
 const char *target_name(Target t);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <cmath>
+#include <map>
 #include <unordered_map>
 
 namespace loom::ir {
@@ -117,6 +119,28 @@ public:
   }
   void bind(const Var &v, int64_t value) { vars_[v.get()] = {int_value(v->type, value), {}}; }
 
+  // A task reduction: each worker's accumulator once it has run, then the combined total.
+  void collect(const Task &task, std::vector<std::vector<ScalarValue>> &partials) {
+    partials.resize(task.reductions.size());
+    for (size_t r = 0; r < task.reductions.size(); ++r)
+      partials[r].push_back(lookup(task.reductions[r].accumulator).v);
+  }
+  void combine(const Task &task, const std::vector<std::vector<ScalarValue>> &partials) {
+    for (size_t r = 0; r < partials.size(); ++r) {
+      const TaskReduction &red = task.reductions[r];
+      const ScalarType t = params_[red.array].type;
+      const BinaryOp op = binary_op_of(red.op);
+      ScalarValue total = partials[r][0];
+      for (size_t w = 1; w < partials[r].size(); ++w)
+        total = binary_op(op, t, total, partials[r][w]);
+      bind_params();
+      bool uncertain;
+      int64_t k = element(red.array, red.indices, true, &uncertain);
+      Buffer &buffer = args_[red.array].array;
+      buffer.set(k, binary_op(op, t, buffer.get(k), total));
+    }
+  }
+
   void set_special(Reg reg, int dim, unsigned value) {
     special_[static_cast<int>(reg)][dim] = value;
   }
@@ -185,6 +209,22 @@ private:
       args_[n->array].array.set(k, v.v);
       if (track_)
         shadows_[n->array][k] = v.u;
+      return;
+    }
+    case StmtKind::Reduce: {
+      // Updates of one element by several iterations are not a race: they combine.
+      auto *n = s.as<Reduce>();
+      Value v = eval(n->value);
+      bool uncertain;
+      int64_t k = element(n->array, n->indices, true, &uncertain);
+      const ScalarType t = params_[n->array].type;
+      const BinaryOp op = binary_op_of(n->op);
+      Buffer &buffer = args_[n->array].array;
+      ScalarValue old = buffer.get(k);
+      ScalarValue r = binary_op(op, t, old, v.v);
+      buffer.set(k, r);
+      if (track_)
+        shadows_[n->array][k] = reduce_uncertainty(n, k, t, old, v, r);
       return;
     }
     case StmtKind::IfThenElse: {
@@ -280,6 +320,31 @@ private:
     if (v.u.unknown())
       note_inconclusive(std::string(what) + " depends on an uncertain value" + where());
     return v.v.i;
+  }
+
+  // The uncertainty of a Reduce's result. Inside a parallel loop the updates may combine in any
+  // order: a float sum of n terms in any order is within n * u * sum|x| of the exact one (u the
+  // unit roundoff), so two orders are within twice that; a float product's order can move it
+  // anywhere near overflow, so it is not compared.
+  Uncertainty reduce_uncertainty(const Reduce *n, int64_t k, ScalarType t, ScalarValue old,
+                                 const Value &v, ScalarValue r) {
+    Uncertainty old_u = shadows_[n->array][k];
+    Uncertainty u = binary_uncertainty(binary_op_of(n->op), t, old, old_u, v.v, v.u, r);
+    if (iteration_ < 0 || !is_float(t) || n->op == ReduceOp::Min || n->op == ReduceOp::Max)
+      return u;
+    if (n->op == ReduceOp::Mul)
+      return Uncertainty::any();
+    SumStats &s = sums_[{n->array, k}];
+    if (s.loop != loop_run_)
+      s = SumStats{loop_run_, 0, std::fabs(old.f), old_u.error};
+    s.terms += 1;
+    s.magnitude += std::fabs(v.v.f);
+    s.input_error += v.u.error;
+    const double unit = t == ScalarType::F32 ? 0x1p-24 : 0x1p-53;
+    double error = s.input_error + 2.02 * static_cast<double>(s.terms) * unit * s.magnitude;
+    if (!std::isfinite(error) || !std::isfinite(r.f))
+      return Uncertainty::any();
+    return {error + (t == ScalarType::F32 ? 0x1p-149 : 0x1p-1074) * s.terms, 0};
   }
 
   // Iterations of a parallel loop may run in any order, or at once: one that writes an element
@@ -425,6 +490,12 @@ private:
   };
   std::vector<std::vector<Access>> accesses_; // per array parameter and element
   uint64_t loop_run_ = 0;
+  struct SumStats {
+    uint64_t loop = 0;
+    uint64_t terms = 0;
+    double magnitude = 0, input_error = 0;
+  };
+  std::map<std::pair<int, int64_t>, SumStats> sums_; // float sums of the running parallel loop
   int64_t iteration_ = -1; // of the running parallel loop, row-major; -1 outside one
   uint64_t steps_ = 0;
   const Stmt *current_ = nullptr;
@@ -455,6 +526,7 @@ void run_gpu_task(Machine &m, const Task &task, const InterpreterOptions &option
     m.set_special(Reg::BlockDim, d, block[d]);
     m.set_special(Reg::GridDim, d, grid[d]);
   }
+  std::vector<std::vector<ScalarValue>> partials;
   for (unsigned bz = 0; bz < grid[2]; ++bz)
     for (unsigned by = 0; by < grid[1]; ++by)
       for (unsigned bx = 0; bx < grid[0]; ++bx)
@@ -468,17 +540,27 @@ void run_gpu_task(Machine &m, const Task &task, const InterpreterOptions &option
               }
               m.bind_params();
               m.exec(task.body);
+              if (!task.reductions.empty())
+                m.collect(task, partials);
             }
+  if (!partials.empty())
+    m.combine(task, partials);
 }
 
 void run_cpu_task(Machine &m, const Task &task, const InterpreterOptions &options) {
   m.bind_params();
   if (task.kind == TaskKind::Serial || !task.chunk_begin) { // not mapped yet: a ParallelFor
     m.exec(task.body);
+    if (!task.reductions.empty()) {
+      std::vector<std::vector<ScalarValue>> partials;
+      m.collect(task, partials);
+      m.combine(task, partials);
+    }
     return;
   }
   const int64_t extent = m.domain_extent(task.domain.at(0));
   const int64_t chunks = std::max(options.cpu_chunks, 1);
+  std::vector<std::vector<ScalarValue>> partials;
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = extent * c / chunks, end = extent * (c + 1) / chunks;
     if (begin >= end)
@@ -487,7 +569,11 @@ void run_cpu_task(Machine &m, const Task &task, const InterpreterOptions &option
     m.bind(task.chunk_begin, begin);
     m.bind(task.chunk_end, end);
     m.exec(task.body);
+    if (!task.reductions.empty())
+      m.collect(task, partials);
   }
+  if (!partials.empty())
+    m.combine(task, partials);
 }
 
 } // namespace

@@ -18,6 +18,10 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log) {
   dump("split_into_tasks", out);
 
   for (Task &t : out.tasks)
+    t = lower_reductions(t, out.params);
+  dump("lower_reductions", out);
+
+  for (Task &t : out.tasks)
     t = map_parallel_loops(t, target);
   dump("map_parallel_loops", out);
 

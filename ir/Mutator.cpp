@@ -70,6 +70,11 @@ void Visitor::visit_node(const Store *n) {
     visit(i);
   visit(n->value);
 }
+void Visitor::visit_node(const Reduce *n) {
+  for (const Expr &i : n->indices)
+    visit(i);
+  visit(n->value);
+}
 void Visitor::visit_node(const IfThenElse *n) {
   visit(n->cond);
   visit(n->then_case);
@@ -195,6 +200,12 @@ Stmt Mutator::mutate_node(const Store *n, const Stmt &self) {
   auto idx = mutate_all(n->indices, changed);
   Expr v = mutate(n->value);
   return changed || !v.same_as(n->value) ? Store::make(n->array, std::move(idx), v) : self;
+}
+Stmt Mutator::mutate_node(const Reduce *n, const Stmt &self) {
+  bool changed = false;
+  auto idx = mutate_all(n->indices, changed);
+  Expr v = mutate(n->value);
+  return changed || !v.same_as(n->value) ? Reduce::make(n->op, n->array, std::move(idx), v) : self;
 }
 Stmt Mutator::mutate_node(const IfThenElse *n, const Stmt &self) {
   Expr c = mutate(n->cond);

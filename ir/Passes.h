@@ -12,6 +12,15 @@ namespace loom::ir {
 // error when that would change their value (they are reassigned, or read arrays a task writes).
 std::vector<Task> split_into_tasks(const Kernel &kernel);
 
+// Array-element reductions (Reduce statements), by where their element lies:
+// - serial tasks, and parallel iterations that own the element (its indices are the loop's own
+//   variables and nothing else in the loop touches the array differently): a plain load-op-store;
+// - one element every iteration combines into (indices over scalar parameters and shapes, and
+//   the array only reduced into, with one operation): a per-worker accumulator and a
+//   TaskReduction, deterministic for a fixed launch shape;
+// - anything else stays a Reduce, which code generation makes an atomic read-modify-write.
+Task lower_reductions(const Task &task, const std::vector<Param> &params);
+
 // Turns a parallel task's ParallelFor into loops over the iterations one worker runs:
 // GPU: grid-stride loops, innermost dimension on threadIdx.x so neighbouring threads touch
 //      neighbouring elements; CPU: the outermost dimension over [chunk_begin, chunk_end).

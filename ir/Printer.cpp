@@ -49,6 +49,12 @@ public:
          << "\n";
       return;
     }
+    case StmtKind::Reduce: {
+      auto *n = s.as<Reduce>();
+      os << pad << array_name(n->array) << "[" << list(n->indices) << "] " << op_name(n->op) << " "
+         << expr(n->value) << "\n";
+      return;
+    }
     case StmtKind::IfThenElse: {
       auto *n = s.as<IfThenElse>();
       os << pad << "if " << expr(n->cond) << " {\n";
@@ -118,7 +124,7 @@ public:
     return unique;
   }
 
-private:
+public: // also for the task footer of to_string(LoweredKernel)
   std::string array_name(int k) {
     if (k >= 0 && k < static_cast<int>(params_.size()))
       return params_[k].name;
@@ -132,6 +138,7 @@ private:
     return out;
   }
 
+private:
   static int precedence(BinaryOp op) {
     switch (op) {
     case BinaryOp::Mul:
@@ -287,6 +294,9 @@ std::string to_string(const LoweredKernel &kernel) {
     }
     os << " {\n";
     p.stmt(os, t.body, 1);
+    for (const TaskReduction &r : t.reductions)
+      os << "  combine " << p.name_of(r.accumulator) << " of every worker: "
+         << p.array_name(r.array) << "[" << p.list(r.indices) << "] " << op_name(r.op) << " total\n";
     os << "}\n";
   }
   return os.str();

@@ -26,6 +26,11 @@ protected:
     arrays_written.insert(n->array);
     Visitor::visit_node(n);
   }
+  void visit_node(const Reduce *n) override {
+    arrays_read.insert(n->array);
+    arrays_written.insert(n->array);
+    Visitor::visit_node(n);
+  }
   void visit_node(const Assign *n) override {
     vars_assigned.insert(n->var.get());
     Visitor::visit_node(n);

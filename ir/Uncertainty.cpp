@@ -253,6 +253,10 @@ Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
     return std::fabs(wide) > 2.0L * max_finite(t) ? Uncertainty{} : Uncertainty::any();
   }
   double error = propagated + kMathFunctionUlps * ulp(t, std::fabs(r) + propagated);
+  // LLVM rewrites pow(2^n, y) as exp2(n * y) even without fast-math: the rounding of n * y
+  // (relative u) becomes a relative error of |log2 r| * u * ln 2 in the result.
+  if (fn == MathFn::Pow)
+    error += std::fabs(std::log2(std::fabs(r) + propagated)) * ulp(t, std::fabs(r) + propagated);
   return finish(t, r, error);
 }
 

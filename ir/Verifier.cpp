@@ -74,6 +74,20 @@ public:
              s);
       return;
     }
+    case StmtKind::Reduce: {
+      auto *n = s.as<Reduce>();
+      const Param &p = array(n->array, n->indices.size(), s);
+      for (const Expr &i : n->indices)
+        expr(i, s);
+      expr(n->value, s);
+      if (n->value.type() != p.type)
+        fail(std::string("reduction of a ") + type_name(n->value.type()) + " into '" + p.name +
+                 "', an array of " + type_name(p.type),
+             s);
+      if (p.type == ScalarType::Bool)
+        fail("reduction into '" + p.name + "', an array of bool", s);
+      return;
+    }
     case StmtKind::IfThenElse: {
       auto *n = s.as<IfThenElse>();
       expr(n->cond, s);

@@ -151,8 +151,8 @@ ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Arg
 }
 
 PackedParams pack_params(const std::vector<ir::Param> &params, const ir::ArgumentValues &values,
-                         const std::vector<uint64_t> &pointers) {
-  size_t count = 0;
+                         const std::vector<uint64_t> &pointers, size_t extra) {
+  size_t count = extra;
   for (const ir::Param &p : params)
     count += p.kind == ir::ParamKind::Array ? 1 + p.rank : 1;
   PackedParams packed(count);

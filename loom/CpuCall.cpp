@@ -3,9 +3,91 @@
 #include "runtime/CpuLaunch.h"
 #include "runtime/DeviceBuffer.h"
 
+#include "ir/Evaluate.h"
+#include "ir/Semantics.h"
+#include "support/Error.h"
+
 #include <cstring>
 
 namespace loom {
+
+namespace {
+
+ir::ScalarValue load_scalar(const void *p, ir::ScalarType t) {
+  switch (t) {
+  case ir::ScalarType::I32: {
+    int32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return ir::int_value(t, v);
+  }
+  case ir::ScalarType::I64: {
+    int64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return ir::int_value(t, v);
+  }
+  case ir::ScalarType::F32: {
+    float v;
+    std::memcpy(&v, p, sizeof v);
+    return ir::float_value(t, v);
+  }
+  case ir::ScalarType::F64: {
+    double v;
+    std::memcpy(&v, p, sizeof v);
+    return ir::float_value(t, v);
+  }
+  case ir::ScalarType::Bool:
+    break;
+  }
+  throw Error("internal error: a reduction of bools");
+}
+
+void store_scalar(void *p, ir::ScalarType t, ir::ScalarValue v) {
+  if (t == ir::ScalarType::I32) {
+    int32_t x = static_cast<int32_t>(v.i);
+    std::memcpy(p, &x, sizeof x);
+  } else if (t == ir::ScalarType::I64) {
+    std::memcpy(p, &v.i, sizeof v.i);
+  } else if (t == ir::ScalarType::F32) {
+    float x = static_cast<float>(v.f);
+    std::memcpy(p, &x, sizeof x);
+  } else {
+    std::memcpy(p, &v.f, sizeof v.f);
+  }
+}
+
+// Combines the chunks' partials (support/Abi.h's scratch slots) in chunk order, then each total
+// into its array element: with the combination order fixed, a fixed thread count gives the same
+// bits on every run.
+void finish_reductions(const std::string &kernel, const ir::Task &task,
+                       const std::vector<ir::Param> &params, const ir::ArgumentValues &values,
+                       std::span<const Argument> args, const std::vector<uint64_t> &pointers,
+                       const std::vector<uint64_t> &scratch, int64_t chunks) {
+  const size_t count = task.reductions.size();
+  for (size_t r = 0; r < count && chunks > 0; ++r) {
+    const ir::TaskReduction &red = task.reductions[r];
+    const ir::ScalarType t = params[red.array].type;
+    const ir::BinaryOp op = ir::binary_op_of(red.op);
+    ir::ScalarValue total = load_scalar(&scratch[1 + r], t);
+    for (int64_t c = 1; c < chunks; ++c)
+      total = ir::binary_op(op, t, total, load_scalar(&scratch[1 + c * count + r], t));
+    const std::vector<int64_t> &shape = args[red.array].shape;
+    int64_t linear = 0;
+    for (size_t d = 0; d < red.indices.size(); ++d) {
+      int64_t i = ir::evaluate(red.indices[d], params, values).i;
+      if (i < 0 || i >= shape[d])
+        throw ArgumentError("kernel '" + kernel + "': a reduction into '" + params[red.array].name +
+                            "' has index " + std::to_string(i) + " in dimension " +
+                            std::to_string(d) + ", outside its extent " +
+                            std::to_string(shape[d]));
+      linear = linear * shape[d] + i;
+    }
+    auto *element = reinterpret_cast<unsigned char *>(pointers[red.array]) +
+                    linear * static_cast<int64_t>(ir::byte_size(t));
+    store_scalar(element, t, ir::binary_op(op, t, load_scalar(element, t), total));
+  }
+}
+
+} // namespace
 
 void run_on_cpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values) {
@@ -32,11 +114,20 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
   }
 
   PackedParams packed = pack_params(params, values, pointers);
+  std::vector<uint64_t> scratch;
   for (size_t t = 0; t < c.lowered.tasks.size(); ++t) {
     const ir::Task &task = c.lowered.tasks[t];
     bool parallel = task.kind == ir::TaskKind::Parallel;
     int64_t extent = parallel ? ir::evaluate(task.domain[0], params, values).i : 0;
-    runtime::run_cpu_task(c.code->tasks()[t], packed.data(), extent, parallel);
+    if (task.reductions.empty()) {
+      runtime::run_cpu_task(c.code->tasks()[t], packed.data(), extent, parallel);
+      continue;
+    }
+    scratch.assign(1 + runtime::cpu_thread_count() * task.reductions.size(), 0);
+    PackedParams with_scratch = pack_params(params, values, pointers, 1);
+    with_scratch.push(reinterpret_cast<uint64_t>(scratch.data()));
+    int64_t chunks = runtime::run_cpu_task(c.code->tasks()[t], with_scratch.data(), extent, parallel);
+    finish_reductions(state.kernel.name, task, params, values, args, pointers, scratch, chunks);
   }
 
   for (size_t p = 0; p < args.size(); ++p)

@@ -49,7 +49,20 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
       domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
     runtime::GridShape shape =
         runtime::choose_grid(g.functions[t], domain, ctx.info(), state.launch_policy);
-    runtime::launch(g.functions[t], shape, packed.data());
+    if (task.reductions.empty()) {
+      runtime::launch(g.functions[t], shape, packed.data());
+    } else {
+      size_t bytes = 8 * (1 + shape.block_count() * task.reductions.size());
+      if (state.reduction_scratch.bytes() < bytes) {
+        state.reduction_scratch = runtime::DeviceBuffer(); // free the old one first
+        state.reduction_scratch = runtime::DeviceBuffer(bytes);
+        const uint64_t zero = 0;
+        state.reduction_scratch.copy_from_host(&zero, sizeof zero);
+      }
+      PackedParams with_scratch = pack_params(params, values, pointers, 1);
+      with_scratch.push(state.reduction_scratch.ptr());
+      runtime::launch(g.functions[t], shape, with_scratch.data());
+    }
     state.last_grids.push_back(std::move(shape));
   }
   runtime::synchronize();

@@ -7,7 +7,9 @@
 #include "ir/IR.h"
 #include "loom/Arguments.h"
 #include "loom/Target.h"
+#include "runtime/DeviceBuffer.h"
 #include "runtime/GpuModule.h"
+#include "support/Error.h"
 #include "runtime/GridShape.h"
 
 #include <cstring>
@@ -44,6 +46,9 @@ struct KernelState {
   std::unique_ptr<CompiledCpu> cpu;
   runtime::LaunchPolicy launch_policy;
   std::vector<runtime::GridShape> last_grids; // GPU: one per task, from the last call
+  // GPU tasks with reductions: their scratch slots (support/Abi.h), grown as launches need;
+  // slot 0, the finished-block count, is zero between launches.
+  runtime::DeviceBuffer reduction_scratch;
 
   CompiledGpu &compiled_gpu(); // compile on first use (caller holds the mutex)
   CompiledCpu &compiled_cpu();
@@ -66,7 +71,10 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
 class PackedParams {
 public:
   explicit PackedParams(size_t count) { values_.reserve(count), pointers_.reserve(count); }
+  // Room for `count` values: pushing more would move the values the pointers point at.
   template <class T> void push(T v) {
+    if (values_.size() == values_.capacity())
+      throw Error("internal error: more parameters packed than reserved");
     values_.emplace_back();
     static_assert(sizeof(T) <= sizeof(uint64_t));
     std::memcpy(&values_.back(), &v, sizeof(T));
@@ -79,8 +87,9 @@ private:
   std::vector<void *> pointers_;
 };
 
-// Packs the parameters: arrays as `pointers[k]` plus extents, scalars converted to their type.
+// Packs the parameters: arrays as `pointers[k]` plus extents, scalars converted to their type,
+// with room for `extra` more values pushed after them (a reduction's scratch pointer).
 PackedParams pack_params(const std::vector<ir::Param> &params, const ir::ArgumentValues &values,
-                         const std::vector<uint64_t> &pointers);
+                         const std::vector<uint64_t> &pointers, size_t extra = 0);
 
 } // namespace loom

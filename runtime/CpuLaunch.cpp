@@ -22,20 +22,21 @@ int cpu_thread_count() {
   return std::max(omp_get_max_threads(), 1);
 }
 
-void run_cpu_task(CpuTaskFn fn, void *const *params, int64_t extent, bool parallel,
+int64_t run_cpu_task(CpuTaskFn fn, void *const *params, int64_t extent, bool parallel,
                   int64_t min_iterations_per_thread) {
   if (!parallel) {
-    fn(params, 0, 0);
-    return;
+    fn(params, 0, 0, 0);
+    return 1;
   }
   if (extent <= 0)
-    return;
+    return 0;
   int64_t grain = std::max<int64_t>(min_iterations_per_thread, 1);
   int64_t chunks = std::min<int64_t>(cpu_thread_count(), std::max<int64_t>(extent / grain, 1));
   if (chunks <= 1) {
-    fn(params, 0, extent);
-    return;
+    fn(params, 0, extent, 0);
+    return 1;
   }
+  int64_t ran = 0;
 
 #pragma omp parallel num_threads(static_cast <int>(chunks))
   {
@@ -46,9 +47,11 @@ void run_cpu_task(CpuTaskFn fn, void *const *params, int64_t extent, bool parall
     int64_t base = extent / team, extra = extent % team;
     int64_t begin = rank * base + std::min(rank, extra);
     int64_t end = begin + base + (rank < extra ? 1 : 0);
-    if (begin < end)
-      fn(params, begin, end);
+    fn(params, begin, end, rank); // even when empty: every chunk of the team writes its partials
+    if (rank == 0)
+      ran = team;
   }
+  return ran;
 }
 
 } // namespace loom::runtime

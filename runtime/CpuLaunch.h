@@ -17,8 +17,9 @@ int cpu_thread_count();
 // a needless parallel region costs microseconds while a needlessly serial heavy loop costs a factor
 // of the core count; callers that know the body is light pass more). When one chunk results, or
 // extent <= 0 (nothing to run: no call), no parallel region is opened. The task code must not throw
-// (an exception cannot leave an OpenMP region).
-void run_cpu_task(CpuTaskFn fn, void *const *params, int64_t extent, bool parallel,
+// (an exception cannot leave an OpenMP region). Every chunk of the team is called, numbered
+// 0, 1, ... in iteration order (a chunk can be empty); returns how many were called.
+int64_t run_cpu_task(CpuTaskFn fn, void *const *params, int64_t extent, bool parallel,
                   int64_t min_iterations_per_thread = 1);
 
 } // namespace loom::runtime

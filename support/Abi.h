@@ -4,6 +4,11 @@
 // pointer followed by R i64 extents (outermost first); a scalar parameter becomes its value (bool
 // as one byte). The runtime passes `params`, an array holding the address of each flattened value:
 // exactly what cuLaunchKernel takes as kernelParams, and what a CPU task entry receives.
+//
+// A task with reductions (ir::TaskReduction) takes one more pointer after them: scratch memory
+// of 8-byte slots. Slot 0 is the GPU's count of finished blocks (zero before a launch, and reset
+// to zero by the last block); slot 1 + w * R + r receives worker w's partial of reduction r
+// (R reductions; a worker is a GPU block or a CPU chunk), stored in the element type.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +16,9 @@
 namespace loom {
 
 // Entry point of a CPU task: runs iterations [chunk_begin, chunk_end) of the task's outermost
-// parallel dimension (serial tasks ignore both).
-using CpuTaskFn = void (*)(void *const *params, int64_t chunk_begin, int64_t chunk_end);
+// parallel dimension (serial tasks ignore both); chunk_index numbers the chunks from 0 in
+// iteration order, and picks the scratch slots of a task with reductions.
+using CpuTaskFn = void (*)(void *const *params, int64_t chunk_begin, int64_t chunk_end,
+                           int64_t chunk_index);
 
 } // namespace loom

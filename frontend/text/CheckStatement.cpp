@@ -172,7 +172,8 @@ void Checker::store(const ast::Stmt &s) {
       error(s.op_loc, e.message);
     }
   }
-  emit(ir::Store::make(array, idx, convert(v, p.type)));
+  // `x[i] += v`, `x[i] = x[i] * v`, `x[i] = min(x[i], v)`: a reduction (ir::store_or_reduce).
+  emit(ir::store_or_reduce(array, idx, convert(v, p.type)));
 }
 
 void Checker::if_statement(const ast::Stmt &s) {

@@ -92,7 +92,7 @@ private:
 inline void run_cpu(const LoweredKernel &kernel, const ParamPack &args, int64_t begin = 0,
                     int64_t end = 0) {
   std::unique_ptr<CpuCode> code = compile_cpu(kernel);
-  code->tasks().at(0)(args.params(), begin, end);
+  code->tasks().at(0)(args.params(), begin, end, 0);
 }
 
 } // namespace loom::codegen::test

@@ -48,13 +48,13 @@ TEST(codegen_cpu_jit, SaxpyRunsExactlyTheGivenChunk) {
   ParamPack args;
   args.scalar(a).array(x.data(), {n}).array(y.data(), {n});
 
-  code->tasks()[0](args.params(), 10, 517);
+  code->tasks()[0](args.params(), 10, 517, 0);
   for (int64_t i = 0; i < n; ++i) {
     float expected = (i >= 10 && i < 517) ? a * x[i] + y0[i] : y0[i];
     ASSERT_EQ(y[i], expected) << "i=" << i; // one rounding per operation, no contraction
   }
-  code->tasks()[0](args.params(), 0, 10);
-  code->tasks()[0](args.params(), 517, n);
+  code->tasks()[0](args.params(), 0, 10, 0);
+  code->tasks()[0](args.params(), 517, n, 0);
   for (int64_t i = 0; i < n; ++i)
     ASSERT_EQ(y[i], a * x[i] + y0[i]) << "i=" << i;
 }
@@ -91,8 +91,8 @@ TEST(codegen_cpu_jit, MatmulIsRowMajorOverNonSquareShapes) {
   ParamPack args;
   args.array(A.data(), {N, K}).array(B.data(), {K, M}).array(C.data(), {N, M});
   std::unique_ptr<CpuCode> code = compile_cpu(kernel);
-  code->tasks()[0](args.params(), 0, 3);
-  code->tasks()[0](args.params(), 3, N);
+  code->tasks()[0](args.params(), 0, 3, 0);
+  code->tasks()[0](args.params(), 3, N, 0);
   for (int64_t r = 0; r < N; ++r)
     for (int64_t c = 0; c < M; ++c) {
       double expected = 0;
@@ -182,8 +182,8 @@ TEST(codegen_cpu_jit, KernelsWithEqualTaskNamesStayApart) {
   ParamPack pa, pb;
   pa.array(a.data(), {4});
   pb.array(b.data(), {4});
-  first->tasks()[0](pa.params(), 0, 0);
-  second->tasks()[0](pb.params(), 0, 0);
+  first->tasks()[0](pa.params(), 0, 0, 0);
+  second->tasks()[0](pb.params(), 0, 0, 0);
   EXPECT_EQ(a, (std::vector<int64_t>{100, 101, 102, 103}));
   EXPECT_EQ(b, (std::vector<int64_t>{200, 201, 202, 203}));
 }
@@ -194,7 +194,7 @@ TEST(codegen_cpu_jit, CompilingAndFreeingManyKernels) {
     std::vector<int64_t> out(3);
     ParamPack args;
     args.array(out.data(), {3});
-    code->tasks()[0](args.params(), 0, 0);
+    code->tasks()[0](args.params(), 0, 0, 0);
     ASSERT_EQ(out, (std::vector<int64_t>{k, k + 1, k + 2})) << "kernel " << k;
   }
 }
@@ -210,7 +210,7 @@ TEST(codegen_cpu_jit, CompilesFromManyThreadsAtOnce) {
           std::vector<int64_t> out(3);
           ParamPack args;
           args.array(out.data(), {3});
-          code->tasks()[0](args.params(), 0, 0);
+          code->tasks()[0](args.params(), 0, 0, 0);
           failures += out != std::vector<int64_t>{k, k + 1, k + 2};
         } catch (const std::exception &) {
           ++failures;
@@ -241,8 +241,8 @@ TEST(codegen_cpu_jit, TasksRunInOrderAndSeeEachOthersWrites) {
   args.array(x.data(), {3}).array(y.data(), {3});
   std::unique_ptr<CpuCode> code = compile_cpu(kernel);
   ASSERT_EQ(code->tasks().size(), 2u);
-  code->tasks()[0](args.params(), 0, 0);
-  code->tasks()[1](args.params(), 0, 0);
+  code->tasks()[0](args.params(), 0, 0, 0);
+  code->tasks()[1](args.params(), 0, 0, 0);
   EXPECT_EQ(y, (std::vector<int32_t>{2, 4, 6}));
   EXPECT_EQ(x, (std::vector<int32_t>{0, 2, 4}));
 }

@@ -66,6 +66,9 @@ inline Stmt assign(const Var &v, Expr e) {
 inline Stmt store(int array, std::vector<Expr> idx, Expr e) {
   return Store::make(array, std::move(idx), std::move(e));
 }
+inline Stmt reduce(ReduceOp op, int array, std::vector<Expr> idx, Expr e) {
+  return Reduce::make(op, array, std::move(idx), std::move(e));
+}
 inline Stmt if_(Expr c, Stmt then_case, Stmt else_case = Stmt()) {
   return IfThenElse::make(std::move(c), std::move(then_case), std::move(else_case));
 }

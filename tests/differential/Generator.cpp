@@ -36,6 +36,10 @@ struct VarInfo {
 // iteration in the dimensions bound to parallel indices (undefined: a free dimension).
 struct Parallel {
   std::map<int, std::vector<Expr>> own;
+  // Arrays this loop only reduces into, each with one operation (two operations on one element
+  // would make the result depend on the order), and never reads.
+  std::map<int, ReduceOp> reduce_into;
+  bool reduced(int array) const { return reduce_into.count(array) > 0; }
 };
 
 struct Context {
@@ -207,6 +211,16 @@ private:
     for (const ArrayInfo *a : outputs) // more arrays of the same shape, at the same index
       if (a != &primary && a->shape == primary.shape && chance(0.5))
         par.own[a->param] = own;
+    for (const ArrayInfo *a : outputs)
+      if (!par.own.count(a->param) && a->type != ScalarType::Bool && chance(0.35)) {
+        static const ReduceOp int_ops[] = {ReduceOp::Add, ReduceOp::Add, ReduceOp::Mul,
+                                           ReduceOp::Min, ReduceOp::Max};
+        static const ReduceOp float_ops[] = {ReduceOp::Add, ReduceOp::Add, ReduceOp::Min,
+                                             ReduceOp::Max, ReduceOp::Mul};
+        // Float products are rare: their order moves them too far to compare.
+        par.reduce_into[a->param] =
+            is_float(a->type) ? float_ops[pick(chance(0.1) ? 5 : 4)] : int_ops[pick(5)];
+      }
 
     Context ctx;
     ctx.parallel = &par;
@@ -238,7 +252,7 @@ private:
     const bool loop = nest && ctx.trips < 64;
     for (;;) {
       Stmt s;
-      switch (pick(10)) {
+      switch (pick(11)) {
       case 0:
       case 1:
         s = declare(ctx);
@@ -271,6 +285,9 @@ private:
       case 9:
         if (loop && reduction(ctx, out))
           return;
+        break;
+      case 10:
+        s = reduce(ctx);
         break;
       }
       if (s.defined()) {
@@ -311,6 +328,35 @@ private:
     return Store::make(array, idx, expr(params_[array].type, options_.max_expr_depth, ctx));
   }
 
+  // array[indices] op= value. In a parallel loop: into an array the loop only reduces into, at
+  // one element for all iterations (constant indices) or at data-dependent ones; elsewhere into
+  // any output array.
+  Stmt reduce(const Context &ctx) {
+    std::vector<int> targets;
+    if (ctx.parallel) {
+      for (const auto &[array, op] : ctx.parallel->reduce_into)
+        targets.push_back(array);
+    } else {
+      for (const ArrayInfo &a : arrays_)
+        if (a.output && a.type != ScalarType::Bool)
+          targets.push_back(a.param);
+    }
+    if (targets.empty())
+      return Stmt();
+    int array = one_of(targets);
+    const ArrayInfo &info = array_info(array);
+    ReduceOp op = ctx.parallel ? ctx.parallel->reduce_into.at(array)
+                               : static_cast<ReduceOp>(pick(4));
+    std::vector<Expr> idx;
+    if (ctx.parallel && chance(0.6)) {
+      for (int64_t extent : info.shape)
+        idx.push_back(i64c(pick(extent)));
+    } else {
+      idx = indices(array, ctx);
+    }
+    return Reduce::make(op, array, idx, expr(info.type, options_.max_expr_depth, ctx));
+  }
+
   // for v in begin .. end step s, with a trip count of at most 8.
   Stmt for_loop(Context ctx) {
     int64_t begin = pick(3), step = chance(0.7) ? 1 : 1 + pick(3);
@@ -348,7 +394,7 @@ private:
   bool reduction(const Context &ctx, std::vector<Stmt> &out) {
     std::vector<const ArrayInfo *> sources;
     for (const ArrayInfo &a : arrays_)
-      if (!ctx.parallel || !ctx.parallel->own.count(a.param))
+      if (!ctx.parallel || (!ctx.parallel->own.count(a.param) && !ctx.parallel->reduced(a.param)))
         if (!ctx.inputs_only || !a.output)
           sources.push_back(&a);
     if (sources.empty())
@@ -543,7 +589,8 @@ private:
       case 3: {
         std::vector<int> sources;
         for (const ArrayInfo &a : arrays_)
-          if (a.type == t && !ctx.domain && (!ctx.inputs_only || !a.output))
+          if (a.type == t && !ctx.domain && (!ctx.inputs_only || !a.output) &&
+              !(ctx.parallel && ctx.parallel->reduced(a.param)))
             sources.push_back(a.param);
         if (!sources.empty()) {
           int array = one_of(sources);

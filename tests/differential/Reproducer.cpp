@@ -159,6 +159,13 @@ public:
       return "store(" + std::to_string(n->array) + ", " + list(n->indices) + ", " + expr(n->value) +
              ")";
     }
+    case StmtKind::Reduce: {
+      auto *n = s.as<Reduce>();
+      static const char *ops[] = {"ReduceOp::Add", "ReduceOp::Mul", "ReduceOp::Min",
+                                  "ReduceOp::Max"};
+      return std::string("reduce(") + ops[static_cast<int>(n->op)] + ", " +
+             std::to_string(n->array) + ", " + list(n->indices) + ", " + expr(n->value) + ")";
+    }
     case StmtKind::IfThenElse: {
       auto *n = s.as<IfThenElse>();
       std::string out = "if_(" + expr(n->cond) + ", " + stmt(n->then_case, indent);

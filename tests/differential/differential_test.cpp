@@ -119,20 +119,38 @@ protected:
     seen.insert(n->else_case.defined() ? "if else" : "if");
     Visitor::visit_node(n);
   }
-  void visit_node(const ir::ParallelFor *n) override {
-    seen.insert("parallel " + std::to_string(n->vars.size()) + "d");
-    Visitor::visit_node(n);
-  }
   void visit_node(const ir::Store *n) override {
     seen.insert("store rank " + std::to_string(n->indices.size()));
     Visitor::visit_node(n);
   }
+  void visit_node(const ir::Reduce *n) override {
+    seen.insert(std::string("reduce ") + ir::op_name(n->op) + " " +
+                ir::type_name(kernel->params[n->array].type) + (parallel_ ? " parallel" : ""));
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::ParallelFor *n) override;
+
+public:
+  const ir::Kernel *kernel = nullptr;
+
+private:
+  int parallel_ = 0;
 };
+
+void Coverage::visit_node(const ir::ParallelFor *n) {
+  seen.insert("parallel " + std::to_string(n->vars.size()) + "d");
+  ++parallel_;
+  Visitor::visit_node(n);
+  --parallel_;
+}
 
 TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
   Coverage c;
-  for (uint64_t seed = 1; seed <= 300; ++seed)
-    c.visit(generate_program(seed).kernel.body);
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    Program p = generate_program(seed);
+    c.kernel = &p.kernel;
+    c.visit(p.kernel.body);
+  }
   using ir::ScalarType;
   const ScalarType ints[] = {ScalarType::I32, ScalarType::I64};
   const ScalarType floats[] = {ScalarType::F32, ScalarType::F64};
@@ -159,6 +177,14 @@ TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
         expected.push_back(std::string("cast ") + ir::type_name(from) + " " + ir::type_name(to));
   for (const char *op : {"&&", "||", "&", "|", "^", "<", "=="})
     expected.push_back(std::string("binary ") + op + " bool");
+  // Reductions: every operation on every numeric type, in parallel loops (each element kind)
+  // and outside them; float products in parallel loops are rare (their order is too visible).
+  for (ScalarType t : {ScalarType::I32, ScalarType::I64, ScalarType::F32, ScalarType::F64})
+    for (const char *op : {"+=", "*=", "min=", "max="}) {
+      expected.push_back(std::string("reduce ") + op + " " + ir::type_name(t));
+      if (!(ir::is_float(t) && std::string(op) == "*="))
+        expected.push_back(std::string("reduce ") + op + " " + ir::type_name(t) + " parallel");
+    }
   for (const std::string &e : expected)
     EXPECT_TRUE(c.seen.count(e)) << "no generated program has: " << e;
 }

@@ -91,7 +91,7 @@ TEST(Trace, ControlFlowBecomesIR) {
                               "      }\n"
                               "    }\n"
                               "    for k in 2 .. 10 step 3 {\n"
-                              "      out[i] = out[i] + i32(k)\n"
+                              "      out[i] += i32(k)\n"
                               "    }\n"
                               "  }\n"
                               "}\n");

@@ -106,8 +106,8 @@ TEST(Lower, LogsEveryPassInOrder) {
   std::vector<std::string> passes;
   lower(two_loops(), Target::GPU,
         [&](const std::string &p, const std::string &) { passes.push_back(p); });
-  EXPECT_EQ(passes, (std::vector<std::string>{"input", "split_into_tasks", "map_parallel_loops",
-                                              "simplify"}));
+  EXPECT_EQ(passes, (std::vector<std::string>{"input", "split_into_tasks", "lower_reductions",
+                                              "map_parallel_loops", "simplify"}));
 }
 
 TEST(Simplify, FoldsWithLoomIntegerSemantics) {

@@ -22,6 +22,7 @@ namespace {
 // What the test task records: the chunks it was called with and the threads that ran them.
 struct Record {
   std::vector<std::pair<int64_t, int64_t>> chunks;
+  std::vector<std::pair<int64_t, int64_t>> index_of_begin; // (chunk_begin, chunk_index)
   std::set<std::thread::id> threads;
 };
 struct LockedRecord {
@@ -31,13 +32,15 @@ struct LockedRecord {
 
 // Has the CpuTaskFn signature, as a compiled task entry does. params[0] is a per-iteration counter
 // array, params[1] a LockedRecord.
-void count_iterations(void *const *params, int64_t chunk_begin, int64_t chunk_end) {
+void count_iterations(void *const *params, int64_t chunk_begin, int64_t chunk_end,
+                      int64_t chunk_index) {
   auto *counters = static_cast<std::atomic<int> *>(params[0]);
   auto *log = static_cast<LockedRecord *>(params[1]);
   for (int64_t i = chunk_begin; i < chunk_end; ++i)
     counters[i].fetch_add(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(log->mutex);
   log->record.chunks.emplace_back(chunk_begin, chunk_end);
+  log->record.index_of_begin.emplace_back(chunk_begin, chunk_index);
   log->record.threads.insert(std::this_thread::get_id());
 }
 
@@ -47,7 +50,13 @@ Record run_and_check(int64_t extent, bool parallel, int64_t grain = 1) {
       std::make_unique<std::atomic<int>[]>(static_cast<size_t>(std::max<int64_t>(extent, 1)));
   LockedRecord log;
   void *params[] = {counters.get(), &log};
-  run_cpu_task(count_iterations, params, extent, parallel, grain);
+  int64_t calls = run_cpu_task(count_iterations, params, extent, parallel, grain);
+  EXPECT_EQ(static_cast<size_t>(calls), log.record.chunks.size()) << "extent " << extent;
+  // Chunk indices are 0, 1, ... in iteration order.
+  std::vector<std::pair<int64_t, int64_t>> order = log.record.index_of_begin;
+  std::sort(order.begin(), order.end());
+  for (size_t k = 0; k < order.size(); ++k)
+    EXPECT_EQ(static_cast<int64_t>(k), order[k].second) << "extent " << extent;
   int64_t wrong = 0;
   for (int64_t i = 0; i < extent; ++i)
     wrong += counters[i].load() != 1;

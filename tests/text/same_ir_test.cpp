@@ -341,7 +341,7 @@ def k(x: f64[n],
 )");
   std::string text = ir::to_string(k);
   EXPECT_NE(text.find("y[i] = sqrt(x[i]) + 3.14159"), std::string::npos) << text;
-  EXPECT_NE(text.find("y[i] = y[i] + x[i] * 16.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("y[i] += x[i] * 16.0"), std::string::npos) << text;
 }
 
 TEST(TextKernel, TypeInferenceOfLocals) {

@@ -1,0 +1,207 @@
+#include "ir/Mutator.h"
+#include "ir/Passes.h"
+#include "ir/Printer.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+namespace loom::ir {
+
+namespace {
+
+// Every access to one array inside the parallel loop.
+struct ArrayUse {
+  bool all_owned = true;      // every access is at the iteration's own element
+  bool all_reduce = true;     // no plain load or store
+  bool all_invariant = true;  // every index is the same for all iterations
+  std::set<ReduceOp> ops;
+};
+
+class Uses : public Visitor {
+public:
+  Uses(const ParallelFor *loop, const std::vector<Param> &params) : loop_(loop) {
+    for (const Param &p : params)
+      if (p.var)
+        scalar_params_.insert(p.var.get());
+  }
+  std::map<int, ArrayUse> arrays;
+
+  bool owned(const std::vector<Expr> &indices) const {
+    if (!loop_ || nested_ > 0 || indices.size() != loop_->vars.size())
+      return false;
+    for (size_t k = 0; k < indices.size(); ++k) {
+      auto *r = indices[k].as<VarRef>();
+      if (!r || r->var != loop_->vars[k])
+        return false;
+    }
+    return true;
+  }
+  bool invariant(const std::vector<Expr> &indices) const {
+    Invariant check(scalar_params_);
+    for (const Expr &i : indices)
+      check.visit(i);
+    return check.ok;
+  }
+
+protected:
+  void visit_node(const Load *n) override {
+    note(n->array, n->indices, nullptr);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Store *n) override {
+    note(n->array, n->indices, nullptr);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Reduce *n) override {
+    note(n->array, n->indices, &n->op);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ParallelFor *n) override {
+    ++nested_;
+    Visitor::visit_node(n);
+    --nested_;
+  }
+
+private:
+  // Over scalar parameters, constants and array shapes only.
+  struct Invariant : Visitor {
+    explicit Invariant(const std::set<const Variable *> &params) : params(params) {}
+    const std::set<const Variable *> &params;
+    bool ok = true;
+    void visit_node(const VarRef *n) override { ok = ok && params.count(n->var.get()); }
+    void visit_node(const Load *) override { ok = false; }
+    void visit_node(const SpecialReg *) override { ok = false; }
+  };
+
+  void note(int array, const std::vector<Expr> &indices, const ReduceOp *op) {
+    ArrayUse &u = arrays[array];
+    u.all_owned = u.all_owned && owned(indices);
+    u.all_reduce = u.all_reduce && op != nullptr && nested_ == 0;
+    u.all_invariant = u.all_invariant && invariant(indices);
+    if (op)
+      u.ops.insert(*op);
+  }
+
+  const ParallelFor *loop_;
+  std::set<const Variable *> scalar_params_;
+  int nested_ = 0;
+};
+
+Expr identity(ReduceOp op, ScalarType t) {
+  const bool fp = is_float(t);
+  const double inf = std::numeric_limits<double>::infinity();
+  const int64_t big = t == ScalarType::I32 ? std::numeric_limits<int32_t>::max()
+                                           : std::numeric_limits<int64_t>::max();
+  switch (op) {
+  case ReduceOp::Add:
+    return fp ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
+  case ReduceOp::Mul:
+    return fp ? FloatConst::make(t, 1.0) : IntConst::make(t, 1);
+  case ReduceOp::Min:
+    return fp ? FloatConst::make(t, inf) : IntConst::make(t, big);
+  case ReduceOp::Max:
+    return fp ? FloatConst::make(t, -inf) : IntConst::make(t, -big - 1);
+  }
+  return Expr();
+}
+
+// Rewrites each Reduce by what `lower` says of its array: a load-op-store, an update of a
+// worker's accumulator, or (left alone) an atomic update.
+class Rewrite : public Mutator {
+public:
+  enum class Kind { ReadModifyWrite, Accumulate, Atomic };
+  std::map<int, Kind> kinds; // arrays not listed: ReadModifyWrite
+  std::map<std::string, TaskReduction> accumulators; // by "array[indices] op"
+  std::vector<std::string> order;                    // accumulators in order of first use
+  const std::vector<Param> *params = nullptr;
+
+protected:
+  Stmt mutate_node(const Reduce *n, const Stmt &self) override {
+    auto it = kinds.find(n->array);
+    Kind kind = it == kinds.end() ? Kind::ReadModifyWrite : it->second;
+    Stmt s = Mutator::mutate_node(n, self);
+    auto *r = s.as<Reduce>();
+    const ScalarType t = (*params)[r->array].type;
+    switch (kind) {
+    case Kind::Atomic:
+      return s;
+    case Kind::ReadModifyWrite:
+      return Store::make(r->array, r->indices,
+                         Binary::make(binary_op_of(r->op), Load::make(t, r->array, r->indices),
+                                      r->value));
+    case Kind::Accumulate: {
+      std::string key = to_string(Load::make(t, r->array, r->indices), *params) + " " +
+                        op_name(r->op);
+      auto found = accumulators.find(key);
+      if (found == accumulators.end()) {
+        Var acc = make_var((*params)[r->array].name + "_partial" + std::to_string(order.size()), t);
+        found = accumulators.emplace(key, TaskReduction{r->op, acc, r->array, r->indices}).first;
+        order.push_back(key);
+      }
+      const Var &acc = found->second.accumulator;
+      return Assign::make(acc, Binary::make(binary_op_of(r->op), VarRef::make(acc), r->value));
+    }
+    }
+    return s;
+  }
+};
+
+} // namespace
+
+Task lower_reductions(const Task &task, const std::vector<Param> &params) {
+  Task out = task;
+  Rewrite rewrite;
+  rewrite.params = &params;
+
+  // The task's parallel loop: the last top-level statement of a parallel task (after the
+  // re-declared locals split_into_tasks puts first).
+  const ParallelFor *loop = nullptr;
+  std::vector<Stmt> top{task.body};
+  if (auto *b = task.body.as<Block>())
+    top = b->stmts;
+  if (task.kind == TaskKind::Parallel && !top.empty())
+    loop = top.back().as<ParallelFor>();
+
+  Uses uses(loop, params);
+  uses.visit(loop ? loop->body : task.body);
+  // A serial task runs one update at a time, except inside a parallel loop nested in it.
+  struct HasParallel : Visitor {
+    bool found = false;
+    void visit_node(const ParallelFor *) override { found = true; }
+  } nested;
+  if (!loop)
+    nested.visit(task.body);
+  for (const auto &[array, use] : uses.arrays) {
+    if (use.ops.empty())
+      continue;
+    if (!loop)
+      rewrite.kinds[array] = nested.found ? Rewrite::Kind::Atomic : Rewrite::Kind::ReadModifyWrite;
+    else if (use.all_owned)
+      rewrite.kinds[array] = Rewrite::Kind::ReadModifyWrite;
+    else if (use.all_reduce && use.all_invariant && use.ops.size() == 1)
+      rewrite.kinds[array] = Rewrite::Kind::Accumulate;
+    else
+      rewrite.kinds[array] = Rewrite::Kind::Atomic;
+  }
+
+  Stmt body = rewrite.mutate(task.body);
+  if (!rewrite.order.empty()) {
+    std::vector<Stmt> stmts;
+    for (const std::string &key : rewrite.order) {
+      const TaskReduction &r = rewrite.accumulators.at(key);
+      stmts.push_back(Declare::make(r.accumulator, identity(r.op, r.accumulator->type)));
+      out.reductions.push_back(r);
+    }
+    if (auto *b = body.as<Block>())
+      stmts.insert(stmts.end(), b->stmts.begin(), b->stmts.end());
+    else
+      stmts.push_back(body);
+    body = Block::make(std::move(stmts));
+  }
+  out.body = body;
+  return out;
+}
+
+} // namespace loom::ir
