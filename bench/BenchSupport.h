@@ -76,6 +76,16 @@ inline bool check(const char *what, double error, double tolerance) {
   return ok;
 }
 
+// A float sum's error against the double-precision sum of x, relative to the bound of any
+// summation order, n * u * sum|x| (u = 2^-24): at most 1 when the sum is right.
+inline double sum_error(const float *x, size_t n, double got) {
+  double exact = 0, magnitude = 0;
+  for (size_t i = 0; i < n; ++i)
+    exact += x[i], magnitude += std::fabs(double(x[i]));
+  return std::fabs(got - exact) / (double(n) * 0x1p-24 * magnitude + 1e-30);
+}
+constexpr double sum_tolerance = 1.0;
+
 // Worst |y - (a*x + y0)| / max(1, |ref|) over all elements, against a double reference.
 inline double saxpy_error(float a, const float *x, const float *y0, const float *y, size_t n) {
   double worst = 0;

@@ -20,6 +20,15 @@ inline loom::Kernel make_saxpy(const std::string &name) {
                       {"a", "x", "y"});
 }
 
+// total[0] += x[i]: a reduction into one element (per-block partials, then the blocks in order).
+inline loom::Kernel make_sum(const std::string &name) {
+  return loom::kernel(name,
+                      [](loom::Array<float> x, loom::Array<float> total) {
+                        loom::parallel_for(x.size(), [&](loom::Index i) { total[0] += x[i]; });
+                      },
+                      {"x", "total"});
+}
+
 // The naive matmul: one parallel iteration per element of C, an inner loop over k.
 inline loom::Kernel make_matmul(const std::string &name) {
   return loom::kernel(name,

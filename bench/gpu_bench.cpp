@@ -153,6 +153,24 @@ bool saxpy_bench(uint64_t seed) {
   return ok;
 }
 
+// 2^30 floats (4 GiB read per call) summed into one element; CUB's DeviceReduce::Sum is the peer.
+bool sum_bench(uint64_t seed) {
+  const size_t n = size_t(1) << 30;
+  std::vector<float> x = bench::random_vector(n, seed);
+  DeviceArray<float> dx(x), total(std::vector<float>{0.0f});
+  loom::Kernel sum = bench::make_sum("sum");
+  sum(dx, total);
+  bool ok = bench::check("sum 2^30 (loom)", bench::sum_error(x.data(), n, total.to_host()[0]),
+                         bench::sum_tolerance);
+  CallTimes t = time_calls([&] { sum(dx, total); }, warmup_calls, timed_calls);
+  print_times("sum 2^30", t);
+  double ms = bench::median(t.gpu_ms);
+  result("loom_sum_ms", ms, "ms");
+  result("loom_sum_gbps", 4.0 * double(n) / (ms * 1e6), "GB/s");
+  std::printf("%s", sum.explain().c_str());
+  return ok;
+}
+
 // Lowering plus LLVM O3 plus the NVPTX backend. A kernel never run on the GPU emits its PTX afresh
 // on each ptx() call (loom/Kernel.cpp), so one object serves all repetitions.
 void ptx_times() {
@@ -200,6 +218,7 @@ int main(int argc, char **argv) {
   ok &= bench::section("first calls", [&] { return first_calls(seed, context_ms); });
   if (!first_call_only) {
     ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
+    ok &= bench::section("sum", [&] { return sum_bench(seed + 40); });
     ok &= bench::section("matmul", [&] {
       loom::Kernel matmul = bench::make_matmul("matmul");
       bool passed = matmul_bench(matmul, 1024, seed + 20, 20);

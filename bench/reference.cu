@@ -5,6 +5,7 @@
 // lines and uses the same checks (BenchSupport.h).
 #include "BenchSupport.h"
 
+#include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -147,6 +148,31 @@ bool saxpy_and_copy(uint64_t seed, int sm_count) {
   return ok;
 }
 
+// CUB's DeviceReduce::Sum of 2^30 floats: the library users would call for a sum.
+bool cub_sum(uint64_t seed) {
+  const size_t n = size_t(1) << 30;
+  std::vector<float> x = bench::random_vector(n, seed);
+  float *dx = device_copy(x), *dsum = nullptr;
+  CUDA_CHECK(cudaMalloc(&dsum, sizeof(float)));
+  size_t temp_bytes = 0;
+  void *temp = nullptr;
+  CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, dx, dsum, n));
+  CUDA_CHECK(cudaMalloc(&temp, temp_bytes));
+  CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, dx, dsum, n));
+  float got = 0;
+  CUDA_CHECK(cudaMemcpy(&got, dsum, sizeof got, cudaMemcpyDeviceToHost));
+  bool ok = bench::check("sum 2^30 (CUB)", bench::sum_error(x.data(), n, got), bench::sum_tolerance);
+  std::vector<double> ms = time_launches(
+      [&] { CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, dx, dsum, n)); }, 3, timed_runs);
+  print_times("CUB DeviceReduce::Sum 2^30", ms);
+  bench::result("cub_sum_ms", bench::median(ms), "ms");
+  bench::result("cub_sum_gbps", 4.0 * n / (bench::median(ms) * 1e6), "GB/s");
+  CUDA_CHECK(cudaFree(temp));
+  CUDA_CHECK(cudaFree(dsum));
+  CUDA_CHECK(cudaFree(dx));
+  return ok;
+}
+
 bool matmul_sizes(int n, uint64_t seed) {
   std::vector<float> A = bench::random_vector(size_t(n) * n, seed);
   std::vector<float> B = bench::random_vector(size_t(n) * n, seed ^ 0x5bd1e995);
@@ -203,6 +229,7 @@ int main() {
               prop.minor, prop.multiProcessorCount, (unsigned long long)seed);
 
   bool ok = saxpy_and_copy(seed, prop.multiProcessorCount);
+  ok &= cub_sum(seed + 40);
   ok &= matmul_sizes(1024, seed + 20);
   ok &= matmul_sizes(4096, seed + 30);
   std::printf("reference: %s\n", ok ? "all checks passed" : "SOME CHECK FAILED");
