@@ -21,6 +21,20 @@
 
 namespace loomtest {
 
+// A file built with the tests (a child program, the fake driver): beside the test binary (the
+// build tree), in ../libexec/loom-tests/ (an installed tree, where scripts/gpu_check.sh runs
+// every file of tests/), else where the build put it.
+inline std::string test_helper(const std::string &name, const std::string &built_at) {
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec)
+    for (const std::filesystem::path &candidate :
+         {self.parent_path() / name, self.parent_path() / "../libexec/loom-tests" / name})
+      if (std::filesystem::exists(candidate, ec))
+        return candidate.lexically_normal().string();
+  return built_at;
+}
+
 // A directory under $TMPDIR (or /tmp), removed with everything in it at the end of its scope.
 class TempDir {
 public:

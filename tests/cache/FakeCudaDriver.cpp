@@ -65,17 +65,19 @@ int loom_fake_cuda_count(const char *name) {
 }
 
 CUresult cuGetErrorName(CUresult error, const char **text) {
-  *text = error == CUDA_ERROR_INVALID_IMAGE     ? "CUDA_ERROR_INVALID_IMAGE"
-          : error == CUDA_ERROR_NOT_SUPPORTED   ? "CUDA_ERROR_NOT_SUPPORTED"
-          : error == CUDA_ERROR_NOT_FOUND       ? "CUDA_ERROR_NOT_FOUND"
-                                                : "CUDA_ERROR_UNKNOWN";
+  *text = error == CUDA_ERROR_INVALID_IMAGE   ? "CUDA_ERROR_INVALID_IMAGE"
+          : error == CUDA_ERROR_NOT_SUPPORTED ? "CUDA_ERROR_NOT_SUPPORTED"
+          : error == CUDA_ERROR_NOT_FOUND     ? "CUDA_ERROR_NOT_FOUND"
+                                              : "CUDA_ERROR_UNKNOWN";
   return CUDA_SUCCESS;
 }
 CUresult cuGetErrorString(CUresult, const char **text) {
   *text = "reported by loom's fake driver";
   return CUDA_SUCCESS;
 }
-CUresult cuInit(unsigned int) { return CUDA_SUCCESS; }
+CUresult cuInit(unsigned int) {
+  return CUDA_SUCCESS;
+}
 CUresult cuDriverGetVersion(int *version) {
   *version = 12040;
   return CUDA_SUCCESS;
@@ -119,17 +121,23 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice) {
   *context = the_context;
   return CUDA_SUCCESS;
 }
-CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext) {
+  return CUDA_SUCCESS;
+}
 CUresult cuCtxGetCurrent(CUcontext *context) {
   *context = the_context;
   return CUDA_SUCCESS;
 }
-CUresult cuCtxPushCurrent_v2(CUcontext) { return CUDA_SUCCESS; }
+CUresult cuCtxPushCurrent_v2(CUcontext) {
+  return CUDA_SUCCESS;
+}
 CUresult cuCtxPopCurrent_v2(CUcontext *context) {
   *context = the_context;
   return CUDA_SUCCESS;
 }
-CUresult cuCtxSynchronize() { return CUDA_SUCCESS; }
+CUresult cuCtxSynchronize() {
+  return CUDA_SUCCESS;
+}
 CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes) {
   *free_bytes = *total_bytes = size_t(1) << 30;
   return CUDA_SUCCESS;
@@ -229,13 +237,19 @@ CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, un
   count("cuLaunchKernel");
   return CUDA_SUCCESS;
 }
-CUresult cuStreamSynchronize(CUstream) { return CUDA_SUCCESS; }
+CUresult cuStreamSynchronize(CUstream) {
+  return CUDA_SUCCESS;
+}
 CUresult cuEventCreate(CUevent *event, unsigned int) {
   *event = reinterpret_cast<CUevent>(new int(0));
   return CUDA_SUCCESS;
 }
-CUresult cuEventRecord(CUevent, CUstream) { return CUDA_SUCCESS; }
-CUresult cuEventSynchronize(CUevent) { return CUDA_SUCCESS; }
+CUresult cuEventRecord(CUevent, CUstream) {
+  return CUDA_SUCCESS;
+}
+CUresult cuEventSynchronize(CUevent) {
+  return CUDA_SUCCESS;
+}
 CUresult cuEventElapsedTime_v2(float *milliseconds, CUevent, CUevent) {
   *milliseconds = 0;
   return CUDA_SUCCESS;

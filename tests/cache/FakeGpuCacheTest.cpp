@@ -13,15 +13,17 @@ using namespace loomtest;
 
 namespace {
 
+const std::string fake_driver = test_helper("libloom_fake_cuda.so", LOOM_FAKE_CUDA);
+
 // Points loom at the fake driver before anything loads a driver in this process.
 const bool fake_driver_loaded = [] {
-  setenv("LOOM_CUDA_DRIVER", LOOM_FAKE_CUDA, 1);
+  setenv("LOOM_CUDA_DRIVER", fake_driver.c_str(), 1);
   return runtime::Driver::get().available();
 }();
 
 int calls(const char *name) {
   // The library loom loaded (dlopen of the same path returns the same one).
-  static void *library = dlopen(LOOM_FAKE_CUDA, RTLD_NOW | RTLD_LOCAL);
+  static void *library = dlopen(fake_driver.c_str(), RTLD_NOW | RTLD_LOCAL);
   using Count = int (*)(const char *);
   static Count count = reinterpret_cast<Count>(dlsym(library, "loom_fake_cuda_count"));
   return count(name);
@@ -103,7 +105,7 @@ TEST_F(FakeGpuCache, CubinTheDriverRefusesIsRejectedAndRelinkedFromCachedPtx) {
   EXPECT_EQ(1, new_links());
   CacheStats stats = cache_stats();
   EXPECT_EQ(1u, stats.disk_rejected);
-  EXPECT_EQ(1u, stats.disk_hits); // the PTX
+  EXPECT_EQ(1u, stats.disk_hits);   // the PTX
   EXPECT_EQ(1u, stats.disk_writes); // the cubin again
   EXPECT_NE(std::string::npos, stats.last_problem.find("refused when loaded: cuModuleLoadData"))
       << stats.last_problem;

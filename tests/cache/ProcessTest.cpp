@@ -25,7 +25,8 @@ struct ChildReport {
 class Processes : public CacheTest {
 protected:
   pid_t start_child(const std::string &result, const std::string &start_file = "") {
-    std::vector<std::string> args = {LOOM_CACHE_CHILD, result};
+    static const std::string child = test_helper("cache_child", LOOM_CACHE_CHILD);
+    std::vector<std::string> args = {child, result};
     if (!start_file.empty())
       args.push_back(start_file);
     std::vector<char *> argv;
@@ -33,8 +34,8 @@ protected:
       argv.push_back(a.data());
     argv.push_back(nullptr);
     pid_t pid = 0;
-    int error = posix_spawn(&pid, LOOM_CACHE_CHILD, nullptr, nullptr, argv.data(), environ);
-    EXPECT_EQ(0, error) << "posix_spawn " << LOOM_CACHE_CHILD << ": " << std::strerror(error);
+    int error = posix_spawn(&pid, child.c_str(), nullptr, nullptr, argv.data(), environ);
+    EXPECT_EQ(0, error) << "posix_spawn " << child << ": " << std::strerror(error);
     return error == 0 ? pid : -1;
   }
 
