@@ -1,7 +1,8 @@
 // The loom kernels the benchmarks time: the same code as examples/saxpy.cpp and
 // examples/matmul.cpp, so the figures are those of what a user writes. Each call traces a new
-// Kernel object with its own compile caches: that is how the first-call and compile-time figures
-// get a cold kernel.
+// Kernel object; the name is part of the kernel, so a new name gets the first-call and
+// compile-time figures a kernel the in-memory cache has not seen (and those benchmarks turn the
+// disk cache off).
 #pragma once
 
 #include <loom/loom.hpp>

@@ -9,6 +9,7 @@
 #include "codegen/Codegen.h"
 #include "runtime/CpuLaunch.h"
 
+#include <cstdlib>
 #include <exception>
 #include <optional>
 #include <string>
@@ -132,6 +133,9 @@ void compile_time(const char *what, const char *key, Make &&make, Call &&call) {
 } // namespace
 
 int main() {
+  // The compile-time figures are of loom compiling, not of its disk cache (cache_bench measures
+  // that); a LOOM_CACHE the caller set wins.
+  setenv("LOOM_CACHE", "off", 0);
   uint64_t seed = bench::fresh_seed();
   std::printf("loom_cpu_bench on %s: loom %d threads, g++ reference %d threads, seed %llu\n",
               loom::codegen::host_cpu_name().c_str(), loom::runtime::cpu_thread_count(),

@@ -66,6 +66,8 @@ if [[ -x $gpu_bench ]]; then
   part loom_first_call env CUDA_CACHE_DISABLE=1 "$gpu_bench" --first-call-only
   part loom_gpu "$gpu_bench"
   [[ -x $install/bench/loom_launch_sweep ]] && part launch_sweep "$install/bench/loom_launch_sweep"
+  # loom's compile caches (cold, disk, in-memory first calls) on the GPU and the CPU.
+  [[ -x $install/bench/loom_cache_bench ]] && part loom_cache "$install/bench/loom_cache_bench"
 else
   failed+=("loom_gpu_bench (missing: $gpu_bench)")
 fi
@@ -126,6 +128,10 @@ table() {
   row time "warm call, saxpy 2^20, host wall ms" loom_gpu loom_saxpy_2e20_warm_call_ms
   row time "PTX generation ms, saxpy" loom_gpu loom_ptx_saxpy_ms
   row time "PTX generation ms, matmul" loom_gpu loom_ptx_matmul_ms
+  row time "new matmul first call ms, caches cold" loom_cache cache_gpu_matmul_cold_first_call_ms
+  row time "same, cubin from loom's disk cache" loom_cache cache_gpu_matmul_disk_first_call_ms
+  row time "same, code in loom's memory cache" loom_cache cache_gpu_matmul_memory_first_call_ms
+  row time "code lookup of a compiled kernel, ns" loom_cache cache_gpu_hot_lookup_ns
   row rate "CPU saxpy 2^26 GB/s vs g++ -O3" loom_cpu loom_cpu_saxpy_gbps loom_cpu gpp_saxpy_gbps
   row rate "CPU matmul 512 GFLOP/s vs g++ -O3" loom_cpu loom_cpu_matmul512_gflops \
     loom_cpu gpp_matmul512_gflops
@@ -133,6 +139,7 @@ table() {
     loom_cpu gpp_matmul1024_gflops
   row time "CPU compile ms, saxpy" loom_cpu loom_cpu_compile_saxpy_ms
   row time "CPU compile ms, matmul" loom_cpu loom_cpu_compile_matmul_ms
+  row time "CPU new matmul first call ms, disk cache" loom_cache cache_cpu_matmul_disk_first_call_ms
   echo "speed: loom's speed over the peer's (> 1: loom faster); JIT cache: the driver's, on disk"
 }
 

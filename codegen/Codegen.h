@@ -21,13 +21,21 @@ struct GpuTarget {
 
 enum class LlvmStage { Unoptimized, Optimized };
 
+// How long each LLVM stage of one compilation took (for compile_times() and the benchmarks).
+struct StageTimes {
+  double llvm_ir_ms = 0;  // loom IR -> LLVM IR, libdevice linked on the GPU
+  double optimize_ms = 0; // the O3 pipeline
+  double emit_ms = 0;     // PTX text or object code
+};
+
 // The LLVM IR module of a lowered kernel as text (for dumps and teaching). For GPU kernels `gpu`
 // gives the target; libdevice is linked only at the Optimized stage.
 std::string emit_llvm(const ir::LoweredKernel &kernel, LlvmStage stage,
                       const GpuTarget &gpu = GpuTarget());
 
 // PTX text for a lowered GPU kernel: one .entry per task, named as the task.
-std::string emit_ptx(const ir::LoweredKernel &kernel, const GpuTarget &gpu);
+std::string emit_ptx(const ir::LoweredKernel &kernel, const GpuTarget &gpu,
+                     StageTimes *times = nullptr);
 
 // Native code for a lowered CPU kernel, JIT-compiled in this process. Destroying it frees the code.
 class CpuCode {
@@ -36,10 +44,26 @@ public:
   // Entry points, one per task, in task order.
   virtual const std::vector<CpuTaskFn> &tasks() const = 0;
 };
+// Relocatable object code (ELF) of a lowered CPU kernel for this host, optimized at O3: what
+// the disk cache stores.
+std::string compile_cpu_object(const ir::LoweredKernel &kernel, StageTimes *times = nullptr);
+// Links object code from compile_cpu_object (of this process or of a cache) into the JIT; no
+// optimization or code generation runs. Throws CompileError when it cannot be linked or lacks an
+// entry point of a task of `kernel`.
+std::unique_ptr<CpuCode> load_cpu_object(const std::string &object,
+                                         const ir::LoweredKernel &kernel);
+// compile_cpu_object, then load_cpu_object.
 std::unique_ptr<CpuCode> compile_cpu(const ir::LoweredKernel &kernel);
 
 // The host CPU as LLVM names it (e.g. "znver3"), for explain().
 std::string host_cpu_name();
+
+// What generated code depends on besides the IR and GpuTarget, for compile cache keys:
+// LLVM's version ("19.1.7"); the triple, CPU name and features CPU code is generated for; and
+// the libdevice file a GPU kernel would link (path, size and modification time, or "none").
+std::string llvm_version();
+std::string host_cpu_identity();
+std::string libdevice_identity(const GpuTarget &gpu);
 
 // Highest PTX ISA version LLVM's NVPTX backend can emit (e.g. 85).
 int max_llvm_ptx_version();

@@ -1,12 +1,17 @@
-// The host CPU target: one process-wide ORC LLJIT, one JITDylib per compiled kernel.
+// The host CPU target: O3 and object code from one cached target machine, then one process-wide
+// ORC LLJIT that links each kernel's object into its own JITDylib. Object code in between is what
+// the disk cache keeps (loom/DiskCache.h): a cached object skips LLVM's optimization entirely.
 #include "codegen/CodegenLLVM.h"
 #include "codegen/LlvmSupport.h"
 #include "codegen/Targets.h"
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
@@ -35,6 +40,10 @@ struct Host {
 private:
   explicit Host(llvm::orc::JITTargetMachineBuilder b) : builder(std::move(b)) {
     builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    // Objects are linked by JITLink at any address: position-independent code, small code model
+    // (what LLJIT itself would set up for its own code generation).
+    builder.setRelocationModel(llvm::Reloc::PIC_);
+    builder.setCodeModel(llvm::CodeModel::Small);
     machine = unwrap(builder.createTargetMachine(), "cannot create a target machine for the host");
     cpu = builder.getCPU();
     features = builder.getFeatures().getString();
@@ -54,8 +63,6 @@ llvm::orc::LLJIT &jit() {
     std::unique_ptr<llvm::orc::LLJIT> created = unwrap(
         llvm::orc::LLJITBuilder()
             .setJITTargetMachineBuilder(host.builder)
-            // Compile on whichever thread looks a kernel up, each with its own TargetMachine.
-            .setSupportConcurrentCompilation(true)
             // Kernels call libm (expf, pow, ...): resolve against what this process has loaded.
             .setProcessSymbolsJITDylibSetup(
                 [](llvm::orc::LLJIT &j) -> llvm::Expected<llvm::orc::JITDylibSP> {
@@ -93,52 +100,86 @@ public:
 } // namespace
 
 std::unique_ptr<llvm::Module> cpu_module(const ir::LoweredKernel &kernel,
-                                         llvm::LLVMContext &context, bool optimize) {
+                                         llvm::LLVMContext &context, bool optimize,
+                                         StageTimes *times) {
   if (kernel.target != ir::Target::CPU)
     throw CompileError("kernel '" + kernel.name + "' was lowered for the GPU, not the CPU");
   Host &host = Host::get();
-  std::unique_ptr<llvm::Module> module = CodegenLLVM(context).compile(
-      kernel, host.machine->getTargetTriple().str(), host.machine->createDataLayout());
-  // As clang does: the functions say which CPU they are for, so every pass sees its features.
-  for (llvm::Function &f : *module)
-    if (!f.isDeclaration()) {
-      f.addFnAttr("target-cpu", host.cpu);
-      f.addFnAttr("target-features", host.features);
-    }
+  std::unique_ptr<llvm::Module> module;
+  {
+    StageTimer timer(times ? &times->llvm_ir_ms : nullptr);
+    module = CodegenLLVM(context).compile(kernel, host.machine->getTargetTriple().str(),
+                                          host.machine->createDataLayout());
+    // As clang does: the functions say which CPU they are for, so every pass sees its features.
+    for (llvm::Function &f : *module)
+      if (!f.isDeclaration()) {
+        f.addFnAttr("target-cpu", host.cpu);
+        f.addFnAttr("target-features", host.features);
+      }
+  }
   if (optimize) {
     std::lock_guard<std::mutex> lock(host.mutex);
+    StageTimer timer(times ? &times->optimize_ms : nullptr);
     optimize_module(*module, *host.machine);
   }
   return module;
 }
 
-std::unique_ptr<CpuCode> compile_cpu(const ir::LoweredKernel &kernel) {
-  auto context = std::make_unique<llvm::LLVMContext>();
-  std::shared_ptr<std::string> errors = collect_diagnostics(*context);
-  std::unique_ptr<llvm::Module> module = cpu_module(kernel, *context, true);
+std::string compile_cpu_object(const ir::LoweredKernel &kernel, StageTimes *times) {
+  llvm::LLVMContext context;
+  std::shared_ptr<std::string> errors = collect_diagnostics(context);
+  std::unique_ptr<llvm::Module> module = cpu_module(kernel, context, true, times);
   check_diagnostics(*errors, "LLVM failed on kernel '" + kernel.name + "'");
 
+  Host &host = Host::get();
+  llvm::SmallString<0> object;
+  {
+    llvm::raw_svector_ostream os(object);
+    llvm::legacy::PassManager passes;
+    std::lock_guard<std::mutex> lock(host.mutex);
+    StageTimer timer(times ? &times->emit_ms : nullptr);
+    if (host.machine->addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+      throw CompileError("LLVM's " + host.machine->getTargetTriple().str() +
+                         " backend cannot emit object code");
+    passes.run(*module);
+  }
+  check_diagnostics(*errors, "code generation failed for kernel '" + kernel.name + "'");
+  return std::string(object.str());
+}
+
+std::unique_ptr<CpuCode> load_cpu_object(const std::string &object,
+                                         const ir::LoweredKernel &kernel) {
   llvm::orc::LLJIT &j = jit();
   static std::atomic<uint64_t> next_id{0};
   llvm::orc::JITDylib &dylib =
       unwrap(j.createJITDylib("loom." + kernel.name + "." + std::to_string(next_id++)),
              "cannot create a JITDylib");
   auto code = std::make_unique<JitCpuCode>(dylib); // from here on, its destructor frees dylib
-  check(j.addIRModule(
-            dylib, llvm::orc::ThreadSafeModule(std::move(module),
-                                               llvm::orc::ThreadSafeContext(std::move(context)))),
-        "cannot add kernel '" + kernel.name + "' to the JIT");
+  check(j.addObjectFile(dylib, llvm::MemoryBuffer::getMemBufferCopy(object, kernel.name + ".o")),
+        "cannot add the object code of kernel '" + kernel.name + "' to the JIT");
   for (const ir::Task &task : kernel.tasks) {
     llvm::orc::ExecutorAddr address =
-        unwrap(j.lookup(dylib, task.name), "JIT compilation of task '" + task.name + "' failed");
+        unwrap(j.lookup(dylib, task.name), "linking task '" + task.name + "' in the JIT failed");
     code->tasks_.push_back(address.toPtr<CpuTaskFn>());
   }
-  check_diagnostics(*errors, "JIT compilation of kernel '" + kernel.name + "' failed");
   return code;
+}
+
+std::unique_ptr<CpuCode> compile_cpu(const ir::LoweredKernel &kernel) {
+  return load_cpu_object(compile_cpu_object(kernel), kernel);
 }
 
 std::string host_cpu_name() {
   return llvm::sys::getHostCPUName().str();
+}
+
+std::string llvm_version() {
+  return LLVM_VERSION_STRING;
+}
+
+std::string host_cpu_identity() {
+  Host &host = Host::get();
+  return host.machine->getTargetTriple().str() + " " + host.cpu + " " + host.features;
 }
 
 } // namespace loom::codegen

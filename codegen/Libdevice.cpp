@@ -81,6 +81,21 @@ std::vector<std::string> libdevice_candidates(const GpuTarget &gpu) {
   return unique;
 }
 
+std::string libdevice_identity(const GpuTarget &gpu) {
+  // The file find_libdevice would pick; its size and modification time stand for its contents
+  // (hashing 470 KB of bitcode for every new kernel would cost more than it protects against).
+  for (const std::string &path : libdevice_candidates(gpu)) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+      continue;
+    uintmax_t size = std::filesystem::file_size(path, ec);
+    auto modified = std::filesystem::last_write_time(path, ec);
+    return path + " " + std::to_string(size) + " " +
+           std::to_string(modified.time_since_epoch().count());
+  }
+  return "none";
+}
+
 void link_libdevice(llvm::Module &module, const GpuTarget &gpu,
                     const std::vector<std::string> &entries) {
   std::vector<std::string> needed;

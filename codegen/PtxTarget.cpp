@@ -141,34 +141,38 @@ std::vector<std::string> task_names(const ir::LoweredKernel &kernel) {
 
 std::unique_ptr<llvm::Module> gpu_module(const ir::LoweredKernel &kernel,
                                          llvm::LLVMContext &context, const GpuTarget &gpu,
-                                         bool optimize) {
+                                         bool optimize, StageTimes *times) {
   if (kernel.target != ir::Target::GPU)
     throw CompileError("kernel '" + kernel.name + "' was lowered for the CPU, not the GPU");
   CachedMachine &cached = target_machine(resolve(gpu), gpu.fast_math);
-  std::unique_ptr<llvm::Module> module =
-      CodegenPTX(context).compile(kernel, kTriple, cached.machine->createDataLayout());
-  if (optimize)
-    link_libdevice(*module, gpu, task_names(kernel));
-  // After linking: the inliner keeps "unsafe-fp-math" only where caller and callee agree, as
-  // clang also sets its attributes on the builtin bitcode it links.
-  if (gpu.fast_math)
-    for (llvm::Function &f : *module)
-      if (!f.isDeclaration()) {
-        f.addFnAttr("unsafe-fp-math", "true"); // approximate division and square root
-        f.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign"); // flush to zero
-      }
+  std::unique_ptr<llvm::Module> module;
+  {
+    StageTimer timer(times ? &times->llvm_ir_ms : nullptr);
+    module = CodegenPTX(context).compile(kernel, kTriple, cached.machine->createDataLayout());
+    if (optimize)
+      link_libdevice(*module, gpu, task_names(kernel));
+    // After linking: the inliner keeps "unsafe-fp-math" only where caller and callee agree, as
+    // clang also sets its attributes on the builtin bitcode it links.
+    if (gpu.fast_math)
+      for (llvm::Function &f : *module)
+        if (!f.isDeclaration()) {
+          f.addFnAttr("unsafe-fp-math", "true"); // approximate division and square root
+          f.addFnAttr("denormal-fp-math-f32", "preserve-sign,preserve-sign"); // flush to zero
+        }
+  }
   if (optimize) {
     std::lock_guard<std::mutex> lock(cached.mutex);
+    StageTimer timer(times ? &times->optimize_ms : nullptr);
     optimize_module(*module, *cached.machine);
     hide_integer_min_max_abs_from_ptxas(*module);
   }
   return module;
 }
 
-std::string emit_ptx(const ir::LoweredKernel &kernel, const GpuTarget &gpu) {
+std::string emit_ptx(const ir::LoweredKernel &kernel, const GpuTarget &gpu, StageTimes *times) {
   llvm::LLVMContext context;
   std::shared_ptr<std::string> errors = collect_diagnostics(context);
-  std::unique_ptr<llvm::Module> module = gpu_module(kernel, context, gpu, true);
+  std::unique_ptr<llvm::Module> module = gpu_module(kernel, context, gpu, true, times);
   CachedMachine &cached = target_machine(resolve(gpu), gpu.fast_math);
 
   llvm::SmallString<0> ptx;
@@ -176,6 +180,7 @@ std::string emit_ptx(const ir::LoweredKernel &kernel, const GpuTarget &gpu) {
     llvm::raw_svector_ostream os(ptx);
     llvm::legacy::PassManager passes;
     std::lock_guard<std::mutex> lock(cached.mutex);
+    StageTimer timer(times ? &times->emit_ms : nullptr);
     if (cached.machine->addPassesToEmitFile(passes, os, nullptr,
                                             llvm::CodeGenFileType::AssemblyFile))
       throw CompileError("LLVM's NVPTX backend cannot emit PTX assembly");

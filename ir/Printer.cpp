@@ -9,9 +9,29 @@ namespace loom::ir {
 
 namespace {
 
+// Names in canonical text: every byte outside [A-Za-z0-9_] is escaped, so that no name can
+// imitate the text's punctuation.
+std::string escaped(const std::string &name) {
+  std::string out;
+  for (unsigned char c : name) {
+    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '_'; // not isalnum, which depends on the locale
+    if (plain) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
 class Printer {
 public:
-  explicit Printer(const std::vector<Param> &params) : params_(params) {
+  // `canonical`: the exact text compile caches key on (canonical_text); otherwise the readable one.
+  explicit Printer(const std::vector<Param> &params, bool canonical = false)
+      : params_(params), canonical_(canonical) {
     for (const Param &p : params)
       if (p.var)
         name_of(p.var);
@@ -101,7 +121,7 @@ public:
     std::string out;
     for (size_t k = 0; k < params_.size(); ++k) {
       const Param &p = params_[k];
-      out += (k ? ", " : "") + p.name + ": " + type_name(p.type);
+      out += (k ? ", " : "") + name_text(p.name) + ": " + type_name(p.type);
       if (p.kind == ParamKind::Array) {
         out += "[";
         for (int d = 0; d < p.rank; ++d)
@@ -116,16 +136,30 @@ public:
     auto it = names_.find(v.get());
     if (it != names_.end())
       return it->second;
-    std::string name = v->name.empty() ? "t" : v->name;
-    int &count = used_[name];
-    std::string unique = count == 0 ? name : name + "." + std::to_string(count);
-    ++count;
+    std::string unique;
+    if (canonical_) {
+      // Numbered in order of appearance: user names may repeat or look like "x.1".
+      unique = escaped(v->name) + "%" + std::to_string(names_.size());
+      variables_ += "  " + unique + ": " + type_name(v->type) + "\n";
+    } else {
+      std::string name = v->name.empty() ? "t" : v->name;
+      int &count = used_[name];
+      unique = count == 0 ? name : name + "." + std::to_string(count);
+      ++count;
+    }
     names_.emplace(v.get(), unique);
     return unique;
   }
 
-public: // also for the task footer of to_string(LoweredKernel)
+  std::string name_text(const std::string &name) const { return canonical_ ? escaped(name) : name; }
+  // Canonical text: every variable with its type, in order of appearance (loop indices and
+  // chunk bounds show their type nowhere else).
+  const std::string &variables() const { return variables_; }
+
+  // Also for the task footer of to_string(LoweredKernel).
   std::string array_name(int k) {
+    if (canonical_)
+      return "#" + std::to_string(k); // parameter names may repeat
     if (k >= 0 && k < static_cast<int>(params_.size()))
       return params_[k].name;
     return "#" + std::to_string(k);
@@ -187,7 +221,8 @@ private:
     case ExprKind::FloatConst: {
       auto *n = e.as<FloatConst>();
       char buf[64];
-      std::snprintf(buf, sizeof buf, "%.9g", n->value);
+      // %.9g reads well but rounds f64 constants; the hexadecimal form is exact.
+      std::snprintf(buf, sizeof buf, canonical_ ? "%a" : "%.9g", n->value);
       std::string s = buf;
       if (std::isfinite(n->value) && s.find_first_of(".en") == std::string::npos)
         s += ".0";
@@ -260,8 +295,10 @@ private:
   }
 
   const std::vector<Param> &params_;
+  bool canonical_;
   std::map<const Variable *, std::string> names_;
   std::map<std::string, int> used_;
+  std::string variables_;
 };
 
 } // namespace
@@ -275,13 +312,15 @@ std::string to_string(const Kernel &kernel) {
   return os.str();
 }
 
-std::string to_string(const LoweredKernel &kernel) {
-  Printer p(kernel.params);
+namespace {
+
+std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
+  Printer p(kernel.params, canonical);
   std::ostringstream os;
-  os << "kernel " << kernel.name << "(" << p.params_text() << ") for " << target_name(kernel.target)
-     << ":\n";
+  os << "kernel " << p.name_text(kernel.name) << "(" << p.params_text() << ") for "
+     << target_name(kernel.target) << ":\n";
   for (const Task &t : kernel.tasks) {
-    os << "task " << t.name;
+    os << "task " << p.name_text(t.name);
     if (t.kind == TaskKind::Serial) {
       os << " serial";
     } else {
@@ -299,7 +338,19 @@ std::string to_string(const LoweredKernel &kernel) {
          << p.array_name(r.array) << "[" << p.list(r.indices) << "] " << op_name(r.op) << " total\n";
     os << "}\n";
   }
+  if (canonical)
+    os << "variables:\n" << p.variables();
   return os.str();
+}
+
+} // namespace
+
+std::string to_string(const LoweredKernel &kernel) {
+  return lowered_text(kernel, false);
+}
+
+std::string canonical_text(const LoweredKernel &kernel) {
+  return lowered_text(kernel, true);
 }
 
 std::string to_string(const Expr &e, const std::vector<Param> &params) {

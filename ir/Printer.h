@@ -9,6 +9,10 @@ namespace loom::ir {
 
 std::string to_string(const Kernel &kernel);
 std::string to_string(const LoweredKernel &kernel);
+// The exact text of a lowered kernel, which compile caches key on: equal texts mean equal code.
+// Unlike to_string, variables are numbered (names may repeat), each listed with its type, arrays
+// are parameter indices, float constants are exact (hexadecimal) and names are escaped.
+std::string canonical_text(const LoweredKernel &kernel);
 // An expression or statement alone; `params` names arrays (may be empty: arrays print as #k).
 std::string to_string(const Expr &e, const std::vector<Param> &params = {});
 std::string to_string(const Stmt &s, const std::vector<Param> &params = {});

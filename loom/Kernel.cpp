@@ -4,30 +4,13 @@
 #include "ir/Printer.h"
 #include "loom/KernelState.h"
 #include "runtime/GpuContext.h"
-#include "support/Env.h"
 #include "support/Error.h"
 
-#include <chrono>
-#include <cstdio>
 #include <sstream>
 
 namespace loom {
 
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
-// LOOM_DUMP=1 prints the IR after every lowering pass to stderr.
-ir::PassLog dump_log() {
-  if (!env("LOOM_DUMP"))
-    return nullptr;
-  return [](const std::string &pass, const std::string &text) {
-    std::fprintf(stderr, "; loom: IR after %s\n%s\n", pass.c_str(), text.c_str());
-  };
-}
 
 const char *access_text(const ir::ArrayAccess &a) {
   if (a.read && a.written)
@@ -40,51 +23,14 @@ const char *access_text(const ir::ArrayAccess &a) {
   return "unused: not copied";
 }
 
+// "compiled by LLVM in 41.2 ms" for explain().
+std::string code_origin(const CompileTimes &t) {
+  std::ostringstream os;
+  os << t.detail << ", in " << t.total_ms << " ms";
+  return os.str();
+}
+
 } // namespace
-
-codegen::GpuTarget gpu_target_for_this_machine() {
-  codegen::GpuTarget t;
-  std::string why;
-  if (runtime::GpuContext::usable(&why)) {
-    const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
-    t.sm = codegen::sm_for_compute_capability(d.cc_major, d.cc_minor);
-    t.ptx_version = std::min(codegen::ptx_version_for_driver(d.driver_version),
-                             codegen::max_llvm_ptx_version());
-  } else {
-    t.ptx_version = codegen::max_llvm_ptx_version();
-  }
-  return t;
-}
-
-CompiledGpu &KernelState::compiled_gpu() {
-  if (!gpu) {
-    auto start = std::chrono::steady_clock::now();
-    auto c = std::make_unique<CompiledGpu>();
-    c->lowered = ir::lower(kernel, ir::Target::GPU, dump_log());
-    c->target = gpu_target_for_this_machine();
-    c->target.fast_math = kernel.fast_math; // @kernel(fastmath=True) in the text DSL
-    c->ptx = codegen::emit_ptx(c->lowered, c->target);
-    runtime::GpuContext::get().make_current();
-    c->module = std::make_unique<runtime::GpuModule>(c->ptx);
-    for (const ir::Task &t : c->lowered.tasks)
-      c->functions.push_back(c->module->function(t.name));
-    c->compile_ms = ms_since(start);
-    gpu = std::move(c);
-  }
-  return *gpu;
-}
-
-CompiledCpu &KernelState::compiled_cpu() {
-  if (!cpu) {
-    auto start = std::chrono::steady_clock::now();
-    auto c = std::make_unique<CompiledCpu>();
-    c->lowered = ir::lower(kernel, ir::Target::CPU, dump_log());
-    c->code = codegen::compile_cpu(c->lowered);
-    c->compile_ms = ms_since(start);
-    cpu = std::move(c);
-  }
-  return *cpu;
-}
 
 Kernel::Kernel(ir::Kernel kernel) : state_(std::make_shared<KernelState>()) {
   state_->access = ir::summarize_accesses(kernel);
@@ -112,6 +58,22 @@ void Kernel::call(std::span<const Argument> args) {
     run_on_gpu(*state_, args, values);
   else
     run_on_cpu(*state_, args, values);
+}
+
+void Kernel::compile() {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (!state_->target)
+    state_->target = choose_target();
+  if (state_->target->target == ir::Target::GPU)
+    state_->compiled_gpu();
+  else
+    state_->compiled_cpu();
+}
+
+CompileTimes Kernel::compile_times() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  ir::Target target = state_->target ? state_->target->target : choose_target().target;
+  return target == ir::Target::GPU ? state_->gpu_times : state_->cpu_times;
 }
 
 std::string Kernel::ir_text() const {
@@ -143,7 +105,7 @@ std::string Kernel::llvm(bool optimized) const {
 
 std::string Kernel::ptx(const std::string &sm) const {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  if (state_->gpu && (sm.empty() || sm == state_->gpu->target.sm))
+  if (state_->gpu && !state_->gpu->ptx.empty() && (sm.empty() || sm == state_->gpu->target.sm))
     return state_->gpu->ptx;
   codegen::GpuTarget target = gpu_target_for_this_machine();
   if (!sm.empty())
@@ -198,7 +160,7 @@ std::string Kernel::explain() const {
        << codegen::ptx_version_for_driver(d.driver_version) / 10 << "."
        << codegen::ptx_version_for_driver(d.driver_version) % 10 << ", LLVM emits up to "
        << codegen::max_llvm_ptx_version() / 10 << "." << codegen::max_llvm_ptx_version() % 10
-       << "); compiled and loaded in " << g.compile_ms << " ms\n";
+       << ")\n  code from: " << code_origin(state_->gpu_times) << "\n";
     for (size_t t = 0; t < g.functions.size(); ++t) {
       const ir::Task &task = g.lowered.tasks[t];
       os << "  task " << task.name << ": " << g.functions[t].num_regs << " registers";
@@ -219,8 +181,8 @@ std::string Kernel::explain() const {
               "cuOccupancyMaxPotentialBlockSize\n";
     }
   } else if (choice.target == ir::Target::CPU && state_->cpu) {
-    os << "  code: native, compiled in " << state_->cpu->compile_ms << " ms; parallel tasks split "
-       << "their outermost dimension among OpenMP threads\n";
+    os << "  code: native; parallel tasks split their outermost dimension among OpenMP threads\n"
+       << "  code from: " << code_origin(state_->cpu_times) << "\n";
   } else {
     os << "  code: not compiled yet (compiled on the first call)\n";
   }

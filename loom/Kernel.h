@@ -3,6 +3,7 @@
 
 #include "ir/IR.h"
 #include "loom/Arguments.h"
+#include "loom/Cache.h"
 #include "runtime/GridShape.h"
 
 #include <memory>
@@ -25,6 +26,14 @@ public:
     call(std::span<const Argument>(packed, sizeof...(Args)));
   }
   void call(std::span<const Argument> args);
+
+  // Compiles for the target the kernel runs on now rather than at its first call (a no-op once
+  // compiled). The code comes from the in-memory cache when this process already compiled an
+  // identical kernel, else from the disk cache, else from LLVM (loom/Cache.h).
+  void compile();
+  // Where the code for the current target came from and how long each stage took; source is
+  // NotCompiled before the first call or compile().
+  CompileTimes compile_times() const;
 
   // Runs this kernel on `target` from now on instead of the LOOM_TARGET choice; GPU without a
   // usable GPU throws TargetError.

@@ -6,6 +6,7 @@
 #include "ir/AccessSummary.h"
 #include "ir/IR.h"
 #include "loom/Arguments.h"
+#include "loom/Cache.h"
 #include "loom/Target.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuModule.h"
@@ -22,19 +23,19 @@
 
 namespace loom {
 
+// Compiled code is shared by every Kernel object whose cache key is equal (the in-memory cache,
+// loom/MemoryCache.h), from any thread: it must not change once compiled.
 struct CompiledGpu {
   ir::LoweredKernel lowered;
   codegen::GpuTarget target;
-  std::string ptx;
+  std::string ptx; // empty when the machine code came from the disk cache
   std::unique_ptr<runtime::GpuModule> module;
   std::vector<runtime::GpuFunction> functions; // one per task
-  double compile_ms = 0;                       // trace excluded: lower + LLVM + PTX + load
 };
 
 struct CompiledCpu {
   ir::LoweredKernel lowered;
   std::unique_ptr<codegen::CpuCode> code;
-  double compile_ms = 0;
 };
 
 struct KernelState {
@@ -42,15 +43,18 @@ struct KernelState {
   std::vector<ir::ArrayAccess> access;
   std::mutex mutex; // guards everything below
   std::optional<TargetChoice> target;
-  std::unique_ptr<CompiledGpu> gpu;
-  std::unique_ptr<CompiledCpu> cpu;
+  std::shared_ptr<CompiledGpu> gpu;
+  std::shared_ptr<CompiledCpu> cpu;
+  CompileTimes gpu_times, cpu_times; // how this object got its code
   runtime::LaunchPolicy launch_policy;
   std::vector<runtime::GridShape> last_grids; // GPU: one per task, from the last call
   // GPU tasks with reductions: their scratch slots (support/Abi.h), grown as launches need;
   // slot 0, the finished-block count, is zero between launches.
   runtime::DeviceBuffer reduction_scratch;
 
-  CompiledGpu &compiled_gpu(); // compile on first use (caller holds the mutex)
+  // Code for the target on first use, through the caches (loom/Compile.cpp); the caller holds
+  // the mutex.
+  CompiledGpu &compiled_gpu();
   CompiledCpu &compiled_cpu();
 };
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "frontend/DSL.h"
+#include "loom/Cache.h"
 #include "loom/Kernel.h"
 #include "loom/Module.h"
 #include "loom/Target.h"

@@ -53,6 +53,7 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUlinkState = struct CUlinkState_st *;
 
 enum CUdevice_attribute : int {
   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,
@@ -93,6 +94,12 @@ enum CUjit_option : int {
   CU_JIT_LOG_VERBOSE = 12,
 };
 
+// What cuLinkAddData is given.
+enum CUjitInputType : int {
+  CU_JIT_INPUT_CUBIN = 0,
+  CU_JIT_INPUT_PTX = 1,
+};
+
 enum CUevent_flags : unsigned {
   CU_EVENT_DEFAULT = 0,
   CU_EVENT_BLOCKING_SYNC = 1,
@@ -129,8 +136,16 @@ using CUoccupancyB2DSize = size_t (*)(int block_size);
   X(cuMemcpyDtoH_v2, (void *destination, CUdeviceptr source, size_t bytes))                        \
   X(cuModuleLoadDataEx, (CUmodule * module, const void *image, unsigned int option_count,          \
                          CUjit_option *options, void **option_values))                             \
+  X(cuModuleLoadData, (CUmodule * module, const void *image))                                      \
   X(cuModuleGetFunction, (CUfunction * function, CUmodule module, const char *name))               \
   X(cuModuleUnload, (CUmodule module))                                                             \
+  X(cuLinkCreate_v2,                                                                               \
+    (unsigned int option_count, CUjit_option *options, void **option_values, CUlinkState *state))  \
+  X(cuLinkAddData_v2,                                                                              \
+    (CUlinkState state, CUjitInputType type, void *data, size_t bytes, const char *name,           \
+     unsigned int option_count, CUjit_option *options, void **option_values))                      \
+  X(cuLinkComplete, (CUlinkState state, void **cubin, size_t *bytes))                              \
+  X(cuLinkDestroy, (CUlinkState state))                                                            \
   X(cuFuncGetAttribute, (int *value, CUfunction_attribute attribute, CUfunction function))         \
   X(cuOccupancyMaxPotentialBlockSize, (int *min_grid_size, int *block_size, CUfunction function,   \
                                        CUoccupancyB2DSize dynamic_shared_bytes_for_block_size,     \

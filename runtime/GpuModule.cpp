@@ -2,50 +2,29 @@
 
 #include "runtime/Driver.h"
 #include "runtime/GpuContext.h"
+#include "runtime/JitLog.h"
 
-#include <cstdint>
-#include <cstring>
 #include <utility>
-#include <vector>
 
 namespace loom::runtime {
 
-namespace {
-
-// Room for the JIT's logs; ptxas stops writing at the size given, so a longer log is cut, not lost
-// in a crash.
-constexpr size_t log_capacity = 16 * 1024;
-
-// The log text the JIT wrote: it reports the bytes used (including the terminating NUL) in place of
-// the size option's value.
-std::string log_text(const std::vector<char> &buffer, void *reported_size) {
-  size_t used = reinterpret_cast<uintptr_t>(reported_size);
-  if (used > buffer.size())
-    used = buffer.size();
-  std::string text(buffer.data(), strnlen(buffer.data(), used));
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
-    text.pop_back();
-  return text;
-}
-
-} // namespace
-
 GpuModule::GpuModule(const std::string &ptx) {
   const Driver &cu = GpuContext::activate();
-  std::vector<char> error_log(log_capacity, '\0'), info_log(log_capacity, '\0');
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
-                            CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
-  // Option values are passed in pointer-sized slots; sizes go in as integers, not addresses.
-  void *values[] = {error_log.data(), reinterpret_cast<void *>(uintptr_t{log_capacity}),
-                    info_log.data(), reinterpret_cast<void *>(uintptr_t{log_capacity})};
+  JitLogs logs;
   CUmodule module = nullptr;
-  CUresult result = cu.cuModuleLoadDataEx(&module, ptx.c_str(), 4, options, values);
-  if (result != CUDA_SUCCESS) {
-    std::string errors = log_text(error_log, values[1]);
-    cu.fail(result, "cuModuleLoadDataEx", errors.empty() ? "" : "\nJIT error log:\n" + errors);
-  }
+  CUresult result = cu.cuModuleLoadDataEx(&module, ptx.c_str(), JitLogs::option_count,
+                                          logs.options(), logs.values());
+  if (result != CUDA_SUCCESS)
+    cu.fail(result, "cuModuleLoadDataEx", logs.error_detail());
   module_ = module;
-  info_log_ = log_text(info_log, values[3]);
+  info_log_ = logs.info();
+}
+
+GpuModule GpuModule::from_cubin(const std::string &cubin) {
+  const Driver &cu = GpuContext::activate();
+  GpuModule loaded;
+  cu.check(cu.cuModuleLoadData(&loaded.module_, cubin.data()), "cuModuleLoadData");
+  return loaded;
 }
 
 GpuModule::~GpuModule() {

@@ -1,4 +1,5 @@
-// PTX loaded into the GPU context: the driver JIT-compiles it for the device at load time.
+// Code loaded into the GPU context: PTX, which the driver JIT-compiles for the device at load
+// time, or machine code (a cubin from link_ptx in GpuLinker.h), which it loads as is.
 #pragma once
 
 #include "runtime/CudaApi.h"
@@ -21,6 +22,10 @@ public:
   // JIT-compiles and loads `ptx`. Throws loom::TargetError without a usable GPU and
   // loom::DriverError when the driver rejects the PTX; that message holds the JIT's error log.
   explicit GpuModule(const std::string &ptx);
+  // Loads machine code for this device (a cubin from link_ptx, maybe kept by a cache): no JIT.
+  // Throws loom::DriverError when the driver refuses the image (CUDA_ERROR_INVALID_IMAGE, or
+  // CUDA_ERROR_NO_BINARY_FOR_GPU for another architecture's).
+  static GpuModule from_cubin(const std::string &cubin);
   ~GpuModule();
 
   GpuModule(GpuModule &&other) noexcept;
@@ -36,6 +41,7 @@ public:
   const std::string &info_log() const { return info_log_; }
 
 private:
+  GpuModule() = default;
   void unload() noexcept;
 
   CUmodule module_ = nullptr;

@@ -36,6 +36,13 @@ public:
   using Error::Error;
 };
 
+// A compile cache setting is not valid (e.g. LOOM_CACHE=maybe). Bad cache files are not errors:
+// loom ignores them and compiles.
+class CacheError : public Error {
+public:
+  using Error::Error;
+};
+
 // LLVM, libdevice or PTX compilation failed.
 class CompileError : public Error {
 public:

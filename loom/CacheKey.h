@@ -1,0 +1,36 @@
+// What compiled code depends on, as the text that keys both compile caches. The whole text is
+// stored in each disk entry, so that a file under the wrong name or a hash collision is caught;
+// the digest names the file and the in-memory entry.
+#pragma once
+
+#include "codegen/Codegen.h"
+#include "ir/IR.h"
+
+#include <string>
+
+namespace loom::runtime {
+struct DeviceInfo;
+}
+
+namespace loom {
+
+struct CacheKey {
+  std::string kind;   // "cpu-object", "gpu-ptx" or "gpu-cubin"
+  std::string text;   // what the code depends on, canonical lowered IR included
+  std::string digest; // BLAKE3 of text, 64 hex digits
+
+  // The entry's file name in the disk cache.
+  std::string file_name() const { return kind + "-" + digest; }
+};
+
+// CPU object code: the canonical lowered IR, the options, loom's build, LLVM's version and the
+// host's triple, CPU name and features.
+CacheKey cpu_object_key(const ir::LoweredKernel &kernel, bool fast_math);
+// PTX: the canonical lowered IR, the target (sm, PTX version, fast math), the libdevice file,
+// loom's build and LLVM's version.
+CacheKey gpu_ptx_key(const ir::LoweredKernel &kernel, const codegen::GpuTarget &target);
+// GPU machine code: the PTX key, the device's compute capability and the driver's version (the
+// driver's compiler makes it).
+CacheKey gpu_cubin_key(const CacheKey &ptx_key, const runtime::DeviceInfo &device);
+
+} // namespace loom

@@ -1,0 +1,255 @@
+// How a Kernel object gets its code, per target: lower, then the in-memory cache (code this
+// process compiled for an identical kernel), then the disk cache, then LLVM. Both caches key on
+// the canonical lowered IR with everything else the code depends on (loom/CacheKey.h).
+#include "ir/Lower.h"
+#include "loom/DiskCache.h"
+#include "loom/KernelState.h"
+#include "loom/MemoryCache.h"
+#include "runtime/GpuContext.h"
+#include "runtime/GpuLinker.h"
+#include "support/Env.h"
+#include "support/Error.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace loom {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Runs f, adding its time to *ms.
+template <class F> auto timed(double &ms, F &&f) {
+  auto start = Clock::now();
+  struct Add {
+    double &ms;
+    Clock::time_point start;
+    ~Add() { ms += ms_since(start); }
+  } add{ms, start};
+  return f();
+}
+
+// LOOM_DUMP=1 prints the IR after every lowering pass to stderr.
+ir::PassLog dump_log() {
+  if (!env("LOOM_DUMP"))
+    return nullptr;
+  return [](const std::string &pass, const std::string &text) {
+    std::fprintf(stderr, "; loom: IR after %s\n%s\n", pass.c_str(), text.c_str());
+  };
+}
+
+void add_stage_times(CompileTimes &t, const codegen::StageTimes &stages) {
+  t.llvm_ir_ms += stages.llvm_ir_ms;
+  t.optimize_ms += stages.optimize_ms;
+  t.emit_ms += stages.emit_ms;
+}
+
+// disk_cache::load, its time split between reading (cache_ms) and `use` (load_ms).
+bool load_from_disk(const CacheKey &key, CompileTimes &t,
+                    const std::function<void(std::string &&)> &use) {
+  double use_ms = 0;
+  auto start = Clock::now();
+  bool hit = disk_cache::load(
+      key, [&](std::string &&payload) { timed(use_ms, [&] { use(std::move(payload)); }); });
+  t.cache_ms += ms_since(start) - use_ms;
+  t.load_ms += use_ms;
+  return hit;
+}
+
+// Never destroyed: kernels in static objects may still hold code at exit.
+MemoryCache<CompiledCpu> &cpu_memory_cache() {
+  static auto *cache = new MemoryCache<CompiledCpu>();
+  return *cache;
+}
+MemoryCache<CompiledGpu> &gpu_memory_cache() {
+  static auto *cache = new MemoryCache<CompiledGpu>();
+  return *cache;
+}
+
+std::shared_ptr<CompiledCpu> build_cpu(ir::LoweredKernel lowered, const CacheKey &key,
+                                       CompileTimes &t) {
+  auto c = std::make_shared<CompiledCpu>();
+  c->lowered = std::move(lowered);
+  if (load_from_disk(key, t, [&](std::string &&object) {
+        c->code = codegen::load_cpu_object(object, c->lowered);
+      })) {
+    t.source = CodeSource::DiskCache;
+    t.detail = "object code from the disk cache";
+    return c;
+  }
+  codegen::StageTimes stages;
+  std::string object = codegen::compile_cpu_object(c->lowered, &stages);
+  add_stage_times(t, stages);
+  timed(t.load_ms, [&] { c->code = codegen::load_cpu_object(object, c->lowered); });
+  timed(t.store_ms, [&] { disk_cache::store(key, object); }); // only code that loaded
+  t.source = CodeSource::Compiled;
+  t.detail = "compiled by LLVM";
+  return c;
+}
+
+void find_functions(CompiledGpu &g) {
+  g.functions.clear();
+  for (const ir::Task &task : g.lowered.tasks)
+    g.functions.push_back(g.module->function(task.name));
+}
+
+std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const codegen::GpuTarget &target,
+                                       const CacheKey &ptx_key, const CacheKey &cubin_key,
+                                       CompileTimes &t) {
+  auto g = std::make_shared<CompiledGpu>();
+  g->lowered = std::move(lowered);
+  g->target = target;
+  runtime::GpuContext::get().make_current();
+
+  // Machine code from the disk cache: no LLVM, no driver JIT.
+  if (load_from_disk(cubin_key, t, [&](std::string &&cubin) {
+        g->module = std::make_unique<runtime::GpuModule>(runtime::GpuModule::from_cubin(cubin));
+        find_functions(*g);
+      })) {
+    t.source = CodeSource::DiskCache;
+    t.detail = "machine code (cubin) from the disk cache";
+    return g;
+  }
+  g->module.reset();
+
+  bool ptx_cached = load_from_disk(ptx_key, t, [&](std::string &&ptx) { g->ptx = std::move(ptx); });
+  if (!ptx_cached) {
+    codegen::StageTimes stages;
+    g->ptx = codegen::emit_ptx(g->lowered, target, &stages);
+    add_stage_times(t, stages);
+  }
+  // Machine code from the driver's linker, which the disk cache can keep; where the driver
+  // cannot link, its JIT loads the PTX (and reports what is wrong with it, if anything).
+  std::string cubin;
+  try {
+    cubin = timed(t.link_ms, [&] { return runtime::link_ptx(g->ptx, g->lowered.name); });
+    timed(t.load_ms, [&] {
+      g->module = std::make_unique<runtime::GpuModule>(runtime::GpuModule::from_cubin(cubin));
+    });
+  } catch (const DriverError &) {
+    cubin.clear();
+  }
+  if (!g->module)
+    timed(t.load_ms, [&] { g->module = std::make_unique<runtime::GpuModule>(g->ptx); });
+  find_functions(*g);
+  timed(t.store_ms, [&] {
+    if (!ptx_cached)
+      disk_cache::store(ptx_key, g->ptx);
+    if (!cubin.empty())
+      disk_cache::store(cubin_key, cubin);
+  });
+  t.source = ptx_cached ? CodeSource::DiskCache : CodeSource::Compiled;
+  t.detail = std::string(ptx_cached ? "PTX from the disk cache" : "compiled by LLVM") +
+             (cubin.empty() ? ", JIT-compiled by the driver when loaded"
+                            : ", linked to machine code by the driver");
+  return g;
+}
+
+} // namespace
+
+codegen::GpuTarget gpu_target_for_this_machine() {
+  codegen::GpuTarget t;
+  std::string why;
+  if (runtime::GpuContext::usable(&why)) {
+    const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
+    t.sm = codegen::sm_for_compute_capability(d.cc_major, d.cc_minor);
+    t.ptx_version = std::min(codegen::ptx_version_for_driver(d.driver_version),
+                             codegen::max_llvm_ptx_version());
+  } else {
+    t.ptx_version = codegen::max_llvm_ptx_version();
+  }
+  return t;
+}
+
+CompiledGpu &KernelState::compiled_gpu() {
+  if (!gpu) {
+    auto start = Clock::now();
+    CompileTimes t;
+    ir::LoweredKernel lowered =
+        timed(t.lower_ms, [&] { return ir::lower(kernel, ir::Target::GPU, dump_log()); });
+    codegen::GpuTarget target = gpu_target_for_this_machine();
+    target.fast_math = kernel.fast_math; // @kernel(fastmath=True) in the text DSL
+    const runtime::DeviceInfo &device = runtime::GpuContext::get().info();
+    CacheKey ptx_key = timed(t.key_ms, [&] { return gpu_ptx_key(lowered, target); });
+    CacheKey cubin_key = timed(t.key_ms, [&] { return gpu_cubin_key(ptx_key, device); });
+    bool hit = false;
+    auto lookup = Clock::now();
+    gpu = gpu_memory_cache().get_or_compile(
+        cubin_key.digest,
+        [&] { return build_gpu(std::move(lowered), target, ptx_key, cubin_key, t); }, &hit);
+    if (hit) {
+      t.source = CodeSource::MemoryCache;
+      t.detail = "code this process compiled for an identical kernel";
+      t.cache_ms += ms_since(lookup);
+    }
+    t.total_ms = ms_since(start);
+    gpu_times = t;
+  }
+  return *gpu;
+}
+
+CompiledCpu &KernelState::compiled_cpu() {
+  if (!cpu) {
+    auto start = Clock::now();
+    CompileTimes t;
+    ir::LoweredKernel lowered =
+        timed(t.lower_ms, [&] { return ir::lower(kernel, ir::Target::CPU, dump_log()); });
+    CacheKey key = timed(t.key_ms, [&] { return cpu_object_key(lowered, kernel.fast_math); });
+    bool hit = false;
+    auto lookup = Clock::now();
+    cpu = cpu_memory_cache().get_or_compile(
+        key.digest, [&] { return build_cpu(std::move(lowered), key, t); }, &hit);
+    if (hit) {
+      t.source = CodeSource::MemoryCache;
+      t.detail = "code this process compiled for an identical kernel";
+      t.cache_ms += ms_since(lookup);
+    }
+    t.total_ms = ms_since(start);
+    cpu_times = t;
+  }
+  return *cpu;
+}
+
+CacheStats cache_stats() {
+  CacheStats stats;
+  stats.memory_hits = cpu_memory_cache().hits() + gpu_memory_cache().hits();
+  stats.memory_misses = cpu_memory_cache().misses() + gpu_memory_cache().misses();
+  disk_cache::add_stats(stats);
+  return stats;
+}
+
+void reset_cache_stats() {
+  cpu_memory_cache().reset_counts();
+  gpu_memory_cache().reset_counts();
+  disk_cache::reset_stats();
+}
+
+void clear_memory_cache() {
+  cpu_memory_cache().clear();
+  gpu_memory_cache().clear();
+}
+
+std::string cache_directory() {
+  return disk_cache::directory();
+}
+
+const char *code_source_name(CodeSource source) {
+  switch (source) {
+  case CodeSource::NotCompiled:
+    return "not compiled";
+  case CodeSource::Compiled:
+    return "compiled";
+  case CodeSource::DiskCache:
+    return "disk cache";
+  case CodeSource::MemoryCache:
+    return "memory cache";
+  }
+  return "?";
+}
+
+} // namespace loom

@@ -1,0 +1,40 @@
+// The disk cache: compiled code kept across processes, one file per entry (loom/CacheEntry.h)
+// in one directory. Safe for any number of processes at once: an entry is written to a
+// temporary file in the same directory and renamed into place, so readers see a whole entry or
+// none; and every entry is checked when read, so a torn or corrupted file is never loaded. A
+// cache problem never stops a kernel: it is counted (cache_stats()) and the kernel compiled.
+#pragma once
+
+#include "loom/Cache.h"
+#include "loom/CacheKey.h"
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace loom::disk_cache {
+
+// LOOM_CACHE: on (the default: read and write), off, read (use entries, write none) or write
+// (write entries, use none: to refresh them). Throws CacheError for another value.
+enum class Mode { Off, Read, Write, On };
+Mode mode();
+
+// $LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else $HOME/.cache/loom; empty if none is set.
+std::string directory();
+// The file of `key`'s entry in directory().
+std::string entry_path(const CacheKey &key);
+
+// Unless the mode forbids reading: reads `key`'s entry and hands its payload to `use`. Returns
+// true (a hit) when `use` returned. An entry that fails its checks, or that `use` refuses by
+// throwing loom::Error, is counted as rejected, not used, and left for store() to replace.
+bool load(const CacheKey &key, const std::function<void(std::string &&payload)> &use);
+
+// Unless the mode forbids writing: writes `key`'s entry atomically, creating the directory
+// (mode 0700) if needed. Never throws: a failure is counted and kept as last_problem.
+void store(const CacheKey &key, std::string_view payload);
+
+// Adds the disk cache's counts to `stats`; resets them.
+void add_stats(CacheStats &stats);
+void reset_stats();
+
+} // namespace loom::disk_cache

@@ -1,0 +1,267 @@
+// A stand-in for libcuda.so.1, loaded through LOOM_CUDA_DRIVER by cache_fake_gpu_test, so that
+// the GPU side of the compile caches (linking PTX to a cubin, loading a cubin, falling back to
+// the driver's JIT, refusing a bad image) runs on machines without a GPU. It keeps memory on the
+// host and its launches do nothing: it checks which driver calls loom makes, not results.
+//
+// Its "cubin" is "FAKECUBIN\n" followed by the PTX; the entry points of a module are the PTX's
+// .entry names. FAKE_CUDA_NO_LINK=1 makes cuLinkCreate fail with CUDA_ERROR_NOT_SUPPORTED.
+// loom_fake_cuda_count(name) says how often `name` was called.
+#include "runtime/CudaApi.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+
+using namespace loom::runtime;
+
+namespace {
+
+constexpr const char *cubin_magic = "FAKECUBIN\n";
+
+struct Module {
+  std::set<std::string> entries;
+};
+struct Function {
+  std::string name;
+};
+struct Link {
+  std::string ptx, cubin;
+};
+
+std::mutex mutex;
+std::map<std::string, int> &counts() {
+  static auto *c = new std::map<std::string, int>();
+  return *c;
+}
+void count(const char *name) {
+  std::lock_guard<std::mutex> lock(mutex);
+  ++counts()[name];
+}
+
+Module *module_of(const std::string &ptx) {
+  auto *module = new Module();
+  size_t at = 0;
+  while ((at = ptx.find(".entry ", at)) != std::string::npos) {
+    at += 7;
+    size_t end = ptx.find_first_of("( \n", at);
+    module->entries.insert(ptx.substr(at, end - at));
+  }
+  return module;
+}
+
+CUcontext the_context = reinterpret_cast<CUcontext>(0x1000);
+
+} // namespace
+
+extern "C" {
+
+int loom_fake_cuda_count(const char *name) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = counts().find(name);
+  return found == counts().end() ? 0 : found->second;
+}
+
+CUresult cuGetErrorName(CUresult error, const char **text) {
+  *text = error == CUDA_ERROR_INVALID_IMAGE   ? "CUDA_ERROR_INVALID_IMAGE"
+          : error == CUDA_ERROR_NOT_SUPPORTED ? "CUDA_ERROR_NOT_SUPPORTED"
+          : error == CUDA_ERROR_NOT_FOUND     ? "CUDA_ERROR_NOT_FOUND"
+                                              : "CUDA_ERROR_UNKNOWN";
+  return CUDA_SUCCESS;
+}
+CUresult cuGetErrorString(CUresult, const char **text) {
+  *text = "reported by loom's fake driver";
+  return CUDA_SUCCESS;
+}
+CUresult cuInit(unsigned int) {
+  return CUDA_SUCCESS;
+}
+CUresult cuDriverGetVersion(int *version) {
+  *version = 12040;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetCount(int *n) {
+  *n = 1;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGet(CUdevice *device, int) {
+  *device = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetName(char *name, int length, CUdevice) {
+  std::strncpy(name, "loom fake GPU", length);
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice) {
+  switch (attribute) {
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
+    *value = 9;
+    break;
+  case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
+    *value = 0;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
+    *value = 4;
+    break;
+  case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
+    *value = 32;
+    break;
+  default:
+    *value = 1024;
+  }
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice) {
+  *bytes = size_t(1) << 30;
+  return CUDA_SUCCESS;
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice) {
+  *context = the_context;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxSetCurrent(CUcontext) {
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetCurrent(CUcontext *context) {
+  *context = the_context;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxPushCurrent_v2(CUcontext) {
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxPopCurrent_v2(CUcontext *context) {
+  *context = the_context;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxSynchronize() {
+  return CUDA_SUCCESS;
+}
+CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes) {
+  *free_bytes = *total_bytes = size_t(1) << 30;
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  *pointer = reinterpret_cast<CUdeviceptr>(std::malloc(bytes));
+  return *pointer ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  std::free(reinterpret_cast<void *>(pointer));
+  return CUDA_SUCCESS;
+}
+CUresult cuMemAllocHost_v2(void **pointer, size_t bytes) {
+  *pointer = std::malloc(bytes);
+  return *pointer ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+CUresult cuMemFreeHost(void *pointer) {
+  std::free(pointer);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void *source, size_t bytes) {
+  std::memcpy(reinterpret_cast<void *>(destination), source, bytes);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes) {
+  std::memcpy(destination, reinterpret_cast<const void *>(source), bytes);
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int, CUjit_option *,
+                            void **) {
+  count("cuModuleLoadDataEx");
+  *module = reinterpret_cast<CUmodule>(module_of(static_cast<const char *>(image)));
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleLoadData(CUmodule *module, const void *image) {
+  count("cuModuleLoadData");
+  const char *text = static_cast<const char *>(image);
+  if (std::strncmp(text, cubin_magic, std::strlen(cubin_magic)) != 0)
+    return CUDA_ERROR_INVALID_IMAGE;
+  *module = reinterpret_cast<CUmodule>(module_of(text + std::strlen(cubin_magic)));
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
+  if (!reinterpret_cast<Module *>(module)->entries.count(name))
+    return CUDA_ERROR_NOT_FOUND;
+  *function = reinterpret_cast<CUfunction>(new Function{name});
+  return CUDA_SUCCESS;
+}
+CUresult cuModuleUnload(CUmodule module) {
+  delete reinterpret_cast<Module *>(module);
+  return CUDA_SUCCESS;
+}
+CUresult cuLinkCreate_v2(unsigned int, CUjit_option *, void **, CUlinkState *state) {
+  count("cuLinkCreate_v2");
+  const char *no_link = std::getenv("FAKE_CUDA_NO_LINK");
+  if (no_link && std::strcmp(no_link, "1") == 0)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  *state = reinterpret_cast<CUlinkState>(new Link());
+  return CUDA_SUCCESS;
+}
+CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t bytes,
+                          const char *, unsigned int, CUjit_option *, void **) {
+  if (type != CU_JIT_INPUT_PTX || bytes == 0 || static_cast<char *>(data)[bytes - 1] != '\0')
+    return CUDA_ERROR_INVALID_VALUE; // loom passes PTX with its NUL
+  reinterpret_cast<Link *>(state)->ptx = static_cast<const char *>(data);
+  return CUDA_SUCCESS;
+}
+CUresult cuLinkComplete(CUlinkState state, void **cubin, size_t *bytes) {
+  count("cuLinkComplete");
+  Link *link = reinterpret_cast<Link *>(state);
+  link->cubin = cubin_magic + link->ptx;
+  *cubin = link->cubin.data();
+  *bytes = link->cubin.size() + 1; // with the NUL, which cuModuleLoadData above relies on
+  return CUDA_SUCCESS;
+}
+CUresult cuLinkDestroy(CUlinkState state) {
+  count("cuLinkDestroy");
+  delete reinterpret_cast<Link *>(state);
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attribute, CUfunction) {
+  *value = attribute == CU_FUNC_ATTRIBUTE_NUM_REGS ? 32 : 1024;
+  return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid_size, int *block_size, CUfunction,
+                                          CUoccupancyB2DSize, size_t, int) {
+  *min_grid_size = 32;
+  *block_size = 256;
+  return CUDA_SUCCESS;
+}
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *block_count, CUfunction, int, size_t) {
+  *block_count = 8;
+  return CUDA_SUCCESS;
+}
+CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
+                        unsigned int, unsigned int, unsigned int, CUstream, void **, void **) {
+  count("cuLaunchKernel");
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamSynchronize(CUstream) {
+  return CUDA_SUCCESS;
+}
+CUresult cuEventCreate(CUevent *event, unsigned int) {
+  *event = reinterpret_cast<CUevent>(new int(0));
+  return CUDA_SUCCESS;
+}
+CUresult cuEventRecord(CUevent, CUstream) {
+  return CUDA_SUCCESS;
+}
+CUresult cuEventSynchronize(CUevent) {
+  return CUDA_SUCCESS;
+}
+CUresult cuEventElapsedTime_v2(float *milliseconds, CUevent, CUevent) {
+  *milliseconds = 0;
+  return CUDA_SUCCESS;
+}
+CUresult cuEventDestroy_v2(CUevent event) {
+  delete reinterpret_cast<int *>(event);
+  return CUDA_SUCCESS;
+}
+
+} // extern "C"
+
+// Every entry point loom resolves is defined above, with the parameter types loom calls it with.
+#define LOOM_FAKE_CUDA_CHECK(name, params) [[maybe_unused]] static name##_fn check_##name = &::name;
+LOOM_CUDA_ENTRY_POINTS(LOOM_FAKE_CUDA_CHECK)
+#undef LOOM_FAKE_CUDA_CHECK
