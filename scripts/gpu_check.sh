@@ -30,9 +30,19 @@ grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | sort | uniq -c
 grep -E "^\[  FAILED  \]|FAILED BINARIES|: (PASS|FAIL) " "$out/tests.log"
 
 if command -v compute-sanitizer >/dev/null; then
-  compute-sanitizer --tool memcheck --leak-check full "$tree"/tests/e2e_kernels_test \
-    --gtest_filter='*/gpu' --gtest_color=no >"$out/memcheck.log" 2>&1
-  echo "memcheck: $(grep -E 'ERROR SUMMARY' "$out/memcheck.log" | tail -1)"
+  # The GPU instances of the kernel and reduction tests (reductions use shared memory and
+  # barriers, which racecheck and synccheck look at).
+  {
+    for t in e2e_kernels_test e2e_reductions_test; do
+      compute-sanitizer --tool memcheck --leak-check full "$tree/tests/$t" --gtest_filter='*/gpu' \
+        --gtest_color=no
+    done
+    for tool in racecheck synccheck; do
+      compute-sanitizer --tool $tool "$tree/tests/e2e_reductions_test" --gtest_filter='*/gpu' \
+        --gtest_color=no
+    done
+  } >"$out/sanitizers.log" 2>&1
+  echo "compute-sanitizer: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizers.log" | tr '\n' ';')"
 fi
 
 [ "${SKIP_BENCH:-0}" = 1 ] || LOOM_INSTALL="$tree" bash bench/run_gpu.sh
