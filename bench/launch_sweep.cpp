@@ -94,6 +94,13 @@ int main() {
     sweep(
         "saxpy_2e28", saxpy, [&] { saxpy(0.5f, x, y); }, policies_1d(), 10);
   }
+  {
+    const size_t n = size_t(1) << 30;
+    DeviceArray<float> x(bench::random_vector(n, seed + 4)), total(std::vector<float>{0.0f});
+    loom::Kernel sum = bench::make_sum("sum");
+    sweep(
+        "sum_2e30", sum, [&] { sum(x, total); }, policies_1d(), 10);
+  }
   for (int64_t n : {int64_t(1024), int64_t(4096)}) {
     DeviceArray<float> A(bench::random_vector(size_t(n * n), seed + 2), {n, n});
     DeviceArray<float> B(bench::random_vector(size_t(n * n), seed + 3), {n, n});

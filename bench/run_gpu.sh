@@ -115,6 +115,8 @@ table() {
     reference nvcc_saxpy_ms
   row time "saxpy 2^28 ms, auto shape vs best swept" launch_sweep sweep_saxpy_2e28_auto_ms \
     launch_sweep sweep_saxpy_2e28_best_ms
+  row time "sum 2^30 ms, auto shape vs best swept" launch_sweep sweep_sum_2e30_auto_ms \
+    launch_sweep sweep_sum_2e30_best_ms
   row time "matmul 1024 ms, auto shape vs best swept" launch_sweep sweep_matmul1024_auto_ms \
     launch_sweep sweep_matmul1024_best_ms
   row time "matmul 4096 ms, auto shape vs best swept" launch_sweep sweep_matmul4096_auto_ms \

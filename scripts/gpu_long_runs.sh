@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The long reliability runs, on a machine with NVIDIA GPUs and many cores, from an installed tree
 # (default .gpu/, which must hold bin/text_fuzzer, built by tests/fuzz/run-fuzzer.sh):
-#   1. the text front end's fuzzer, FUZZ_SECONDS (default 120) with one fork per core;
+#   1. the text front end's fuzzer, FUZZ_SECONDS (default 120), FUZZ_JOBS forks (default: cores - 2);
 #   2. the differential tester: one loom_differential per GPU (JOBS_PER_GPU jobs each, default
 #      cores / GPUs - 1), disjoint seeds, DIFF_PROGRAMS in all (default 100000), for at most
 #      DIFF_SECONDS (default 360), seeds from DIFF_SEED (default 10000000); CPU JIT and GPU against the interpreter, every program
@@ -25,7 +25,7 @@ if [ "${FUZZ_SECONDS:-120}" -gt 0 ] && [ -x "$tree/bin/text_fuzzer" ]; then
   cp tests/fuzz/corpus/* "$corpus"/ 2>/dev/null || true
   (cd "$(mktemp -d)" && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "$OLDPWD/$tree/bin/text_fuzzer" "$corpus" -fork="$((cores - 2))" -ignore_crashes=0 \
+    "$OLDPWD/$tree/bin/text_fuzzer" "$corpus" -fork="${FUZZ_JOBS:-$((cores - 2))}" -ignore_crashes=0 \
     -max_total_time="${FUZZ_SECONDS:-120}" -timeout=10 -rss_limit_mb=2048 -max_len=4096 \
     -print_final_stats=1) >"$out/fuzz.log" 2>&1
   echo "fuzzer: $(grep -E '^#[0-9]+: cov' "$out/fuzz.log" | tail -1)"
