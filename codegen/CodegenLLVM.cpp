@@ -158,6 +158,8 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
     flat_types.push_back(llvm::PointerType::get(context, array_address_space()));
   FindStores stores;
   stores.visit(task.body);
+  for (const ir::TaskReduction &r : task.reductions) // updated after the body
+    stores.written.insert(r.array);
 
   TaskFunction tf = define_task(task, flat_types);
   function_ = tf.body;
