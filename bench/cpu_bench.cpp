@@ -87,6 +87,23 @@ bool saxpy_bench(uint64_t seed) {
   return ok;
 }
 
+// 2^27 floats summed into one element: loom's per-chunk partials against OpenMP's reduction.
+bool sum_bench(uint64_t seed) {
+  const int64_t n = int64_t(1) << 27;
+  std::vector<float> x = bench::random_vector(size_t(n), seed);
+  std::vector<float> total = {0.0f};
+  loom::Kernel sum = on_cpu(bench::make_sum("sum"));
+  sum(x, total);
+  float gpp = bench::sum_gpp(x.data(), n);
+  bool ok = bench::check("sum 2^27 (loom, CPU)", bench::sum_error(x.data(), size_t(n), total[0]),
+                         bench::sum_tolerance);
+  ok &= bench::check("sum 2^27 (g++)", bench::sum_error(x.data(), size_t(n), gpp),
+                     bench::sum_tolerance);
+  PairTimes t = time_pair([&] { sum(x, total); }, [&] { gpp = bench::sum_gpp(x.data(), n); });
+  report_pair("sum 2^27", "sum", t, 4.0 * double(n), "gbps", "GB/s");
+  return ok;
+}
+
 bool matmul_bench(int64_t n, uint64_t seed) {
   std::vector<float> A = bench::random_vector(size_t(n * n), seed);
   std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
@@ -155,6 +172,7 @@ int main() {
     return true;
   });
   ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
+  ok &= bench::section("sum", [&] { return sum_bench(seed + 15); });
   ok &= bench::section("matmul", [&] {
     bool passed = matmul_bench(512, seed + 20);
     passed &= matmul_bench(1024, seed + 30);

@@ -12,6 +12,14 @@ void saxpy_gpp(float a, const float *x, float *y, int64_t n) {
     y[i] = a * x[i] + y[i];
 }
 
+float sum_gpp(const float *x, int64_t n) {
+  float s = 0.0f;
+#pragma omp parallel for schedule(static) reduction(+ : s)
+  for (int64_t i = 0; i < n; ++i)
+    s += x[i];
+  return s;
+}
+
 void matmul_gpp(const float *A, const float *B, float *C, int64_t n) {
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n; ++i)

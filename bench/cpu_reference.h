@@ -9,6 +9,9 @@ namespace bench {
 
 // y = a*x + y, the loop split among OpenMP threads.
 void saxpy_gpp(float a, const float *x, float *y, int64_t n);
+// The sum of x, with OpenMP's reduction(+) (per-thread partials; strict float semantics, so g++
+// does not vectorize the adds without -ffast-math, and neither does loom without fastmath).
+float sum_gpp(const float *x, int64_t n);
 // The naive matmul of n x n row-major matrices: rows among threads, then j, then k innermost.
 void matmul_gpp(const float *A, const float *B, float *C, int64_t n);
 // Threads an OpenMP parallel region of this file gets.
