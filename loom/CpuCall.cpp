@@ -4,6 +4,7 @@
 #include "runtime/DeviceBuffer.h"
 
 #include "ir/Evaluate.h"
+#include "ir/Mutator.h"
 #include "ir/Semantics.h"
 #include "support/Error.h"
 
@@ -87,7 +88,48 @@ void finish_reductions(const std::string &kernel, const ir::Task &task,
   }
 }
 
+// Whether one iteration of the task's parallel loop is light: no loop inside, so a few thousand
+// iterations cost less than opening a parallel region for them.
+bool light_iterations(const ir::Task &task) {
+  struct FindLoop : ir::Visitor {
+    int parallel = 0;
+    bool inner_loop = false;
+    void visit_node(const ir::For *n) override {
+      inner_loop = inner_loop || parallel > 0;
+      ir::Visitor::visit_node(n);
+    }
+    void visit_node(const ir::While *n) override {
+      inner_loop = inner_loop || parallel > 0;
+      ir::Visitor::visit_node(n);
+    }
+  } find;
+  // After map_parallel_loops the parallel loop is the For over the chunk: count loops inside it.
+  struct Outer : ir::Visitor {
+    const ir::Task &task;
+    FindLoop &find;
+    Outer(const ir::Task &t, FindLoop &f) : task(t), find(f) {}
+    void visit_node(const ir::For *n) override {
+      if (task.chunk_begin && n->begin.as<ir::VarRef>() &&
+          n->begin.as<ir::VarRef>()->var == task.chunk_begin) {
+        find.parallel = 1;
+        find.visit(n->body);
+        return;
+      }
+      ir::Visitor::visit_node(n);
+    }
+  } outer(task, find);
+  outer.visit(task.body);
+  return !find.inner_loop;
+}
+
 } // namespace
+
+// Light iterations (no inner loop) run at least 4096 to a thread, so that a small loop does not
+// pay for a parallel region (a few microseconds) and for waking threads; a loop with inner loops
+// splits down to one iteration per thread.
+int64_t cpu_grain(const ir::Task &task) {
+  return task.kind == ir::TaskKind::Parallel && light_iterations(task) ? 4096 : 1;
+}
 
 void run_on_cpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values) {
@@ -119,14 +161,16 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
     const ir::Task &task = c.lowered.tasks[t];
     bool parallel = task.kind == ir::TaskKind::Parallel;
     int64_t extent = parallel ? ir::evaluate(task.domain[0], params, values).i : 0;
+    const int64_t grain = c.grains.at(t);
     if (task.reductions.empty()) {
-      runtime::run_cpu_task(c.code->tasks()[t], packed.data(), extent, parallel);
+      runtime::run_cpu_task(c.code->tasks()[t], packed.data(), extent, parallel, grain);
       continue;
     }
     scratch.assign(1 + runtime::cpu_thread_count() * task.reductions.size(), 0);
     PackedParams with_scratch = pack_params(params, values, pointers, 1);
     with_scratch.push(reinterpret_cast<uint64_t>(scratch.data()));
-    int64_t chunks = runtime::run_cpu_task(c.code->tasks()[t], with_scratch.data(), extent, parallel);
+    int64_t chunks =
+        runtime::run_cpu_task(c.code->tasks()[t], with_scratch.data(), extent, parallel, grain);
     finish_reductions(state.kernel.name, task, params, values, args, pointers, scratch, chunks);
   }
 

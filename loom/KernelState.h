@@ -36,7 +36,11 @@ struct CompiledGpu {
 struct CompiledCpu {
   ir::LoweredKernel lowered;
   std::unique_ptr<codegen::CpuCode> code;
+  std::vector<int64_t> grains; // per task: the fewest iterations a thread gets (cpu_grain)
 };
+
+// The fewest iterations of a CPU task's parallel loop worth a thread of their own.
+int64_t cpu_grain(const ir::Task &task);
 
 struct KernelState {
   ir::Kernel kernel;

@@ -16,6 +16,7 @@
 #include "loom/Kernel.h"
 #include "loom/Module.h"
 #include "loom/Target.h"
+#include "loom/Threads.h"
 #include "runtime/DeviceArray.h"
 #include "support/Error.h"
 

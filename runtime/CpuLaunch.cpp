@@ -4,13 +4,27 @@
 #include "support/Error.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <omp.h>
 
 namespace loom::runtime {
 
+namespace {
+std::atomic<int> thread_override{0}; // set_cpu_thread_count; 0: none
+} // namespace
+
+void set_cpu_thread_count(int threads) {
+  if (threads < 0 || threads > 1 << 20)
+    throw ArgumentError("the CPU thread count must be 0 (the default) or a positive number of "
+                        "threads, got " + std::to_string(threads));
+  thread_override.store(threads, std::memory_order_relaxed);
+}
+
 int cpu_thread_count() {
+  if (int threads = thread_override.load(std::memory_order_relaxed); threads > 0)
+    return threads;
   if (std::optional<std::string> text = env("LOOM_NUM_THREADS")) {
     errno = 0;
     char *end = nullptr;

@@ -10,6 +10,9 @@ namespace loom::runtime {
 // Threads a parallel task may use: LOOM_NUM_THREADS when set (a positive integer, else
 // loom::ArgumentError), otherwise OpenMP's default (OMP_NUM_THREADS or the number of cores).
 int cpu_thread_count();
+// Sets the thread count for every later CPU launch, over LOOM_NUM_THREADS; 0 goes back to the
+// default. Negative: loom::ArgumentError.
+void set_cpu_thread_count(int threads);
 
 // Runs a task. A serial task is one call fn(params, 0, 0). A parallel task's iterations [0, extent)
 // are split into contiguous, nearly equal chunks, one call per thread, each thread getting at least

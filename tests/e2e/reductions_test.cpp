@@ -229,4 +229,50 @@ def stats(x: f64[n], out: f64[3]):
 
 LOOM_INSTANTIATE_TARGETS(Reductions);
 
+float sequential_sum(const std::vector<float> &x) {
+  float s = 0;
+  for (float v : x)
+    s += v;
+  return s;
+}
+
+loom::Kernel cpu_sum() {
+  auto k = kernel("cpu_sum", [](Array<float> x, Array<float> total) {
+    parallel_for(x.size(), [&](Index i) { total[0] += x[i]; });
+  });
+  k.on(ir::Target::CPU);
+  return k;
+}
+
+// With one CPU thread a float sum into one element is the sequential sum, bit for bit;
+// set_cpu_threads(0) goes back to the default, and a negative count is refused.
+TEST(CpuThreads, OneThreadGivesTheSequentialSum) {
+  const int before = cpu_threads();
+  set_cpu_threads(1);
+  EXPECT_EQ(cpu_threads(), 1);
+  loom::Kernel k = cpu_sum();
+  auto x = random_vector<float>(100003, -1, 1, 41);
+  std::vector<float> total = {0};
+  k(x, total);
+  const float expected = sequential_sum(x);
+  EXPECT_EQ(std::memcmp(&total[0], &expected, sizeof(float)), 0) << total[0] << " " << expected;
+  set_cpu_threads(0);
+  EXPECT_EQ(cpu_threads(), before);
+  EXPECT_THROW(set_cpu_threads(-1), ArgumentError);
+  EXPECT_EQ(cpu_threads(), before);
+}
+
+// A loop of light iterations (no inner loop) gives each thread at least 4096 of them: 1000
+// iterations run as one chunk, whatever the core count, so the sum is the sequential one.
+TEST(CpuThreads, SmallLightLoopsRunOnOneThread) {
+  set_cpu_threads(8);
+  loom::Kernel k = cpu_sum();
+  auto x = random_vector<float>(1000, -1, 1, 42);
+  std::vector<float> total = {0};
+  k(x, total);
+  const float expected = sequential_sum(x);
+  EXPECT_EQ(std::memcmp(&total[0], &expected, sizeof(float)), 0) << total[0] << " " << expected;
+  set_cpu_threads(0);
+}
+
 } // namespace
