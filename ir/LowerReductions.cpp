@@ -91,7 +91,7 @@ private:
 
 Expr identity(ReduceOp op, ScalarType t) {
   const bool fp = is_float(t);
-  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
   const int64_t big = t == ScalarType::I32 ? std::numeric_limits<int32_t>::max()
                                            : std::numeric_limits<int64_t>::max();
   switch (op) {
@@ -99,10 +99,12 @@ Expr identity(ReduceOp op, ScalarType t) {
     return fp ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
   case ReduceOp::Mul:
     return fp ? FloatConst::make(t, 1.0) : IntConst::make(t, 1);
+  // Float min and max ignore a NaN operand (fmin, fmax), so NaN is their identity: a worker with
+  // nothing to contribute leaves even a NaN element as it was (an infinity would replace it).
   case ReduceOp::Min:
-    return fp ? FloatConst::make(t, inf) : IntConst::make(t, big);
+    return fp ? FloatConst::make(t, nan) : IntConst::make(t, big);
   case ReduceOp::Max:
-    return fp ? FloatConst::make(t, -inf) : IntConst::make(t, -big - 1);
+    return fp ? FloatConst::make(t, nan) : IntConst::make(t, -big - 1);
   }
   return Expr();
 }
