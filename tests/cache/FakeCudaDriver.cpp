@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>
@@ -21,11 +22,12 @@ namespace {
 
 constexpr const char *cubin_magic = "FAKECUBIN\n";
 
-struct Module {
-  std::set<std::string> entries;
-};
 struct Function {
   std::string name;
+};
+struct Module {
+  std::set<std::string> entries;
+  std::map<std::string, std::unique_ptr<Function>> functions; // handed out, freed on unload
 };
 struct Link {
   std::string ptx, cubin;
@@ -183,7 +185,10 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) {
 CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
   if (!reinterpret_cast<Module *>(module)->entries.count(name))
     return CUDA_ERROR_NOT_FOUND;
-  *function = reinterpret_cast<CUfunction>(new Function{name});
+  std::unique_ptr<Function> &slot = reinterpret_cast<Module *>(module)->functions[name];
+  if (!slot)
+    slot = std::make_unique<Function>(Function{name});
+  *function = reinterpret_cast<CUfunction>(slot.get());
   return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(CUmodule module) {
