@@ -136,6 +136,8 @@ table() {
   row time "code lookup of a compiled kernel, ns" loom_cache cache_gpu_hot_lookup_ns
   row rate "CPU saxpy 2^26 GB/s vs g++ -O3" loom_cpu loom_cpu_saxpy_gbps loom_cpu gpp_saxpy_gbps
   row rate "CPU sum 2^27 GB/s vs g++ -O3 -fopenmp reduction" loom_cpu loom_cpu_sum_gbps loom_cpu gpp_sum_gbps
+  row rate "CPU sum 2^27 GB/s, loom fastmath, vs the same g++" loom_cpu loom_cpu_sum_fast_gbps \
+    loom_cpu gpp_sum_fast_gbps
   row rate "CPU matmul 512 GFLOP/s vs g++ -O3" loom_cpu loom_cpu_matmul512_gflops \
     loom_cpu gpp_matmul512_gflops
   row rate "CPU matmul 1024 GFLOP/s vs g++ -O3" loom_cpu loom_cpu_matmul1024_gflops \

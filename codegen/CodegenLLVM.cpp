@@ -53,6 +53,17 @@ std::unique_ptr<llvm::Module> CodegenLLVM::compile(const ir::LoweredKernel &k,
                                                    const std::string &triple,
                                                    const llvm::DataLayout &layout) {
   kernel = &k;
+  // fastmath on the CPU: float operations may be reassociated and contracted, and the sign of a
+  // zero may change, which is what lets the vectorizer split a float sum into vector lanes. (The
+  // GPU's fastmath is its approximate division, square root and flushed denormals, set as
+  // function attributes by the PTX target.)
+  llvm::FastMathFlags flags;
+  if (k.fast_math && k.target == ir::Target::CPU) {
+    flags.setAllowReassoc();
+    flags.setAllowContract();
+    flags.setNoSignedZeros();
+  }
+  builder.setFastMathFlags(flags);
   module = std::make_unique<llvm::Module>(k.name, context);
   module->setTargetTriple(triple);
   module->setDataLayout(layout);

@@ -397,6 +397,7 @@ struct LoweredKernel {
   std::vector<Param> params;
   Target target;
   std::vector<Task> tasks;
+  bool fast_math = false; // Kernel::fast_math
 };
 
 } // namespace loom::ir

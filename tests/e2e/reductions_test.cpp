@@ -227,6 +227,26 @@ def stats(x: f64[n], out: f64[3]):
   EXPECT_NEAR(out[2], q, sum_bound(squares));
 }
 
+// fastmath lets the CPU vectorize the sum (reassociated adds); it stays within the bound of a
+// sum in any order, and the GPU's stays right too.
+TEST_P(Reductions, FastMathSum) {
+  Module m = compile(R"(
+@kernel(fastmath=True)
+def fsum(x: f32[n], total: f32[1]):
+    for i in parallel(n):
+        total[0] += x[i] * 0.5
+)");
+  Kernel &k = m["fsum"];
+  prepare(k);
+  auto x = random_vector<float>((1 << 20) + 3, -1, 1, 43);
+  std::vector<float> total = {1.0f};
+  k(x, total);
+  double exact = 1.0;
+  for (float v : x)
+    exact += 0.5 * v;
+  EXPECT_NEAR(total[0], exact, sum_bound(x));
+}
+
 LOOM_INSTANTIATE_TARGETS(Reductions);
 
 float sequential_sum(const std::vector<float> &x) {
