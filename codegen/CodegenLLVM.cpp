@@ -273,21 +273,6 @@ void CodegenLLVM::combine_partials(const ir::Task &task, const std::vector<llvm:
   (void)task;
 }
 
-llvm::Value *CodegenLLVM::combine(ir::ReduceOp op, ScalarType t, llvm::Value *a, llvm::Value *b) {
-  const bool fp = ir::is_float(t);
-  switch (op) {
-  case ir::ReduceOp::Add:
-    return fp ? builder.CreateFAdd(a, b) : builder.CreateAdd(a, b);
-  case ir::ReduceOp::Mul:
-    return fp ? builder.CreateFMul(a, b) : builder.CreateMul(a, b);
-  case ir::ReduceOp::Min:
-    return fp ? builder.CreateMinNum(a, b) : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
-  case ir::ReduceOp::Max:
-    return fp ? builder.CreateMaxNum(a, b) : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
-  }
-  internal_error("unknown reduction");
-}
-
 // ---- statements -----------------------------------------------------------------------------
 
 void CodegenLLVM::codegen(const ir::Stmt &s) {
@@ -362,7 +347,7 @@ void CodegenLLVM::visit_node(const ir::Reduce *op) {
   llvm::PHINode *seen = builder.CreatePHI(bits, 2);
   seen->addIncoming(first, before);
   llvm::Value *old = fp ? builder.CreateBitCast(seen, llvm_type(t)) : seen;
-  llvm::Value *product = combine(ir::ReduceOp::Mul, t, old, value);
+  llvm::Value *product = arith(ir::BinaryOp::Mul, t, old, value);
   llvm::Value *wanted = fp ? builder.CreateBitCast(product, bits) : product;
   llvm::Value *pair = builder.CreateAtomicCmpXchg(address, seen, wanted, align,
                                                   llvm::AtomicOrdering::Monotonic,

@@ -69,8 +69,9 @@ protected:
   llvm::Value *from_memory(llvm::Value *v, ir::ScalarType t); // i8 -> i1 for bools
   // The address of array[indices] (row-major), with the indices generated at the insert point.
   llvm::Value *element_address(int array, const std::vector<ir::Expr> &indices);
-  // a op b for a reduction's operation, with loom's semantics (float min/max: minnum/maxnum).
-  llvm::Value *combine(ir::ReduceOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);
+  // a op b for a non-comparison operator, with loom's semantics (also a reduction's operation,
+  // through ir::binary_op_of).
+  llvm::Value *arith(ir::BinaryOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);
   // A call of the pure math library function `name` taking and returning `type`.
   llvm::Value *call_math_library(const std::string &name, llvm::Type *type,
                                  const std::vector<llvm::Value *> &args);

@@ -18,52 +18,41 @@ void CodegenLLVM::visit_node(const ir::Binary *op) {
   ScalarType t = op->a.type();
   llvm::Value *a = codegen(op->a);
   llvm::Value *b = codegen(op->b);
+  value_ = ir::is_comparison(op->op) ? compare(op->op, t, a, b) : arith(op->op, t, a, b);
+}
+
+llvm::Value *CodegenLLVM::arith(BinaryOp op, ScalarType t, llvm::Value *a, llvm::Value *b) {
   bool fp = ir::is_float(t);
-  if (ir::is_comparison(op->op)) {
-    value_ = compare(op->op, t, a, b);
-    return;
-  }
-  switch (op->op) {
+  switch (op) {
   case BinaryOp::Add: // integers wrap: no nsw/nuw
-    value_ = fp ? builder.CreateFAdd(a, b) : builder.CreateAdd(a, b);
-    return;
+    return fp ? builder.CreateFAdd(a, b) : builder.CreateAdd(a, b);
   case BinaryOp::Sub:
-    value_ = fp ? builder.CreateFSub(a, b) : builder.CreateSub(a, b);
-    return;
+    return fp ? builder.CreateFSub(a, b) : builder.CreateSub(a, b);
   case BinaryOp::Mul:
-    value_ = fp ? builder.CreateFMul(a, b) : builder.CreateMul(a, b);
-    return;
+    return fp ? builder.CreateFMul(a, b) : builder.CreateMul(a, b);
   case BinaryOp::Div:
-    value_ = fp ? builder.CreateFDiv(a, b) : int_div_mod(op->op, a, b);
-    return;
+    return fp ? builder.CreateFDiv(a, b) : int_div_mod(op, a, b);
   case BinaryOp::Mod:
-    value_ = fp ? float_remainder(a, b, t) : int_div_mod(op->op, a, b);
-    return;
+    return fp ? float_remainder(a, b, t) : int_div_mod(op, a, b);
   case BinaryOp::Min:
-    value_ = fp ? builder.CreateMinNum(a, b)
+    return fp ? builder.CreateMinNum(a, b)
                 : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
-    return;
   case BinaryOp::Max:
-    value_ = fp ? builder.CreateMaxNum(a, b)
+    return fp ? builder.CreateMaxNum(a, b)
                 : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
-    return;
   case BinaryOp::BitAnd:
   case BinaryOp::And: // both operands are already evaluated: no short circuit
-    value_ = builder.CreateAnd(a, b);
-    return;
+    return builder.CreateAnd(a, b);
   case BinaryOp::BitOr:
   case BinaryOp::Or:
-    value_ = builder.CreateOr(a, b);
-    return;
+    return builder.CreateOr(a, b);
   case BinaryOp::BitXor:
-    value_ = builder.CreateXor(a, b);
-    return;
+    return builder.CreateXor(a, b);
   case BinaryOp::Shl:
   case BinaryOp::Shr: {
     // The amount is taken modulo the width, as x86 and PTX hardware do for 32/64-bit shifts.
     llvm::Value *amount = builder.CreateAnd(b, ir::bit_width(t) - 1);
-    value_ = op->op == BinaryOp::Shl ? builder.CreateShl(a, amount) : builder.CreateAShr(a, amount);
-    return;
+    return op == BinaryOp::Shl ? builder.CreateShl(a, amount) : builder.CreateAShr(a, amount);
   }
   default:
     throw CompileError("internal error in codegen: unhandled binary operator");

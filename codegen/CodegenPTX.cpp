@@ -86,7 +86,7 @@ llvm::Value *CodegenPTX::block_combine(ir::ReduceOp op, ir::ScalarType t, llvm::
   builder.SetInsertPoint(add);
   llvm::Value *a = builder.CreateAlignedLoad(vt, mine, llvm::Align(8));
   llvm::Value *b = builder.CreateAlignedLoad(vt, slot(other), llvm::Align(8));
-  builder.CreateAlignedStore(combine(op, t, a, b), mine, llvm::Align(8));
+  builder.CreateAlignedStore(arith(ir::binary_op_of(op), t, a, b), mine, llvm::Align(8));
   builder.CreateBr(sync);
   builder.SetInsertPoint(sync);
   barrier();
@@ -182,7 +182,7 @@ void CodegenPTX::combine_partials(const ir::Task &task, const std::vector<llvm::
     builder.CreateCondBr(builder.CreateICmpULT(k, blocks), next, gathered);
     builder.SetInsertPoint(next);
     llvm::Value *more = builder.CreateLoad(vt, slot(k, r), /*isVolatile=*/true);
-    acc->addIncoming(combine(red.op, red.accumulator->type, acc, more), next);
+    acc->addIncoming(arith(ir::binary_op_of(red.op), red.accumulator->type, acc, more), next);
     k->addIncoming(builder.CreateAdd(k, threads), next);
     builder.CreateBr(gather);
     builder.SetInsertPoint(gathered);
@@ -194,7 +194,7 @@ void CodegenPTX::combine_partials(const ir::Task &task, const std::vector<llvm::
     llvm::Value *address = element_address(red.array, red.indices);
     const llvm::Align align(ir::byte_size(red.accumulator->type));
     llvm::Value *old = builder.CreateAlignedLoad(vt, address, align);
-    builder.CreateAlignedStore(combine(red.op, red.accumulator->type, old, total), address, align);
+    builder.CreateAlignedStore(arith(ir::binary_op_of(red.op), red.accumulator->type, old, total), address, align);
     builder.CreateBr(updated);
     builder.SetInsertPoint(updated);
   }

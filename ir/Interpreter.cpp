@@ -24,57 +24,11 @@ int64_t Buffer::size() const {
 }
 
 ScalarValue Buffer::get(int64_t k) const {
-  const unsigned char *p = bytes.data() + k * byte_size(type);
-  ScalarValue v;
-  switch (type) {
-  case ScalarType::Bool:
-    v.i = *p != 0; // any non-zero byte is true, as in compiled code
-    break;
-  case ScalarType::I32: {
-    int32_t x;
-    std::memcpy(&x, p, 4);
-    v.i = x;
-    break;
-  }
-  case ScalarType::I64:
-    std::memcpy(&v.i, p, 8);
-    break;
-  case ScalarType::F32: {
-    float x;
-    std::memcpy(&x, p, 4);
-    v.f = x;
-    break;
-  }
-  case ScalarType::F64:
-    std::memcpy(&v.f, p, 8);
-    break;
-  }
-  return v;
+  return load_scalar(bytes.data() + k * byte_size(type), type);
 }
 
 void Buffer::set(int64_t k, ScalarValue v) {
-  unsigned char *p = bytes.data() + k * byte_size(type);
-  switch (type) {
-  case ScalarType::Bool:
-    *p = v.i != 0;
-    break;
-  case ScalarType::I32: {
-    int32_t x = static_cast<int32_t>(v.i);
-    std::memcpy(p, &x, 4);
-    break;
-  }
-  case ScalarType::I64:
-    std::memcpy(p, &v.i, 8);
-    break;
-  case ScalarType::F32: {
-    float x = static_cast<float>(v.f);
-    std::memcpy(p, &x, 4);
-    break;
-  }
-  case ScalarType::F64:
-    std::memcpy(p, &v.f, 8);
-    break;
-  }
+  store_scalar(bytes.data() + k * byte_size(type), type, v);
 }
 
 namespace {

@@ -268,4 +268,58 @@ bool same_value(ScalarType t, ScalarValue a, ScalarValue b) {
   return std::memcmp(&a.f, &b.f, sizeof(double)) == 0;
 }
 
+ScalarValue load_scalar(const void *memory, ScalarType type) {
+  const unsigned char *p = static_cast<const unsigned char *>(memory);
+  ScalarValue v;
+  switch (type) {
+  case ScalarType::Bool:
+    v.i = *p != 0; // any non-zero byte is true, as in compiled code
+    break;
+  case ScalarType::I32: {
+    int32_t x;
+    std::memcpy(&x, p, 4);
+    v.i = x;
+    break;
+  }
+  case ScalarType::I64:
+    std::memcpy(&v.i, p, 8);
+    break;
+  case ScalarType::F32: {
+    float x;
+    std::memcpy(&x, p, 4);
+    v.f = x;
+    break;
+  }
+  case ScalarType::F64:
+    std::memcpy(&v.f, p, 8);
+    break;
+  }
+  return v;
+}
+
+void store_scalar(void *memory, ScalarType type, ScalarValue v) {
+  unsigned char *p = static_cast<unsigned char *>(memory);
+  switch (type) {
+  case ScalarType::Bool:
+    *p = v.i != 0;
+    break;
+  case ScalarType::I32: {
+    int32_t x = static_cast<int32_t>(v.i);
+    std::memcpy(p, &x, 4);
+    break;
+  }
+  case ScalarType::I64:
+    std::memcpy(p, &v.i, 8);
+    break;
+  case ScalarType::F32: {
+    float x = static_cast<float>(v.f);
+    std::memcpy(p, &x, 4);
+    break;
+  }
+  case ScalarType::F64:
+    std::memcpy(p, &v.f, 8);
+    break;
+  }
+}
+
 } // namespace loom::ir

@@ -20,6 +20,11 @@ struct ScalarValue {
 ScalarValue int_value(ScalarType t, int64_t v);  // wraps to the width of t (bool: v != 0)
 ScalarValue float_value(ScalarType t, double v); // rounds to float for f32
 
+// An element of type t in memory, as loom's calling convention lays it out (bool: one byte,
+// any non-zero byte is true).
+ScalarValue load_scalar(const void *memory, ScalarType t);
+void store_scalar(void *memory, ScalarType t, ScalarValue v);
+
 ScalarValue unary_op(UnaryOp op, ScalarType t, ScalarValue a);
 // `t` is the operands' type (comparisons give a bool).
 ScalarValue binary_op(BinaryOp op, ScalarType t, ScalarValue a, ScalarValue b);

@@ -27,9 +27,9 @@ std::string toolchain() {
 
 } // namespace
 
-CacheKey cpu_object_key(const ir::LoweredKernel &kernel, bool fast_math) {
+CacheKey cpu_object_key(const ir::LoweredKernel &kernel) {
   return make_key("cpu-object", toolchain() + "host: " + codegen::host_cpu_identity() +
-                                    "\nfast_math: " + (fast_math ? "1" : "0") + "\nir:\n" +
+                                    "\nfast_math: " + (kernel.fast_math ? "1" : "0") + "\nir:\n" +
                                     ir::canonical_text(kernel));
 }
 

@@ -71,6 +71,21 @@ MemoryCache<CompiledGpu> &gpu_memory_cache() {
   return *cache;
 }
 
+// The code for `key` from the process's memory cache, or `build`'s (which then goes in it).
+template <class Compiled, class Build>
+std::shared_ptr<Compiled> from_memory_cache(MemoryCache<Compiled> &cache, const CacheKey &key,
+                                            CompileTimes &t, Build &&build) {
+  bool hit = false;
+  auto lookup = Clock::now();
+  std::shared_ptr<Compiled> code = cache.get_or_compile(key.digest, build, &hit);
+  if (hit) {
+    t.source = CodeSource::MemoryCache;
+    t.detail = "code this process compiled for an identical kernel";
+    t.cache_ms += ms_since(lookup);
+  }
+  return code;
+}
+
 std::shared_ptr<CompiledCpu> build_cpu(ir::LoweredKernel lowered, const CacheKey &key,
                                        CompileTimes &t) {
   auto c = std::make_shared<CompiledCpu>();
@@ -179,16 +194,9 @@ CompiledGpu &KernelState::compiled_gpu() {
     const runtime::DeviceInfo &device = runtime::GpuContext::get().info();
     CacheKey ptx_key = timed(t.key_ms, [&] { return gpu_ptx_key(lowered, target); });
     CacheKey cubin_key = timed(t.key_ms, [&] { return gpu_cubin_key(ptx_key, device); });
-    bool hit = false;
-    auto lookup = Clock::now();
-    gpu = gpu_memory_cache().get_or_compile(
-        cubin_key.digest,
-        [&] { return build_gpu(std::move(lowered), target, ptx_key, cubin_key, t); }, &hit);
-    if (hit) {
-      t.source = CodeSource::MemoryCache;
-      t.detail = "code this process compiled for an identical kernel";
-      t.cache_ms += ms_since(lookup);
-    }
+    gpu = from_memory_cache(gpu_memory_cache(), cubin_key, t, [&] {
+      return build_gpu(std::move(lowered), target, ptx_key, cubin_key, t);
+    });
     t.total_ms = ms_since(start);
     gpu_times = t;
   }
@@ -201,16 +209,9 @@ CompiledCpu &KernelState::compiled_cpu() {
     CompileTimes t;
     ir::LoweredKernel lowered =
         timed(t.lower_ms, [&] { return ir::lower(kernel, ir::Target::CPU, dump_log()); });
-    CacheKey key = timed(t.key_ms, [&] { return cpu_object_key(lowered, kernel.fast_math); });
-    bool hit = false;
-    auto lookup = Clock::now();
-    cpu = cpu_memory_cache().get_or_compile(
-        key.digest, [&] { return build_cpu(std::move(lowered), key, t); }, &hit);
-    if (hit) {
-      t.source = CodeSource::MemoryCache;
-      t.detail = "code this process compiled for an identical kernel";
-      t.cache_ms += ms_since(lookup);
-    }
+    CacheKey key = timed(t.key_ms, [&] { return cpu_object_key(lowered); });
+    cpu = from_memory_cache(cpu_memory_cache(), key, t,
+                            [&] { return build_cpu(std::move(lowered), key, t); });
     t.total_ms = ms_since(start);
     cpu_times = t;
   }

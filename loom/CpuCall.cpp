@@ -14,48 +14,6 @@ namespace loom {
 
 namespace {
 
-ir::ScalarValue load_scalar(const void *p, ir::ScalarType t) {
-  switch (t) {
-  case ir::ScalarType::I32: {
-    int32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return ir::int_value(t, v);
-  }
-  case ir::ScalarType::I64: {
-    int64_t v;
-    std::memcpy(&v, p, sizeof v);
-    return ir::int_value(t, v);
-  }
-  case ir::ScalarType::F32: {
-    float v;
-    std::memcpy(&v, p, sizeof v);
-    return ir::float_value(t, v);
-  }
-  case ir::ScalarType::F64: {
-    double v;
-    std::memcpy(&v, p, sizeof v);
-    return ir::float_value(t, v);
-  }
-  case ir::ScalarType::Bool:
-    break;
-  }
-  throw Error("internal error: a reduction of bools");
-}
-
-void store_scalar(void *p, ir::ScalarType t, ir::ScalarValue v) {
-  if (t == ir::ScalarType::I32) {
-    int32_t x = static_cast<int32_t>(v.i);
-    std::memcpy(p, &x, sizeof x);
-  } else if (t == ir::ScalarType::I64) {
-    std::memcpy(p, &v.i, sizeof v.i);
-  } else if (t == ir::ScalarType::F32) {
-    float x = static_cast<float>(v.f);
-    std::memcpy(p, &x, sizeof x);
-  } else {
-    std::memcpy(p, &v.f, sizeof v.f);
-  }
-}
-
 // Combines the chunks' partials (support/Abi.h's scratch slots) in chunk order, then each total
 // into its array element: with the combination order fixed, a fixed thread count gives the same
 // bits on every run.
@@ -68,9 +26,9 @@ void finish_reductions(const std::string &kernel, const ir::Task &task,
     const ir::TaskReduction &red = task.reductions[r];
     const ir::ScalarType t = params[red.array].type;
     const ir::BinaryOp op = ir::binary_op_of(red.op);
-    ir::ScalarValue total = load_scalar(&scratch[1 + r], t);
+    ir::ScalarValue total = ir::load_scalar(&scratch[1 + r], t);
     for (int64_t c = 1; c < chunks; ++c)
-      total = ir::binary_op(op, t, total, load_scalar(&scratch[1 + c * count + r], t));
+      total = ir::binary_op(op, t, total, ir::load_scalar(&scratch[1 + c * count + r], t));
     const std::vector<int64_t> &shape = args[red.array].shape;
     int64_t linear = 0;
     for (size_t d = 0; d < red.indices.size(); ++d) {
@@ -84,42 +42,27 @@ void finish_reductions(const std::string &kernel, const ir::Task &task,
     }
     auto *element = reinterpret_cast<unsigned char *>(pointers[red.array]) +
                     linear * static_cast<int64_t>(ir::byte_size(t));
-    store_scalar(element, t, ir::binary_op(op, t, load_scalar(element, t), total));
+    ir::store_scalar(element, t, ir::binary_op(op, t, ir::load_scalar(element, t), total));
   }
 }
 
-// Whether one iteration of the task's parallel loop is light: no loop inside, so a few thousand
-// iterations cost less than opening a parallel region for them.
+// Whether one iteration of the task's parallel loop is light: the chunk loop is the task's only
+// loop (no inner loop, no further parallel dimension), so a few thousand iterations cost less
+// than opening a parallel region for them.
 bool light_iterations(const ir::Task &task) {
-  struct FindLoop : ir::Visitor {
-    int parallel = 0;
-    bool inner_loop = false;
+  struct CountLoops : ir::Visitor {
+    int loops = 0;
     void visit_node(const ir::For *n) override {
-      inner_loop = inner_loop || parallel > 0;
+      ++loops;
       ir::Visitor::visit_node(n);
     }
     void visit_node(const ir::While *n) override {
-      inner_loop = inner_loop || parallel > 0;
+      ++loops;
       ir::Visitor::visit_node(n);
     }
-  } find;
-  // After map_parallel_loops the parallel loop is the For over the chunk: count loops inside it.
-  struct Outer : ir::Visitor {
-    const ir::Task &task;
-    FindLoop &find;
-    Outer(const ir::Task &t, FindLoop &f) : task(t), find(f) {}
-    void visit_node(const ir::For *n) override {
-      if (task.chunk_begin && n->begin.as<ir::VarRef>() &&
-          n->begin.as<ir::VarRef>()->var == task.chunk_begin) {
-        find.parallel = 1;
-        find.visit(n->body);
-        return;
-      }
-      ir::Visitor::visit_node(n);
-    }
-  } outer(task, find);
-  outer.visit(task.body);
-  return !find.inner_loop;
+  } count;
+  count.visit(task.body);
+  return count.loops <= 1;
 }
 
 } // namespace
@@ -156,7 +99,7 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
   }
 
   PackedParams packed = pack_params(params, values, pointers);
-  std::vector<uint64_t> scratch;
+  std::vector<uint64_t> &scratch = state.cpu_reduction_scratch;
   for (size_t t = 0; t < c.lowered.tasks.size(); ++t) {
     const ir::Task &task = c.lowered.tasks[t];
     bool parallel = task.kind == ir::TaskKind::Parallel;

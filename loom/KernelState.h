@@ -55,6 +55,7 @@ struct KernelState {
   // GPU tasks with reductions: their scratch slots (support/Abi.h), grown as launches need;
   // slot 0, the finished-block count, is zero between launches.
   runtime::DeviceBuffer reduction_scratch;
+  std::vector<uint64_t> cpu_reduction_scratch; // CPU tasks with reductions: the same slots
 
   // Code for the target on first use, through the caches (loom/Compile.cpp); the caller holds
   // the mutex.
