@@ -125,9 +125,9 @@ CodegenLLVM::TaskFunction CodegenLLVM::define_task(const ir::Task &task,
   body->addFnAttr(llvm::Attribute::NoUnwind);
 
   llvm::Type *ptr = builder.getPtrTy();
-  auto *entry =
-      llvm::Function::Create(llvm::FunctionType::get(builder.getVoidTy(), {ptr, i64, i64, i64}, false),
-                             llvm::GlobalValue::ExternalLinkage, task.name, module.get());
+  auto *entry = llvm::Function::Create(
+      llvm::FunctionType::get(builder.getVoidTy(), {ptr, i64, i64, i64}, false),
+      llvm::GlobalValue::ExternalLinkage, task.name, module.get());
   entry->addFnAttr(llvm::Attribute::NoUnwind);
   entry->getArg(0)->setName("params");
   entry->getArg(1)->setName("chunk_begin");
@@ -349,9 +349,9 @@ void CodegenLLVM::visit_node(const ir::Reduce *op) {
   llvm::Value *old = fp ? builder.CreateBitCast(seen, llvm_type(t)) : seen;
   llvm::Value *product = arith(ir::BinaryOp::Mul, t, old, value);
   llvm::Value *wanted = fp ? builder.CreateBitCast(product, bits) : product;
-  llvm::Value *pair = builder.CreateAtomicCmpXchg(address, seen, wanted, align,
-                                                  llvm::AtomicOrdering::Monotonic,
-                                                  llvm::AtomicOrdering::Monotonic);
+  llvm::Value *pair =
+      builder.CreateAtomicCmpXchg(address, seen, wanted, align, llvm::AtomicOrdering::Monotonic,
+                                  llvm::AtomicOrdering::Monotonic);
   llvm::Value *current = builder.CreateExtractValue(pair, 0);
   seen->addIncoming(current, builder.GetInsertBlock());
   builder.CreateCondBr(builder.CreateExtractValue(pair, 1), done, retry);

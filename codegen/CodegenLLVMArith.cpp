@@ -36,10 +36,10 @@ llvm::Value *CodegenLLVM::arith(BinaryOp op, ScalarType t, llvm::Value *a, llvm:
     return fp ? float_remainder(a, b, t) : int_div_mod(op, a, b);
   case BinaryOp::Min:
     return fp ? builder.CreateMinNum(a, b)
-                : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
+              : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
   case BinaryOp::Max:
     return fp ? builder.CreateMaxNum(a, b)
-                : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
+              : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
   case BinaryOp::BitAnd:
   case BinaryOp::And: // both operands are already evaluated: no short circuit
     return builder.CreateAnd(a, b);

@@ -46,8 +46,8 @@ llvm::Value *CodegenPTX::block_combine(ir::ReduceOp op, ir::ScalarType t, llvm::
   if (!shared_) {
     auto *type = llvm::ArrayType::get(builder.getInt64Ty(), 1024);
     shared_ = new llvm::GlobalVariable(*module, type, false, llvm::GlobalValue::InternalLinkage,
-                                       llvm::UndefValue::get(type), "loom_reduction_slots",
-                                       nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+                                       llvm::UndefValue::get(type), "loom_reduction_slots", nullptr,
+                                       llvm::GlobalValue::NotThreadLocal, 3);
     shared_->setAlignment(llvm::Align(8));
   }
   llvm::Type *vt = value->getType();
@@ -63,9 +63,9 @@ llvm::Value *CodegenPTX::block_combine(ir::ReduceOp op, ir::ScalarType t, llvm::
   llvm::Value *bits = builder.CreateSub(
       builder.getInt32(32),
       builder.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, above, builder.getTrue()));
-  llvm::Value *span = builder.CreateSelect(builder.CreateICmpULE(count, builder.getInt32(1)),
-                                           builder.getInt32(1),
-                                           builder.CreateShl(builder.getInt32(1), bits));
+  llvm::Value *span =
+      builder.CreateSelect(builder.CreateICmpULE(count, builder.getInt32(1)), builder.getInt32(1),
+                           builder.CreateShl(builder.getInt32(1), bits));
   llvm::BasicBlock *before = builder.GetInsertBlock();
   llvm::BasicBlock *loop = llvm::BasicBlock::Create(context, "tree", before->getParent());
   llvm::BasicBlock *step = llvm::BasicBlock::Create(context, "tree.step", before->getParent());
@@ -80,9 +80,9 @@ llvm::Value *CodegenPTX::block_combine(ir::ReduceOp op, ir::ScalarType t, llvm::
   builder.SetInsertPoint(step);
   llvm::Value *half = builder.CreateLShr(width, builder.getInt32(1));
   llvm::Value *other = builder.CreateAdd(thread, half);
-  builder.CreateCondBr(builder.CreateAnd(builder.CreateICmpULT(thread, half),
-                                         builder.CreateICmpULT(other, count)),
-                       add, sync);
+  builder.CreateCondBr(
+      builder.CreateAnd(builder.CreateICmpULT(thread, half), builder.CreateICmpULT(other, count)),
+      add, sync);
   builder.SetInsertPoint(add);
   llvm::Value *a = builder.CreateAlignedLoad(vt, mine, llvm::Align(8));
   llvm::Value *b = builder.CreateAlignedLoad(vt, slot(other), llvm::Align(8));
@@ -137,14 +137,15 @@ void CodegenPTX::combine_partials(const ir::Task &task, const std::vector<llvm::
     builder.CreateAlignedStore(totals[r], slot(block, r), llvm::Align(8));
   // The totals must be visible to every block before the count says this block is done.
   builder.CreateIntrinsic(nvvm_membar_gl, {}, {});
-  llvm::Value *done_before = builder.CreateAtomicRMW(
-      llvm::AtomicRMWInst::Add, scratch, builder.getInt64(1), llvm::Align(8),
-      llvm::AtomicOrdering::Monotonic);
+  llvm::Value *done_before =
+      builder.CreateAtomicRMW(llvm::AtomicRMWInst::Add, scratch, builder.getInt64(1),
+                              llvm::Align(8), llvm::AtomicOrdering::Monotonic);
   llvm::Value *last = builder.CreateICmpEQ(
-      done_before, builder.CreateSub(builder.CreateZExt(blocks, builder.getInt64Ty()),
-                                     builder.getInt64(1)));
+      done_before,
+      builder.CreateSub(builder.CreateZExt(blocks, builder.getInt64Ty()), builder.getInt64(1)));
   // Tell the block through shared memory (slot 0 is free: block_combine ended with a barrier).
-  llvm::Value *flag = builder.CreateInBoundsGEP(builder.getInt64Ty(), shared_, {builder.getInt32(0)});
+  llvm::Value *flag =
+      builder.CreateInBoundsGEP(builder.getInt64Ty(), shared_, {builder.getInt32(0)});
   builder.CreateAlignedStore(builder.CreateZExt(last, builder.getInt64Ty()), flag, llvm::Align(8));
   builder.CreateBr(joined);
   builder.SetInsertPoint(joined);
@@ -169,8 +170,8 @@ void CodegenPTX::combine_partials(const ir::Task &task, const std::vector<llvm::
     llvm::BasicBlock *next = llvm::BasicBlock::Create(context, "reduce.next", fn);
     llvm::BasicBlock *gathered = llvm::BasicBlock::Create(context, "reduce.gathered", fn);
     // Threads past the block count hold no total; their (unused) value is a load of block 0's.
-    llvm::Value *start = builder.CreateSelect(builder.CreateICmpULT(thread, blocks), thread,
-                                              builder.getInt32(0));
+    llvm::Value *start =
+        builder.CreateSelect(builder.CreateICmpULT(thread, blocks), thread, builder.getInt32(0));
     llvm::Value *initial = builder.CreateLoad(vt, slot(start, r), /*isVolatile=*/true);
     llvm::Value *second = builder.CreateAdd(thread, threads);
     builder.CreateBr(gather);
@@ -194,7 +195,8 @@ void CodegenPTX::combine_partials(const ir::Task &task, const std::vector<llvm::
     llvm::Value *address = element_address(red.array, red.indices);
     const llvm::Align align(ir::byte_size(red.accumulator->type));
     llvm::Value *old = builder.CreateAlignedLoad(vt, address, align);
-    builder.CreateAlignedStore(arith(ir::binary_op_of(red.op), red.accumulator->type, old, total), address, align);
+    builder.CreateAlignedStore(arith(ir::binary_op_of(red.op), red.accumulator->type, old, total),
+                               address, align);
     builder.CreateBr(updated);
     builder.SetInsertPoint(updated);
   }

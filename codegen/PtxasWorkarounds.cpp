@@ -39,8 +39,8 @@ llvm::InlineAsm *inline_ptx(const llvm::IntrinsicInst &call) {
   std::string text;
   unsigned operands = 2;
   auto min_max = [&](const char *comparison) {
-    return "{\n\t.reg .pred %lp;\n\tsetp." + std::string(comparison) + w + " %lp, $1, $2;\n\tselp.b" +
-           w + " $0, $1, $2, %lp;\n\t}";
+    return "{\n\t.reg .pred %lp;\n\tsetp." + std::string(comparison) + w +
+           " %lp, $1, $2;\n\tselp.b" + w + " $0, $1, $2, %lp;\n\t}";
   };
   switch (call.getIntrinsicID()) {
   case llvm::Intrinsic::smin:

@@ -260,8 +260,7 @@ Stmt Reduce::make(ReduceOp op, int array, std::vector<Expr> indices, Expr value)
       ill_typed("array index must be i64");
   if (value.type() == ScalarType::Bool)
     ill_typed(std::string("reduction '") + op_name(op) + "' of a bool");
-  return Stmt(
-      std::make_shared<const Reduce>(op, array, std::move(indices), std::move(value)));
+  return Stmt(std::make_shared<const Reduce>(op, array, std::move(indices), std::move(value)));
 }
 
 namespace {
@@ -310,7 +309,8 @@ bool equal(const Expr &a, const Expr &b) {
   case ExprKind::Cast:
     return equal(a.as<Cast>()->a, b.as<Cast>()->a);
   case ExprKind::Call:
-    return a.as<Call>()->fn == b.as<Call>()->fn && equal_all(a.as<Call>()->args, b.as<Call>()->args);
+    return a.as<Call>()->fn == b.as<Call>()->fn &&
+           equal_all(a.as<Call>()->args, b.as<Call>()->args);
   case ExprKind::SpecialReg:
     return a.as<SpecialReg>()->reg == b.as<SpecialReg>()->reg &&
            a.as<SpecialReg>()->dim == b.as<SpecialReg>()->dim;

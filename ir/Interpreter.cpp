@@ -5,8 +5,8 @@
 #include "support/Error.h"
 
 #include <algorithm>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <unordered_map>
 

@@ -14,8 +14,7 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log) {
   verify(kernel);
   dump("input", kernel);
 
-  LoweredKernel out{kernel.name, kernel.params, target, split_into_tasks(kernel),
-                    kernel.fast_math};
+  LoweredKernel out{kernel.name, kernel.params, target, split_into_tasks(kernel), kernel.fast_math};
   dump("split_into_tasks", out);
 
   for (Task &t : out.tasks)

@@ -13,9 +13,9 @@ namespace {
 
 // Every access to one array inside the parallel loop.
 struct ArrayUse {
-  bool all_owned = true;      // every access is at the iteration's own element
-  bool all_reduce = true;     // no plain load or store
-  bool all_invariant = true;  // every index is the same for all iterations
+  bool all_owned = true;     // every access is at the iteration's own element
+  bool all_reduce = true;    // no plain load or store
+  bool all_invariant = true; // every index is the same for all iterations
   std::set<ReduceOp> ops;
 };
 
@@ -114,7 +114,7 @@ Expr identity(ReduceOp op, ScalarType t) {
 class Rewrite : public Mutator {
 public:
   enum class Kind { ReadModifyWrite, Accumulate, Atomic };
-  std::map<int, Kind> kinds; // arrays not listed: ReadModifyWrite
+  std::map<int, Kind> kinds;                         // arrays not listed: ReadModifyWrite
   std::map<std::string, TaskReduction> accumulators; // by "array[indices] op"
   std::vector<std::string> order;                    // accumulators in order of first use
   const std::vector<Param> *params = nullptr;
@@ -130,12 +130,12 @@ protected:
     case Kind::Atomic:
       return s;
     case Kind::ReadModifyWrite:
-      return Store::make(r->array, r->indices,
-                         Binary::make(binary_op_of(r->op), Load::make(t, r->array, r->indices),
-                                      r->value));
+      return Store::make(
+          r->array, r->indices,
+          Binary::make(binary_op_of(r->op), Load::make(t, r->array, r->indices), r->value));
     case Kind::Accumulate: {
-      std::string key = to_string(Load::make(t, r->array, r->indices), *params) + " " +
-                        op_name(r->op);
+      std::string key =
+          to_string(Load::make(t, r->array, r->indices), *params) + " " + op_name(r->op);
       auto found = accumulators.find(key);
       if (found == accumulators.end()) {
         Var acc = make_var((*params)[r->array].name + "_partial" + std::to_string(order.size()), t);

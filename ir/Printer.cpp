@@ -334,8 +334,9 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
     os << " {\n";
     p.stmt(os, t.body, 1);
     for (const TaskReduction &r : t.reductions)
-      os << "  combine " << p.name_of(r.accumulator) << " of every worker: "
-         << p.array_name(r.array) << "[" << p.list(r.indices) << "] " << op_name(r.op) << " total\n";
+      os << "  combine " << p.name_of(r.accumulator)
+         << " of every worker: " << p.array_name(r.array) << "[" << p.list(r.indices) << "] "
+         << op_name(r.op) << " total\n";
     os << "}\n";
   }
   if (canonical)

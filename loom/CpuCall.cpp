@@ -36,8 +36,7 @@ void finish_reductions(const std::string &kernel, const ir::Task &task,
       if (i < 0 || i >= shape[d])
         throw ArgumentError("kernel '" + kernel + "': a reduction into '" + params[red.array].name +
                             "' has index " + std::to_string(i) + " in dimension " +
-                            std::to_string(d) + ", outside its extent " +
-                            std::to_string(shape[d]));
+                            std::to_string(d) + ", outside its extent " + std::to_string(shape[d]));
       linear = linear * shape[d] + i;
     }
     auto *element = reinterpret_cast<unsigned char *>(pointers[red.array]) +

@@ -10,8 +10,8 @@
 #include "loom/Target.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuModule.h"
-#include "support/Error.h"
 #include "runtime/GridShape.h"
+#include "support/Error.h"
 
 #include <cstring>
 #include <memory>

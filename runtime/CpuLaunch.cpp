@@ -18,7 +18,8 @@ std::atomic<int> thread_override{0}; // set_cpu_thread_count; 0: none
 void set_cpu_thread_count(int threads) {
   if (threads < 0 || threads > 1 << 20)
     throw ArgumentError("the CPU thread count must be 0 (the default) or a positive number of "
-                        "threads, got " + std::to_string(threads));
+                        "threads, got " +
+                        std::to_string(threads));
   thread_override.store(threads, std::memory_order_relaxed);
 }
 
@@ -37,7 +38,7 @@ int cpu_thread_count() {
 }
 
 int64_t run_cpu_task(CpuTaskFn fn, void *const *params, int64_t extent, bool parallel,
-                  int64_t min_iterations_per_thread) {
+                     int64_t min_iterations_per_thread) {
   if (!parallel) {
     fn(params, 0, 0, 0);
     return 1;

@@ -23,6 +23,6 @@ void set_cpu_thread_count(int threads);
 // (an exception cannot leave an OpenMP region). Every chunk of the team is called, numbered
 // 0, 1, ... in iteration order (a chunk can be empty); returns how many were called.
 int64_t run_cpu_task(CpuTaskFn fn, void *const *params, int64_t extent, bool parallel,
-                  int64_t min_iterations_per_thread = 1);
+                     int64_t min_iterations_per_thread = 1);
 
 } // namespace loom::runtime

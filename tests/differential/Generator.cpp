@@ -345,8 +345,8 @@ private:
       return Stmt();
     int array = one_of(targets);
     const ArrayInfo &info = array_info(array);
-    ReduceOp op = ctx.parallel ? ctx.parallel->reduce_into.at(array)
-                               : static_cast<ReduceOp>(pick(4));
+    ReduceOp op =
+        ctx.parallel ? ctx.parallel->reduce_into.at(array) : static_cast<ReduceOp>(pick(4));
     std::vector<Expr> idx;
     if (ctx.parallel && chance(0.6)) {
       for (int64_t extent : info.shape)

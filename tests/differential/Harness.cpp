@@ -281,8 +281,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
     }
   }
   if (options.cpu_jit && comparable && (values != Compare::Values || !calls_libm(kernel)))
-    check("jit:cpu", values,
-          [&] { return run_compiled(kernel, program.args, Target::CPU); });
+    check("jit:cpu", values, [&] { return run_compiled(kernel, program.args, Target::CPU); });
   if (options.gpu && wanted("gpu")) {
     if (!ref_result.inconclusive.empty()) {
       verdict.gpu_inconclusive = ref_result.inconclusive;

@@ -179,22 +179,31 @@ TEST(DifferentialRegression, MinReductionWithoutUpdatesKeepsANaNSeed30001580) {
   Program p;
   p.seed = 30001580u;
   p.kernel.name = "diff_30001580";
-  p.kernel.params = {array("a0", ScalarType::Bool, 2), array("a1", ScalarType::F64, 3), array("a2", ScalarType::F64, 2)};
+  p.kernel.params = {array("a0", ScalarType::Bool, 2), array("a1", ScalarType::F64, 3),
+                     array("a2", ScalarType::F64, 2)};
   Var v0 = make_var("i8", ScalarType::I64);
   Var v1 = make_var("i9", ScalarType::I64);
   Var v2 = make_var("i10", ScalarType::I64);
   Var v3 = make_var("i16", ScalarType::I64);
   Var v4 = make_var("i17", ScalarType::I64);
-  p.kernel.body = block({
-    pfor({v0, v1, v2}, {extent(1, 0), ic(ScalarType::I64, 1), extent(1, 2)}, block({
-      store(1, {var(v0), ic(ScalarType::I64, 0), var(v2)}, bin(BinaryOp::Mod, fc(ScalarType::F64, 0x0p+0), fc(ScalarType::F64, 0x0p+0)))})),
-    pfor({v3, v4}, {ic(ScalarType::I64, 1), ic(ScalarType::I64, 1)}, block({
-      while_(bc(false), block({
-        block({
-          reduce(ReduceOp::Min, 1, {ic(ScalarType::I64, 2), ic(ScalarType::I64, 0), ic(ScalarType::I64, 1)}, fc(ScalarType::F64, 0x1.2a05f2p+33))})}))}))});
+  p.kernel.body = block(
+      {pfor({v0, v1, v2}, {extent(1, 0), ic(ScalarType::I64, 1), extent(1, 2)},
+            block({store(
+                1, {var(v0), ic(ScalarType::I64, 0), var(v2)},
+                bin(BinaryOp::Mod, fc(ScalarType::F64, 0x0p+0), fc(ScalarType::F64, 0x0p+0)))})),
+       pfor({v3, v4}, {ic(ScalarType::I64, 1), ic(ScalarType::I64, 1)},
+            block({while_(bc(false),
+                          block({block({reduce(ReduceOp::Min, 1,
+                                               {ic(ScalarType::I64, 2), ic(ScalarType::I64, 0),
+                                                ic(ScalarType::I64, 1)},
+                                               fc(ScalarType::F64, 0x1.2a05f2p+33))})}))}))});
   p.args = {ibuffer(ScalarType::Bool, {4, 1}, {1, 0, 0, 0}),
-            fbuffer(ScalarType::F64, {3, 2, 2}, {-0x1.08p+3, -0x1.38p+2, -0x1.6p+2, 0x1.9p+2, 0x1.e8p+2, 0x1.d8p+2, 0x1.ac6ee1d01f64cp+2, 0x1.fp+2, -0x1.3fd7534e8566cp+3, 0x1.93e5939a08ceap+99, -0x1.2cp+3, -0x1.d6062be50e026p+2}),
-            fbuffer(ScalarType::F64, {4, 1}, {0x1.14p+3, -0x1.30bbca4f3b0bap+1, 0x1.04835c7ba4ddcp+3, 0x1.e943c77337bcp+0})};
+            fbuffer(ScalarType::F64, {3, 2, 2},
+                    {-0x1.08p+3, -0x1.38p+2, -0x1.6p+2, 0x1.9p+2, 0x1.e8p+2, 0x1.d8p+2,
+                     0x1.ac6ee1d01f64cp+2, 0x1.fp+2, -0x1.3fd7534e8566cp+3, 0x1.93e5939a08ceap+99,
+                     -0x1.2cp+3, -0x1.d6062be50e026p+2}),
+            fbuffer(ScalarType::F64, {4, 1},
+                    {0x1.14p+3, -0x1.30bbca4f3b0bap+1, 0x1.04835c7ba4ddcp+3, 0x1.e943c77337bcp+0})};
   expect_backends_agree(p);
 }
 

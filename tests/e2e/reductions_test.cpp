@@ -90,14 +90,14 @@ TEST_P(Reductions, IntegerSumMinMaxAndProductAreExact) {
 }
 
 TEST_P(Reductions, FloatMinMaxAndProduct) {
-  auto k = kernel("fstats", [](Array<double> x, Array<double> lo, Array<double> hi,
-                               Array<double> prod) {
-    parallel_for(x.size(), [&](Index i) {
-      lo[0] = min(lo[0], x[i]);
-      hi[0] = max(hi[0], x[i]);
-      prod[0] *= 1.0 + x[i] * 1e-3;
-    });
-  });
+  auto k =
+      kernel("fstats", [](Array<double> x, Array<double> lo, Array<double> hi, Array<double> prod) {
+        parallel_for(x.size(), [&](Index i) {
+          lo[0] = min(lo[0], x[i]);
+          hi[0] = max(hi[0], x[i]);
+          prod[0] *= 1.0 + x[i] * 1e-3;
+        });
+      });
   prepare(k);
   auto x = random_vector<double>(200003, -1, 1, 34);
   std::vector<double> lo = {0.25}, hi = {0.25}, prod = {1};
@@ -136,13 +136,13 @@ TEST_P(Reductions, ElementChosenByAParameter) {
 
 // Data-dependent elements: atomic updates (integers exact, floats within the sum bound).
 TEST_P(Reductions, HistogramThroughAtomics) {
-  auto k = kernel("hist", [](Array<int32_t> bin, Array<float> w, Array<int32_t> count,
-                             Array<float> weight) {
-    parallel_for(bin.size(), [&](Index i) {
-      count[bin[i]] += 1;
-      weight[bin[i]] += w[i];
-    });
-  });
+  auto k = kernel(
+      "hist", [](Array<int32_t> bin, Array<float> w, Array<int32_t> count, Array<float> weight) {
+        parallel_for(bin.size(), [&](Index i) {
+          count[bin[i]] += 1;
+          weight[bin[i]] += w[i];
+        });
+      });
   prepare(k);
   const int bins = 37;
   auto bin = random_vector<int32_t>(500000, 0, bins - 1, 36);
@@ -164,9 +164,8 @@ TEST_P(Reductions, HistogramThroughAtomics) {
 // Each iteration owns its element: the update is an ordinary read-modify-write.
 TEST_P(Reductions, RowSumsIntoTheIterationsOwnElement) {
   auto k = kernel("rows", [](Array2<double> a, Array<double> sums) {
-    parallel_for(a.dim(0), [&](Index i) {
-      for_range(0, a.dim(1), [&](Index j) { sums[i] += a(i, j); });
-    });
+    parallel_for(a.dim(0),
+                 [&](Index i) { for_range(0, a.dim(1), [&](Index j) { sums[i] += a(i, j); }); });
   });
   prepare(k);
   const int64_t rows = 1000, cols = 77;
@@ -198,8 +197,7 @@ TEST_P(Reductions, FloatSumIsDeterministic) {
         << first[0] << " then " << again[0] << " on run " << run;
   }
   std::string lowered = k.lowered(target());
-  EXPECT_NE(lowered.find("combine p1_partial0 of every worker: p1[0] += total"),
-            std::string::npos)
+  EXPECT_NE(lowered.find("combine p1_partial0 of every worker: p1[0] += total"), std::string::npos)
       << lowered;
 }
 
