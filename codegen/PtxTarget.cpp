@@ -3,7 +3,7 @@
 #include "codegen/CodegenPTX.h"
 #include "codegen/Libdevice.h"
 #include "codegen/LlvmSupport.h"
-#include "codegen/PtxasWorkarounds.h"
+#include "codegen/GpuWorkarounds.h"
 #include "codegen/Targets.h"
 
 #include <llvm/IR/LegacyPassManager.h>
@@ -164,7 +164,7 @@ std::unique_ptr<llvm::Module> gpu_module(const ir::LoweredKernel &kernel,
     std::lock_guard<std::mutex> lock(cached.mutex);
     StageTimer timer(times ? &times->optimize_ms : nullptr);
     optimize_module(*module, *cached.machine);
-    hide_integer_min_max_abs_from_ptxas(*module);
+    work_around_gpu_miscompiles(*module);
   }
   return module;
 }

@@ -210,7 +210,7 @@ TEST(DifferentialRegression, MinReductionWithoutUpdatesKeepsANaNSeed30001580) {
 // The three below are miscompilations by NVIDIA's ptxas (CUDA 13.0, driver 580.159: the driver's
 // JIT and ptxas -O1..-O3; -O0 is right), not by loom: loom's PTX was right, and nvcc compiles the
 // same computations in CUDA C wrongly too. Two fused a min/max pair into VIMNMX3 and lost the
-// negation of one input; one folded -abs(i) > -1 to false. codegen/PtxasWorkarounds.h now hides
+// negation of one input; one folded -abs(i) > -1 to false. codegen/GpuWorkarounds.h now hides
 // integer min/max/abs from ptxas; on a GPU these tests check that the workaround holds.
 // seed 1006725, shrunk: gpu mismatch: a3[0]: interpreter 18, gpu -17
 TEST(DifferentialRegression, Ptxas_MaxOfNegationSeed1006725) {
@@ -271,6 +271,32 @@ TEST(DifferentialRegression, Ptxas_RemainderOfNegatedAbsSeed1003611) {
                            bin(BinaryOp::Min, un(UnaryOp::Neg, var(v1)), ic(ScalarType::I64, 0)),
                            var(v1))))}))});
   p.args = {ibuffer(ScalarType::I64, {4}, {19, -4, 13, 18})};
+  expect_backends_agree(p);
+}
+
+// LLVM 19's NVPTX backend, not ptxas: instcombine turns f64(c ? ~0 : 0) into `sitofp i1 c`, which
+// the backend selected as selp 1, 0 then cvt.s32 (+1.0 for true). codegen/GpuWorkarounds.h.
+// seed 20054736, shrunk (unused parameters removed): gpu mismatch: a3[0]: interpreter -1, gpu 1
+TEST(DifferentialRegression, SignedBoolToFloatSeed20054736) {
+  Program p;
+  p.seed = 20054736u;
+  p.kernel.name = "diff_20054736";
+  p.kernel.params = {array("a2", ScalarType::Bool, 2), array("a3", ScalarType::F64, 1),
+                     scalar("s2", ScalarType::Bool)};
+  Var v3 = make_var("i6", ScalarType::I64);
+  p.kernel.body = block({pfor(
+      {v3}, {ic(ScalarType::I64, 1)},
+      block({store(
+          1, {ic(ScalarType::I64, 0)},
+          cast(ScalarType::F64,
+               sel(bin(BinaryOp::Eq, var(p.kernel.params[2].var),
+                       load(ScalarType::Bool, 0, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0)})),
+                   un(UnaryOp::BitNot, ic(ScalarType::I32, 0)), ic(ScalarType::I32, 0))))}))});
+  p.args = {ibuffer(ScalarType::Bool, {8, 3},
+                    {0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 1, 1}),
+            fbuffer(ScalarType::F64, {6},
+                    {-0x1.8p+0, 0x1.19893afcd5a3p+2, -0x1.6p+0, 0x1.34p+3, -0x1p-1, 0x1.08p+2}),
+            iscalar(ScalarType::Bool, 0)};
   expect_backends_agree(p);
 }
 

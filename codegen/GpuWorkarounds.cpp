@@ -1,5 +1,6 @@
-#include "codegen/PtxasWorkarounds.h"
+#include "codegen/GpuWorkarounds.h"
 
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -91,6 +92,29 @@ void hide_integer_min_max_abs_from_ptxas(llvm::Module &module) {
     call->replaceAllUsesWith(replacement);
     call->eraseFromParent();
   }
+}
+
+void select_instead_of_sitofp_i1(llvm::Module &module) {
+  std::vector<llvm::SIToFPInst *> conversions;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *conversion = llvm::dyn_cast<llvm::SIToFPInst>(&inst))
+          if (conversion->getOperand(0)->getType()->isIntOrIntVectorTy(1))
+            conversions.push_back(conversion);
+  for (llvm::SIToFPInst *conversion : conversions) {
+    llvm::Type *type = conversion->getType();
+    auto *replacement = llvm::SelectInst::Create(
+        conversion->getOperand(0), llvm::ConstantFP::get(type, -1.0),
+        llvm::ConstantFP::get(type, 0.0), conversion->getName(), conversion);
+    conversion->replaceAllUsesWith(replacement);
+    conversion->eraseFromParent();
+  }
+}
+
+void work_around_gpu_miscompiles(llvm::Module &module) {
+  hide_integer_min_max_abs_from_ptxas(module);
+  select_instead_of_sitofp_i1(module);
 }
 
 } // namespace loom::codegen

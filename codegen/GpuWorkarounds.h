@@ -1,0 +1,30 @@
+// Workarounds for miscompilations in the GPU tool chain below loom: LLVM 19's NVPTX backend and
+// NVIDIA's ptxas (which also runs inside the driver's JIT). Each rewrites the optimized LLVM module
+// just before PTX emission into a shape the tool chain gets right; the differential tests found
+// each one (tests/differential/regressions_test.cpp keeps the reproducers).
+#pragma once
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace loom::codegen {
+
+// Two bugs of ptxas (CUDA 13.0, driver 580, sm_90; nvcc miscompiles the same CUDA C):
+// - it fuses two integer min/max instructions into one three-input VIMNMX3 and drops the
+//   negation of an operand on the way: max(x, max(x | 1, -x)) becomes max3(x | 1, x, x);
+// - it takes -abs(x) to be negative, so -abs(x) > -1 folds to false, wrong for x = 0.
+// Every integer min, max and abs therefore becomes a compare and select written as inline PTX
+// (setp + selp), which ptxas neither fuses nor reasons about; LLVM would fold a plain icmp +
+// select straight back into the intrinsic.
+void hide_integer_min_max_abs_from_ptxas(llvm::Module &module);
+
+// A bug of LLVM 19's NVPTX backend: `sitofp i1 %c` (what instcombine makes of
+// f64(c ? -1 : 0)) is selected as selp 1, 0 then cvt.s32, giving +1.0 for true instead of -1.0.
+// Each such conversion becomes `select %c, -1.0, 0.0` (and `uitofp i1` stays, being right).
+void select_instead_of_sitofp_i1(llvm::Module &module);
+
+// Every workaround above, in order: what PtxTarget runs after optimization.
+void work_around_gpu_miscompiles(llvm::Module &module);
+
+} // namespace loom::codegen
