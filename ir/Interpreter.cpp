@@ -279,7 +279,8 @@ private:
   // The uncertainty of a Reduce's result. Inside a parallel loop the updates may combine in any
   // order: a float sum of n terms in any order is within n * u * sum|x| of the exact one (u the
   // unit roundoff), so two orders are within twice that; a float product's order can move it
-  // anywhere near overflow, so it is not compared.
+  // anywhere near overflow, so it is not compared. An f32 sum may also lose up to the smallest
+  // normal float per term: the GPU's atom.add.f32 flushes subnormal inputs and results to zero.
   Uncertainty reduce_uncertainty(const Reduce *n, int64_t k, ScalarType t, ScalarValue old,
                                  const Value &v, ScalarValue r) {
     Uncertainty old_u = shadows_[n->array][k];
@@ -298,7 +299,7 @@ private:
     double error = s.input_error + 2.02 * static_cast<double>(s.terms) * unit * s.magnitude;
     if (!std::isfinite(error) || !std::isfinite(r.f))
       return Uncertainty::any();
-    return {error + (t == ScalarType::F32 ? 0x1p-149 : 0x1p-1074) * s.terms, 0};
+    return {error + (t == ScalarType::F32 ? 0x1p-126 : 0x1p-1074) * (s.terms + 1), 0};
   }
 
   // Iterations of a parallel loop may run in any order, or at once: one that writes an element

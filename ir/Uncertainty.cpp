@@ -111,8 +111,8 @@ Uncertainty binary_uncertainty(BinaryOp op, ScalarType t, ScalarValue av, Uncert
   const double a = av.f, b = bv.f, r = rv.f, ea = ua.error, eb = ub.error;
   // A NaN operand is exact (an uncertain one is unknown): it decides the result everywhere.
   if (std::isnan(a) || std::isnan(b)) {
-    if (op == BinaryOp::Min || op == BinaryOp::Max) // the other operand
-      return std::isnan(a) ? Uncertainty{eb, 0} : Uncertainty{ea, 0};
+    if (op == BinaryOp::Min || op == BinaryOp::Max) // the other operand, itself: LLVM folds
+      return std::isnan(a) ? ub : ua;                // min(a * b, NaN) + c into fma(a, b, c)
     return {};
   }
   if (is_comparison(op))

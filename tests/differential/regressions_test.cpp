@@ -300,5 +300,63 @@ TEST(DifferentialRegression, SignedBoolToFloatSeed20054736) {
   expect_backends_agree(p);
 }
 
+// min(x, NaN) is x, and LLVM folds it away: min(a * b, NaN) + c then contracts into fma(a, b, c)
+// on the GPU. The uncertainty of min/max with a NaN operand is now the other operand's, fma slack
+// included. seed 20124121, shrunk (unused parameters removed): gpu mismatch: a1[0, 0, 0]:
+// interpreter 32.215284617887434, gpu 32.215284617887427 (allowed difference 0)
+TEST(DifferentialRegression, MinWithNaNThenAddMayFuseSeed20124121) {
+  Program p;
+  p.seed = 20124121u;
+  p.kernel.name = "diff_20124121";
+  p.kernel.params = {array("a1", ScalarType::F64, 3), array("a3", ScalarType::F64, 1)};
+  Var v0 = make_var("i0", ScalarType::I64);
+  Var v1 = make_var("i1", ScalarType::I64);
+  Var v2 = make_var("i2", ScalarType::I64);
+  auto i = [](int64_t v) { return ic(ScalarType::I64, v); };
+  p.kernel.body = block({pfor(
+      {v0, v1, v2}, {i(1), i(1), i(1)},
+      block({store(0, {i(0), i(0), i(0)},
+                   bin(BinaryOp::Add,
+                       bin(BinaryOp::Min,
+                           bin(BinaryOp::Mul, load(ScalarType::F64, 1, {i(0)}),
+                               load(ScalarType::F64, 0, {i(1), i(0), i(0)})),
+                           fc(ScalarType::F64, NAN)),
+                       load(ScalarType::F64, 0, {i(1), i(0), i(1)})))}))});
+  p.args = {fbuffer(ScalarType::F64, {2, 1, 3},
+                    {0x1.ap+0, 0x1.4604c3f0ac6p-2, -0x1.bfa541127be5cp+1, 0x1.077957b201a7ap+2,
+                     0x1.cp+2, -0x1.7719a77fa1846p+2}),
+            fbuffer(ScalarType::F64, {3}, {0x1.88p+2, 0x1.abd364c082118p+1, 0x1.be9c31f03fd38p+0})};
+  expect_backends_agree(p);
+}
+
+// The GPU's atom.add.f32 flushes subnormal inputs and results to zero: 1e-40 + 0 gave 0. The
+// index reads the loop variable before simplify removes it, so the sum is an atomic one. An f32
+// sum's bound now allows the smallest normal float per term (docs/semantics.md).
+// seed 20165269, shrunk (unused parameters removed): gpu mismatch: a2[1, 1, 3]:
+// interpreter 9.9999461011147596e-41, gpu 0 (allowed difference 1.4133385376744429e-45)
+TEST(DifferentialRegression, AtomicFloatSumMayFlushSubnormalsSeed20165269) {
+  Program p;
+  p.seed = 20165269u;
+  p.kernel.name = "diff_20165269";
+  p.kernel.params = {array("a2", ScalarType::F32, 3)};
+  Var v1 = make_var("i0", ScalarType::I64);
+  p.kernel.body = block({pfor(
+      {v1}, {ic(ScalarType::I64, 1)},
+      block({reduce(ReduceOp::Add, 0,
+                    {ic(ScalarType::I64, 1), ic(ScalarType::I64, 1),
+                     bin(BinaryOp::Min, sel(bc(false), var(v1), ic(ScalarType::I64, 8)),
+                         bin(BinaryOp::Sub, extent(0, 2), ic(ScalarType::I64, 1)))},
+                    fc(ScalarType::F32, 0x0p+0))}))});
+  p.args = {fbuffer(
+      ScalarType::F32, {3, 3, 4},
+      {-0x1.9e39cep+1, -0x1.2b583ap+2, -0x1.8p+0,     -0x1.68p+2,     -0x1.af579p+1,  -0x1.8p-1,
+       -0x1.cb6bd6p-1, 0x1.48p+2,      0x1.6d290ep+2, 0x1.2p+0,       0x1.2c8952p+2,  0x1.8c5758p+2,
+       0x1.a9d214p+0,  INFINITY,       0x1.bp+2,      -0x1.73a17ap+2, -0x1.6f3354p+1, 0x1.2f8daap+0,
+       0x1.145716p+3,  0x1.16c2p-133,  0x1.526bdcp+2, 0x1.e22b5ap+1,  -0x1.6p+2,      -0x1p+2,
+       -0x1.bp+1,      -0x1.28p+3,     -0x1.48p+2,    0x1.4p+1,       0x1.da6abep+2,  0x1.3883bp+3,
+       0x1.8p-2,       -0x1.172682p+3, -0x1.bp+1,     0x1.58p+2,      -0x1.fp+1,      -0x1.4p+1})};
+  expect_backends_agree(p);
+}
+
 } // namespace
 } // namespace loom::difftest
