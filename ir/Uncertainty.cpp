@@ -112,7 +112,7 @@ Uncertainty binary_uncertainty(BinaryOp op, ScalarType t, ScalarValue av, Uncert
   // A NaN operand is exact (an uncertain one is unknown): it decides the result everywhere.
   if (std::isnan(a) || std::isnan(b)) {
     if (op == BinaryOp::Min || op == BinaryOp::Max) // the other operand, itself: LLVM folds
-      return std::isnan(a) ? ub : ua;                // min(a * b, NaN) + c into fma(a, b, c)
+      return std::isnan(a) ? ub : ua;               // min(a * b, NaN) + c into fma(a, b, c)
     return {};
   }
   if (is_comparison(op))

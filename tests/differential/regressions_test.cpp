@@ -313,15 +313,15 @@ TEST(DifferentialRegression, MinWithNaNThenAddMayFuseSeed20124121) {
   Var v1 = make_var("i1", ScalarType::I64);
   Var v2 = make_var("i2", ScalarType::I64);
   auto i = [](int64_t v) { return ic(ScalarType::I64, v); };
-  p.kernel.body = block({pfor(
-      {v0, v1, v2}, {i(1), i(1), i(1)},
-      block({store(0, {i(0), i(0), i(0)},
-                   bin(BinaryOp::Add,
-                       bin(BinaryOp::Min,
-                           bin(BinaryOp::Mul, load(ScalarType::F64, 1, {i(0)}),
-                               load(ScalarType::F64, 0, {i(1), i(0), i(0)})),
-                           fc(ScalarType::F64, NAN)),
-                       load(ScalarType::F64, 0, {i(1), i(0), i(1)})))}))});
+  p.kernel.body =
+      block({pfor({v0, v1, v2}, {i(1), i(1), i(1)},
+                  block({store(0, {i(0), i(0), i(0)},
+                               bin(BinaryOp::Add,
+                                   bin(BinaryOp::Min,
+                                       bin(BinaryOp::Mul, load(ScalarType::F64, 1, {i(0)}),
+                                           load(ScalarType::F64, 0, {i(1), i(0), i(0)})),
+                                       fc(ScalarType::F64, NAN)),
+                                   load(ScalarType::F64, 0, {i(1), i(0), i(1)})))}))});
   p.args = {fbuffer(ScalarType::F64, {2, 1, 3},
                     {0x1.ap+0, 0x1.4604c3f0ac6p-2, -0x1.bfa541127be5cp+1, 0x1.077957b201a7ap+2,
                      0x1.cp+2, -0x1.7719a77fa1846p+2}),
@@ -340,13 +340,13 @@ TEST(DifferentialRegression, AtomicFloatSumMayFlushSubnormalsSeed20165269) {
   p.kernel.name = "diff_20165269";
   p.kernel.params = {array("a2", ScalarType::F32, 3)};
   Var v1 = make_var("i0", ScalarType::I64);
-  p.kernel.body = block({pfor(
-      {v1}, {ic(ScalarType::I64, 1)},
-      block({reduce(ReduceOp::Add, 0,
-                    {ic(ScalarType::I64, 1), ic(ScalarType::I64, 1),
-                     bin(BinaryOp::Min, sel(bc(false), var(v1), ic(ScalarType::I64, 8)),
-                         bin(BinaryOp::Sub, extent(0, 2), ic(ScalarType::I64, 1)))},
-                    fc(ScalarType::F32, 0x0p+0))}))});
+  p.kernel.body =
+      block({pfor({v1}, {ic(ScalarType::I64, 1)},
+                  block({reduce(ReduceOp::Add, 0,
+                                {ic(ScalarType::I64, 1), ic(ScalarType::I64, 1),
+                                 bin(BinaryOp::Min, sel(bc(false), var(v1), ic(ScalarType::I64, 8)),
+                                     bin(BinaryOp::Sub, extent(0, 2), ic(ScalarType::I64, 1)))},
+                                fc(ScalarType::F32, 0x0p+0))}))});
   p.args = {fbuffer(
       ScalarType::F32, {3, 3, 4},
       {-0x1.9e39cep+1, -0x1.2b583ap+2, -0x1.8p+0,     -0x1.68p+2,     -0x1.af579p+1,  -0x1.8p-1,
