@@ -11,8 +11,8 @@ namespace loom {
 void run_on_gpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values) {
   CompiledGpu &g = state.compiled_gpu();
+  runtime::GpuContext::activate(); // fails fast once a sticky error has poisoned the context
   const runtime::GpuContext &ctx = runtime::GpuContext::get();
-  ctx.make_current();
   const std::vector<ir::Param> &params = g.lowered.params;
 
   // Host arrays get a device buffer; they are copied in only when their old contents matter.
@@ -65,7 +65,8 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     }
     state.last_grids.push_back(std::move(shape));
   }
-  runtime::synchronize();
+  // An illegal address or trap inside the kernel surfaces here, naming it.
+  runtime::synchronize(state.kernel.name);
 
   for (size_t p = 0; p < args.size(); ++p)
     if (staged_index[p] >= 0 && state.access[p].written)

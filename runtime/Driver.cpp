@@ -189,12 +189,30 @@ void Driver::check(CUresult result, const char *call) const {
 
 void Driver::fail(CUresult result, const std::string &call, const std::string &detail) const {
   std::string message = call + " failed: " + describe(result);
-  if (corrupts_context(result))
+  if (corrupts_context(result)) {
     message += "; the GPU context is now unusable, so the process must restart to use the GPU";
+    std::lock_guard<std::mutex> lock(poison_mutex_);
+    if (!poisoned_.load(std::memory_order_relaxed)) {
+      poison_call_ = call;
+      poison_code_ = result;
+      poison_message_ = call + " failed: " + describe(result) + detail;
+      poisoned_.store(true, std::memory_order_release);
+    }
+  }
   message += detail;
   if (result == CUDA_ERROR_OUT_OF_MEMORY)
     throw OutOfMemoryError(call, result, error_name(result), message);
   throw DriverError(call, result, error_name(result), message);
+}
+
+void Driver::throw_if_poisoned() const {
+  if (!poisoned())
+    return;
+  std::lock_guard<std::mutex> lock(poison_mutex_);
+  throw ContextPoisonedError(poison_call_, poison_code_, error_name(poison_code_),
+                             "the GPU context is unusable since " + poison_message_ +
+                                 "; restart the process to use the GPU (the CPU target still "
+                                 "works)");
 }
 
 } // namespace loom::runtime

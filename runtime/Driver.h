@@ -4,6 +4,8 @@
 
 #include "runtime/CudaApi.h"
 
+#include <atomic>
+#include <mutex>
 #include <string>
 
 namespace loom::runtime {
@@ -26,7 +28,9 @@ public:
   const std::string &library_path() const { return library_path_; }
 
   // Throws loom::DriverError (loom::OutOfMemoryError for CUDA_ERROR_OUT_OF_MEMORY) unless `result`
-  // is CUDA_SUCCESS: "<call> failed: CUDA_ERROR_X (the driver's description)".
+  // is CUDA_SUCCESS: "<call> failed: CUDA_ERROR_X (the driver's description)". A sticky error
+  // (one that leaves the context unusable: an illegal address, a trap, ...) also poisons the
+  // context: see throw_if_poisoned().
   void check(CUresult result, const char *call) const;
   // Throws as check does for a failed `result`, appending `detail` to the message.
   [[noreturn]] void fail(CUresult result, const std::string &call,
@@ -35,6 +39,13 @@ public:
   // with loom's own table (then the number) as fallback when the driver cannot say.
   std::string describe(CUresult result) const;
   std::string error_name(CUresult result) const;
+
+  // Whether a sticky error has made the context unusable (thread-safe).
+  bool poisoned() const { return poisoned_.load(std::memory_order_acquire); }
+  // Throws loom::ContextPoisonedError, naming the call that poisoned the context, once it is;
+  // GpuContext::activate() calls it first, so a poisoned process fails fast, without calling
+  // the driver again.
+  void throw_if_poisoned() const;
 
   // The entry points, named exactly as the symbols they were resolved from. Null when unavailable.
 #define LOOM_CUDA_DECLARE_MEMBER(name, params) name##_fn name = nullptr;
@@ -52,6 +63,12 @@ private:
   std::string unavailable_reason_;
   std::string library_path_;
   int device_count_ = 0;
+
+  // The first sticky failure: set once, read by every later GPU operation.
+  mutable std::atomic<bool> poisoned_{false};
+  mutable std::mutex poison_mutex_;
+  mutable std::string poison_call_, poison_message_;
+  mutable CUresult poison_code_ = CUDA_SUCCESS;
 };
 
 } // namespace loom::runtime

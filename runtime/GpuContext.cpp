@@ -49,6 +49,7 @@ bool GpuContext::usable(std::string *reason) {
 }
 
 const Driver &GpuContext::activate() {
+  Driver::get().throw_if_poisoned();
   get().make_current();
   return Driver::get();
 }

@@ -19,11 +19,12 @@ void launch(const GpuFunction &function, const GridShape &shape, void **params, 
                 " threads per block]");
 }
 
-void synchronize(const std::string &after) {
+void synchronize(std::string_view after) {
   const Driver &cu = GpuContext::activate();
   CUresult result = cu.cuCtxSynchronize();
   if (result != CUDA_SUCCESS)
-    cu.fail(result, after.empty() ? "cuCtxSynchronize" : "cuCtxSynchronize after " + after);
+    cu.fail(result,
+            after.empty() ? "cuCtxSynchronize" : "cuCtxSynchronize after " + std::string(after));
 }
 
 GpuTimer::GpuTimer() {

@@ -4,6 +4,7 @@
 #include "runtime/CudaApi.h"
 
 #include <string>
+#include <string_view>
 
 namespace loom::runtime {
 
@@ -18,7 +19,7 @@ void launch(const GpuFunction &function, const GridShape &shape, void **params,
 
 // Waits for all work in the context; throws loom::DriverError if any of it failed. `after`, when
 // given, names the kernel just launched, so an asynchronous fault is attributed in the message.
-void synchronize(const std::string &after = "");
+void synchronize(std::string_view after = {});
 
 // Elapsed GPU time between two points in a stream, measured with CUDA events (for benchmarks: it
 // excludes the host's launch overhead).

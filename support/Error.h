@@ -77,4 +77,14 @@ public:
   using DriverError::DriverError;
 };
 
+// The GPU context was made unusable by an earlier failure (an illegal address, a device-side
+// trap, ...: the driver's sticky errors). Thrown at once by every later GPU operation of the
+// process, without calling the driver; call(), code() and code_name() are those of the failure
+// that poisoned the context. The process must restart to use the GPU again (the CPU target
+// still works).
+class ContextPoisonedError : public DriverError {
+public:
+  using DriverError::DriverError;
+};
+
 } // namespace loom

@@ -5,9 +5,12 @@
 //
 // Its "cubin" is "FAKECUBIN\n" followed by the PTX; the entry points of a module are the PTX's
 // .entry names. FAKE_CUDA_NO_LINK=1 makes cuLinkCreate fail with CUDA_ERROR_NOT_SUPPORTED.
-// loom_fake_cuda_count(name) says how often `name` was called.
+// loom_fake_cuda_count(name) says how often `name` was called. loom_fake_cuda_trap() makes the next
+// cuCtxSynchronize report CUDA_ERROR_ILLEGAL_ADDRESS, as after a kernel's out-of-bounds access,
+// and every later launch, copy, allocation and synchronization report it too (a sticky error).
 #include "runtime/CudaApi.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -56,9 +59,18 @@ Module *module_of(const std::string &ptx) {
 
 CUcontext the_context = reinterpret_cast<CUcontext>(0x1000);
 
+// loom_fake_cuda_trap() arms the next synchronization; from then on `sticky` is the error that
+// launches, copies, allocations and synchronizations report.
+std::atomic<bool> trap_armed{false};
+std::atomic<CUresult> sticky{CUDA_SUCCESS};
+
 } // namespace
 
 extern "C" {
+
+void loom_fake_cuda_trap() {
+  trap_armed = true;
+}
 
 int loom_fake_cuda_count(const char *name) {
   std::lock_guard<std::mutex> lock(mutex);
@@ -67,7 +79,8 @@ int loom_fake_cuda_count(const char *name) {
 }
 
 CUresult cuGetErrorName(CUresult error, const char **text) {
-  *text = error == CUDA_ERROR_INVALID_IMAGE   ? "CUDA_ERROR_INVALID_IMAGE"
+  *text = error == CUDA_ERROR_ILLEGAL_ADDRESS ? "CUDA_ERROR_ILLEGAL_ADDRESS"
+          : error == CUDA_ERROR_INVALID_IMAGE ? "CUDA_ERROR_INVALID_IMAGE"
           : error == CUDA_ERROR_NOT_SUPPORTED ? "CUDA_ERROR_NOT_SUPPORTED"
           : error == CUDA_ERROR_NOT_FOUND     ? "CUDA_ERROR_NOT_FOUND"
                                               : "CUDA_ERROR_UNKNOWN";
@@ -138,6 +151,11 @@ CUresult cuCtxPopCurrent_v2(CUcontext *context) {
   return CUDA_SUCCESS;
 }
 CUresult cuCtxSynchronize() {
+  count("cuCtxSynchronize");
+  if (trap_armed.exchange(false))
+    sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
   return CUDA_SUCCESS;
 }
 CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes) {
@@ -145,6 +163,9 @@ CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total_bytes) {
   return CUDA_SUCCESS;
 }
 CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
+  count("cuMemAlloc_v2");
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
   *pointer = reinterpret_cast<CUdeviceptr>(std::malloc(bytes));
   return *pointer ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
@@ -161,10 +182,16 @@ CUresult cuMemFreeHost(void *pointer) {
   return CUDA_SUCCESS;
 }
 CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void *source, size_t bytes) {
+  count("cuMemcpyHtoD_v2");
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
   std::memcpy(reinterpret_cast<void *>(destination), source, bytes);
   return CUDA_SUCCESS;
 }
 CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes) {
+  count("cuMemcpyDtoH_v2");
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
   std::memcpy(destination, reinterpret_cast<const void *>(source), bytes);
   return CUDA_SUCCESS;
 }
@@ -240,9 +267,12 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *block_count, CUfunctio
 CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
                         unsigned int, unsigned int, unsigned int, CUstream, void **, void **) {
   count("cuLaunchKernel");
-  return CUDA_SUCCESS;
+  return sticky;
 }
 CUresult cuStreamSynchronize(CUstream) {
+  count("cuStreamSynchronize");
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
   return CUDA_SUCCESS;
 }
 CUresult cuEventCreate(CUevent *event, unsigned int) {

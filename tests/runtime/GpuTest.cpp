@@ -294,3 +294,70 @@ TEST(runtime_gpu, TimerMeasuresKernelTime) {
   EXPECT_EQ(10.0f, result[0]);
   EXPECT_EQ(1010.0f, result[1000]);
 }
+
+// A kernel that stores 2^40 bytes past its buffer: an illegal address, a sticky error.
+const char *const wild_store_ptx = R"(
+.version 6.4
+.target sm_75
+.address_size 64
+
+.visible .entry wild_store(
+    .param .u64 data
+)
+{
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [data];
+    add.s64 %rd2, %rd1, 1099511627776;
+    st.global.u32 [%rd2], 7;
+    ret;
+}
+)";
+
+// In a child process (a death test re-executes this binary), as the context stays unusable: the
+// fault is reported by the synchronization after the kernel, naming it, and every later GPU
+// operation fails at once with ContextPoisonedError naming that first failure. The child exits
+// 0 when all of that held, else prints what did not.
+TEST(runtime_gpu, IllegalAddressPoisonsTheContext) {
+  REQUIRE_GPU();
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto child = [] {
+    auto check = [](bool ok, const std::string &what) {
+      if (!ok) {
+        std::fprintf(stderr, "CHECK FAILED: %s\n", what.c_str());
+        std::exit(1);
+      }
+    };
+    GpuModule module(wild_store_ptx);
+    GpuFunction wild_store = module.function("wild_store");
+    DeviceArray<float> array(iota_floats(256));
+    CUdeviceptr data = array.data();
+    void *params[] = {&data};
+    launch(wild_store, GridShape{}, params);
+    try {
+      synchronize(wild_store.name);
+      check(false, "the fault was not reported");
+    } catch (const ContextPoisonedError &e) {
+      check(false, std::string("first report was ContextPoisonedError: ") + e.what());
+    } catch (const DriverError &e) {
+      check(e.call() == "cuCtxSynchronize after wild_store", "call: " + e.call());
+      check(e.code_name() == "CUDA_ERROR_ILLEGAL_ADDRESS", "code: " + e.code_name());
+    }
+    check(Driver::get().poisoned(), "the context is not marked poisoned");
+    try {
+      DeviceArray<float> more(iota_floats(16));
+      check(false, "an allocation on a poisoned context succeeded");
+    } catch (const ContextPoisonedError &e) {
+      check(contains(e.what(), "unusable since cuCtxSynchronize after wild_store failed: "
+                               "CUDA_ERROR_ILLEGAL_ADDRESS"),
+            e.what());
+    }
+    try {
+      synchronize();
+      check(false, "a synchronization on a poisoned context succeeded");
+    } catch (const ContextPoisonedError &) {
+    }
+    std::fprintf(stderr, "POISONED AS EXPECTED\n");
+    std::exit(0);
+  };
+  EXPECT_EXIT(child(), ::testing::ExitedWithCode(0), "POISONED AS EXPECTED");
+}
