@@ -1,7 +1,10 @@
 #include "codegen/CodegenLLVM.h"
 
 #include "codegen/LlvmSupport.h"
+#include "support/Abi.h"
 #include "support/Error.h"
+
+#include <llvm/IR/MDBuilder.h>
 
 #include <set>
 
@@ -167,6 +170,10 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   // results go to (support/Abi.h).
   if (!task.reductions.empty())
     flat_types.push_back(llvm::PointerType::get(context, array_address_space()));
+  // A bounds-checked kernel's tasks take its bounds record last (support/Abi.h).
+  if (kernel->bounds_check)
+    flat_types.push_back(llvm::PointerType::get(context, array_address_space()));
+  const unsigned scratch_arg = flat_types.size() - 1 - (kernel->bounds_check ? 1 : 0);
   FindStores stores;
   stores.visit(task.body);
   for (const ir::TaskReduction &r : task.reductions) // updated after the body
@@ -175,6 +182,15 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   TaskFunction tf = define_task(task, flat_types);
   function_ = tf.body;
   slots_.clear();
+  bounds_record_ = nullptr;
+  if (kernel->bounds_check) {
+    llvm::Argument *record = function_->getArg(flat_types.size() - 1);
+    record->setName("bounds_record");
+    record->addAttr(llvm::Attribute::NoAlias);
+    record->addAttr(llvm::Attribute::NoCapture);
+    record->addAttr(llvm::Attribute::getWithAlignment(context, llvm::Align(8)));
+    bounds_record_ = record;
+  }
   // Allocas live in their own entry block so that mem2reg/SROA can promote all of them.
   llvm::BasicBlock *entry = llvm::BasicBlock::Create(context, "entry", function_);
   llvm::BasicBlock *start = llvm::BasicBlock::Create(context, "body", function_);
@@ -208,7 +224,7 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
 
   codegen(task.body);
   if (!task.reductions.empty()) {
-    llvm::Argument *scratch = function_->getArg(flat_types.size() - 1);
+    llvm::Argument *scratch = function_->getArg(scratch_arg);
     scratch->setName("reduction_scratch");
     scratch->addAttr(llvm::Attribute::NoAlias);
     scratch->addAttr(llvm::Attribute::NoCapture);
@@ -249,15 +265,66 @@ llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr>
   if (p.kind != ir::ParamKind::Array || static_cast<int>(indices.size()) != p.rank)
     internal_error("access to parameter '" + p.name + "' with " + std::to_string(indices.size()) +
                    " indices");
+  std::vector<llvm::Value *> index;
+  for (const ir::Expr &e : indices)
+    index.push_back(codegen(e));
   // Row-major: ((i0 * e1 + i1) * e2 + i2). In-bounds indices cannot overflow, so nsw is safe
   // and lets the vectorizer see consecutive accesses.
-  llvm::Value *linear = codegen(indices[0]);
-  for (size_t d = 1; d < indices.size(); ++d) {
+  llvm::Value *linear = index[0];
+  for (size_t d = 1; d < index.size(); ++d) {
     llvm::Value *scaled = builder.CreateMul(linear, array_extent(array, d), "", false, true);
-    linear = builder.CreateAdd(scaled, codegen(indices[d]), "", false, true);
+    linear = builder.CreateAdd(scaled, index[d], "", false, true);
   }
-  return builder.CreateInBoundsGEP(memory_type(p.type), function_->getArg(first_flat_arg_[array]),
-                                   linear);
+  llvm::Value *address = builder.CreateInBoundsGEP(
+      memory_type(p.type), function_->getArg(first_flat_arg_[array]), linear);
+  return bounds_record_ ? checked_address(array, index, address) : address;
+}
+
+llvm::Value *CodegenLLVM::checked_address(int array, const std::vector<llvm::Value *> &index,
+                                          llvm::Value *address) {
+  namespace slot = bounds_record;
+  auto record_slot = [&](int k) {
+    return builder.CreateConstInBoundsGEP1_64(builder.getInt64Ty(), bounds_record_, k);
+  };
+  // Unsigned: a negative index is a huge one.
+  std::vector<llvm::Value *> in_range;
+  llvm::Value *all_in_range = nullptr;
+  for (size_t d = 0; d < index.size(); ++d) {
+    in_range.push_back(builder.CreateICmpULT(index[d], array_extent(array, d)));
+    all_in_range = all_in_range ? builder.CreateAnd(all_in_range, in_range[d]) : in_range[d];
+  }
+  llvm::BasicBlock *report = llvm::BasicBlock::Create(context, "out_of_bounds", function_);
+  llvm::BasicBlock *write = llvm::BasicBlock::Create(context, "claimed_bounds_record", function_);
+  llvm::BasicBlock *next = llvm::BasicBlock::Create(context, "bounds_checked", function_);
+  llvm::MDBuilder weights(context);
+  builder.CreateCondBr(all_in_range, next, report, weights.createLikelyBranchWeights());
+
+  // The first dimension out of range, its index and extent.
+  builder.SetInsertPoint(report);
+  const int last = static_cast<int>(index.size()) - 1;
+  llvm::Value *dim = builder.getInt64(last);
+  llvm::Value *value = index[last];
+  llvm::Value *extent = array_extent(array, last);
+  for (int d = last - 1; d >= 0; --d) {
+    llvm::Value *out = builder.CreateNot(in_range[d]);
+    dim = builder.CreateSelect(out, builder.getInt64(d), dim);
+    value = builder.CreateSelect(out, index[d], value);
+    extent = builder.CreateSelect(out, array_extent(array, d), extent);
+  }
+  llvm::Value *claim = builder.CreateAtomicCmpXchg(
+      record_slot(slot::claimed), builder.getInt64(0), builder.getInt64(1), llvm::MaybeAlign(8),
+      llvm::AtomicOrdering::Monotonic, llvm::AtomicOrdering::Monotonic);
+  builder.CreateCondBr(builder.CreateExtractValue(claim, 1), write, next);
+
+  builder.SetInsertPoint(write);
+  builder.CreateAlignedStore(builder.getInt64(array), record_slot(slot::array), llvm::Align(8));
+  builder.CreateAlignedStore(dim, record_slot(slot::dimension), llvm::Align(8));
+  builder.CreateAlignedStore(value, record_slot(slot::index), llvm::Align(8));
+  builder.CreateAlignedStore(extent, record_slot(slot::extent), llvm::Align(8));
+  builder.CreateBr(next);
+
+  builder.SetInsertPoint(next);
+  return builder.CreateSelect(all_in_range, address, record_slot(slot::sink));
 }
 
 void CodegenLLVM::combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,

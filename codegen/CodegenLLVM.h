@@ -68,6 +68,7 @@ protected:
   llvm::Type *memory_type(ir::ScalarType t) const; // in memory and the param ABI: bool is i8
   llvm::Value *from_memory(llvm::Value *v, ir::ScalarType t); // i8 -> i1 for bools
   // The address of array[indices] (row-major), with the indices generated at the insert point.
+  // A bounds-checked kernel's access checks every index first (checked_address).
   llvm::Value *element_address(int array, const std::vector<ir::Expr> &indices);
   // a op b for a non-comparison operator, with loom's semantics (also a reduction's operation,
   // through ir::binary_op_of).
@@ -86,6 +87,10 @@ private:
   llvm::AllocaInst *create_alloca(const ir::Var &var);
   llvm::AllocaInst *lookup(const ir::Var &var) const;
   llvm::Value *array_extent(int array, int dim) const;
+  // `address` when every index is below its extent; else the bounds record's sink, after
+  // claiming the record for this violation if no other did (support/Abi.h).
+  llvm::Value *checked_address(int array, const std::vector<llvm::Value *> &index,
+                               llvm::Value *address);
 
   // Expressions leave their value in value_; codegen() is the way to read it.
   llvm::Value *codegen(const ir::Expr &e);
@@ -106,6 +111,7 @@ private:
   llvm::IRBuilder<> alloca_builder_;
   std::unordered_map<const ir::Variable *, llvm::AllocaInst *> slots_;
   llvm::Value *value_ = nullptr;
+  llvm::Value *bounds_record_ = nullptr; // the task's bounds record, when the kernel has one
   // LLVM 19's InstSimplify crashes on minnum(minnum(x, y), fma(x, y, z)) (it takes any intrinsic
   // there for a min/max; llvm-project PR #173705). Kernels with a float min or max therefore
   // call llvm.fma through a small function that is never inlined.

@@ -358,6 +358,7 @@ struct Kernel {
   std::vector<Param> params;
   Stmt body;
   bool fast_math = false;                 // @kernel(fastmath=True): GPU code may approximate
+  bool bounds_check = false;              // @kernel(bounds_check=True), LOOM_BOUNDS_CHECK=1
   std::vector<ShapeSymbol> shape_symbols; // checked against the arguments of every call
 };
 
@@ -398,6 +399,9 @@ struct LoweredKernel {
   Target target;
   std::vector<Task> tasks;
   bool fast_math = false; // Kernel::fast_math
+  // Kernel::bounds_check: every array access checks its indices against the extents; a task then
+  // takes a bounds record after its other parameters (support/Abi.h).
+  bool bounds_check = false;
 };
 
 } // namespace loom::ir

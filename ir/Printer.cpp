@@ -318,7 +318,7 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
   Printer p(kernel.params, canonical);
   std::ostringstream os;
   os << "kernel " << p.name_text(kernel.name) << "(" << p.params_text() << ") for "
-     << target_name(kernel.target) << ":\n";
+     << target_name(kernel.target) << (kernel.bounds_check ? ", bounds-checked" : "") << ":\n";
   for (const Task &t : kernel.tasks) {
     os << "task " << p.name_text(t.name);
     if (t.kind == TaskKind::Serial) {

@@ -17,10 +17,11 @@ namespace {
 // Combines the chunks' partials (support/Abi.h's scratch slots) in chunk order, then each total
 // into its array element: with the combination order fixed, a fixed thread count gives the same
 // bits on every run.
-void finish_reductions(const std::string &kernel, const ir::Task &task,
-                       const std::vector<ir::Param> &params, const ir::ArgumentValues &values,
-                       std::span<const Argument> args, const std::vector<uint64_t> &pointers,
-                       const std::vector<uint64_t> &scratch, int64_t chunks) {
+void finish_reductions(const ir::LoweredKernel &kernel, const ir::Task &task,
+                       const ir::ArgumentValues &values, std::span<const Argument> args,
+                       const std::vector<uint64_t> &pointers, const std::vector<uint64_t> &scratch,
+                       int64_t chunks) {
+  const std::vector<ir::Param> &params = kernel.params;
   const size_t count = task.reductions.size();
   for (size_t r = 0; r < count && chunks > 0; ++r) {
     const ir::TaskReduction &red = task.reductions[r];
@@ -33,10 +34,8 @@ void finish_reductions(const std::string &kernel, const ir::Task &task,
     int64_t linear = 0;
     for (size_t d = 0; d < red.indices.size(); ++d) {
       int64_t i = ir::evaluate(red.indices[d], params, values).i;
-      if (i < 0 || i >= shape[d])
-        throw ArgumentError("kernel '" + kernel + "': a reduction into '" + params[red.array].name +
-                            "' has index " + std::to_string(i) + " in dimension " +
-                            std::to_string(d) + ", outside its extent " + std::to_string(shape[d]));
+      if (i < 0 || i >= shape[d]) // checked whether or not the kernel is bounds-checked
+        throw BoundsError(kernel.name, params[red.array].name, static_cast<int>(d), i, shape[d]);
       linear = linear * shape[d] + i;
     }
     auto *element = reinterpret_cast<unsigned char *>(pointers[red.array]) +
@@ -97,7 +96,13 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
     pointers[p] = reinterpret_cast<uint64_t>(staged[p].data());
   }
 
-  PackedParams packed = pack_params(params, values, pointers);
+  // A bounds-checked kernel's tasks take the bounds record last (support/Abi.h).
+  const bool checked = c.lowered.bounds_check;
+  uint64_t *record = state.cpu_bounds_record.data();
+  state.cpu_bounds_record.fill(0);
+  PackedParams packed = pack_params(params, values, pointers, checked ? 1 : 0);
+  if (checked)
+    packed.push(reinterpret_cast<uint64_t>(record));
   std::vector<uint64_t> &scratch = state.cpu_reduction_scratch;
   for (size_t t = 0; t < c.lowered.tasks.size(); ++t) {
     const ir::Task &task = c.lowered.tasks[t];
@@ -106,14 +111,20 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
     const int64_t grain = c.grains.at(t);
     if (task.reductions.empty()) {
       runtime::run_cpu_task(c.code->tasks()[t], packed.data(), extent, parallel, grain);
-      continue;
+    } else {
+      scratch.assign(1 + runtime::cpu_thread_count() * task.reductions.size(), 0);
+      PackedParams with_scratch = pack_params(params, values, pointers, checked ? 2 : 1);
+      with_scratch.push(reinterpret_cast<uint64_t>(scratch.data()));
+      if (checked)
+        with_scratch.push(reinterpret_cast<uint64_t>(record));
+      int64_t chunks =
+          runtime::run_cpu_task(c.code->tasks()[t], with_scratch.data(), extent, parallel, grain);
+      if (checked) // a violation's partials are garbage: report it before combining them
+        throw_if_out_of_bounds(c.lowered, record);
+      finish_reductions(c.lowered, task, values, args, pointers, scratch, chunks);
     }
-    scratch.assign(1 + runtime::cpu_thread_count() * task.reductions.size(), 0);
-    PackedParams with_scratch = pack_params(params, values, pointers, 1);
-    with_scratch.push(reinterpret_cast<uint64_t>(scratch.data()));
-    int64_t chunks =
-        runtime::run_cpu_task(c.code->tasks()[t], with_scratch.data(), extent, parallel, grain);
-    finish_reductions(state.kernel.name, task, params, values, args, pointers, scratch, chunks);
+    if (checked) // before later tasks read what this one wrote
+      throw_if_out_of_bounds(c.lowered, record);
   }
 
   for (size_t p = 0; p < args.size(); ++p)

@@ -5,6 +5,7 @@
 #include "runtime/Launch.h"
 
 #include <algorithm>
+#include <array>
 
 namespace loom {
 
@@ -39,7 +40,17 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     pointers[p] = staged.back().ptr();
   }
 
-  PackedParams packed = pack_params(params, values, pointers);
+  // A bounds-checked kernel's tasks take the bounds record last (support/Abi.h); it is zero
+  // between calls.
+  const bool checked = g.lowered.bounds_check;
+  if (checked && state.bounds_record.bytes() == 0) {
+    const std::array<uint64_t, bounds_record::slots> zeros{};
+    state.bounds_record = runtime::DeviceBuffer(sizeof zeros);
+    state.bounds_record.copy_from_host(zeros.data(), sizeof zeros);
+  }
+  PackedParams packed = pack_params(params, values, pointers, checked ? 1 : 0);
+  if (checked)
+    packed.push(state.bounds_record.ptr());
   state.last_grids.clear();
   for (size_t t = 0; t < g.lowered.tasks.size(); ++t) {
     const ir::Task &task = g.lowered.tasks[t];
@@ -59,14 +70,25 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
         const uint64_t zero = 0;
         state.reduction_scratch.copy_from_host(&zero, sizeof zero);
       }
-      PackedParams with_scratch = pack_params(params, values, pointers, 1);
+      PackedParams with_scratch = pack_params(params, values, pointers, checked ? 2 : 1);
       with_scratch.push(state.reduction_scratch.ptr());
+      if (checked)
+        with_scratch.push(state.bounds_record.ptr());
       runtime::launch(g.functions[t], shape, with_scratch.data());
     }
     state.last_grids.push_back(std::move(shape));
   }
   // An illegal address or trap inside the kernel surfaces here, naming it.
   runtime::synchronize(state.kernel.name);
+  if (checked) {
+    std::array<uint64_t, bounds_record::slots> record;
+    state.bounds_record.copy_to_host(record.data(), sizeof record);
+    if (record[bounds_record::claimed] != 0) {
+      const std::array<uint64_t, bounds_record::slots> zeros{};
+      state.bounds_record.copy_from_host(zeros.data(), sizeof zeros);
+      throw_if_out_of_bounds(g.lowered, record.data()); // host arrays keep their old contents
+    }
+  }
 
   for (size_t p = 0; p < args.size(); ++p)
     if (staged_index[p] >= 0 && state.access[p].written)

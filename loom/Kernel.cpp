@@ -4,6 +4,7 @@
 #include "ir/Printer.h"
 #include "loom/KernelState.h"
 #include "runtime/GpuContext.h"
+#include "support/Env.h"
 #include "support/Error.h"
 
 #include <sstream>
@@ -35,6 +36,18 @@ std::string code_origin(const CompileTimes &t) {
 Kernel::Kernel(ir::Kernel kernel) : state_(std::make_shared<KernelState>()) {
   state_->access = ir::summarize_accesses(kernel);
   state_->kernel = std::move(kernel);
+  if (env("LOOM_BOUNDS_CHECK").value_or("0") != "0")
+    state_->kernel.bounds_check = true;
+}
+
+Kernel &Kernel::bounds_check(bool on) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (state_->kernel.bounds_check != on) {
+    state_->kernel.bounds_check = on;
+    state_->gpu.reset(); // other code: compiled (or found in the caches) on the next call
+    state_->cpu.reset();
+  }
+  return *this;
 }
 
 ir::Target Kernel::current_target() const {

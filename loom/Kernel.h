@@ -44,6 +44,12 @@ public:
   // more than 1024 threads.
   Kernel &launch_policy(const runtime::LaunchPolicy &policy);
 
+  // Checks every array access of the kernel against the extents from now on (on) or not (off;
+  // LOOM_BOUNDS_CHECK=1 turns it on for every kernel when it is created): a call that indexes
+  // out of range throws BoundsError naming the array, dimension, index and extent. Slower; the
+  // code compiles again on the next call.
+  Kernel &bounds_check(bool on = true);
+
   const std::string &name() const;
   const ir::Kernel &ir() const;
 

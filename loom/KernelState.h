@@ -11,8 +11,10 @@
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuModule.h"
 #include "runtime/GridShape.h"
+#include "support/Abi.h"
 #include "support/Error.h"
 
+#include <array>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -56,6 +58,10 @@ struct KernelState {
   // slot 0, the finished-block count, is zero between launches.
   runtime::DeviceBuffer reduction_scratch;
   std::vector<uint64_t> cpu_reduction_scratch; // CPU tasks with reductions: the same slots
+  // Bounds-checked kernels: the record their tasks report a violation in (support/Abi.h), zero
+  // between calls. The GPU's is allocated on the first checked call.
+  runtime::DeviceBuffer bounds_record;
+  std::array<uint64_t, bounds_record::slots> cpu_bounds_record{};
 
   // Code for the target on first use, through the caches (loom/Compile.cpp); the caller holds
   // the mutex.
@@ -75,6 +81,9 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values);
 void run_on_cpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values);
+
+// Throws BoundsError when `record` (bounds_record::slots values) was claimed by a violation.
+void throw_if_out_of_bounds(const ir::LoweredKernel &kernel, const uint64_t *record);
 
 // The flattened parameter values (see support/Abi.h) and the pointer to each, as a launch takes.
 class PackedParams {

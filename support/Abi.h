@@ -9,6 +9,12 @@
 // of 8-byte slots. Slot 0 is the GPU's count of finished blocks (zero before a launch, and reset
 // to zero by the last block); slot 1 + w * R + r receives worker w's partial of reduction r
 // (R reductions; a worker is a GPU block or a CPU chunk), stored in the element type.
+//
+// A bounds-checked kernel's tasks (ir::LoweredKernel::bounds_check) take one more pointer, last:
+// its bounds record, BoundsRecord's slots. An access whose index is out of range claims the
+// record (slot `claimed` from 0 to 1, atomically; the first claim wins), writes what it was, and
+// goes to the `sink` slots instead of the array (a load reads garbage); the runtime zeroes the
+// record before a call and throws loom::BoundsError after it when it was claimed.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +24,16 @@ namespace loom {
 // Entry point of a CPU task: runs iterations [chunk_begin, chunk_end) of the task's outermost
 // parallel dimension (serial tasks ignore both); chunk_index numbers the chunks from 0 in
 // iteration order, and picks the scratch slots of a task with reductions.
+namespace bounds_record {
+constexpr int claimed = 0;   // 0 until a violation claims the record
+constexpr int array = 1;     // the kernel parameter's index
+constexpr int dimension = 2; // which index of the access, 0 first
+constexpr int index = 3;     // its value
+constexpr int extent = 4;    // the extent it exceeded
+constexpr int sink = 6;      // slots 6 and 7: where the out-of-range access goes instead
+constexpr int slots = 8;     // 8-byte slots in all
+} // namespace bounds_record
+
 using CpuTaskFn = void (*)(void *const *params, int64_t chunk_begin, int64_t chunk_end,
                            int64_t chunk_index);
 

@@ -1,6 +1,7 @@
 // The typed exceptions loom raises for user errors. Internal invariants are asserts, not these.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -75,6 +76,29 @@ private:
 class OutOfMemoryError : public DriverError {
 public:
   using DriverError::DriverError;
+};
+
+// A bounds-checked kernel (Kernel::bounds_check, LOOM_BOUNDS_CHECK=1) indexed an array out of its
+// extent. The first violation the kernel recorded: "kernel 'k': index 1000 is out of bounds for
+// dimension 0 of array 'x' (extent 1000)". Host arrays are not copied back from the GPU after one.
+class BoundsError : public Error {
+public:
+  BoundsError(std::string kernel, std::string array, int dimension, int64_t index, int64_t extent)
+      : Error("kernel '" + kernel + "': index " + std::to_string(index) +
+              " is out of bounds for dimension " + std::to_string(dimension) + " of array '" +
+              array + "' (extent " + std::to_string(extent) + ")"),
+        kernel_(std::move(kernel)), array_(std::move(array)), dimension_(dimension),
+        index_(index), extent_(extent) {}
+  const std::string &kernel() const { return kernel_; }
+  const std::string &array() const { return array_; }
+  int dimension() const { return dimension_; }
+  int64_t index() const { return index_; }
+  int64_t extent() const { return extent_; }
+
+private:
+  std::string kernel_, array_;
+  int dimension_;
+  int64_t index_, extent_;
 };
 
 // The GPU context was made unusable by an earlier failure (an illegal address, a device-side

@@ -200,12 +200,13 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
   for (const ast::Option &o : f.options) {
     if (!seen.insert(o.key).second) {
       diag_.error(o.loc, "option '" + o.key + "' is given twice");
-    } else if (o.key != "fastmath") {
-      diag_.error(o.loc, "unknown option '" + o.key + "' of @kernel; the only option is fastmath");
+    } else if (o.key != "fastmath" && o.key != "bounds_check") {
+      diag_.error(o.loc, "unknown option '" + o.key +
+                             "' of @kernel; the options are fastmath and bounds_check");
     } else if (o.value->kind != ast::ExprKind::Bool) {
-      diag_.error(o.value->begin, "option 'fastmath' takes True or False");
+      diag_.error(o.value->begin, "option '" + o.key + "' takes True or False");
     } else {
-      k.fast_math = o.value->bool_value;
+      (o.key == "fastmath" ? k.fast_math : k.bounds_check) = o.value->bool_value;
     }
   }
 }

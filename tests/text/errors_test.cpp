@@ -176,7 +176,7 @@ const BadProgram bad_programs[] = {
      "only once, before the loop; compute the condition into a variable instead"},
     // ---- options and built-ins ----
     {"UnknownOption", "@kernel(fastmath=True, unroll=4)\ndef k(x: f32[n]):\n    pass\n",
-     "1:24: error: unknown option 'unroll' of @kernel; the only option is fastmath"},
+     "1:24: error: unknown option 'unroll' of @kernel; the options are fastmath and bounds_check"},
     {"MathArity", LOOP "        x[i] = sqrt(x[i], 2.0)\n",
      "4:16: error: sqrt() takes 1 argument, got 2"},
     {"MinArity", LOOP "        x[i] = min(x[i], 1.0, 2.0)\n",
