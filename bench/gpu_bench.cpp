@@ -9,7 +9,9 @@
 #include "BenchSupport.h"
 #include "Kernels.h"
 
+#include "runtime/Driver.h"
 #include "runtime/GpuContext.h"
+#include "runtime/GpuModule.h"
 #include "runtime/Launch.h"
 
 #include <cstdlib>
@@ -171,6 +173,73 @@ bool sum_bench(uint64_t seed) {
   return ok;
 }
 
+// The cost of a call itself: a cached kernel with four arguments (two device arrays of 1024
+// floats, two scalars) called synchronously, against cuLaunchKernel + cuCtxSynchronize of the
+// very same machine code with the same grid and parameters, straight through the driver. Calls
+// alternate in batches of 1000; the medians of 15 batches per side are compared.
+bool launch_overhead_bench(uint64_t seed) {
+  const int64_t n = 1024;
+  std::vector<float> x = bench::random_vector(n, seed), y0 = bench::random_vector(n, seed + 1);
+  DeviceArray<float> dx(x), dy(y0);
+  loom::Kernel axpb =
+      loom::kernel("axpb",
+                   [](loom::F32 a, loom::Array<float> x, loom::Array<float> y, loom::F32 b) {
+                     loom::parallel_for(x.size(), [&](loom::Index i) { y[i] = a * x[i] + b; });
+                   },
+                   {"a", "x", "y", "b"});
+  const float a = 0.5f, b = 0.25f;
+  axpb(a, dx, dy, b);
+  std::vector<float> y = dy.to_host();
+  double error = 0;
+  for (int64_t i = 0; i < n; ++i)
+    error = std::max(error, std::fabs(y[i] - (double(a) * x[i] + b)) / (1 + std::fabs(y[i])));
+  bool ok = bench::check("axpb 1024 (loom)", error, 1e-6);
+
+  // The raw side: loom's PTX loaded into a module of its own, the grid loom chose, the
+  // parameters flattened as support/Abi.h says (a, x, n, y, n, b).
+  const loom::runtime::Driver &cu = loom::runtime::Driver::get();
+  loom::runtime::GpuModule module(axpb.ptx());
+  loom::runtime::GpuFunction fn = module.function("axpb");
+  loom::runtime::GridShape shape =
+      loom::runtime::choose_grid(fn, {n}, loom::runtime::GpuContext::get().info());
+  loom::runtime::CUdeviceptr px = dx.data(), py = dy.data();
+  int64_t ext = n;
+  float pa = a, pb = b;
+  void *params[] = {&pa, &px, &ext, &py, &ext, &pb};
+  auto raw = [&] {
+    cu.check(cu.cuLaunchKernel(fn.handle, shape.grid[0], shape.grid[1], shape.grid[2],
+                               shape.block[0], shape.block[1], shape.block[2], 0, nullptr, params,
+                               nullptr),
+             "cuLaunchKernel");
+    cu.check(cu.cuCtxSynchronize(), "cuCtxSynchronize");
+  };
+  auto call = [&] { axpb(a, dx, dy, b); };
+  constexpr int batch = 1000, batches = 15;
+  for (int i = 0; i < batch; ++i)
+    raw(), call();
+  std::vector<double> raw_us, loom_us;
+  for (int r = 0; r < batches; ++r) {
+    raw_us.push_back(1000.0 * bench::wall_ms([&] {
+                       for (int i = 0; i < batch; ++i)
+                         raw();
+                     }) /
+                     batch);
+    loom_us.push_back(1000.0 * bench::wall_ms([&] {
+                        for (int i = 0; i < batch; ++i)
+                          call();
+                      }) /
+                      batch);
+  }
+  double r = bench::median(raw_us), l = bench::median(loom_us);
+  std::printf("  4-argument call, synchronous: loom %.2f us (min %.2f), raw cuLaunchKernel + "
+              "cuCtxSynchronize %.2f us (min %.2f): %.3fx  [%s]\n",
+              l, bench::min_of(loom_us), r, bench::min_of(raw_us), l / r,
+              shape.to_string().c_str());
+  result("loom_call_4args_us", l, "us");
+  result("raw_launch_sync_us", r, "us");
+  return ok;
+}
+
 // Lowering plus LLVM O3 plus the NVPTX backend. A kernel never run on the GPU emits its PTX afresh
 // on each ptx() call (loom/Kernel.cpp), so one object serves all repetitions.
 void ptx_times() {
@@ -220,6 +289,7 @@ int main(int argc, char **argv) {
   bool ok = true;
   ok &= bench::section("first calls", [&] { return first_calls(seed, context_ms); });
   if (!first_call_only) {
+    ok &= bench::section("launch overhead", [&] { return launch_overhead_bench(seed + 50); });
     ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
     ok &= bench::section("sum", [&] { return sum_bench(seed + 40); });
     ok &= bench::section("matmul", [&] {

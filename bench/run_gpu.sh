@@ -111,6 +111,8 @@ table() {
     reference nvcc_matmul1024_tflops
   row rate "matmul 4096 TFLOP/s vs nvcc (best block)" loom_gpu loom_matmul4096_tflops \
     reference nvcc_matmul4096_tflops
+  row time "4-arg call us vs raw cuLaunchKernel+sync" loom_gpu loom_call_4args_us \
+    loom_gpu raw_launch_sync_us
   row time "saxpy 2^28 ms/call, host wall vs nvcc events" loom_gpu loom_saxpy_host_ms \
     reference nvcc_saxpy_ms
   row time "saxpy 2^28 ms, auto shape vs best swept" launch_sweep sweep_saxpy_2e28_auto_ms \

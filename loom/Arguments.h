@@ -5,6 +5,7 @@
 #include "ir/Evaluate.h"
 #include "runtime/DeviceArray.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -23,6 +24,30 @@ template <DslScalar T> HostArray<T> view(T *data, std::vector<int64_t> shape) {
   return {data, std::move(shape)};
 }
 
+// An array argument's extents, outermost first, held inline so that passing an argument does not
+// allocate. Holds up to max_rank extents; rank() still counts any beyond (an error to report).
+class Shape {
+public:
+  static constexpr size_t max_rank = 8;
+  Shape() = default;
+  Shape(std::initializer_list<int64_t> extents) { assign(extents.begin(), extents.end()); }
+  Shape(const std::vector<int64_t> &extents) {
+    assign(extents.data(), extents.data() + extents.size());
+  }
+  size_t size() const { return rank_; }
+  int64_t operator[](size_t k) const { return extents_[k]; }
+  const int64_t *begin() const { return extents_; }
+  const int64_t *end() const { return extents_ + std::min(rank_, max_rank); }
+
+private:
+  void assign(const int64_t *first, const int64_t *last) {
+    rank_ = static_cast<size_t>(last - first);
+    std::copy(first, first + std::min(rank_, max_rank), extents_);
+  }
+  int64_t extents_[max_rank] = {};
+  size_t rank_ = 0;
+};
+
 struct Argument {
   enum class Kind { Scalar, HostArray, DeviceArray };
   Kind kind = Kind::Scalar;
@@ -31,7 +56,7 @@ struct Argument {
   void *host = nullptr;                      // host arrays
   bool host_const = false;                   // a const host array: the kernel may not write it
   uint64_t device = 0;                       // device arrays (a CUdeviceptr)
-  std::vector<int64_t> shape;                // arrays
+  Shape shape;                               // arrays
 
   int64_t size() const {
     int64_t n = 1;

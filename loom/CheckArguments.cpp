@@ -16,10 +16,12 @@ std::string describe_param(const ir::Param &p) {
          std::to_string(p.rank);
 }
 
-std::string shape_text(const std::vector<int64_t> &shape) {
+template <class Extents> std::string shape_text(const Extents &shape) {
   std::string s = "[";
-  for (size_t k = 0; k < shape.size(); ++k)
-    s += (k ? ", " : "") + std::to_string(shape[k]);
+  for (const int64_t &e : shape)
+    s += (&e != &*shape.begin() ? ", " : "") + std::to_string(e);
+  if (shape.size() > static_cast<size_t>(shape.end() - shape.begin()))
+    s += ", ...";
   return s + "]";
 }
 
@@ -59,22 +61,25 @@ ir::ScalarValue convert(const Argument &a, ir::ScalarType to) {
 
 } // namespace
 
-ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Argument> args) {
+void check_arguments(const KernelState &state, std::span<const Argument> args,
+                     ir::ArgumentValues &values) {
   const ir::Kernel &k = state.kernel;
   if (args.size() != k.params.size())
     throw ArgumentError("kernel " + signature(k) + " takes " + std::to_string(k.params.size()) +
                         " arguments but was called with " + std::to_string(args.size()));
-  ir::ArgumentValues values;
+  // Sized once per kernel: a call with the same ranks allocates nothing.
   values.scalars.resize(args.size());
   values.extents.resize(args.size());
   for (size_t p = 0; p < args.size(); ++p) {
     const ir::Param &param = k.params[p];
     const Argument &a = args[p];
-    std::string where =
-        "argument " + std::to_string(p + 1) + " ('" + param.name + "') of kernel '" + k.name + "'";
+    auto where = [&] {
+      return "argument " + std::to_string(p + 1) + " ('" + param.name + "') of kernel '" + k.name +
+             "'";
+    };
     if (param.kind == ir::ParamKind::Scalar) {
       if (a.kind != Argument::Kind::Scalar)
-        throw ArgumentError(where + " must be " + describe_param(param) + "; got " +
+        throw ArgumentError(where() + " must be " + describe_param(param) + "; got " +
                             describe_argument(a));
       values.scalars[p] = convert(a, param.type);
       continue;
@@ -86,17 +91,18 @@ ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Arg
           a.shape.size() == 1)
         hint = " (pass a std::vector as a " + std::to_string(param.rank) +
                "-D array with loom::view(v, {extents...}))";
-      throw ArgumentError(where + " must be " + describe_param(param) + "; got " +
+      throw ArgumentError(where() + " must be " + describe_param(param) + "; got " +
                           describe_argument(a) + hint);
     }
     for (int64_t e : a.shape)
       if (e < 0)
-        throw ArgumentError(where + " has a negative extent in shape " + shape_text(a.shape));
+        throw ArgumentError(where() + " has a negative extent in shape " + shape_text(a.shape));
     if (a.host_const && state.access[p].written)
-      throw ArgumentError(where + " is a const array, but the kernel writes '" + param.name + "'");
+      throw ArgumentError(where() + " is a const array, but the kernel writes '" + param.name +
+                          "'");
     if (a.kind == Argument::Kind::HostArray && !a.host && a.size() > 0)
-      throw ArgumentError(where + " has no data (null pointer) but shape " + shape_text(a.shape));
-    values.extents[p] = a.shape;
+      throw ArgumentError(where() + " has no data (null pointer) but shape " + shape_text(a.shape));
+    values.extents[p].assign(a.shape.begin(), a.shape.end());
   }
 
   // Shape symbols (text DSL): every dimension declared with one symbol has the same extent.
@@ -147,15 +153,15 @@ ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Arg
                             "'; loom compiles arrays as not aliasing, so pass separate arrays");
     }
   }
-  return values;
 }
 
-PackedParams pack_params(const std::vector<ir::Param> &params, const ir::ArgumentValues &values,
-                         const std::vector<uint64_t> &pointers, size_t extra) {
+void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
+                 const ir::ArgumentValues &values, const std::vector<uint64_t> &pointers,
+                 size_t extra) {
   size_t count = extra;
   for (const ir::Param &p : params)
     count += p.kind == ir::ParamKind::Array ? 1 + p.rank : 1;
-  PackedParams packed(count);
+  packed.reset(count);
   for (size_t p = 0; p < params.size(); ++p) {
     if (params[p].kind == ir::ParamKind::Array) {
       packed.push(pointers[p]);
@@ -182,7 +188,6 @@ PackedParams pack_params(const std::vector<ir::Param> &params, const ir::Argumen
       break;
     }
   }
-  return packed;
 }
 
 } // namespace loom

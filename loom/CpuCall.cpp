@@ -30,7 +30,7 @@ void finish_reductions(const ir::LoweredKernel &kernel, const ir::Task &task,
     ir::ScalarValue total = ir::load_scalar(&scratch[1 + r], t);
     for (int64_t c = 1; c < chunks; ++c)
       total = ir::binary_op(op, t, total, ir::load_scalar(&scratch[1 + c * count + r], t));
-    const std::vector<int64_t> &shape = args[red.array].shape;
+    const Shape &shape = args[red.array].shape;
     int64_t linear = 0;
     for (size_t d = 0; d < red.indices.size(); ++d) {
       int64_t i = ir::evaluate(red.indices[d], params, values).i;
@@ -79,8 +79,13 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
 
   // A DeviceArray passed while running on the CPU (LOOM_TARGET=cpu on a GPU machine) goes through
   // a host copy.
-  std::vector<std::vector<unsigned char>> staged(args.size());
-  std::vector<uint64_t> pointers(args.size(), 0);
+  CallScratch &call = state.call;
+  std::vector<std::vector<unsigned char>> &staged = call.host_staged;
+  staged.resize(args.size());
+  for (std::vector<unsigned char> &copy : staged)
+    copy.clear();
+  std::vector<uint64_t> &pointers = call.pointers;
+  pointers.assign(args.size(), 0);
   for (size_t p = 0; p < args.size(); ++p) {
     if (params[p].kind != ir::ParamKind::Array)
       continue;
@@ -100,7 +105,8 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
   const bool checked = c.lowered.bounds_check;
   uint64_t *record = state.cpu_bounds_record.data();
   state.cpu_bounds_record.fill(0);
-  PackedParams packed = pack_params(params, values, pointers, checked ? 1 : 0);
+  PackedParams &packed = call.params;
+  pack_params(packed, params, values, pointers, checked ? 1 : 0);
   if (checked)
     packed.push(reinterpret_cast<uint64_t>(record));
   std::vector<uint64_t> &scratch = state.cpu_reduction_scratch;
@@ -113,7 +119,8 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
       runtime::run_cpu_task(c.code->tasks()[t], packed.data(), extent, parallel, grain);
     } else {
       scratch.assign(1 + runtime::cpu_thread_count() * task.reductions.size(), 0);
-      PackedParams with_scratch = pack_params(params, values, pointers, checked ? 2 : 1);
+      PackedParams &with_scratch = call.task_params;
+      pack_params(with_scratch, params, values, pointers, checked ? 2 : 1);
       with_scratch.push(reinterpret_cast<uint64_t>(scratch.data()));
       if (checked)
         with_scratch.push(reinterpret_cast<uint64_t>(record));

@@ -1,4 +1,6 @@
 // One call of a kernel on the GPU: stage host arrays, launch each task, copy back what was written.
+// With device arrays and the launch shapes of the last call, a call allocates nothing on the heap:
+// its working storage is the KernelState's CallScratch.
 #include "loom/KernelState.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuContext.h"
@@ -9,35 +11,61 @@
 
 namespace loom {
 
+namespace {
+
+// The launch shape of task t for `domain`: the last call's when the domain is the same (no new
+// choice, no allocation), else a new choice.
+const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, size_t t,
+                                   const std::vector<int64_t> &domain) {
+  const size_t tasks = g.lowered.tasks.size();
+  if (state.last_grids.size() != tasks || state.call.grid_domains.size() != tasks) {
+    state.last_grids.assign(tasks, runtime::GridShape());
+    state.call.grid_domains.assign(tasks, {});
+  }
+  std::vector<int64_t> &known = state.call.grid_domains[t];
+  if (known.empty() || known != domain) {
+    state.last_grids[t] = runtime::choose_grid(
+        g.functions[t], domain, runtime::GpuContext::get().info(), state.launch_policy);
+    known = domain;
+  }
+  return state.last_grids[t];
+}
+
+} // namespace
+
 void run_on_gpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values) {
   CompiledGpu &g = state.compiled_gpu();
   runtime::GpuContext::activate(); // fails fast once a sticky error has poisoned the context
-  const runtime::GpuContext &ctx = runtime::GpuContext::get();
   const std::vector<ir::Param> &params = g.lowered.params;
+  CallScratch &call = state.call;
 
-  // Host arrays get a device buffer; they are copied in only when their old contents matter.
-  std::vector<runtime::DeviceBuffer> staged;
-  staged.reserve(args.size());
-  std::vector<int> staged_index(args.size(), -1);
-  std::vector<uint64_t> pointers(args.size(), 0);
+  // Host arrays get a device buffer for this call only (also when it throws); they are copied in
+  // only when their old contents matter.
+  call.staged.clear();
+  struct ReleaseStaged {
+    std::vector<runtime::DeviceBuffer> &staged;
+    ~ReleaseStaged() { staged.clear(); }
+  } release_staged{call.staged};
+  call.staged_index.assign(args.size(), -1);
+  call.pointers.assign(args.size(), 0);
   for (size_t p = 0; p < args.size(); ++p) {
     if (params[p].kind != ir::ParamKind::Array)
       continue;
     const Argument &a = args[p];
     if (a.kind == Argument::Kind::DeviceArray) {
-      pointers[p] = a.device;
+      call.pointers[p] = a.device;
       continue;
     }
     const ir::ArrayAccess &access = state.access[p];
     if (!access.read && !access.written)
       continue; // the kernel never touches it: no buffer, null pointer
     size_t bytes = static_cast<size_t>(a.size()) * ir::byte_size(a.type);
-    staged.emplace_back(bytes);
-    staged_index[p] = static_cast<int>(staged.size() - 1);
+    call.staged.emplace_back(bytes);
+    call.staged_index[p] = static_cast<int>(call.staged.size() - 1);
     if (access.read || !access.fully_overwritten)
-      staged.back().copy_from_host(a.host, bytes);
-    pointers[p] = staged.back().ptr();
+      call.staged.back().copy_from_host(a.host, bytes);
+    call.pointers[p] = call.staged.back().ptr();
   }
 
   // A bounds-checked kernel's tasks take the bounds record last (support/Abi.h); it is zero
@@ -48,35 +76,32 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     state.bounds_record = runtime::DeviceBuffer(sizeof zeros);
     state.bounds_record.copy_from_host(zeros.data(), sizeof zeros);
   }
-  PackedParams packed = pack_params(params, values, pointers, checked ? 1 : 0);
+  pack_params(call.params, params, values, call.pointers, checked ? 1 : 0);
   if (checked)
-    packed.push(state.bounds_record.ptr());
-  state.last_grids.clear();
+    call.params.push(state.bounds_record.ptr());
   for (size_t t = 0; t < g.lowered.tasks.size(); ++t) {
     const ir::Task &task = g.lowered.tasks[t];
-    std::vector<int64_t> domain;
+    call.domain.clear();
     for (const ir::Expr &e : task.domain)
       // A negative extent runs no iteration, as on the CPU and in the interpreter.
-      domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
-    runtime::GridShape shape =
-        runtime::choose_grid(g.functions[t], domain, ctx.info(), state.launch_policy);
+      call.domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
+    const runtime::GridShape &shape = grid_for(state, g, t, call.domain);
     if (task.reductions.empty()) {
-      runtime::launch(g.functions[t], shape, packed.data());
-    } else {
-      size_t bytes = 8 * (1 + shape.block_count() * task.reductions.size());
-      if (state.reduction_scratch.bytes() < bytes) {
-        state.reduction_scratch = runtime::DeviceBuffer(); // free the old one first
-        state.reduction_scratch = runtime::DeviceBuffer(bytes);
-        const uint64_t zero = 0;
-        state.reduction_scratch.copy_from_host(&zero, sizeof zero);
-      }
-      PackedParams with_scratch = pack_params(params, values, pointers, checked ? 2 : 1);
-      with_scratch.push(state.reduction_scratch.ptr());
-      if (checked)
-        with_scratch.push(state.bounds_record.ptr());
-      runtime::launch(g.functions[t], shape, with_scratch.data());
+      runtime::launch(g.functions[t], shape, call.params.data());
+      continue;
     }
-    state.last_grids.push_back(std::move(shape));
+    size_t bytes = 8 * (1 + shape.block_count() * task.reductions.size());
+    if (state.reduction_scratch.bytes() < bytes) {
+      state.reduction_scratch = runtime::DeviceBuffer(); // free the old one first
+      state.reduction_scratch = runtime::DeviceBuffer(bytes);
+      const uint64_t zero = 0;
+      state.reduction_scratch.copy_from_host(&zero, sizeof zero);
+    }
+    pack_params(call.task_params, params, values, call.pointers, checked ? 2 : 1);
+    call.task_params.push(state.reduction_scratch.ptr());
+    if (checked)
+      call.task_params.push(state.bounds_record.ptr());
+    runtime::launch(g.functions[t], shape, call.task_params.data());
   }
   // An illegal address or trap inside the kernel surfaces here, naming it.
   runtime::synchronize(state.kernel.name);
@@ -91,8 +116,9 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
   }
 
   for (size_t p = 0; p < args.size(); ++p)
-    if (staged_index[p] >= 0 && state.access[p].written)
-      staged[staged_index[p]].copy_to_host(args[p].host, staged[staged_index[p]].bytes());
+    if (call.staged_index[p] >= 0 && state.access[p].written)
+      call.staged[call.staged_index[p]].copy_to_host(args[p].host,
+                                                     call.staged[call.staged_index[p]].bytes());
 }
 
 } // namespace loom

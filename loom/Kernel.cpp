@@ -46,6 +46,7 @@ Kernel &Kernel::bounds_check(bool on) {
     state_->kernel.bounds_check = on;
     state_->gpu.reset(); // other code: compiled (or found in the caches) on the next call
     state_->cpu.reset();
+    state_->call.grid_domains.clear();
   }
   return *this;
 }
@@ -63,8 +64,9 @@ const ir::Kernel &Kernel::ir() const {
 }
 
 void Kernel::call(std::span<const Argument> args) {
-  ir::ArgumentValues values = check_arguments(*state_, args);
   std::lock_guard<std::mutex> lock(state_->mutex);
+  ir::ArgumentValues &values = state_->call.values;
+  check_arguments(*state_, args, values);
   if (!state_->target)
     state_->target = choose_target();
   if (state_->target->target == ir::Target::GPU)
@@ -137,6 +139,7 @@ Kernel &Kernel::launch_policy(const runtime::LaunchPolicy &policy) {
     throw ArgumentError("kernel '" + name() + "': max_waves must be 0 (no cap) or positive");
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->launch_policy = policy;
+  state_->call.grid_domains.clear(); // choose the launch shapes again
   return *this;
 }
 

@@ -44,6 +44,46 @@ struct CompiledCpu {
 // The fewest iterations of a CPU task's parallel loop worth a thread of their own.
 int64_t cpu_grain(const ir::Task &task);
 
+// The flattened parameter values (see support/Abi.h) and the pointer to each, as a launch takes.
+// Reused from call to call: reset() keeps the storage, so a call allocates nothing.
+class PackedParams {
+public:
+  // Empties it with room for `count` values (allocating only to grow).
+  void reset(size_t count) {
+    values_.clear(), pointers_.clear();
+    values_.reserve(count), pointers_.reserve(count);
+  }
+  // Room for `count` values: pushing more would move the values the pointers point at.
+  template <class T> void push(T v) {
+    if (values_.size() == values_.capacity())
+      throw Error("internal error: more parameters packed than reserved");
+    values_.emplace_back();
+    static_assert(sizeof(T) <= sizeof(uint64_t));
+    std::memcpy(&values_.back(), &v, sizeof(T));
+    pointers_.push_back(&values_.back());
+  }
+  void **data() { return pointers_.data(); }
+
+private:
+  std::vector<uint64_t> values_;
+  std::vector<void *> pointers_;
+};
+
+// What one call works with, kept in the KernelState (calls hold its mutex) and reused, so that a
+// call whose arguments have the same ranks as the last one's allocates nothing.
+struct CallScratch {
+  ir::ArgumentValues values;                 // the checked arguments (check_arguments)
+  std::vector<uint64_t> pointers;            // per parameter: the array's address for the kernel
+  std::vector<int> staged_index;             // GPU: per parameter, its buffer in staged, or -1
+  std::vector<runtime::DeviceBuffer> staged; // GPU: device copies of host arrays
+  std::vector<std::vector<unsigned char>> host_staged; // CPU: host copies of device arrays
+  PackedParams params;         // the flattened parameters (and the bounds record)
+  PackedParams task_params;    // the same plus a task's reduction scratch
+  std::vector<int64_t> domain; // a task's iteration domain
+  // GPU: per task, the domain last_grids[t] was chosen for (empty: choose again).
+  std::vector<std::vector<int64_t>> grid_domains;
+};
+
 struct KernelState {
   ir::Kernel kernel;
   std::vector<ir::ArrayAccess> access;
@@ -54,6 +94,7 @@ struct KernelState {
   CompileTimes gpu_times, cpu_times; // how this object got its code
   runtime::LaunchPolicy launch_policy;
   std::vector<runtime::GridShape> last_grids; // GPU: one per task, from the last call
+  CallScratch call;
   // GPU tasks with reductions: their scratch slots (support/Abi.h), grown as launches need;
   // slot 0, the finished-block count, is zero between launches.
   runtime::DeviceBuffer reduction_scratch;
@@ -75,7 +116,9 @@ codegen::GpuTarget gpu_target_for_this_machine();
 
 // Checks argument count, kinds, types, ranks, overlaps and constness against the kernel; converts
 // scalars to their parameter types. Throws ArgumentError naming what was expected and given.
-ir::ArgumentValues check_arguments(const KernelState &state, std::span<const Argument> args);
+// Fills `values` in place (reusing its storage).
+void check_arguments(const KernelState &state, std::span<const Argument> args,
+                     ir::ArgumentValues &values);
 
 void run_on_gpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values);
@@ -85,29 +128,11 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
 // Throws BoundsError when `record` (bounds_record::slots values) was claimed by a violation.
 void throw_if_out_of_bounds(const ir::LoweredKernel &kernel, const uint64_t *record);
 
-// The flattened parameter values (see support/Abi.h) and the pointer to each, as a launch takes.
-class PackedParams {
-public:
-  explicit PackedParams(size_t count) { values_.reserve(count), pointers_.reserve(count); }
-  // Room for `count` values: pushing more would move the values the pointers point at.
-  template <class T> void push(T v) {
-    if (values_.size() == values_.capacity())
-      throw Error("internal error: more parameters packed than reserved");
-    values_.emplace_back();
-    static_assert(sizeof(T) <= sizeof(uint64_t));
-    std::memcpy(&values_.back(), &v, sizeof(T));
-    pointers_.push_back(&values_.back());
-  }
-  void **data() { return pointers_.data(); }
-
-private:
-  std::vector<uint64_t> values_;
-  std::vector<void *> pointers_;
-};
-
-// Packs the parameters: arrays as `pointers[k]` plus extents, scalars converted to their type,
-// with room for `extra` more values pushed after them (a reduction's scratch pointer).
-PackedParams pack_params(const std::vector<ir::Param> &params, const ir::ArgumentValues &values,
-                         const std::vector<uint64_t> &pointers, size_t extra = 0);
+// Packs the parameters into `out`: arrays as `pointers[k]` plus extents, scalars converted to
+// their type, with room for `extra` more values pushed after them (a reduction's scratch pointer,
+// the bounds record).
+void pack_params(PackedParams &out, const std::vector<ir::Param> &params,
+                 const ir::ArgumentValues &values, const std::vector<uint64_t> &pointers,
+                 size_t extra = 0);
 
 } // namespace loom

@@ -1,0 +1,105 @@
+// A cached kernel call allocates nothing on the heap: once a kernel has run with arguments of
+// some ranks and extents, calling it again with such arguments makes no operator new call (its
+// working storage is reused, launch shapes are remembered). On the GPU path against loom's fake
+// driver (tests/cache/FakeCudaDriver.cpp), so it runs on any machine, and on the CPU path.
+#include "cache/CacheTestUtil.h"
+
+#include "loom/loom.hpp"
+#include "runtime/Driver.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <random>
+
+namespace {
+std::atomic<bool> counting{false};
+std::atomic<long> allocations{0};
+} // namespace
+
+// Every operator new of the process (the array and nothrow forms call this one).
+void *operator new(std::size_t bytes) {
+  if (counting.load(std::memory_order_relaxed))
+    allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void *p = std::malloc(bytes ? bytes : 1))
+    return p;
+  throw std::bad_alloc();
+}
+void operator delete(void *p) noexcept {
+  std::free(p);
+}
+void operator delete(void *p, std::size_t) noexcept {
+  std::free(p);
+}
+
+using namespace loom;
+using namespace loomtest;
+
+namespace {
+
+const bool fake_driver_loaded = [] {
+  setenv("LOOM_CUDA_DRIVER", test_helper("libloom_fake_cuda.so", LOOM_FAKE_CUDA).c_str(), 1);
+  setenv("LOOM_CACHE", "off", 1);
+  return runtime::Driver::get().available();
+}();
+
+// Four arguments, device arrays and scalars: y = a * x + b.
+Kernel make_axpb() {
+  return kernel("axpb",
+                [](F32 a, Array<float> x, Array<float> y, F32 b) {
+                  parallel_for(x.size(), [&](Index i) { y[i] = a * x[i] + b; });
+                },
+                {"a", "x", "y", "b"});
+}
+
+// Operator new calls made by `calls` calls of f().
+template <class F> long allocations_in(int calls, F &&f) {
+  allocations = 0;
+  counting = true;
+  for (int i = 0; i < calls; ++i)
+    f();
+  counting = false;
+  return allocations.load();
+}
+
+TEST(CallAllocation, CachedGpuCallWithDeviceArraysAndScalarsAllocatesNothing) {
+  ASSERT_TRUE(fake_driver_loaded) << runtime::Driver::get().unavailable_reason();
+  Kernel k = make_axpb().on(ir::Target::GPU);
+  auto x = runtime::DeviceArray<float>::uninitialized({1 << 20});
+  auto y = runtime::DeviceArray<float>::uninitialized({1 << 20});
+  k(2.0f, x, y, 1.0f); // compiles, chooses the launch shape
+  EXPECT_EQ(0, allocations_in(1000, [&] { k(2.0f, x, y, 1.0f); }));
+  // Another extent: a new launch shape (allocating), then none again.
+  auto z = runtime::DeviceArray<float>::uninitialized({1000});
+  auto w = runtime::DeviceArray<float>::uninitialized({1000});
+  k(3.0f, z, w, 0.5f);
+  EXPECT_EQ(0, allocations_in(1000, [&] { k(3.0f, z, w, 0.5f); }));
+}
+
+TEST(CallAllocation, BoundsCheckedGpuCallAllocatesNothing) {
+  ASSERT_TRUE(fake_driver_loaded) << runtime::Driver::get().unavailable_reason();
+  Kernel k = make_axpb().on(ir::Target::GPU);
+  k.bounds_check();
+  auto x = runtime::DeviceArray<float>::uninitialized({4096});
+  auto y = runtime::DeviceArray<float>::uninitialized({4096});
+  k(2.0f, x, y, 1.0f);
+  EXPECT_EQ(0, allocations_in(1000, [&] { k(2.0f, x, y, 1.0f); }));
+}
+
+TEST(CallAllocation, CachedCpuCallWithHostArraysAllocatesNothing) {
+  Kernel k = make_axpb().on(ir::Target::CPU);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+  std::vector<float> x(1 << 18), y(1 << 18);
+  for (float &v : x)
+    v = dist(rng);
+  k(2.0f, x, y, 1.0f);
+  k(2.0f, x, y, 1.0f);
+  EXPECT_EQ(0, allocations_in(200, [&] { k(2.0f, x, y, 1.0f); }));
+  for (size_t i = 0; i < x.size(); i += 997)
+    ASSERT_FLOAT_EQ(static_cast<float>(2.0 * x[i] + 1.0), y[i]) << "at " << i;
+}
+
+} // namespace
