@@ -8,8 +8,11 @@
 // loom_fake_cuda_count(name) says how often `name` was called. loom_fake_cuda_trap() makes the next
 // cuCtxSynchronize report CUDA_ERROR_ILLEGAL_ADDRESS, as after a kernel's out-of-bounds access,
 // and every later launch, copy, allocation and synchronization report it too (a sticky error).
+// loom_fake_cuda_device_bytes() and loom_fake_cuda_peak_device_bytes() say how much device memory
+// is allocated now and was at most since loom_fake_cuda_reset_peak().
 #include "runtime/CudaApi.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -67,11 +70,32 @@ CUcontext the_context = reinterpret_cast<CUcontext>(0x1000);
 // loom_fake_cuda_trap() arms the next synchronization; from then on `sticky` is the error that
 // launches, copies, allocations and synchronizations report.
 std::atomic<bool> trap_armed{false};
+
+// Device memory by allocation (guarded by `mutex`): what loom holds now and at most.
+std::map<CUdeviceptr, size_t> &allocated() {
+  static auto *a = new std::map<CUdeviceptr, size_t>();
+  return *a;
+}
+size_t device_bytes = 0, peak_device_bytes = 0;
 std::atomic<CUresult> sticky{CUDA_SUCCESS};
 
 } // namespace
 
 extern "C" {
+
+// Device memory now allocated, and the most allocated at once since the last reset.
+size_t loom_fake_cuda_device_bytes() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return device_bytes;
+}
+size_t loom_fake_cuda_peak_device_bytes() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return peak_device_bytes;
+}
+void loom_fake_cuda_reset_peak() {
+  std::lock_guard<std::mutex> lock(mutex);
+  peak_device_bytes = device_bytes;
+}
 
 void loom_fake_cuda_trap() {
   trap_armed = true;
@@ -172,9 +196,23 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   if (sticky != CUDA_SUCCESS)
     return sticky;
   *pointer = reinterpret_cast<CUdeviceptr>(std::malloc(bytes));
-  return *pointer ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (!*pointer)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  std::lock_guard<std::mutex> lock(mutex);
+  allocated()[*pointer] = bytes;
+  device_bytes += bytes;
+  peak_device_bytes = std::max(peak_device_bytes, device_bytes);
+  return CUDA_SUCCESS;
 }
 CUresult cuMemFree_v2(CUdeviceptr pointer) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = allocated().find(pointer);
+    if (found != allocated().end()) {
+      device_bytes -= found->second;
+      allocated().erase(found);
+    }
+  }
   std::free(reinterpret_cast<void *>(pointer));
   return CUDA_SUCCESS;
 }

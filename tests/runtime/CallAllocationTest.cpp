@@ -1,13 +1,16 @@
-// A cached kernel call allocates nothing on the heap: once a kernel has run with arguments of
-// some ranks and extents, calling it again with such arguments makes no operator new call (its
-// working storage is reused, launch shapes are remembered). On the GPU path against loom's fake
-// driver (tests/cache/FakeCudaDriver.cpp), so it runs on any machine, and on the CPU path.
+// What a kernel call allocates. On the host heap: nothing, once a kernel has run with arguments of
+// some ranks and extents (its working storage is reused, launch shapes are remembered). On the
+// device: exactly the arrays the kernel needs, for the call only. The GPU path against loom's
+// fake driver (tests/cache/FakeCudaDriver.cpp), which counts device memory, so it runs on any
+// machine; the host heap also on the CPU path.
 #include "cache/CacheTestUtil.h"
 
 #include "loom/loom.hpp"
 #include "runtime/Driver.h"
 
 #include <gtest/gtest.h>
+
+#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -86,6 +89,53 @@ TEST(CallAllocation, BoundsCheckedGpuCallAllocatesNothing) {
   auto y = runtime::DeviceArray<float>::uninitialized({4096});
   k(2.0f, x, y, 1.0f);
   EXPECT_EQ(0, allocations_in(1000, [&] { k(2.0f, x, y, 1.0f); }));
+}
+
+template <class F> F fake(const char *name) {
+  static void *library =
+      dlopen(test_helper("libloom_fake_cuda.so", LOOM_FAKE_CUDA).c_str(), RTLD_NOW | RTLD_LOCAL);
+  return reinterpret_cast<F>(dlsym(library, name));
+}
+size_t device_bytes() {
+  return fake<size_t (*)()>("loom_fake_cuda_device_bytes")();
+}
+size_t peak_device_bytes() {
+  return fake<size_t (*)()>("loom_fake_cuda_peak_device_bytes")();
+}
+void reset_peak() {
+  fake<void (*)()>("loom_fake_cuda_reset_peak")();
+}
+
+// Host arrays get device copies for the call only: the arrays the kernel reads or writes, each
+// once, nothing else, and nothing left afterwards.
+TEST(CallAllocation, DeviceMemoryOfACallIsTheArraysItNeeds) {
+  ASSERT_TRUE(fake_driver_loaded) << runtime::Driver::get().unavailable_reason();
+  Kernel k = kernel("scale_into",
+                    [](F32 a, Array<float> x, Array<double> unused, Array<float> y) {
+                      parallel_for(x.size(), [&](Index i) { y[i] = a * x[i]; });
+                    },
+                    {"a", "x", "unused", "y"})
+                 .on(ir::Target::GPU);
+  const size_t n = 100000;
+  std::vector<float> x(n, 1.5f), y(n, 0.0f);
+  std::vector<double> unused(3 * n, 0.0);
+  k(2.0f, x, unused, y); // compiles (modules hold no device memory in the fake driver)
+  const size_t before = device_bytes();
+  reset_peak();
+  k(2.0f, x, unused, y);
+  EXPECT_EQ(2 * n * sizeof(float), peak_device_bytes() - before)
+      << "a call should hold x and y on the device and nothing else ('unused' is never touched)";
+  EXPECT_EQ(before, device_bytes()) << "device memory left behind by a call";
+
+  // Device arrays are the caller's: a call with them allocates no device memory at all.
+  auto dx = runtime::DeviceArray<float>::uninitialized({int64_t(n)});
+  auto dy = runtime::DeviceArray<float>::uninitialized({int64_t(n)});
+  auto du = runtime::DeviceArray<double>::uninitialized({1});
+  k(2.0f, dx, du, dy);
+  const size_t with_arrays = device_bytes();
+  reset_peak();
+  k(2.0f, dx, du, dy);
+  EXPECT_EQ(with_arrays, peak_device_bytes());
 }
 
 TEST(CallAllocation, CachedCpuCallWithHostArraysAllocatesNothing) {
