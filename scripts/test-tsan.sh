@@ -44,7 +44,7 @@ LD_PRELOAD="$omp_dir/libomp.so.5" OMP_TOOL_LIBRARIES="$omp_dir/libarcher.so" \
   TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp" \
   build-tsan/tests/e2e/e2e_threads_test 2>&1 | tee "$log" || status=$?
 if ! grep -q "Archer detected OpenMP application with TSan" "$log"; then
-  echo "loom test-tsan: FAILED: Archer did not start, so OpenMP's ordering was not known to TSan" >&2
+  echo "loom test-tsan: FAILED: Archer did not start: TSan did not know OpenMP's ordering" >&2
   exit 1
 fi
 if grep -q "WARNING: ThreadSanitizer" "$log"; then
