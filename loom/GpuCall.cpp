@@ -34,11 +34,12 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
 } // namespace
 
 void run_on_gpu(KernelState &state, std::span<const Argument> args,
-                const ir::ArgumentValues &values) {
+                const ir::ArgumentValues &values, runtime::Stream *async) {
   CompiledGpu &g = state.compiled_gpu();
   runtime::GpuContext::activate(); // fails fast once a sticky error has poisoned the context
   const std::vector<ir::Param> &params = g.lowered.params;
   CallScratch &call = state.call;
+  runtime::CUstream stream = async ? async->handle() : nullptr;
 
   // Host arrays get a device buffer for this call only (also when it throws); they are copied in
   // only when their old contents matter.
@@ -87,10 +88,17 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
       call.domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
     const runtime::GridShape &shape = grid_for(state, g, t, call.domain);
     if (task.reductions.empty()) {
-      runtime::launch(g.functions[t], shape, call.params.data());
+      runtime::launch(g.functions[t], shape, call.params.data(), stream);
       continue;
     }
     size_t bytes = 8 * (1 + shape.block_count() * task.reductions.size());
+    // The scratch memory is the kernel object's: an asynchronous launch that may still use it
+    // finishes first when another stream, or a larger buffer, would take it.
+    if (state.reduction_stream &&
+        (state.reduction_stream != stream || state.reduction_scratch.bytes() < bytes)) {
+      runtime::synchronize_stream(state.reduction_stream, state.kernel.name);
+      state.reduction_stream = nullptr;
+    }
     if (state.reduction_scratch.bytes() < bytes) {
       state.reduction_scratch = runtime::DeviceBuffer(); // free the old one first
       state.reduction_scratch = runtime::DeviceBuffer(bytes);
@@ -101,10 +109,17 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     call.task_params.push(state.reduction_scratch.ptr());
     if (checked)
       call.task_params.push(state.bounds_record.ptr());
-    runtime::launch(g.functions[t], shape, call.task_params.data());
+    runtime::launch(g.functions[t], shape, call.task_params.data(), stream);
+    state.reduction_stream = stream;
   }
+  if (async && !checked)
+    return; // faults surface at the stream's synchronization
   // An illegal address or trap inside the kernel surfaces here, naming it.
-  runtime::synchronize(state.kernel.name);
+  if (async)
+    runtime::synchronize_stream(stream, state.kernel.name);
+  else
+    runtime::synchronize(state.kernel.name);
+  state.reduction_stream = nullptr;
   if (checked) {
     std::array<uint64_t, bounds_record::slots> record;
     state.bounds_record.copy_to_host(record.data(), sizeof record);

@@ -70,7 +70,25 @@ void Kernel::call(std::span<const Argument> args) {
   if (!state_->target)
     state_->target = choose_target();
   if (state_->target->target == ir::Target::GPU)
-    run_on_gpu(*state_, args, values);
+    run_on_gpu(*state_, args, values, nullptr);
+  else
+    run_on_cpu(*state_, args, values);
+}
+
+void Kernel::call_async(runtime::Stream &stream, std::span<const Argument> args) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  ir::ArgumentValues &values = state_->call.values;
+  check_arguments(*state_, args, values);
+  for (size_t p = 0; p < args.size(); ++p)
+    if (args[p].kind == Argument::Kind::HostArray)
+      throw ArgumentError("argument " + std::to_string(p + 1) + " ('" +
+                          state_->kernel.params[p].name + "') of kernel '" + name() +
+                          "' is a host array; an asynchronous launch takes device arrays "
+                          "(loom::DeviceArray), as copying a host array would wait");
+  if (!state_->target)
+    state_->target = choose_target();
+  if (state_->target->target == ir::Target::GPU)
+    run_on_gpu(*state_, args, values, &stream);
   else
     run_on_cpu(*state_, args, values);
 }

@@ -5,6 +5,7 @@
 #include "loom/Arguments.h"
 #include "loom/Cache.h"
 #include "runtime/GridShape.h"
+#include "runtime/Stream.h"
 
 #include <memory>
 #include <span>
@@ -26,6 +27,18 @@ public:
     call(std::span<const Argument>(packed, sizeof...(Args)));
   }
   void call(std::span<const Argument> args);
+
+  // Queues the kernel on `stream` and returns without waiting for it (on the GPU; a kernel that
+  // runs on the CPU runs at once). Arguments are device arrays and scalars: a host array would
+  // need a copy the call waits for, so it is an ArgumentError. A fault inside the kernel surfaces
+  // at the stream's or an event's synchronization. Calls of one Kernel object with reductions are
+  // serialized across streams (they share the kernel's scratch memory); a bounds-checked call
+  // waits for its stream, to read the bounds record.
+  template <class... Args> void launch_async(runtime::Stream &stream, Args &&...args) {
+    Argument packed[] = {to_argument(std::forward<Args>(args))..., Argument()};
+    call_async(stream, std::span<const Argument>(packed, sizeof...(Args)));
+  }
+  void call_async(runtime::Stream &stream, std::span<const Argument> args);
 
   // Compiles for the target the kernel runs on now rather than at its first call (a no-op once
   // compiled). The code comes from the in-memory cache when this process already compiled an

@@ -11,6 +11,7 @@
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuModule.h"
 #include "runtime/GridShape.h"
+#include "runtime/Stream.h"
 #include "support/Abi.h"
 #include "support/Error.h"
 
@@ -98,6 +99,9 @@ struct KernelState {
   // GPU tasks with reductions: their scratch slots (support/Abi.h), grown as launches need;
   // slot 0, the finished-block count, is zero between launches.
   runtime::DeviceBuffer reduction_scratch;
+  // The stream of the last asynchronous launch of a task with reductions (null: none pending):
+  // a launch on another stream, or a new scratch buffer, waits for it first.
+  runtime::CUstream reduction_stream = nullptr;
   std::vector<uint64_t> cpu_reduction_scratch; // CPU tasks with reductions: the same slots
   // Bounds-checked kernels: the record their tasks report a violation in (support/Abi.h), zero
   // between calls. The GPU's is allocated on the first checked call.
@@ -120,8 +124,9 @@ codegen::GpuTarget gpu_target_for_this_machine();
 void check_arguments(const KernelState &state, std::span<const Argument> args,
                      ir::ArgumentValues &values);
 
+// On `stream` without waiting when it is given (device arrays only), else synchronously.
 void run_on_gpu(KernelState &state, std::span<const Argument> args,
-                const ir::ArgumentValues &values);
+                const ir::ArgumentValues &values, runtime::Stream *stream);
 void run_on_cpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values);
 

@@ -105,6 +105,11 @@ enum CUevent_flags : unsigned {
   CU_EVENT_BLOCKING_SYNC = 1,
 };
 
+enum CUstream_flags : unsigned {
+  CU_STREAM_DEFAULT = 0,
+  CU_STREAM_NON_BLOCKING = 1, // does not synchronize with the legacy default stream
+};
+
 // Dynamic shared memory needed for a block size (cuOccupancyMaxPotentialBlockSize's callback).
 using CUoccupancyB2DSize = size_t (*)(int block_size);
 
@@ -156,10 +161,13 @@ using CUoccupancyB2DSize = size_t (*)(int block_size);
     (CUfunction function, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,           \
      unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared_bytes,  \
      CUstream stream, void **params, void **extra))                                                \
+  X(cuStreamCreate, (CUstream * stream, unsigned int flags))                                       \
+  X(cuStreamDestroy_v2, (CUstream stream))                                                         \
   X(cuStreamSynchronize, (CUstream stream))                                                        \
   X(cuEventCreate, (CUevent * event, unsigned int flags))                                          \
   X(cuEventRecord, (CUevent event, CUstream stream))                                               \
   X(cuEventSynchronize, (CUevent event))                                                           \
+  X(cuEventQuery, (CUevent event))                                                                 \
   X(cuEventElapsedTime_v2, (float *milliseconds, CUevent start, CUevent end))                      \
   X(cuEventDestroy_v2, (CUevent event))
 

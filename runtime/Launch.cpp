@@ -27,6 +27,14 @@ void synchronize(std::string_view after) {
             after.empty() ? "cuCtxSynchronize" : "cuCtxSynchronize after " + std::string(after));
 }
 
+void synchronize_stream(CUstream stream, std::string_view after) {
+  const Driver &cu = GpuContext::activate();
+  CUresult result = cu.cuStreamSynchronize(stream);
+  if (result != CUDA_SUCCESS)
+    cu.fail(result, after.empty() ? "cuStreamSynchronize"
+                                  : "cuStreamSynchronize after " + std::string(after));
+}
+
 GpuTimer::GpuTimer() {
   const Driver &cu = GpuContext::activate();
   cu.check(cu.cuEventCreate(&start_, CU_EVENT_DEFAULT), "cuEventCreate");

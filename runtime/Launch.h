@@ -20,6 +20,8 @@ void launch(const GpuFunction &function, const GridShape &shape, void **params,
 // Waits for all work in the context; throws loom::DriverError if any of it failed. `after`, when
 // given, names the kernel just launched, so an asynchronous fault is attributed in the message.
 void synchronize(std::string_view after = {});
+// Waits for the work queued on `stream`; throws as synchronize() does, naming the stream.
+void synchronize_stream(CUstream stream, std::string_view after = {});
 
 // Elapsed GPU time between two points in a stream, measured with CUDA events (for benchmarks: it
 // excludes the host's launch overhead).

@@ -312,6 +312,19 @@ CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, un
   count("cuLaunchKernel");
   return sticky;
 }
+CUresult cuStreamCreate(CUstream *stream, unsigned int) {
+  count("cuStreamCreate");
+  *stream = reinterpret_cast<CUstream>(new int(0));
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamDestroy_v2(CUstream stream) {
+  count("cuStreamDestroy_v2");
+  delete reinterpret_cast<int *>(stream);
+  return CUDA_SUCCESS;
+}
+CUresult cuEventQuery(CUevent) {
+  return sticky;
+}
 CUresult cuStreamSynchronize(CUstream) {
   count("cuStreamSynchronize");
   if (sticky != CUDA_SUCCESS)
