@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Everything for the GPU machine in one command, for a machine with two or more GPUs: the GPU
+# test suite and then the benchmarks on GPU 0, while the differential tester runs on the other
+# GPUs (all backends, DIFF_JOBS jobs per GPU, for DIFF_SECONDS) from an installed tree (.gpu/).
+# Logs go to $OUT (else ./gpu-logs): tests.log, sanitizers.log, bench.log, differential-N.log.
+#   SUITE_SECONDS=300 BENCH_PART_SECONDS=150 DIFF_SECONDS=420 DIFF_JOBS=12 DIFF_SEED=30000000
+set -uo pipefail
+cd "$(dirname "$0")/.."
+tree=${1:-.gpu}
+export OUT=${OUT:-gpu-logs}
+mkdir -p "$OUT"
+gpus=$(nvidia-smi --list-gpus | wc -l)
+started=$SECONDS
+
+if ((gpus > 1)); then
+  for ((g = 1; g < gpus; ++g)); do
+    CUDA_VISIBLE_DEVICES=$g "$tree"/bench/loom_differential --programs 1000000 \
+      --seed "$((${DIFF_SEED:-30000000} + (g - 1) * 1000000))" --jobs "${DIFF_JOBS:-12}" \
+      --seconds "${DIFF_SECONDS:-420}" --out "$(mktemp -d)" >"$OUT/differential-$g.log" 2>&1 &
+  done
+fi
+
+CUDA_VISIBLE_DEVICES=0 SKIP_BENCH=1 timeout "${SUITE_SECONDS:-300}" bash scripts/gpu_check.sh "$tree"
+echo "test suite done after $((SECONDS - started)) s"
+CUDA_VISIBLE_DEVICES=0 BENCH_CPU=0 PART_TIMEOUT="${BENCH_PART_SECONDS:-150}" LOOM_INSTALL="$tree" \
+  bash bench/run_gpu.sh >/dev/null 2>&1
+echo "benchmarks done after $((SECONDS - started)) s"
+sed -n '/^figure /,$p' "$OUT/bench.log"
+grep -E '4-argument call' "$OUT/bench.log"
+wait
+tail -qn1 "$OUT"/differential-*.log 2>/dev/null
+grep -h -A3 'mismatch:' "$OUT"/differential-*.log 2>/dev/null | head -40
+echo "all done after $((SECONDS - started)) s"
