@@ -179,7 +179,6 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   for (const ir::TaskReduction &r : task.reductions) // updated after the body
     stores.written.insert(r.array);
 
-  this->task = &task;
   TaskFunction tf = define_task(task, flat_types);
   function_ = tf.body;
   slots_.clear();
@@ -453,30 +452,6 @@ void CodegenLLVM::visit_node(const ir::For *op) {
   llvm::AllocaInst *slot = create_alloca(op->var);
   builder.CreateStore(begin, slot);
 
-  // Unrolled k times: while the k-th next iteration is in range, k bodies in a row with one test
-  // (the same iterations in the same order); the loop below does the rest.
-  if (unsigned k = unroll_count(*op); k > 1) {
-    auto *head = llvm::BasicBlock::Create(context, op->var->name + ".unrolled.head", function_);
-    auto *body = llvm::BasicBlock::Create(context, op->var->name + ".unrolled.body", function_);
-    auto *rest = llvm::BasicBlock::Create(context, op->var->name + ".rest", function_);
-    builder.CreateBr(head);
-    builder.SetInsertPoint(head);
-    llvm::Value *first = builder.CreateLoad(builder.getInt64Ty(), slot);
-    llvm::Value *last = builder.CreateAdd(first, builder.CreateMul(step, builder.getInt64(k - 1)));
-    builder.CreateCondBr(builder.CreateICmpSLT(last, end), body, rest);
-    builder.SetInsertPoint(body);
-    for (unsigned j = 0; j < k; ++j) {
-      builder.CreateStore(builder.CreateAdd(first, builder.CreateMul(step, builder.getInt64(j))),
-                          slot);
-      codegen(op->body);
-    }
-    builder.CreateStore(builder.CreateAdd(first, builder.CreateMul(step, builder.getInt64(k))),
-                        slot);
-    builder.CreateBr(head);
-    rest->moveAfter(builder.GetInsertBlock());
-    builder.SetInsertPoint(rest);
-  }
-
   auto *head = llvm::BasicBlock::Create(context, op->var->name + ".head", function_);
   auto *body = llvm::BasicBlock::Create(context, op->var->name + ".body", function_);
   auto *exit = llvm::BasicBlock::Create(context, op->var->name + ".exit", function_);
@@ -491,10 +466,6 @@ void CodegenLLVM::visit_node(const ir::For *op) {
   builder.CreateBr(head);
   exit->moveAfter(builder.GetInsertBlock());
   builder.SetInsertPoint(exit);
-}
-
-unsigned CodegenLLVM::unroll_count(const ir::For &) const {
-  return 0;
 }
 
 void CodegenLLVM::visit_node(const ir::While *op) {

@@ -61,9 +61,6 @@ protected:
                                 llvm::Value *scratch, const TaskFunction &tf);
   // Float `a % b`, which is C's fmod.
   virtual llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t);
-  // How many iterations of `loop` to generate in a row, with one test of the loop bound (0 or 1:
-  // a plain loop, which LLVM may still unroll on its own).
-  virtual unsigned unroll_count(const ir::For &loop) const;
 
   // ---- helpers for the hooks ------------------------------------------------------------------
 
@@ -84,7 +81,6 @@ protected:
   std::unique_ptr<llvm::Module> module;
   llvm::IRBuilder<> builder;
   const ir::LoweredKernel *kernel = nullptr;
-  const ir::Task *task = nullptr; // the task being compiled
 
 private:
   void compile_task(const ir::Task &task);

@@ -208,28 +208,6 @@ void CodegenPTX::combine_partials(const ir::Task &task, const std::vector<llvm::
   builder.SetInsertPoint(end);
 }
 
-unsigned CodegenPTX::unroll_count(const ir::For &loop) const {
-  if (!task || task->reductions.empty())
-    return 0;
-  // The grid-stride loops map_parallel_loops makes step by a product of special registers; the
-  // body must be straight-line code (no inner loop).
-  struct Finds : ir::Visitor {
-    bool special_reg = false, loop = false;
-    void visit_node(const ir::SpecialReg *) override { special_reg = true; }
-    void visit_node(const ir::For *n) override {
-      loop = true;
-      ir::Visitor::visit_node(n);
-    }
-    void visit_node(const ir::While *n) override {
-      loop = true;
-      ir::Visitor::visit_node(n);
-    }
-  } step, body;
-  step.visit(loop.step);
-  body.visit(loop.body);
-  return step.special_reg && !body.loop ? 8 : 0;
-}
-
 llvm::Value *CodegenPTX::special_reg(const ir::SpecialReg *op) {
   using namespace llvm::Intrinsic;
   static const ID ids[4][3] = {

@@ -27,11 +27,6 @@ protected:
   // combines the blocks' totals in block order, updates the array elements and resets the count.
   void combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,
                         llvm::Value *scratch, const TaskFunction &tf) override;
-  // A reduction task's grid-stride loop without inner loops runs 8 iterations per bound test:
-  // with no branch between them, a thread issues eight loads before its accumulating operations
-  // (still in iteration order, so the same bits), as a sum over memory needs several loads in
-  // flight per thread to approach bandwidth.
-  unsigned unroll_count(const ir::For &loop) const override;
 
 private:
   llvm::Value *sreg(llvm::Intrinsic::ID id);
