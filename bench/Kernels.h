@@ -44,4 +44,41 @@ inline loom::Kernel make_matmul(const std::string &name) {
                       {"A", "B", "C"});
 }
 
+// The 5-point stencil over the interior of an n x m grid (the border is left alone).
+inline loom::Kernel make_stencil(const std::string &name) {
+  return loom::kernel(
+      name,
+      [](loom::Array2<float> u, loom::Array2<float> v) {
+        loom::parallel_for({u.dim(0) - 2, u.dim(1) - 2}, [&](loom::Index i, loom::Index j) {
+          v(i + 1, j + 1) = 0.2f * (u(i + 1, j + 1) + u(i, j + 1) + u(i + 2, j + 1) + u(i + 1, j) +
+                                    u(i + 1, j + 2));
+        });
+      },
+      {"u", "v"});
+}
+
+// Softmax of each row: its maximum, the exponentials of the differences and their sum, then
+// each exponential over the sum (three passes over the row, one parallel iteration per row).
+// The maximum is a compare and select, as std::max in the C++ peer and max() in Numba's: loom's
+// max() is fmax, which also skips NaNs and costs x86 a blend more in the loop-carried chain.
+inline loom::Kernel make_softmax(const std::string &name) {
+  return loom::kernel(
+      name,
+      [](loom::Array2<float> x, loom::Array2<float> y) {
+        loom::parallel_for(x.dim(0), [&](loom::Index i) {
+          loom::Var<float> top("top", x(i, 0));
+          loom::for_range(x.dim(1),
+                          [&](loom::Index j) { top = loom::select(x(i, j) > top, x(i, j), top); });
+          loom::Var<float> total("total", 0.0f);
+          loom::for_range(x.dim(1), [&](loom::Index j) {
+            loom::Var<float> e("e", loom::exp(x(i, j) - top));
+            y(i, j) = e;
+            total += e;
+          });
+          loom::for_range(x.dim(1), [&](loom::Index j) { y(i, j) = y(i, j) / total; });
+        });
+      },
+      {"x", "y"});
+}
+
 } // namespace bench

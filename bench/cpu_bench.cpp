@@ -1,7 +1,8 @@
 // loom on the CPU (ORC JIT, OpenMP threads) against the same loops compiled by the host compiler
-// with -O3 -march=native -fopenmp (cpu_reference.cpp): saxpy 2^26 and naive matmul 512^2 and
-// 1024^2, plus how long loom takes to compile a small kernel for the CPU. Speed ratios are
-// g++ time / loom time, so > 1 means loom is faster.
+// with -O3 -march=native -fopenmp (cpu_reference.cpp): saxpy 2^26, sum 2^27, naive matmul 512^2
+// and 1024^2, the 5-point stencil over 4096^2 and row softmax of 4096 x 4096, plus how long loom
+// takes to compile a small kernel for the CPU. bench/numba_bench.py times Numba on the same. Speed
+// ratios are g++ time / loom time, so > 1 means loom is faster.
 #include "BenchSupport.h"
 #include "Kernels.h"
 #include "cpu_reference.h"
@@ -146,6 +147,74 @@ bool matmul_bench(int64_t n, uint64_t seed) {
   return ok;
 }
 
+// The largest error of `got` against a double-precision reference, relative to 1 + |reference|.
+double max_error(const std::vector<double> &reference, const std::vector<float> &got) {
+  double worst = 0;
+  for (size_t k = 0; k < reference.size(); ++k)
+    worst = std::max(worst, std::fabs(got[k] - reference[k]) / (1 + std::fabs(reference[k])));
+  return worst;
+}
+
+// The 5-point stencil over a 4096^2 grid: 5 loads and a store per point, a memory-bound sweep.
+bool stencil_bench(uint64_t seed) {
+  const int64_t n = 4096;
+  std::vector<float> u = bench::random_vector(size_t(n * n), seed);
+  std::vector<float> v_loom(size_t(n * n), 0.0f), v_gpp(size_t(n * n), 0.0f);
+  loom::Kernel stencil = on_cpu(bench::make_stencil("stencil"));
+  auto loom_call = [&] { stencil(loom::view(u, {n, n}), loom::view(v_loom, {n, n})); };
+  auto gpp_call = [&] { bench::stencil_gpp(u.data(), v_gpp.data(), n, n); };
+  loom_call();
+  gpp_call();
+  std::vector<double> reference(size_t(n * n), 0.0);
+  for (int64_t i = 1; i < n - 1; ++i)
+    for (int64_t j = 1; j < n - 1; ++j)
+      reference[i * n + j] = 0.2 * (double(u[i * n + j]) + u[(i - 1) * n + j] + u[(i + 1) * n + j] +
+                                    u[i * n + j - 1] + u[i * n + j + 1]);
+  // Four float additions and a product: a few units of roundoff of values below 5.
+  bool ok = bench::check("stencil 4096^2 (loom, CPU)", max_error(reference, v_loom), 1e-6);
+  ok &= bench::check("stencil 4096^2 (g++)", max_error(reference, v_gpp), 1e-6);
+  PairTimes t = time_pair(loom_call, gpp_call);
+  report_pair("stencil 4096^2", "stencil4096", t, 8.0 * double(n - 2) * double(n - 2), "gbps",
+              "GB/s");
+  return ok;
+}
+
+// Softmax of each row of a 4096 x 4096 matrix: three passes per row, one exp per element.
+bool softmax_bench(uint64_t seed) {
+  const int64_t n = 4096;
+  std::vector<float> x = bench::random_vector(size_t(n * n), seed);
+  for (float &e : x)
+    e *= 8.0f; // exponents in [-16, 16]: the maximum's subtraction matters
+  std::vector<float> y_loom(size_t(n * n), 0.0f), y_gpp(size_t(n * n), 0.0f);
+  loom::Kernel softmax = on_cpu(bench::make_softmax("softmax"));
+  auto loom_call = [&] { softmax(loom::view(x, {n, n}), loom::view(y_loom, {n, n})); };
+  auto gpp_call = [&] { bench::softmax_gpp(x.data(), y_gpp.data(), n, n); };
+  loom_call();
+  gpp_call();
+  std::vector<double> reference(size_t(n * n));
+  for (int64_t i = 0; i < n; ++i) {
+    double top = x[i * n], total = 0;
+    for (int64_t j = 0; j < n; ++j)
+      top = std::max(top, double(x[i * n + j]));
+    for (int64_t j = 0; j < n; ++j)
+      total += std::exp(double(x[i * n + j]) - top);
+    for (int64_t j = 0; j < n; ++j)
+      reference[i * n + j] = std::exp(double(x[i * n + j]) - top) / total;
+  }
+  // Relative to each element: a float sum of 4096 terms in order and one exp of a few ulps.
+  auto error = [&](const std::vector<float> &y) {
+    double worst = 0;
+    for (size_t k = 0; k < y.size(); ++k)
+      worst = std::max(worst, std::fabs(y[k] - reference[k]) / reference[k]);
+    return worst;
+  };
+  bool ok = bench::check("softmax 4096 x 4096 (loom, CPU)", error(y_loom), 1e-4);
+  ok &= bench::check("softmax 4096 x 4096 (g++)", error(y_gpp), 1e-4);
+  PairTimes t = time_pair(loom_call, gpp_call);
+  report_pair("softmax 4096 x 4096", "softmax4096", t, 8.0 * double(n) * double(n), "gbps", "GB/s");
+  return ok;
+}
+
 // Compile time of a fresh kernel: its first call on a tiny input (trace, lower, LLVM O3, ORC JIT,
 // run) minus the median of its warm calls on the same input.
 template <class Make, class Call>
@@ -195,6 +264,8 @@ int main() {
     passed &= matmul_bench(1024, seed + 30);
     return passed;
   });
+  ok &= bench::section("stencil", [&] { return stencil_bench(seed + 50); });
+  ok &= bench::section("softmax", [&] { return softmax_bench(seed + 60); });
   ok &= bench::section("compile time", [&] {
     std::vector<float> A = bench::random_vector(64, seed + 40),
                        B = bench::random_vector(64, seed + 41);
