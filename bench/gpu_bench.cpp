@@ -240,6 +240,38 @@ bool launch_overhead_bench(uint64_t seed) {
   return ok;
 }
 
+// Host <-> device copies of a pageable 1 GiB buffer: loom's (through its pinned staging buffers)
+// against one plain cuMemcpyHtoD / cuMemcpyDtoH of the same buffers (the driver's own staging).
+bool transfer_bench(uint64_t seed) {
+  const size_t n = size_t(1) << 28;
+  std::vector<float> host = bench::random_vector(n, seed), back(n);
+  DeviceArray<float> device = DeviceArray<float>::uninitialized({int64_t(n)});
+  const loom::runtime::Driver &cu = loom::runtime::Driver::get();
+  const size_t bytes = n * sizeof(float);
+  std::vector<double> loom_in, raw_in, loom_out, raw_out;
+  for (int r = 0; r < 7; ++r) {
+    loom_in.push_back(bench::wall_ms([&] { device.copy_from_host(host.data()); }));
+    raw_in.push_back(bench::wall_ms([&] {
+      cu.check(cu.cuMemcpyHtoD_v2(device.data(), host.data(), bytes), "cuMemcpyHtoD_v2");
+    }));
+    loom_out.push_back(bench::wall_ms([&] { device.copy_to_host(back.data()); }));
+    raw_out.push_back(bench::wall_ms([&] {
+      cu.check(cu.cuMemcpyDtoH_v2(back.data(), device.data(), bytes), "cuMemcpyDtoH_v2");
+    }));
+  }
+  device.copy_to_host(back.data());
+  bool ok = bench::check("1 GiB round trip through the staging buffers", host == back ? 0 : 1, 0);
+  auto gbps = [&](const std::vector<double> &ms) { return bytes / (bench::median(ms) * 1e6); };
+  std::printf("  1 GiB pageable: to the device loom %.1f GB/s, plain cuMemcpyHtoD %.1f GB/s; "
+              "to the host loom %.1f GB/s, plain cuMemcpyDtoH %.1f GB/s\n",
+              gbps(loom_in), gbps(raw_in), gbps(loom_out), gbps(raw_out));
+  result("loom_h2d_gbps", gbps(loom_in), "GB/s");
+  result("raw_h2d_gbps", gbps(raw_in), "GB/s");
+  result("loom_d2h_gbps", gbps(loom_out), "GB/s");
+  result("raw_d2h_gbps", gbps(raw_out), "GB/s");
+  return ok;
+}
+
 // Lowering plus LLVM O3 plus the NVPTX backend. A kernel never run on the GPU emits its PTX afresh
 // on each ptx() call (loom/Kernel.cpp), so one object serves all repetitions.
 void ptx_times() {
@@ -290,6 +322,7 @@ int main(int argc, char **argv) {
   ok &= bench::section("first calls", [&] { return first_calls(seed, context_ms); });
   if (!first_call_only) {
     ok &= bench::section("launch overhead", [&] { return launch_overhead_bench(seed + 50); });
+    ok &= bench::section("host transfers", [&] { return transfer_bench(seed + 60); });
     ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
     ok &= bench::section("sum", [&] { return sum_bench(seed + 40); });
     ok &= bench::section("matmul", [&] {

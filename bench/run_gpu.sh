@@ -113,6 +113,8 @@ table() {
     reference nvcc_matmul4096_tflops
   row time "4-arg call us vs raw cuLaunchKernel+sync" loom_gpu loom_call_4args_us \
     loom_gpu raw_launch_sync_us
+  row rate "1 GiB to the device GB/s vs plain cuMemcpyHtoD" loom_gpu loom_h2d_gbps loom_gpu raw_h2d_gbps
+  row rate "1 GiB to the host GB/s vs plain cuMemcpyDtoH" loom_gpu loom_d2h_gbps loom_gpu raw_d2h_gbps
   row time "saxpy 2^28 ms/call, host wall vs nvcc events" loom_gpu loom_saxpy_host_ms \
     reference nvcc_saxpy_ms
   row time "saxpy 2^28 ms, auto shape vs best swept" launch_sweep sweep_saxpy_2e28_auto_ms \

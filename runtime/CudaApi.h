@@ -139,6 +139,9 @@ using CUoccupancyB2DSize = size_t (*)(int block_size);
   X(cuMemFreeHost, (void *pointer))                                                                \
   X(cuMemcpyHtoD_v2, (CUdeviceptr destination, const void *source, size_t bytes))                  \
   X(cuMemcpyDtoH_v2, (void *destination, CUdeviceptr source, size_t bytes))                        \
+  X(cuMemcpyHtoDAsync_v2,                                                                          \
+    (CUdeviceptr destination, const void *source, size_t bytes, CUstream stream))                  \
+  X(cuMemcpyDtoHAsync_v2, (void *destination, CUdeviceptr source, size_t bytes, CUstream stream))  \
   X(cuModuleLoadDataEx, (CUmodule * module, const void *image, unsigned int option_count,          \
                          CUjit_option *options, void **option_values))                             \
   X(cuModuleLoadData, (CUmodule * module, const void *image))                                      \

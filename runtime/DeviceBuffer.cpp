@@ -2,6 +2,7 @@
 
 #include "runtime/Driver.h"
 #include "runtime/GpuContext.h"
+#include "runtime/PinnedStaging.h"
 #include "support/Error.h"
 
 #include <cstdio>
@@ -98,6 +99,8 @@ void DeviceBuffer::copy_to_host(void *destination, size_t bytes) const {
 void copy_host_to_device(CUdeviceptr destination, const void *source, size_t bytes) {
   if (bytes == 0)
     return;
+  if (bytes >= staging::min_bytes)
+    return staged_copy_to_device(destination, source, bytes);
   const Driver &cu = GpuContext::activate();
   cu.check(cu.cuMemcpyHtoD_v2(destination, source, bytes), "cuMemcpyHtoD_v2");
 }
@@ -105,6 +108,8 @@ void copy_host_to_device(CUdeviceptr destination, const void *source, size_t byt
 void copy_device_to_host(void *destination, CUdeviceptr source, size_t bytes) {
   if (bytes == 0)
     return;
+  if (bytes >= staging::min_bytes)
+    return staged_copy_to_host(destination, source, bytes);
   const Driver &cu = GpuContext::activate();
   cu.check(cu.cuMemcpyDtoH_v2(destination, source, bytes), "cuMemcpyDtoH_v2");
 }

@@ -39,7 +39,8 @@ private:
 };
 
 // Blocking copies between host memory and any device address in loom's context (a DeviceArray's
-// data(), a buffer's ptr() plus an offset). Zero bytes make no driver call.
+// data(), a buffer's ptr() plus an offset). Zero bytes make no driver call; copies of 1 MiB or
+// more go through the process's pinned staging buffers (runtime/PinnedStaging.h).
 void copy_host_to_device(CUdeviceptr destination, const void *source, size_t bytes);
 void copy_device_to_host(void *destination, CUdeviceptr source, size_t bytes);
 

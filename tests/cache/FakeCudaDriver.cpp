@@ -238,6 +238,21 @@ CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes) {
   std::memcpy(destination, reinterpret_cast<const void *>(source), bytes);
   return CUDA_SUCCESS;
 }
+// Asynchronous copies happen at once (a stream's work is always complete here).
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination, const void *source, size_t bytes, CUstream) {
+  count("cuMemcpyHtoDAsync_v2");
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
+  std::memcpy(reinterpret_cast<void *>(destination), source, bytes);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoHAsync_v2(void *destination, CUdeviceptr source, size_t bytes, CUstream) {
+  count("cuMemcpyDtoHAsync_v2");
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
+  std::memcpy(destination, reinterpret_cast<const void *>(source), bytes);
+  return CUDA_SUCCESS;
+}
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int, CUjit_option *,
                             void **) {
   count("cuModuleLoadDataEx");

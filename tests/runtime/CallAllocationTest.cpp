@@ -7,6 +7,7 @@
 
 #include "loom/loom.hpp"
 #include "runtime/Driver.h"
+#include "runtime/PinnedStaging.h"
 
 #include <gtest/gtest.h>
 
@@ -136,6 +137,38 @@ TEST(CallAllocation, DeviceMemoryOfACallIsTheArraysItNeeds) {
   reset_peak();
   k(2.0f, dx, du, dy);
   EXPECT_EQ(with_arrays, peak_device_bytes());
+}
+
+int fake_calls(const char *name) {
+  return fake<int (*)(const char *)>("loom_fake_cuda_count")(name);
+}
+
+// Copies of 1 MiB or more go through the two pinned staging buffers in 8 MiB chunks (the last
+// one partial); smaller ones go straight to the driver. The bytes arrive intact either way.
+TEST(CallAllocation, LargeCopiesGoThroughThePinnedStagingBuffers) {
+  ASSERT_TRUE(fake_driver_loaded) << runtime::Driver::get().unavailable_reason();
+  std::mt19937 rng(23);
+  for (size_t bytes : {size_t(512) << 10, (size_t(20) << 20) + 123, size_t(8) << 20}) {
+    std::vector<unsigned char> data(bytes), back(bytes, 0);
+    for (unsigned char &b : data)
+      b = static_cast<unsigned char>(rng());
+    const int h2d = fake_calls("cuMemcpyHtoDAsync_v2"), d2h = fake_calls("cuMemcpyDtoHAsync_v2");
+    const int direct = fake_calls("cuMemcpyHtoD_v2") + fake_calls("cuMemcpyDtoH_v2");
+    runtime::DeviceBuffer buffer(bytes);
+    buffer.copy_from_host(data.data(), bytes);
+    buffer.copy_to_host(back.data(), bytes);
+    ASSERT_TRUE(data == back) << bytes << " bytes did not survive the round trip";
+    const int chunks =
+        bytes < runtime::staging::min_bytes
+            ? 0
+            : int((bytes + runtime::staging::chunk_bytes - 1) / runtime::staging::chunk_bytes);
+    EXPECT_EQ(chunks, fake_calls("cuMemcpyHtoDAsync_v2") - h2d) << bytes << " bytes";
+    EXPECT_EQ(chunks, fake_calls("cuMemcpyDtoHAsync_v2") - d2h) << bytes << " bytes";
+    EXPECT_EQ(chunks ? 0 : 2,
+              fake_calls("cuMemcpyHtoD_v2") + fake_calls("cuMemcpyDtoH_v2") - direct)
+        << bytes << " bytes";
+  }
+  EXPECT_TRUE(runtime::staging::available());
 }
 
 TEST(CallAllocation, CachedCpuCallWithHostArraysAllocatesNothing) {

@@ -6,6 +6,7 @@
 #include "runtime/GpuModule.h"
 #include "runtime/GridShape.h"
 #include "runtime/Launch.h"
+#include "runtime/PinnedStaging.h"
 #include "support/Error.h"
 
 #include <gtest/gtest.h>
@@ -106,6 +107,28 @@ TEST(runtime_gpu, DeviceInfoIsPlausible) {
     Driver::get().cuDriverGetVersion(&version);
     return version;
   }());
+}
+
+// Copies of 1 MiB or more go through the pinned staging buffers in 8 MiB chunks: sizes around the
+// chunk size and an odd size of many chunks arrive intact, and a kernel sees what was copied.
+TEST(runtime_gpu, LargeCopiesThroughTheStagingBuffersRoundTrip) {
+  REQUIRE_GPU();
+  std::mt19937 random(43);
+  for (size_t n :
+       {size_t(1) << 18, (size_t(2) << 20) - 1, (size_t(2) << 20) + 1, (size_t(25) << 20) + 7}) {
+    std::vector<float> host(n);
+    for (float &v : host)
+      v = static_cast<float>(random() % 100000);
+    DeviceArray<float> array(host);
+    GpuModule module(add_one_ptx);
+    GpuFunction add_one = module.function("add_one");
+    run_add_one(add_one, choose_grid(add_one, {int64_t(n)}, GpuContext::get().info()), array);
+    std::vector<float> back = array.to_host();
+    ASSERT_EQ(n, back.size());
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(host[i] + 1.0f, back[i]) << "element " << i << " of " << n;
+  }
+  EXPECT_TRUE(staging::available());
 }
 
 TEST(runtime_gpu, DeviceArrayRoundTripsRandomData) {
