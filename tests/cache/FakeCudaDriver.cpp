@@ -54,8 +54,19 @@ void count(const char *name) {
   ++found->second;
 }
 
+// Every loaded module, until unloaded: a context poisoned by a sticky error is never asked to
+// unload its modules again, and they stay reachable (not leaks) for LeakSanitizer.
+std::set<Module *> &loaded_modules() {
+  static auto *modules = new std::set<Module *>();
+  return *modules;
+}
+
 Module *module_of(const std::string &ptx) {
   auto *module = new Module();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    loaded_modules().insert(module);
+  }
   size_t at = 0;
   while ((at = ptx.find(".entry ", at)) != std::string::npos) {
     at += 7;
@@ -277,6 +288,10 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *
   return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(CUmodule module) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    loaded_modules().erase(reinterpret_cast<Module *>(module));
+  }
   delete reinterpret_cast<Module *>(module);
   return CUDA_SUCCESS;
 }
