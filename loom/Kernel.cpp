@@ -185,6 +185,10 @@ std::string Kernel::explain() const {
   } else {
     os << "  target: CPU " << codegen::host_cpu_name() << ", because " << choice.reason << "\n";
   }
+  if (k.bounds_check)
+    os << "  bounds checks: every array access (an out-of-range index throws BoundsError)\n";
+  if (k.fast_math)
+    os << "  fastmath: on\n";
   if (choice.target == ir::Target::GPU && state_->gpu) {
     const CompiledGpu &g = *state_->gpu;
     const runtime::DeviceInfo &d = runtime::GpuContext::get().info();

@@ -188,6 +188,8 @@ TEST_P(BoundsCheck, CheckedKernelsComputeWhatUncheckedOnesDo) {
   loomtest::expect_matmul(A, B, C2, n, kk, m);
   EXPECT_EQ(0, std::memcmp(C1.data(), C2.data(), C1.size() * sizeof(float)))
       << "the checked kernel's results differ from the unchecked one's";
+  EXPECT_NE(std::string::npos, checked.explain().find("bounds checks: every array access"));
+  EXPECT_EQ(std::string::npos, plain.explain().find("bounds checks"));
   EXPECT_NE(std::string::npos, checked.llvm(false).find("out_of_bounds"));
   EXPECT_EQ(std::string::npos, plain.llvm(false).find("out_of_bounds"));
 }
