@@ -1,9 +1,9 @@
 // The NVPTX target: target machines, PTX ISA and SM selection, and PTX emission. libdevice
 // linking lives in Libdevice.cpp.
 #include "codegen/CodegenPTX.h"
+#include "codegen/GpuWorkarounds.h"
 #include "codegen/Libdevice.h"
 #include "codegen/LlvmSupport.h"
-#include "codegen/GpuWorkarounds.h"
 #include "codegen/Targets.h"
 
 #include <llvm/IR/LegacyPassManager.h>

@@ -14,8 +14,9 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log) {
   verify(kernel);
   dump("input", kernel);
 
-  LoweredKernel out{kernel.name,      kernel.params,     target, split_into_tasks(kernel),
-                    kernel.fast_math, kernel.bounds_check};
+  LoweredKernel out{kernel.name, kernel.params, target, split_into_tasks(kernel)};
+  out.fast_math = kernel.fast_math;
+  out.bounds_check = kernel.bounds_check;
   dump("split_into_tasks", out);
 
   for (Task &t : out.tasks)

@@ -87,8 +87,8 @@ public:
       : Error("kernel '" + kernel + "': index " + std::to_string(index) +
               " is out of bounds for dimension " + std::to_string(dimension) + " of array '" +
               array + "' (extent " + std::to_string(extent) + ")"),
-        kernel_(std::move(kernel)), array_(std::move(array)), dimension_(dimension),
-        index_(index), extent_(extent) {}
+        kernel_(std::move(kernel)), array_(std::move(array)), dimension_(dimension), index_(index),
+        extent_(extent) {}
   const std::string &kernel() const { return kernel_; }
   const std::string &array() const { return array_; }
   int dimension() const { return dimension_; }
