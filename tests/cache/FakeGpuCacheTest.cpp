@@ -3,31 +3,17 @@
 // writes, and what it does with a cubin the driver refuses. Results are not checked: the fake
 // driver's launches do nothing (GpuCacheTest.cpp checks them on a real GPU).
 #include "CacheTestUtil.h"
-
-#include "runtime/Driver.h"
-
-#include <dlfcn.h>
+#include "FakeDriver.h"
 
 using namespace loom;
 using namespace loomtest;
 
 namespace {
 
-const std::string fake_driver = test_helper("libloom_fake_cuda.so", LOOM_FAKE_CUDA);
-
 // Points loom at the fake driver before anything loads a driver in this process.
-const bool fake_driver_loaded = [] {
-  setenv("LOOM_CUDA_DRIVER", fake_driver.c_str(), 1);
-  return runtime::Driver::get().available();
-}();
+const bool fake_driver_loaded = fake_cuda::load();
 
-int calls(const char *name) {
-  // The library loom loaded (dlopen of the same path returns the same one).
-  static void *library = dlopen(fake_driver.c_str(), RTLD_NOW | RTLD_LOCAL);
-  using Count = int (*)(const char *);
-  static Count count = reinterpret_cast<Count>(dlsym(library, "loom_fake_cuda_count"));
-  return count(name);
-}
+using fake_cuda::calls;
 
 class FakeGpuCache : public CacheTest {
 protected:

@@ -3,34 +3,24 @@
 // for the stream or the context), what it refuses, and when it must wait after all (reductions
 // moving to another stream, bounds-checked kernels). tests/e2e/async_test.cpp checks results on
 // a real GPU.
-#include "cache/CacheTestUtil.h"
+#include "cache/FakeDriver.h"
 
 #include "loom/loom.hpp"
 #include "runtime/Driver.h"
 
 #include <gtest/gtest.h>
 
-#include <dlfcn.h>
-
 using namespace loom;
 using namespace loomtest;
 
 namespace {
 
-const std::string fake_driver = test_helper("libloom_fake_cuda.so", LOOM_FAKE_CUDA);
-
 const bool fake_driver_loaded = [] {
-  setenv("LOOM_CUDA_DRIVER", fake_driver.c_str(), 1);
   setenv("LOOM_CACHE", "off", 1);
-  return runtime::Driver::get().available();
+  return fake_cuda::load();
 }();
 
-int calls(const char *name) {
-  static void *library = dlopen(fake_driver.c_str(), RTLD_NOW | RTLD_LOCAL);
-  using Count = int (*)(const char *);
-  static Count count = reinterpret_cast<Count>(dlsym(library, "loom_fake_cuda_count"));
-  return count(name);
-}
+using fake_cuda::calls;
 int waits() {
   return calls("cuCtxSynchronize") + calls("cuStreamSynchronize");
 }

@@ -3,15 +3,13 @@
 // device: exactly the arrays the kernel needs, for the call only. The GPU path against loom's
 // fake driver (tests/cache/FakeCudaDriver.cpp), which counts device memory, so it runs on any
 // machine; the host heap also on the CPU path.
-#include "cache/CacheTestUtil.h"
+#include "cache/FakeDriver.h"
 
 #include "loom/loom.hpp"
 #include "runtime/Driver.h"
 #include "runtime/PinnedStaging.h"
 
 #include <gtest/gtest.h>
-
-#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -61,9 +59,8 @@ using namespace loomtest;
 namespace {
 
 const bool fake_driver_loaded = [] {
-  setenv("LOOM_CUDA_DRIVER", test_helper("libloom_fake_cuda.so", LOOM_FAKE_CUDA).c_str(), 1);
   setenv("LOOM_CACHE", "off", 1);
-  return runtime::Driver::get().available();
+  return fake_cuda::load();
 }();
 
 // Four arguments, device arrays and scalars: y = a * x + b.
@@ -111,19 +108,14 @@ TEST(CallAllocation, BoundsCheckedGpuCallAllocatesNothing) {
   EXPECT_EQ(0, allocations_in(1000, [&] { k(2.0f, x, y, 1.0f); }));
 }
 
-template <class F> F fake(const char *name) {
-  static void *library =
-      dlopen(test_helper("libloom_fake_cuda.so", LOOM_FAKE_CUDA).c_str(), RTLD_NOW | RTLD_LOCAL);
-  return reinterpret_cast<F>(dlsym(library, name));
-}
 size_t device_bytes() {
-  return fake<size_t (*)()>("loom_fake_cuda_device_bytes")();
+  return fake_cuda::function<size_t (*)()>("loom_fake_cuda_device_bytes")();
 }
 size_t peak_device_bytes() {
-  return fake<size_t (*)()>("loom_fake_cuda_peak_device_bytes")();
+  return fake_cuda::function<size_t (*)()>("loom_fake_cuda_peak_device_bytes")();
 }
 void reset_peak() {
-  fake<void (*)()>("loom_fake_cuda_reset_peak")();
+  fake_cuda::function<void (*)()>("loom_fake_cuda_reset_peak")();
 }
 
 // Host arrays get device copies for the call only: the arrays the kernel reads or writes, each
@@ -158,10 +150,6 @@ TEST(CallAllocation, DeviceMemoryOfACallIsTheArraysItNeeds) {
   EXPECT_EQ(with_arrays, peak_device_bytes());
 }
 
-int fake_calls(const char *name) {
-  return fake<int (*)(const char *)>("loom_fake_cuda_count")(name);
-}
-
 // Copies of 1 MiB or more go through the two pinned staging buffers in 8 MiB chunks (the last
 // one partial); smaller ones go straight to the driver. The bytes arrive intact either way.
 TEST(CallAllocation, LargeCopiesGoThroughThePinnedStagingBuffers) {
@@ -171,8 +159,9 @@ TEST(CallAllocation, LargeCopiesGoThroughThePinnedStagingBuffers) {
     std::vector<unsigned char> data(bytes), back(bytes, 0);
     for (unsigned char &b : data)
       b = static_cast<unsigned char>(rng());
-    const int h2d = fake_calls("cuMemcpyHtoDAsync_v2"), d2h = fake_calls("cuMemcpyDtoHAsync_v2");
-    const int direct = fake_calls("cuMemcpyHtoD_v2") + fake_calls("cuMemcpyDtoH_v2");
+    const int h2d = fake_cuda::calls("cuMemcpyHtoDAsync_v2"),
+              d2h = fake_cuda::calls("cuMemcpyDtoHAsync_v2");
+    const int direct = fake_cuda::calls("cuMemcpyHtoD_v2") + fake_cuda::calls("cuMemcpyDtoH_v2");
     runtime::DeviceBuffer buffer(bytes);
     buffer.copy_from_host(data.data(), bytes);
     buffer.copy_to_host(back.data(), bytes);
@@ -181,10 +170,10 @@ TEST(CallAllocation, LargeCopiesGoThroughThePinnedStagingBuffers) {
         bytes < runtime::staging::min_bytes
             ? 0
             : int((bytes + runtime::staging::chunk_bytes - 1) / runtime::staging::chunk_bytes);
-    EXPECT_EQ(chunks, fake_calls("cuMemcpyHtoDAsync_v2") - h2d) << bytes << " bytes";
-    EXPECT_EQ(chunks, fake_calls("cuMemcpyDtoHAsync_v2") - d2h) << bytes << " bytes";
+    EXPECT_EQ(chunks, fake_cuda::calls("cuMemcpyHtoDAsync_v2") - h2d) << bytes << " bytes";
+    EXPECT_EQ(chunks, fake_cuda::calls("cuMemcpyDtoHAsync_v2") - d2h) << bytes << " bytes";
     EXPECT_EQ(chunks ? 0 : 2,
-              fake_calls("cuMemcpyHtoD_v2") + fake_calls("cuMemcpyDtoH_v2") - direct)
+              fake_cuda::calls("cuMemcpyHtoD_v2") + fake_cuda::calls("cuMemcpyDtoH_v2") - direct)
         << bytes << " bytes";
   }
   EXPECT_TRUE(runtime::staging::available());

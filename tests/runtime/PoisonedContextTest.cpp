@@ -3,14 +3,12 @@
 // with loom::ContextPoisonedError, without calling the driver. Against loom's fake driver
 // (tests/cache/FakeCudaDriver.cpp), so it runs on any machine; its own process, because the
 // poisoning lasts for the process. The same on a real GPU: GpuTest.cpp, IllegalAddress*.
-#include "cache/CacheTestUtil.h"
+#include "cache/FakeDriver.h"
 
 #include "loom/loom.hpp"
 #include "runtime/Driver.h"
 
 #include <gtest/gtest.h>
-
-#include <dlfcn.h>
 
 #include <random>
 
@@ -19,26 +17,14 @@ using namespace loomtest;
 
 namespace {
 
-const std::string fake_driver = test_helper("libloom_fake_cuda.so", LOOM_FAKE_CUDA);
-
 const bool fake_driver_loaded = [] {
-  setenv("LOOM_CUDA_DRIVER", fake_driver.c_str(), 1);
   setenv("LOOM_CACHE", "off", 1);
-  return runtime::Driver::get().available();
+  return fake_cuda::load();
 }();
 
-void *fake_library() {
-  static void *library = dlopen(fake_driver.c_str(), RTLD_NOW | RTLD_LOCAL);
-  return library;
-}
-int calls(const char *name) {
-  using Count = int (*)(const char *);
-  static Count count = reinterpret_cast<Count>(dlsym(fake_library(), "loom_fake_cuda_count"));
-  return count(name);
-}
+using fake_cuda::calls;
 void trap_at_next_synchronize() {
-  using Trap = void (*)();
-  reinterpret_cast<Trap>(dlsym(fake_library(), "loom_fake_cuda_trap"))();
+  fake_cuda::function<void (*)()>("loom_fake_cuda_trap")();
 }
 int driver_calls() {
   return calls("cuLaunchKernel") + calls("cuMemAlloc_v2") + calls("cuMemcpyHtoD_v2") +

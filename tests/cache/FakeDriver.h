@@ -1,0 +1,39 @@
+// loom's fake CUDA driver (FakeCudaDriver.cpp) as the tests use it: loom loads it through
+// LOOM_CUDA_DRIVER, and the tests reach its control and counting functions by name. A test
+// executable using it defines LOOM_FAKE_CUDA (where the build put the library).
+#pragma once
+
+#include "cache/CacheTestUtil.h"
+#include "runtime/Driver.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace loomtest::fake_cuda {
+
+inline const std::string &path() {
+  static const std::string library = test_helper("libloom_fake_cuda.so", LOOM_FAKE_CUDA);
+  return library;
+}
+
+// Points loom at the fake driver; call before anything in the process loads a driver. True when
+// loom could load it (else Driver::unavailable_reason() says why).
+inline bool load() {
+  setenv("LOOM_CUDA_DRIVER", path().c_str(), 1);
+  return loom::runtime::Driver::get().available();
+}
+
+// One of the fake's own functions (dlopen of the same path returns the library loom loaded).
+template <class F> F function(const char *name) {
+  static void *library = dlopen(path().c_str(), RTLD_NOW | RTLD_LOCAL);
+  return reinterpret_cast<F>(dlsym(library, name));
+}
+
+// How often loom called the driver entry point `name`.
+inline int calls(const char *name) {
+  return function<int (*)(const char *)>("loom_fake_cuda_count")(name);
+}
+
+} // namespace loomtest::fake_cuda
