@@ -115,23 +115,23 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
     bool parallel = task.kind == ir::TaskKind::Parallel;
     int64_t extent = parallel ? ir::evaluate(task.domain[0], params, values).i : 0;
     const int64_t grain = c.grains.at(t);
-    if (task.reductions.empty()) {
-      runtime::run_cpu_task(c.code->tasks()[t], packed.data(), extent, parallel, grain);
-    } else {
+    PackedParams *task_params = &packed;
+    if (!task.reductions.empty()) {
       scratch.assign(1 + runtime::cpu_thread_count() * task.reductions.size(), 0);
-      PackedParams &with_scratch = call.task_params;
-      pack_params(with_scratch, params, values, pointers, checked ? 2 : 1);
-      with_scratch.push(reinterpret_cast<uint64_t>(scratch.data()));
+      task_params = &call.task_params;
+      pack_params(*task_params, params, values, pointers, checked ? 2 : 1);
+      task_params->push(reinterpret_cast<uint64_t>(scratch.data()));
       if (checked)
-        with_scratch.push(reinterpret_cast<uint64_t>(record));
-      int64_t chunks =
-          runtime::run_cpu_task(c.code->tasks()[t], with_scratch.data(), extent, parallel, grain);
-      if (checked) // a violation's partials are garbage: report it before combining them
-        throw_if_out_of_bounds(c.lowered, record);
-      finish_reductions(c.lowered, task, values, args, pointers, scratch, chunks);
+        task_params->push(reinterpret_cast<uint64_t>(record));
     }
-    if (checked) // before later tasks read what this one wrote
+    int64_t chunks =
+        runtime::run_cpu_task(c.code->tasks()[t], task_params->data(), extent, parallel, grain);
+    // A violation is reported before later tasks read what this one wrote, and before its
+    // partials (garbage then) are combined.
+    if (checked)
       throw_if_out_of_bounds(c.lowered, record);
+    if (!task.reductions.empty())
+      finish_reductions(c.lowered, task, values, args, pointers, scratch, chunks);
   }
 
   for (size_t p = 0; p < args.size(); ++p)

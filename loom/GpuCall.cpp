@@ -13,6 +13,9 @@ namespace loom {
 
 namespace {
 
+// A bounds record no violation has claimed (support/Abi.h).
+constexpr std::array<uint64_t, bounds_record::slots> cleared_record{};
+
 // The launch shape of task t for `domain`: the last call's when the domain is the same (no new
 // choice, no allocation), else a new choice.
 const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, size_t t,
@@ -73,9 +76,8 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
   // between calls.
   const bool checked = g.lowered.bounds_check;
   if (checked && state.bounds_record.bytes() == 0) {
-    const std::array<uint64_t, bounds_record::slots> zeros{};
-    state.bounds_record = runtime::DeviceBuffer(sizeof zeros);
-    state.bounds_record.copy_from_host(zeros.data(), sizeof zeros);
+    state.bounds_record = runtime::DeviceBuffer(sizeof cleared_record);
+    state.bounds_record.copy_from_host(cleared_record.data(), sizeof cleared_record);
   }
   pack_params(call.params, params, values, call.pointers, checked ? 1 : 0);
   if (checked)
@@ -124,8 +126,7 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     std::array<uint64_t, bounds_record::slots> record;
     state.bounds_record.copy_to_host(record.data(), sizeof record);
     if (record[bounds_record::claimed] != 0) {
-      const std::array<uint64_t, bounds_record::slots> zeros{};
-      state.bounds_record.copy_from_host(zeros.data(), sizeof zeros);
+      state.bounds_record.copy_from_host(cleared_record.data(), sizeof cleared_record);
       throw_if_out_of_bounds(g.lowered, record.data()); // host arrays keep their old contents
     }
   }

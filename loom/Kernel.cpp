@@ -64,22 +64,18 @@ const ir::Kernel &Kernel::ir() const {
 }
 
 void Kernel::call(std::span<const Argument> args) {
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  ir::ArgumentValues &values = state_->call.values;
-  check_arguments(*state_, args, values);
-  if (!state_->target)
-    state_->target = choose_target();
-  if (state_->target->target == ir::Target::GPU)
-    run_on_gpu(*state_, args, values, nullptr);
-  else
-    run_on_cpu(*state_, args, values);
+  run(args, nullptr);
 }
 
 void Kernel::call_async(runtime::Stream &stream, std::span<const Argument> args) {
+  run(args, &stream);
+}
+
+void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   ir::ArgumentValues &values = state_->call.values;
   check_arguments(*state_, args, values);
-  for (size_t p = 0; p < args.size(); ++p)
+  for (size_t p = 0; stream && p < args.size(); ++p)
     if (args[p].kind == Argument::Kind::HostArray)
       throw ArgumentError("argument " + std::to_string(p + 1) + " ('" +
                           state_->kernel.params[p].name + "') of kernel '" + name() +
@@ -88,7 +84,7 @@ void Kernel::call_async(runtime::Stream &stream, std::span<const Argument> args)
   if (!state_->target)
     state_->target = choose_target();
   if (state_->target->target == ir::Target::GPU)
-    run_on_gpu(*state_, args, values, &stream);
+    run_on_gpu(*state_, args, values, stream);
   else
     run_on_cpu(*state_, args, values);
 }

@@ -81,6 +81,8 @@ public:
 
 private:
   ir::Target current_target() const;
+  // call() (stream null) and call_async(): checks, picks the target, runs.
+  void run(std::span<const Argument> args, runtime::Stream *stream);
   std::shared_ptr<KernelState> state_;
 };
 
