@@ -295,7 +295,15 @@ void ptx_times() {
 } // namespace
 
 int main(int argc, char **argv) {
+  // --first-call-only: the start-up figures alone. --only=saxpy,sum,...: those sections (after
+  // the first calls), e.g. to compare LOOM_LLVM_ARGS settings quickly.
   bool first_call_only = argc > 1 && std::strcmp(argv[1], "--first-call-only") == 0;
+  std::string only = argc > 1 && std::strncmp(argv[1], "--only=", 7) == 0
+                         ? "," + std::string(argv[1] + 7)
+                         : std::string();
+  auto wanted = [&](const char *name) {
+    return only.empty() || (only + ",").find("," + std::string(name) + ",") != std::string::npos;
+  };
   // The first-call figures are of loom compiling, not of its disk cache (cache_bench measures
   // that); a LOOM_CACHE the caller set wins.
   setenv("LOOM_CACHE", "off", 0);
@@ -321,21 +329,27 @@ int main(int argc, char **argv) {
   bool ok = true;
   ok &= bench::section("first calls", [&] { return first_calls(seed, context_ms); });
   if (!first_call_only) {
-    ok &= bench::section("launch overhead", [&] { return launch_overhead_bench(seed + 50); });
-    ok &= bench::section("host transfers", [&] { return transfer_bench(seed + 60); });
-    ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
-    ok &= bench::section("sum", [&] { return sum_bench(seed + 40); });
-    ok &= bench::section("matmul", [&] {
-      loom::Kernel matmul = bench::make_matmul("matmul");
-      bool passed = matmul_bench(matmul, 1024, seed + 20, 20);
-      passed &= matmul_bench(matmul, 4096, seed + 30, 20);
-      std::printf("%s", matmul.explain().c_str());
-      return passed;
-    });
-    ok &= bench::section("PTX generation", [&] {
-      ptx_times();
-      return true;
-    });
+    if (wanted("launch"))
+      ok &= bench::section("launch overhead", [&] { return launch_overhead_bench(seed + 50); });
+    if (wanted("transfers"))
+      ok &= bench::section("host transfers", [&] { return transfer_bench(seed + 60); });
+    if (wanted("saxpy"))
+      ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
+    if (wanted("sum"))
+      ok &= bench::section("sum", [&] { return sum_bench(seed + 40); });
+    if (wanted("matmul"))
+      ok &= bench::section("matmul", [&] {
+        loom::Kernel matmul = bench::make_matmul("matmul");
+        bool passed = matmul_bench(matmul, 1024, seed + 20, 20);
+        passed &= matmul_bench(matmul, 4096, seed + 30, 20);
+        std::printf("%s", matmul.explain().c_str());
+        return passed;
+      });
+    if (wanted("ptx"))
+      ok &= bench::section("PTX generation", [&] {
+        ptx_times();
+        return true;
+      });
   }
   std::printf("loom_gpu_bench: %s\n", ok ? "all checks passed" : "SOME PART FAILED");
   return ok ? 0 : 1;

@@ -62,6 +62,9 @@ std::string host_cpu_name();
 // LLVM's version ("19.1.7"); the triple, CPU name and features CPU code is generated for; and
 // the libdevice file a GPU kernel would link (path, size and modification time, or "none").
 std::string llvm_version();
+// LOOM_LLVM_ARGS, the options handed to LLVM's command-line parser once per process (empty when
+// unset). Throws loom::CompileError when LLVM rejected them.
+std::string llvm_options();
 std::string host_cpu_identity();
 std::string libdevice_identity(const GpuTarget &gpu);
 

@@ -1,5 +1,7 @@
 #include "codegen/LlvmSupport.h"
 
+#include "codegen/Codegen.h"
+
 #include "support/Env.h"
 
 #include <llvm/Analysis/CGSCCPassManager.h>
@@ -12,13 +14,58 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <mutex>
+#include <sstream>
+#include <vector>
 
 namespace loom::codegen {
+
+namespace {
+
+// LOOM_LLVM_ARGS as given, and LLVM's complaint when it rejected them.
+struct LlvmOptions {
+  std::string text;
+  std::string error;
+};
+
+LlvmOptions &llvm_options_state() {
+  static LlvmOptions options;
+  return options;
+}
+
+// Hands LOOM_LLVM_ARGS (e.g. "-disable-lsr -unroll-runtime=false") to LLVM's option parser, as
+// llc's command line would. LLVM's options are process-wide: they apply to every compilation of
+// the process, and cache keys include them (llvm_options()).
+void apply_llvm_options() {
+  LlvmOptions &options = llvm_options_state();
+  options.text = env("LOOM_LLVM_ARGS").value_or("");
+  std::vector<std::string> words;
+  std::istringstream in(options.text);
+  for (std::string word; in >> word;)
+    words.push_back(word);
+  if (words.empty())
+    return;
+  std::vector<const char *> argv{"loom"};
+  for (const std::string &word : words)
+    argv.push_back(word.c_str());
+  std::string errors;
+  llvm::raw_string_ostream os(errors);
+  if (!llvm::cl::ParseCommandLineOptions(static_cast<int>(argv.size()), argv.data(), "", &os)) {
+    os.flush();
+    // LLVM's first line says what is wrong ("loom: Unknown command line argument '-x'.  Try:
+    // 'loom --help'"); its advice about a --help that loom has not got is dropped.
+    std::string first = errors.substr(0, errors.find('\n'));
+    first = first.substr(0, first.find("  Try:"));
+    options.error = "LLVM rejected LOOM_LLVM_ARGS='" + options.text + "': " + first;
+  }
+}
+
+} // namespace
 
 void initialize_llvm_targets() {
   static std::once_flag once;
@@ -29,7 +76,15 @@ void initialize_llvm_targets() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    apply_llvm_options();
   });
+  if (!llvm_options_state().error.empty())
+    throw CompileError(llvm_options_state().error);
+}
+
+std::string llvm_options() {
+  initialize_llvm_targets();
+  return llvm_options_state().text;
 }
 
 void throw_llvm_error(llvm::Error error, const std::string &what) {

@@ -22,7 +22,7 @@ CacheKey make_key(const std::string &kind, const std::string &body) {
 
 std::string toolchain() {
   return "loom: " LOOM_VERSION " build " + loom_build_id() + "\nllvm: " + codegen::llvm_version() +
-         "\n";
+         "\nllvm options: " + codegen::llvm_options() + "\n";
 }
 
 } // namespace
@@ -41,11 +41,12 @@ CacheKey gpu_ptx_key(const ir::LoweredKernel &kernel, const codegen::GpuTarget &
                                  ir::canonical_text(kernel));
 }
 
-CacheKey gpu_cubin_key(const CacheKey &ptx_key, const runtime::DeviceInfo &device) {
+CacheKey gpu_cubin_key(const CacheKey &ptx_key, const runtime::DeviceInfo &device,
+                       const std::string &linker) {
   return make_key("gpu-cubin", "device: compute capability " + std::to_string(device.cc_major) +
                                    "." + std::to_string(device.cc_minor) +
                                    "\ndriver: " + std::to_string(device.driver_version) +
-                                   "\nfrom " + ptx_key.text);
+                                   "\nlinker: " + linker + "\nfrom " + ptx_key.text);
 }
 
 } // namespace loom
