@@ -29,8 +29,10 @@ CacheKey cpu_object_key(const ir::LoweredKernel &kernel); // fast_math from the 
 // PTX: the canonical lowered IR, the target (sm, PTX version, fast math), the libdevice file,
 // loom's build and LLVM's version.
 CacheKey gpu_ptx_key(const ir::LoweredKernel &kernel, const codegen::GpuTarget &target);
-// GPU machine code: the PTX key, the device's compute capability and the driver's version (the
-// driver's compiler makes it).
-CacheKey gpu_cubin_key(const CacheKey &ptx_key, const runtime::DeviceInfo &device);
+// GPU machine code: the PTX key, the device's compute capability, the driver's version and the
+// linker that makes it (runtime::ptx_linker_identity(): "driver", or nvJitLink's version and
+// file), since nvJitLink and the driver's own compiler may make different code.
+CacheKey gpu_cubin_key(const CacheKey &ptx_key, const runtime::DeviceInfo &device,
+                       const std::string &linker);
 
 } // namespace loom

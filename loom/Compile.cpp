@@ -140,11 +140,15 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const codegen:
     g->ptx = codegen::emit_ptx(g->lowered, target, &stages);
     add_stage_times(t, stages);
   }
-  // Machine code from the driver's linker, which the disk cache can keep; where the driver
-  // cannot link, its JIT loads the PTX (and reports what is wrong with it, if anything).
-  std::string cubin;
+  // Machine code from a linker (nvJitLink or the driver's, runtime/GpuLinker.h), which the disk
+  // cache can keep; where the driver cannot link, its JIT loads the PTX (and reports what is
+  // wrong with it, if anything). nvJitLink's own failures throw only when LOOM_PTX_LINKER forced
+  // it.
+  std::string cubin, linked_by;
   try {
-    cubin = timed(t.link_ms, [&] { return runtime::link_ptx(g->ptx, g->lowered.name); });
+    cubin = timed(t.link_ms, [&] {
+      return runtime::link_ptx(g->ptx, g->lowered.name, runtime::ptx_linker_mode(), &linked_by);
+    });
     timed(t.load_ms, [&] {
       g->module = std::make_unique<runtime::GpuModule>(runtime::GpuModule::from_cubin(cubin));
     });
@@ -163,7 +167,7 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const codegen:
   t.source = ptx_cached ? CodeSource::DiskCache : CodeSource::Compiled;
   t.detail = std::string(ptx_cached ? "PTX from the disk cache" : "compiled by LLVM") +
              (cubin.empty() ? ", JIT-compiled by the driver when loaded"
-                            : ", linked to machine code by the driver");
+                            : ", linked to machine code by " + linked_by);
   return g;
 }
 
@@ -193,7 +197,8 @@ CompiledGpu &KernelState::compiled_gpu() {
     target.fast_math = kernel.fast_math; // @kernel(fastmath=True) in the text DSL
     const runtime::DeviceInfo &device = runtime::GpuContext::get().info();
     CacheKey ptx_key = timed(t.key_ms, [&] { return gpu_ptx_key(lowered, target); });
-    CacheKey cubin_key = timed(t.key_ms, [&] { return gpu_cubin_key(ptx_key, device); });
+    CacheKey cubin_key = timed(
+        t.key_ms, [&] { return gpu_cubin_key(ptx_key, device, runtime::ptx_linker_identity()); });
     gpu = from_memory_cache(gpu_memory_cache(), cubin_key, t, [&] {
       return build_gpu(std::move(lowered), target, ptx_key, cubin_key, t);
     });

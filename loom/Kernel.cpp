@@ -4,6 +4,7 @@
 #include "ir/Printer.h"
 #include "loom/KernelState.h"
 #include "runtime/GpuContext.h"
+#include "runtime/GpuLinker.h"
 #include "support/Env.h"
 #include "support/Error.h"
 
@@ -194,7 +195,8 @@ std::string Kernel::explain() const {
        << codegen::ptx_version_for_driver(d.driver_version) / 10 << "."
        << codegen::ptx_version_for_driver(d.driver_version) % 10 << ", LLVM emits up to "
        << codegen::max_llvm_ptx_version() / 10 << "." << codegen::max_llvm_ptx_version() % 10
-       << ")\n  code from: " << code_origin(state_->gpu_times) << "\n";
+       << ")\n  code from: " << code_origin(state_->gpu_times) << "\n"
+       << "  PTX to machine code: " << runtime::ptx_linker_description() << "\n";
     for (size_t t = 0; t < g.functions.size(); ++t) {
       const ir::Task &task = g.lowered.tasks[t];
       os << "  task " << task.name << ": " << g.functions[t].num_regs << " registers";

@@ -3,6 +3,11 @@
 #include "runtime/Driver.h"
 #include "runtime/GpuContext.h"
 #include "runtime/JitLog.h"
+#include "runtime/NvJitLink.h"
+#include "support/Env.h"
+#include "support/Error.h"
+
+#include <mutex>
 
 namespace loom::runtime {
 
@@ -27,9 +32,7 @@ private:
   CUlinkState state_ = nullptr;
 };
 
-} // namespace
-
-std::string link_ptx(const std::string &ptx, const std::string &name) {
+std::string link_with_driver(const std::string &ptx, const std::string &name) {
   const Driver &cu = GpuContext::activate();
   JitLogs logs;
   LinkState link(cu, logs);
@@ -47,6 +50,106 @@ std::string link_ptx(const std::string &ptx, const std::string &name) {
   if (!cubin || bytes == 0)
     cu.fail(CUDA_ERROR_UNKNOWN, "cuLinkComplete(" + name + ")", ": it returned no machine code");
   return std::string(static_cast<const char *>(cubin), bytes);
+}
+
+// The first nvJitLink failure the driver's linker stood in for (auto mode), for explain().
+std::mutex fallback_mutex;
+std::string first_fallback;
+
+void record_fallback(const std::string &reason) {
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  if (first_fallback.empty())
+    first_fallback = reason;
+}
+
+std::string version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
+} // namespace
+
+PtxLinkerMode ptx_linker_mode() {
+  std::string value = env("LOOM_PTX_LINKER").value_or("auto");
+  if (value == "auto")
+    return PtxLinkerMode::Auto;
+  if (value == "nvjitlink")
+    return PtxLinkerMode::NvJitLink;
+  if (value == "driver")
+    return PtxLinkerMode::Driver;
+  throw LinkerError("LOOM_PTX_LINKER=" + value + " is not valid: use auto, nvjitlink or driver");
+}
+
+PtxLinkerChoice choose_ptx_linker(PtxLinkerMode mode, bool nvjitlink_available,
+                                  const std::string &nvjitlink_unavailable_reason,
+                                  int nvjitlink_version, int driver_version) {
+  if (mode == PtxLinkerMode::Driver)
+    return {false, "LOOM_PTX_LINKER=driver"};
+  if (!nvjitlink_available) {
+    if (mode == PtxLinkerMode::NvJitLink)
+      throw LinkerError("LOOM_PTX_LINKER=nvjitlink, but nvJitLink cannot be used: " +
+                            nvjitlink_unavailable_reason,
+                        "dlopen");
+    return {false, nvjitlink_unavailable_reason};
+  }
+  // Forced, nvJitLink is used whatever its version: the user asked for it.
+  if (mode == PtxLinkerMode::Auto && nvjitlink_version > driver_version)
+    return {false, "nvJitLink " + version_text(nvjitlink_version) + " is newer than the driver (" +
+                       version_text(driver_version) + "), which may not load its machine code"};
+  return {true, ""};
+}
+
+PtxLinkerChoice choose_ptx_linker(PtxLinkerMode mode) {
+  int driver_version = GpuContext::get().info().driver_version;
+  if (mode == PtxLinkerMode::Driver) // without loading nvJitLink
+    return choose_ptx_linker(mode, false, "", 0, driver_version);
+  const NvJitLink &lib = NvJitLink::get();
+  return choose_ptx_linker(mode, lib.available(), lib.unavailable_reason(), lib.version(),
+                           driver_version);
+}
+
+std::string link_ptx(const std::string &ptx, const std::string &name) {
+  return link_ptx(ptx, name, ptx_linker_mode());
+}
+
+std::string link_ptx(const std::string &ptx, const std::string &name, PtxLinkerMode mode,
+                     std::string *linked_by) {
+  PtxLinkerChoice choice = choose_ptx_linker(mode);
+  if (choice.nvjitlink) {
+    const DeviceInfo &device = GpuContext::get().info();
+    try {
+      std::string cubin = link_with_nvjitlink(ptx, name, device.cc_major, device.cc_minor);
+      if (linked_by)
+        *linked_by = "nvJitLink " + NvJitLink::get().version_text();
+      return cubin;
+    } catch (const LinkerError &e) {
+      if (mode == PtxLinkerMode::NvJitLink)
+        throw;
+      record_fallback(e.what());
+      if (linked_by)
+        *linked_by = "the driver (nvJitLink failed: " + e.code_name() + ")";
+      return link_with_driver(ptx, name);
+    }
+  }
+  if (linked_by)
+    *linked_by = "the driver";
+  return link_with_driver(ptx, name);
+}
+
+std::string ptx_linker_identity() {
+  PtxLinkerChoice choice = choose_ptx_linker(ptx_linker_mode());
+  return choice.nvjitlink ? NvJitLink::get().identity() : "driver";
+}
+
+std::string ptx_linker_description() {
+  PtxLinkerChoice choice = choose_ptx_linker(ptx_linker_mode());
+  if (!choice.nvjitlink)
+    return "the driver's linker (cuLink*), because: " + choice.why_driver;
+  const NvJitLink &lib = NvJitLink::get();
+  std::string text = "nvJitLink " + lib.version_text() + " (" + lib.library() + ", in process)";
+  std::lock_guard<std::mutex> lock(fallback_mutex);
+  if (!first_fallback.empty())
+    text += "; the driver's linker for kernels nvJitLink failed on, the first: " + first_fallback;
+  return text;
 }
 
 } // namespace loom::runtime

@@ -72,6 +72,27 @@ private:
   std::string code_name_;
 };
 
+// PTX could not be linked to machine code by the linker LOOM_PTX_LINKER asked for (nvJitLink,
+// runtime/NvJitLink.h), or that setting is not valid. call() and code_name() name the failed
+// call and its result ("nvJitLinkComplete", "NVJITLINK_ERROR_PTX_COMPILE"), log() is the linker's
+// error log; the message has all three, or says why the linker cannot be used.
+class LinkerError : public Error {
+public:
+  explicit LinkerError(const std::string &message, std::string call = "", int code = 0,
+                       std::string code_name = "", std::string log = "")
+      : Error(message), call_(std::move(call)), code_(code), code_name_(std::move(code_name)),
+        log_(std::move(log)) {}
+  const std::string &call() const { return call_; }
+  int code() const { return code_; }
+  const std::string &code_name() const { return code_name_; }
+  const std::string &log() const { return log_; }
+
+private:
+  std::string call_;
+  int code_;
+  std::string code_name_, log_;
+};
+
 // Device memory could not be allocated; the message gives the size asked for and the free memory.
 class OutOfMemoryError : public DriverError {
 public:

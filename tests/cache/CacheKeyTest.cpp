@@ -125,15 +125,21 @@ TEST(CacheKey, GpuKeysNameTheTargetTheOptionsAndTheDevice) {
 
   runtime::DeviceInfo device;
   device.cc_major = 9, device.cc_minor = 0, device.driver_version = 12040;
-  CacheKey cubin = gpu_cubin_key(ptx, device);
+  CacheKey cubin = gpu_cubin_key(ptx, device, "driver");
   EXPECT_EQ("gpu-cubin", cubin.kind);
   EXPECT_NE(std::string::npos, cubin.text.find(ptx.text));
+  EXPECT_NE(std::string::npos, cubin.text.find("\nlinker: driver\n")) << cubin.text;
   runtime::DeviceInfo newer_driver = device;
   newer_driver.driver_version = 13000;
-  EXPECT_NE(cubin.digest, gpu_cubin_key(ptx, newer_driver).digest);
+  EXPECT_NE(cubin.digest, gpu_cubin_key(ptx, newer_driver, "driver").digest);
   runtime::DeviceInfo other_device = device;
   other_device.cc_major = 8;
-  EXPECT_NE(cubin.digest, gpu_cubin_key(ptx, other_device).digest);
+  EXPECT_NE(cubin.digest, gpu_cubin_key(ptx, other_device, "driver").digest);
+  // nvJitLink's machine code is not the driver's, nor one nvJitLink release's another's.
+  CacheKey nvjitlink = gpu_cubin_key(ptx, device, "nvJitLink 12.8 /cuda/libnvJitLink.so 7 1");
+  EXPECT_NE(cubin.digest, nvjitlink.digest);
+  EXPECT_NE(nvjitlink.digest,
+            gpu_cubin_key(ptx, device, "nvJitLink 12.9 /cuda/libnvJitLink.so 7 1").digest);
 }
 
 TEST(CacheKey, LibdeviceIdentityFollowsTheFileUsed) {

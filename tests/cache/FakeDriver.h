@@ -19,9 +19,12 @@ inline const std::string &path() {
 }
 
 // Points loom at the fake driver; call before anything in the process loads a driver. True when
-// loom could load it (else Driver::unavailable_reason() says why).
+// loom could load it (else Driver::unavailable_reason() says why). PTX is linked by the (fake)
+// driver unless the test set LOOM_PTX_LINKER: a real nvJitLink on the machine, not newer than the
+// fake driver, would make real cubins, which the fake refuses.
 inline bool load() {
   setenv("LOOM_CUDA_DRIVER", path().c_str(), 1);
+  setenv("LOOM_PTX_LINKER", "driver", 0);
   return loom::runtime::Driver::get().available();
 }
 
