@@ -6,13 +6,17 @@
 //   loom_gpu_bench --first-call-only  only the start-up figures (run_gpu.sh runs this with
 //                                     CUDA_CACHE_DISABLE=1, so the driver's own JIT cache cannot
 //                                     hide the PTX compilation)
+//   loom_gpu_bench --only=linkers     PTX to machine code: the driver's linker, nvJitLink and the
+//                                     driver's JIT (run_gpu.sh: with CUDA_CACHE_DISABLE=1 too)
 #include "BenchSupport.h"
 #include "Kernels.h"
 
 #include "runtime/Driver.h"
 #include "runtime/GpuContext.h"
+#include "runtime/GpuLinker.h"
 #include "runtime/GpuModule.h"
 #include "runtime/Launch.h"
+#include "runtime/NvJitLink.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -292,6 +296,90 @@ void ptx_times() {
   }
 }
 
+// PTX to machine code three ways, per kernel: the driver's linker (cuLinkCreate..cuLinkComplete),
+// nvJitLink in the process, and the driver's JIT at load (cuModuleLoadDataEx on the PTX, which
+// also loads the module; "cubin load" is that step alone for a linked cubin). The JIT figure
+// means something only with CUDA_CACHE_DISABLE=1: else the driver's disk cache answers the
+// repetitions (run_gpu.sh runs this section on its own with it set).
+bool linker_times() {
+  const char *cache = std::getenv("CUDA_CACHE_DISABLE");
+  if (!cache || std::string(cache) != "1")
+    std::printf("  note: CUDA_CACHE_DISABLE is not 1, so the driver's JIT cache may answer the "
+                "JIT repetitions\n");
+  const loom::runtime::DeviceInfo &d = loom::runtime::GpuContext::get().info();
+  const loom::runtime::NvJitLink &nvjitlink = loom::runtime::NvJitLink::get();
+  if (nvjitlink.available())
+    std::printf("  nvJitLink %s (%s); driver %d.%d%s\n", nvjitlink.version_text().c_str(),
+                nvjitlink.library().c_str(), d.driver_version / 1000, d.driver_version % 1000 / 10,
+                nvjitlink.version() > d.driver_version
+                    ? ": newer than the driver, so LOOM_PTX_LINKER=auto would not use it"
+                    : "");
+  else
+    std::printf("  nvJitLink: not measured, it cannot be used: %s\n",
+                nvjitlink.unavailable_reason().c_str());
+  std::printf("  kernels' machine code here (LOOM_PTX_LINKER): %s\n",
+              loom::runtime::ptx_linker_description().c_str());
+
+  constexpr int repetitions = 15;
+  struct Case {
+    const char *name;
+    loom::Kernel kernel;
+  };
+  Case cases[] = {{"saxpy", bench::make_saxpy("saxpy_link")},
+                  {"matmul", bench::make_matmul("matmul_link")}};
+  bool ok = true;
+  for (Case &c : cases) {
+    std::string ptx = c.kernel.ptx(), cubin;
+    std::vector<double> driver, nvjit, load, jit;
+    for (int r = 0; r < repetitions; ++r) {
+      driver.push_back(bench::wall_ms([&] {
+        cubin = loom::runtime::link_ptx(ptx, c.name, loom::runtime::PtxLinkerMode::Driver);
+      }));
+      std::optional<loom::runtime::GpuModule> module; // unloaded outside the timings
+      load.push_back(
+          bench::wall_ms([&] { module.emplace(loom::runtime::GpuModule::from_cubin(cubin)); }));
+      if (nvjitlink.available()) {
+        std::string linked;
+        nvjit.push_back(bench::wall_ms([&] {
+          linked = loom::runtime::link_ptx(ptx, c.name, loom::runtime::PtxLinkerMode::NvJitLink);
+        }));
+        if (r == 0) { // nvJitLink's machine code must load too, unless it is newer than the driver
+          try {
+            loom::runtime::GpuModule::from_cubin(linked);
+          } catch (const std::exception &e) {
+            bool newer = nvjitlink.version() > d.driver_version;
+            std::printf("%s: nvJitLink's cubin for %s does not load: %s\n",
+                        newer ? "  note (nvJitLink is newer than the driver)" : "CHECK FAIL",
+                        c.name, e.what());
+            ok &= newer;
+          }
+        }
+      }
+      module.reset();
+      jit.push_back(bench::wall_ms([&] { module.emplace(ptx); }));
+    }
+    double driver_ms = bench::median(driver), load_ms = bench::median(load),
+           jit_ms = bench::median(jit), nvjit_ms = bench::median(nvjit);
+    std::printf("  %s (%zu bytes of PTX), medians of %d: driver's linker %.3f ms, cubin load "
+                "%.3f ms, driver JIT at load %.3f ms\n",
+                c.name, ptx.size(), repetitions, driver_ms, load_ms, jit_ms);
+    if (!nvjit.empty())
+      std::printf("    nvJitLink %.3f ms; driver's linker / nvJitLink: %.2f; JIT at load / "
+                  "(nvJitLink + cubin load): %.2f\n",
+                  nvjit_ms, driver_ms / nvjit_ms, jit_ms / (nvjit_ms + load_ms));
+    else
+      std::printf("    nvJitLink absent\n");
+    std::string prefix = "loom_link_" + std::string(c.name);
+    result((prefix + "_driver_ms").c_str(), driver_ms, "ms");
+    result((prefix + "_cubin_load_ms").c_str(), load_ms, "ms");
+    result((prefix + "_jit_load_ms").c_str(), jit_ms, "ms");
+    result((prefix + "_driver_and_load_ms").c_str(), driver_ms + load_ms, "ms");
+    if (!nvjit.empty())
+      result((prefix + "_nvjitlink_ms").c_str(), nvjit_ms, "ms");
+  }
+  return ok;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -350,6 +438,8 @@ int main(int argc, char **argv) {
         ptx_times();
         return true;
       });
+    if (wanted("linkers"))
+      ok &= bench::section("PTX to machine code", [&] { return linker_times(); });
   }
   std::printf("loom_gpu_bench: %s\n", ok ? "all checks passed" : "SOME PART FAILED");
   return ok ? 0 : 1;

@@ -65,6 +65,8 @@ if [[ -x $gpu_bench ]]; then
   # program on a machine; with its JIT cache off, so the PTX is compiled for real.
   part loom_first_call env CUDA_CACHE_DISABLE=1 "$gpu_bench" --first-call-only
   part loom_gpu "$gpu_bench"
+  # PTX to machine code: the driver's linker, nvJitLink and the driver's JIT, the JIT uncached.
+  part loom_linkers env CUDA_CACHE_DISABLE=1 "$gpu_bench" --only=linkers
   [[ -x $install/bench/loom_launch_sweep ]] && part launch_sweep "$install/bench/loom_launch_sweep"
   # loom's compile caches (cold, disk, in-memory first calls) on the GPU and the CPU.
   [[ -x $install/bench/loom_cache_bench ]] && part loom_cache "$install/bench/loom_cache_bench"
@@ -134,6 +136,15 @@ table() {
   row time "warm call, saxpy 2^20, host wall ms" loom_gpu loom_saxpy_2e20_warm_call_ms
   row time "PTX generation ms, saxpy" loom_gpu loom_ptx_saxpy_ms
   row time "PTX generation ms, matmul" loom_gpu loom_ptx_matmul_ms
+  row time "PTX to cubin ms, saxpy: nvJitLink vs cuLink*" loom_linkers loom_link_saxpy_nvjitlink_ms \
+    loom_linkers loom_link_saxpy_driver_ms
+  row time "PTX to cubin ms, matmul: nvJitLink vs cuLink*" loom_linkers \
+    loom_link_matmul_nvjitlink_ms loom_linkers loom_link_matmul_driver_ms
+  row time "saxpy ms: cuLink*+load vs JIT at load (no cache)" loom_linkers \
+    loom_link_saxpy_driver_and_load_ms loom_linkers loom_link_saxpy_jit_load_ms
+  row time "matmul ms: cuLink*+load vs JIT at load (no cache)" loom_linkers \
+    loom_link_matmul_driver_and_load_ms loom_linkers loom_link_matmul_jit_load_ms
+  row time "matmul cubin load ms (cuModuleLoadData)" loom_linkers loom_link_matmul_cubin_load_ms
   row time "new matmul first call ms, caches cold" loom_cache cache_gpu_matmul_cold_first_call_ms
   row time "same, cubin from loom's disk cache" loom_cache cache_gpu_matmul_disk_first_call_ms
   row time "same, code in loom's memory cache" loom_cache cache_gpu_matmul_memory_first_call_ms

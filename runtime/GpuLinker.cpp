@@ -141,7 +141,12 @@ std::string ptx_linker_identity() {
 }
 
 std::string ptx_linker_description() {
-  PtxLinkerChoice choice = choose_ptx_linker(ptx_linker_mode());
+  PtxLinkerChoice choice;
+  try { // explain() reports, never throws: a setting changed since the kernel compiled is shown
+    choice = choose_ptx_linker(ptx_linker_mode());
+  } catch (const LinkerError &e) {
+    return e.what();
+  }
   if (!choice.nvjitlink)
     return "the driver's linker (cuLink*), because: " + choice.why_driver;
   const NvJitLink &lib = NvJitLink::get();

@@ -48,6 +48,7 @@ std::string ptx_linker_identity();
 
 // For explain(): "nvJitLink 12.8 (libnvJitLink.so.12, in process)" or "the driver's linker
 // (cuLink*), because: ...", and the first nvJitLink failure the driver's linker stood in for.
+// Never throws loom::LinkerError: its message is the description then.
 std::string ptx_linker_description();
 
 } // namespace loom::runtime
