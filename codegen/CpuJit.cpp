@@ -141,9 +141,7 @@ std::string compile_cpu_object(const ir::LoweredKernel &kernel, StageTimes *time
     llvm::legacy::PassManager passes;
     std::lock_guard<std::mutex> lock(host.mutex);
     StageTimer timer(times ? &times->emit_ms : nullptr);
-    if (host.machine->addPassesToEmitFile(passes, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-      throw CompileError("LLVM's " + host.machine->getTargetTriple().str() +
-                         " backend cannot emit object code");
+    add_codegen_passes(*host.machine, passes, os, llvm::CodeGenFileType::ObjectFile, true);
     passes.run(*module);
   }
   check_diagnostics(*errors, "code generation failed for kernel '" + kernel.name + "'");

@@ -9,6 +9,7 @@
 #include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/IR/Verifier.h>
@@ -80,6 +81,27 @@ void initialize_llvm_targets() {
   });
   if (!llvm_options_state().error.empty())
     throw CompileError(llvm_options_state().error);
+}
+
+void add_codegen_passes(llvm::TargetMachine &target, llvm::legacy::PassManager &passes,
+                        llvm::raw_pwrite_stream &out, llvm::CodeGenFileType type,
+                        bool loop_strength_reduction) {
+  // Codegen reads LLVM's process-wide -disable-lsr while it builds its pipeline, so the option is
+  // set for this one construction, under a lock every construction takes; the value it had
+  // (LOOM_LLVM_ARGS may have set it) is restored after.
+  static std::mutex mutex;
+  static auto *disable_lsr =
+      static_cast<llvm::cl::opt<bool> *>(llvm::cl::getRegisteredOptions().lookup("disable-lsr"));
+  std::lock_guard<std::mutex> lock(mutex);
+  bool before = disable_lsr ? disable_lsr->getValue() : false;
+  if (disable_lsr && !loop_strength_reduction)
+    disable_lsr->setValue(true);
+  bool failed = target.addPassesToEmitFile(passes, out, nullptr, type);
+  if (disable_lsr)
+    disable_lsr->setValue(before);
+  if (failed)
+    throw CompileError("LLVM's " + target.getTargetTriple().str() + " backend cannot emit " +
+                       (type == llvm::CodeGenFileType::ObjectFile ? "object code" : "assembly"));
 }
 
 std::string llvm_options() {

@@ -4,6 +4,7 @@
 
 #include "support/Error.h"
 
+#include <llvm/Support/CodeGen.h>
 #include <llvm/Support/Error.h>
 
 #include <memory>
@@ -14,6 +15,10 @@ namespace llvm {
 class LLVMContext;
 class Module;
 class TargetMachine;
+class raw_pwrite_stream;
+namespace legacy {
+class PassManager;
+}
 } // namespace llvm
 
 namespace loom::codegen {
@@ -53,5 +58,12 @@ std::string module_text(const llvm::Module &module);
 // The standard O3 pipeline, built with `target` so that its cost model and its own passes (for
 // NVPTX: NVVMReflect and friends) take part.
 void optimize_module(llvm::Module &module, llvm::TargetMachine &target);
+
+// Adds `target`'s code generation passes, emitting `type` to `out`, to `passes`
+// (TargetMachine::addPassesToEmitFile), with LLVM's loop strength reduction left out unless
+// `loop_strength_reduction`. Throws loom::CompileError when the target cannot emit `type`.
+void add_codegen_passes(llvm::TargetMachine &target, llvm::legacy::PassManager &passes,
+                        llvm::raw_pwrite_stream &out, llvm::CodeGenFileType type,
+                        bool loop_strength_reduction);
 
 } // namespace loom::codegen

@@ -69,7 +69,10 @@ std::string version_text(int version) {
 } // namespace
 
 PtxLinkerMode ptx_linker_mode() {
-  std::string value = env("LOOM_PTX_LINKER").value_or("auto");
+  // The driver's linker by default: on the H200 nvJitLink 13.0 took as long (saxpy 13.8 ms
+  // against 13.5, the naive matmul 40.0 against 38.2; bench/RESULTS.md) and costs a load of its
+  // 100 MB library besides.
+  std::string value = env("LOOM_PTX_LINKER").value_or("driver");
   if (value == "auto")
     return PtxLinkerMode::Auto;
   if (value == "nvjitlink")
@@ -100,8 +103,12 @@ PtxLinkerChoice choose_ptx_linker(PtxLinkerMode mode, bool nvjitlink_available,
 
 PtxLinkerChoice choose_ptx_linker(PtxLinkerMode mode) {
   int driver_version = GpuContext::get().info().driver_version;
-  if (mode == PtxLinkerMode::Driver) // without loading nvJitLink
-    return choose_ptx_linker(mode, false, "", 0, driver_version);
+  if (mode == PtxLinkerMode::Driver) { // without loading nvJitLink
+    PtxLinkerChoice choice = choose_ptx_linker(mode, false, "", 0, driver_version);
+    if (!env("LOOM_PTX_LINKER"))
+      choice.why_driver = "the default (LOOM_PTX_LINKER=auto uses nvJitLink where it can)";
+    return choice;
+  }
   const NvJitLink &lib = NvJitLink::get();
   return choose_ptx_linker(mode, lib.available(), lib.unavailable_reason(), lib.version(),
                            driver_version);

@@ -2,8 +2,9 @@
 // process loads it with GpuModule::from_cubin and skips the PTX compiler. Two linkers can make it:
 // nvJitLink in this process (NvJitLink.h), when the CUDA toolkit's library is found and is not
 // newer than the driver, or the driver's linker (cuLinkCreate, cuLinkAddData, cuLinkComplete).
-// LOOM_PTX_LINKER=auto|nvjitlink|driver chooses (default auto: nvJitLink when it can be used,
-// else the driver's, and the driver's for a kernel nvJitLink fails on).
+// LOOM_PTX_LINKER=driver|auto|nvjitlink chooses (default driver, measured as fast; auto:
+// nvJitLink when it can be used, else the driver's, and the driver's for a kernel nvJitLink
+// fails on).
 #pragma once
 
 #include <string>
@@ -12,7 +13,7 @@ namespace loom::runtime {
 
 enum class PtxLinkerMode { Auto, NvJitLink, Driver };
 
-// LOOM_PTX_LINKER, Auto when unset. Throws loom::LinkerError for any other value.
+// LOOM_PTX_LINKER, Driver when unset. Throws loom::LinkerError for any other value.
 PtxLinkerMode ptx_linker_mode();
 
 // Which linker a mode comes to on this machine, and why when it is the driver's.

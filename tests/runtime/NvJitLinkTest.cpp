@@ -68,7 +68,9 @@ TEST(PtxLinkerChoice, AutoTakesNvJitLinkOnlyWhenItIsNotNewerThanTheDriver) {
 TEST(PtxLinkerChoice, ModeComesFromTheEnvironment) {
   {
     ScopedEnv unset("LOOM_PTX_LINKER", std::nullopt);
-    EXPECT_EQ(runtime::PtxLinkerMode::Auto, runtime::ptx_linker_mode());
+    EXPECT_EQ(runtime::PtxLinkerMode::Driver, runtime::ptx_linker_mode());
+    EXPECT_EQ("the default (LOOM_PTX_LINKER=auto uses nvJitLink where it can)",
+              runtime::choose_ptx_linker(runtime::ptx_linker_mode()).why_driver);
   }
   {
     ScopedEnv driver("LOOM_PTX_LINKER", "driver");
