@@ -108,8 +108,6 @@ void copy_host_to_device(CUdeviceptr destination, const void *source, size_t byt
 void copy_device_to_host(void *destination, CUdeviceptr source, size_t bytes) {
   if (bytes == 0)
     return;
-  if (bytes >= staging::min_bytes)
-    return staged_copy_to_host(destination, source, bytes);
   const Driver &cu = GpuContext::activate();
   cu.check(cu.cuMemcpyDtoH_v2(destination, source, bytes), "cuMemcpyDtoH_v2");
 }

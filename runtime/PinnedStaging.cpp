@@ -4,6 +4,7 @@
 #include "runtime/GpuContext.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -13,7 +14,8 @@ namespace {
 
 // The process's two staging buffers, their completion events and the stream the copies run on
 // (blocking: it waits for earlier work of the legacy default stream, as a plain cuMemcpy does).
-// Created on first use, never freed (like the context, objects destroyed at exit may use them).
+// Created on first use; the pinned buffers are freed at exit (compute-sanitizer's leak check
+// counts them otherwise), after which copies go direct.
 struct Staging {
   std::mutex mutex;
   bool ok = false;
@@ -31,9 +33,23 @@ struct Staging {
         ok = cu.cuMemAllocHost_v2(&s->buffer[k], staging::chunk_bytes) == CUDA_SUCCESS &&
              cu.cuEventCreate(&s->done[k], CU_EVENT_DEFAULT) == CUDA_SUCCESS;
       s->ok = ok; // else: direct copies (whatever was created stays unused)
+      std::atexit([] { Staging::get().release(); });
       return s;
     }();
     return *staging;
+  }
+
+  void release() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!ok)
+      return;
+    ok = false;
+    const Driver &cu = Driver::get();
+    if (cu.poisoned()) // a context that faulted cannot be asked for anything
+      return;
+    (void)cu.cuStreamSynchronize(stream);
+    for (void *b : buffer)
+      (void)cu.cuMemFreeHost(b);
   }
 
   // Waits until buffer k's last copy has finished.
@@ -75,32 +91,6 @@ void staged_copy_to_device(CUdeviceptr destination, const void *source, size_t b
   }
   s.pending[0] = s.pending[1] = false;
   cu.check(cu.cuStreamSynchronize(s.stream), "cuStreamSynchronize (staging)");
-}
-
-void staged_copy_to_host(void *destination, CUdeviceptr source, size_t bytes) {
-  const Driver &cu = GpuContext::activate();
-  Staging &s = Staging::get();
-  std::lock_guard<std::mutex> lock(s.mutex);
-  if (!s.ok) {
-    cu.check(cu.cuMemcpyDtoH_v2(destination, source, bytes), "cuMemcpyDtoH_v2");
-    return;
-  }
-  auto *to = static_cast<unsigned char *>(destination);
-  auto issue = [&](size_t offset, int k) {
-    size_t n = std::min(staging::chunk_bytes, bytes - offset);
-    cu.check(cu.cuMemcpyDtoHAsync_v2(s.buffer[k], source + offset, n, s.stream),
-             "cuMemcpyDtoHAsync_v2");
-    s.issued(cu, k);
-  };
-  // Chunk c goes through buffer c % 2: the next chunk is on its way while this one is copied out.
-  issue(0, 0);
-  int k = 0;
-  for (size_t offset = 0; offset < bytes; offset += staging::chunk_bytes, k ^= 1) {
-    if (offset + staging::chunk_bytes < bytes)
-      issue(offset + staging::chunk_bytes, k ^ 1);
-    s.wait(cu, k);
-    std::memcpy(to + offset, s.buffer[k], std::min(staging::chunk_bytes, bytes - offset));
-  }
 }
 
 } // namespace loom::runtime
