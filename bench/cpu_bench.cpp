@@ -233,9 +233,24 @@ void compile_time(const char *what, const char *key, Make &&make, Call &&call) {
   result(key, compile, "ms");
 }
 
+// `--only=NAME` runs only the section of that name (and the first call): one kernel under perf.
+bool wanted(const char *section, const std::string &only) {
+  return only.empty() || only == section;
+}
+
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  std::string only;
+  for (int a = 1; a < argc; ++a) {
+    std::string arg = argv[a];
+    if (arg.rfind("--only=", 0) != 0) {
+      std::fprintf(stderr, "usage: loom_cpu_bench [--only=saxpy|sum|matmul|stencil|softmax|"
+                           "compile time]\n");
+      return 2;
+    }
+    only = arg.substr(7);
+  }
   // The compile-time figures are of loom compiling, not of its disk cache (cache_bench measures
   // that); a LOOM_CACHE the caller set wins.
   setenv("LOOM_CACHE", "off", 0);
@@ -257,31 +272,37 @@ int main() {
     result("loom_cpu_first_call_ms", ms, "ms");
     return true;
   });
-  ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
-  ok &= bench::section("sum", [&] { return sum_bench(seed + 15); });
-  ok &= bench::section("matmul", [&] {
-    bool passed = matmul_bench(512, seed + 20);
-    passed &= matmul_bench(1024, seed + 30);
-    return passed;
-  });
-  ok &= bench::section("stencil", [&] { return stencil_bench(seed + 50); });
-  ok &= bench::section("softmax", [&] { return softmax_bench(seed + 60); });
-  ok &= bench::section("compile time", [&] {
-    std::vector<float> A = bench::random_vector(64, seed + 40),
-                       B = bench::random_vector(64, seed + 41);
-    std::vector<float> C(64);
-    compile_time(
-        "saxpy, 16 elements", "loom_cpu_compile_saxpy_ms",
-        [] { return bench::make_saxpy("saxpy_new"); },
-        [&](loom::Kernel &k) { k(2.0f, tiny_x, tiny_y); });
-    compile_time(
-        "matmul, 8 x 8", "loom_cpu_compile_matmul_ms",
-        [] { return bench::make_matmul("matmul_new"); },
-        [&](loom::Kernel &k) {
-          k(loom::view(A, {8, 8}), loom::view(B, {8, 8}), loom::view(C, {8, 8}));
-        });
-    return true;
-  });
+  if (wanted("saxpy", only))
+    ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
+  if (wanted("sum", only))
+    ok &= bench::section("sum", [&] { return sum_bench(seed + 15); });
+  if (wanted("matmul", only))
+    ok &= bench::section("matmul", [&] {
+      bool passed = matmul_bench(512, seed + 20);
+      passed &= matmul_bench(1024, seed + 30);
+      return passed;
+    });
+  if (wanted("stencil", only))
+    ok &= bench::section("stencil", [&] { return stencil_bench(seed + 50); });
+  if (wanted("softmax", only))
+    ok &= bench::section("softmax", [&] { return softmax_bench(seed + 60); });
+  if (wanted("compile time", only))
+    ok &= bench::section("compile time", [&] {
+      std::vector<float> A = bench::random_vector(64, seed + 40),
+                         B = bench::random_vector(64, seed + 41);
+      std::vector<float> C(64);
+      compile_time(
+          "saxpy, 16 elements", "loom_cpu_compile_saxpy_ms",
+          [] { return bench::make_saxpy("saxpy_new"); },
+          [&](loom::Kernel &k) { k(2.0f, tiny_x, tiny_y); });
+      compile_time(
+          "matmul, 8 x 8", "loom_cpu_compile_matmul_ms",
+          [] { return bench::make_matmul("matmul_new"); },
+          [&](loom::Kernel &k) {
+            k(loom::view(A, {8, 8}), loom::view(B, {8, 8}), loom::view(C, {8, 8}));
+          });
+      return true;
+    });
   std::printf("loom_cpu_bench: %s\n", ok ? "all checks passed" : "SOME PART FAILED");
   return ok ? 0 : 1;
 }

@@ -161,7 +161,8 @@ std::string module_text(const llvm::Module &module) {
   return text;
 }
 
-void optimize_module(llvm::Module &module, llvm::TargetMachine &target) {
+void optimize_module(llvm::Module &module, llvm::TargetMachine &target,
+                     const std::function<void(llvm::PassBuilder &)> &extend) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -173,6 +174,8 @@ void optimize_module(llvm::Module &module, llvm::TargetMachine &target) {
   llvm::StandardInstrumentations instrumentations(module.getContext(), false, verify_each);
   instrumentations.registerCallbacks(callbacks, &mam);
   llvm::PassBuilder builder(&target, llvm::PipelineTuningOptions(), std::nullopt, &callbacks);
+  if (extend)
+    extend(builder);
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);

@@ -7,12 +7,14 @@
 #include <llvm/Support/CodeGen.h>
 #include <llvm/Support/Error.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
 
 namespace llvm {
 class LLVMContext;
+class PassBuilder;
 class Module;
 class TargetMachine;
 class raw_pwrite_stream;
@@ -56,8 +58,10 @@ void verify_module(const llvm::Module &module);
 std::string module_text(const llvm::Module &module);
 
 // The standard O3 pipeline, built with `target` so that its cost model and its own passes (for
-// NVPTX: NVVMReflect and friends) take part.
-void optimize_module(llvm::Module &module, llvm::TargetMachine &target);
+// NVPTX: NVVMReflect and friends) take part; `extend`, if given, registers a target's own passes
+// at the pipeline's extension points.
+void optimize_module(llvm::Module &module, llvm::TargetMachine &target,
+                     const std::function<void(llvm::PassBuilder &)> &extend = {});
 
 // Adds `target`'s code generation passes, emitting `type` to `out`, to `passes`
 // (TargetMachine::addPassesToEmitFile), with LLVM's loop strength reduction left out unless
