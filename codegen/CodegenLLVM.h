@@ -73,6 +73,7 @@ protected:
   // a op b for a non-comparison operator, with loom's semantics (also a reduction's operation,
   // through ir::binary_op_of).
   llvm::Value *arith(ir::BinaryOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);
+  virtual llvm::Value *float_min_max(ir::BinaryOp op, llvm::Value *a, llvm::Value *b);
   // A call of the pure math library function `name` taking and returning `type`.
   llvm::Value *call_math_library(const std::string &name, llvm::Type *type,
                                  const std::vector<llvm::Value *> &args);

@@ -21,6 +21,18 @@ void CodegenLLVM::visit_node(const ir::Binary *op) {
   value_ = ir::is_comparison(op->op) ? compare(op->op, t, a, b) : arith(op->op, t, a, b);
 }
 
+llvm::Value *CodegenLLVM::float_min_max(BinaryOp op, llvm::Value *a, llvm::Value *b) {
+  // minnum/maxnum, with each operand's NaN case spelled out, which changes no value: LLVM 19
+  // takes the sign of maxnum(x, y) from an operand whose sign it knows even when that operand
+  // may be a NaN, and the result is then the other operand. It folds
+  // copysign(2, maxnum(fabs(y), -1.5)) to 2 and drops the fabs of maxnum(select(c, NaN, 3), -1.5)
+  // (inlined libdevice tanh ends in such a copysign). Through the selects LLVM sees either
+  // operand's sign. ptxas and x86 selection fold them into the min/max where they can.
+  llvm::Value *m = op == BinaryOp::Min ? builder.CreateMinNum(a, b) : builder.CreateMaxNum(a, b);
+  m = builder.CreateSelect(builder.CreateFCmpUNO(a, a), b, m);
+  return builder.CreateSelect(builder.CreateFCmpUNO(b, b), a, m);
+}
+
 llvm::Value *CodegenLLVM::arith(BinaryOp op, ScalarType t, llvm::Value *a, llvm::Value *b) {
   bool fp = ir::is_float(t);
   switch (op) {
@@ -35,10 +47,10 @@ llvm::Value *CodegenLLVM::arith(BinaryOp op, ScalarType t, llvm::Value *a, llvm:
   case BinaryOp::Mod:
     return fp ? float_remainder(a, b, t) : int_div_mod(op, a, b);
   case BinaryOp::Min:
-    return fp ? builder.CreateMinNum(a, b)
+    return fp ? float_min_max(op, a, b)
               : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
   case BinaryOp::Max:
-    return fp ? builder.CreateMaxNum(a, b)
+    return fp ? float_min_max(op, a, b)
               : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
   case BinaryOp::BitAnd:
   case BinaryOp::And: // both operands are already evaluated: no short circuit

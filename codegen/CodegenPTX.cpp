@@ -2,6 +2,7 @@
 
 #include "support/Error.h"
 
+#include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Metadata.h>
 
@@ -30,6 +31,16 @@ std::string CodegenPTX::math_function_name(ir::MathFn fn, ir::ScalarType t) cons
 llvm::Value *CodegenPTX::float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t) {
   return call_math_library(t == ir::ScalarType::F32 ? "__nv_fmodf" : "__nv_fmod", a->getType(),
                            {a, b});
+}
+
+llvm::Value *CodegenPTX::float_min_max(ir::BinaryOp op, llvm::Value *a, llvm::Value *b) {
+  bool f32 = a->getType()->isFloatTy();
+  std::string text = std::string(op == ir::BinaryOp::Min ? "min" : "max") +
+                     (f32 ? ".f32 $0, $1, $2;" : ".f64 $0, $1, $2;");
+  auto *type = llvm::FunctionType::get(a->getType(), {a->getType(), a->getType()}, false);
+  return builder.CreateCall(
+      llvm::InlineAsm::get(type, text, f32 ? "=f,f,f" : "=d,d,d", /*hasSideEffects=*/false),
+      {a, b});
 }
 
 llvm::Value *CodegenPTX::sreg(llvm::Intrinsic::ID id) {

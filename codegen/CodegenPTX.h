@@ -22,6 +22,10 @@ protected:
   // NVPTX lowers frem to x - y * trunc(x / y), which is not fmod (wrong once x / y rounds, e.g.
   // 1e10f % 3.0f); libdevice's fmod is exact.
   llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t) override;
+  // PTX's min/max (NaN operands ignored, as minnum/maxnum) as inline PTX: LLVM cannot misjudge
+  // the result's sign (see CodegenLLVM::float_min_max) and ptxas still sees one instruction,
+  // where the NaN guards of the CPU's version would cost two more each.
+  llvm::Value *float_min_max(ir::BinaryOp op, llvm::Value *a, llvm::Value *b) override;
   // Each block combines its threads' partials in a shared-memory tree and thread 0 writes the
   // block's total to scratch; the last block to finish (an atomic count in scratch slot 0)
   // combines the blocks' totals in block order, updates the array elements and resets the count.

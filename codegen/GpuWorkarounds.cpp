@@ -112,9 +112,36 @@ void select_instead_of_sitofp_i1(llvm::Module &module) {
   }
 }
 
+void float_abs_as_bit_and(llvm::Module &module) {
+  std::vector<llvm::IntrinsicInst *> calls;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
+          if (call->getIntrinsicID() == llvm::Intrinsic::fabs &&
+              (call->getType()->isFloatTy() || call->getType()->isDoubleTy()))
+            calls.push_back(call);
+  for (llvm::IntrinsicInst *call : calls) {
+    bool f32 = call->getType()->isFloatTy();
+    std::string w = f32 ? "32" : "64";
+    std::string text = "{\n\t.reg .b" + w + " %la;\n\tmov.b" + w + " %la, $1;\n\tand.b" + w +
+                       " %la, %la, " + (f32 ? "2147483647" : "9223372036854775807") + ";\n\tmov.b" +
+                       w + " $0, %la;\n\t}";
+    auto *type = llvm::FunctionType::get(call->getType(), {call->getType()}, false);
+    auto *replacement = llvm::CallInst::Create(
+        llvm::InlineAsm::get(type, text, f32 ? "=f,f" : "=d,d", /*hasSideEffects=*/false),
+        {call->getArgOperand(0)}, call->getName(), call);
+    replacement->setDoesNotAccessMemory();
+    replacement->setDoesNotThrow();
+    call->replaceAllUsesWith(replacement);
+    call->eraseFromParent();
+  }
+}
+
 void work_around_gpu_miscompiles(llvm::Module &module) {
   hide_integer_min_max_abs_from_ptxas(module);
   select_instead_of_sitofp_i1(module);
+  float_abs_as_bit_and(module);
 }
 
 } // namespace loom::codegen

@@ -24,6 +24,12 @@ void hide_integer_min_max_abs_from_ptxas(llvm::Module &module);
 // Each such conversion becomes `select %c, -1.0, 0.0` (and `uitofp i1` stays, being right).
 void select_instead_of_sitofp_i1(llvm::Module &module);
 
+// A bug of ptxas (CUDA 13.0, sm_90): it takes abs.f32 of a NaN to be non-negative, so
+// abs(x) >= -7.97 folds to true, wrong when x is a NaN (an ordered compare is false). Every
+// float fabs becomes the clearing of the sign bit (and.b32 / and.b64) as inline PTX, which ptxas
+// does not reason about; it costs one LOP3 where the abs was an operand modifier.
+void float_abs_as_bit_and(llvm::Module &module);
+
 // Every workaround above, in order: what PtxTarget runs after optimization.
 void work_around_gpu_miscompiles(llvm::Module &module);
 

@@ -157,7 +157,10 @@ Uncertainty binary_uncertainty(BinaryOp op, ScalarType t, ScalarValue av, Uncert
     // Between -0 and +0 either may be returned (fmin/llvm.minnum).
     if (a == 0 && b == 0 && std::signbit(a) != std::signbit(b))
       e = std::max(e, std::numeric_limits<double>::denorm_min());
-    return finish(t, r, e);
+    // The operands' slack stays: LLVM folds min(x, x), or a min it can decide, to an operand,
+    // and a product there may still fuse into a following add (min(t, t) + 1 with t = -(n * x)
+    // stored and loaded again became fma(-n, x, 1) on the GPU).
+    return finish(t, r, e, std::max(ua.fma_slack, ub.fma_slack));
   }
   default:
     return Uncertainty::any();
