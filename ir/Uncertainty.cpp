@@ -173,8 +173,10 @@ Uncertainty cast_uncertainty(ScalarType to, ScalarType from, ScalarValue a, Unce
     return Uncertainty::any();
   if (!is_float(from) || to == from)
     return ua;
+  // A product keeps its slack into f64, and back into f32 when that is exact: LLVM folds
+  // f32(f64(x * y)) to x * y, which may then fuse into a following add.
   if (ua.error == 0)
-    return {0, to == ScalarType::F64 ? ua.fma_slack : 0};
+    return {0, to == ScalarType::F64 || (to == ScalarType::F32 && r.f == a.f) ? ua.fma_slack : 0};
   const double lo = a.f - ua.error, hi = a.f + ua.error;
   if (to == ScalarType::Bool)
     return lo > 0 || hi < 0 ? Uncertainty{} : Uncertainty::any();
