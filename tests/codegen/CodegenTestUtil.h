@@ -60,7 +60,7 @@ inline LoweredKernel cpu_elementwise(std::string name, std::vector<Param> params
   return LoweredKernel{name,
                        std::move(params),
                        Target::CPU,
-                       {Task{name + ".task0", TaskKind::Serial, {}, nullptr, nullptr, loop}}};
+                       {Task{name + ".task0", TaskKind::Serial, {}, nullptr, nullptr, loop, {}}}};
 }
 
 // The flattened parameter values of one call; params() is what a task entry receives.

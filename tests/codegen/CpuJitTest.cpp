@@ -36,7 +36,7 @@ LoweredKernel saxpy_kernel() {
       "saxpy",
       params,
       Target::CPU,
-      {Task{"saxpy_task", TaskKind::Parallel, {ArrayExtent::make(1, 0)}, begin, end, loop}}};
+      {Task{"saxpy_task", TaskKind::Parallel, {ArrayExtent::make(1, 0)}, begin, end, loop, {}}}};
 }
 
 TEST(codegen_cpu_jit, SaxpyRunsExactlyTheGivenChunk) {
@@ -79,7 +79,7 @@ TEST(codegen_cpu_jit, MatmulIsRowMajorOverNonSquareShapes) {
   LoweredKernel kernel{"matmul",
                        params,
                        Target::CPU,
-                       {Task{"matmul_rows", TaskKind::Parallel, {i64(N)}, begin, end, rows}}};
+                       {Task{"matmul_rows", TaskKind::Parallel, {i64(N)}, begin, end, rows, {}}}};
 
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> dist(-1, 1);
@@ -234,8 +234,8 @@ TEST(codegen_cpu_jit, TasksRunInOrderAndSeeEachOthersWrites) {
   LoweredKernel kernel{"two",
                        params,
                        Target::CPU,
-                       {Task{"two_a", TaskKind::Serial, {}, nullptr, nullptr, first},
-                        Task{"two_b", TaskKind::Serial, {}, nullptr, nullptr, second}}};
+                       {Task{"two_a", TaskKind::Serial, {}, nullptr, nullptr, first, {}},
+                        Task{"two_b", TaskKind::Serial, {}, nullptr, nullptr, second, {}}}};
   std::vector<int32_t> x{1, 2, 3}, y(3);
   ParamPack args;
   args.array(x.data(), {3}).array(y.data(), {3});
@@ -274,7 +274,8 @@ TEST(codegen_cpu_jit, GpuOnlyConstructsAreCompileErrors) {
             nullptr,
             nullptr,
             ParallelFor::make({p}, {i64(4)},
-                              Store::make(0, {var(p)}, IntConst::make(ScalarType::I32, 1)))}}};
+                              Store::make(0, {var(p)}, IntConst::make(ScalarType::I32, 1))),
+            {}}}};
   EXPECT_THROW(compile_cpu(parallel), CompileError);
 
   LoweredKernel gpu = iota_plus(1);

@@ -35,7 +35,8 @@ Task grid_stride_task(std::string name, const std::function<Stmt(const Var &)> &
               {ArrayExtent::make(0, 0)},
               nullptr,
               nullptr,
-              For::make(i, first, ArrayExtent::make(0, 0), stride, body(i))};
+              For::make(i, first, ArrayExtent::make(0, 0), stride, body(i)),
+              {}};
 }
 
 LoweredKernel gpu_saxpy() {

@@ -205,9 +205,10 @@ TEST_P(BoundsCheck, AKernelStaysUsableAfterAViolation) {
   std::vector<float> y(5000, 7.0f);
   idx[4321] = 64;
   expect_violation(k, "x", 0, 64, 64, idx, x, y);
-  if (target() == ir::Target::GPU) // host arrays are not copied back after a violation
+  if (target() == ir::Target::GPU) { // host arrays are not copied back after a violation
     for (float v : y)
       ASSERT_EQ(7.0f, v);
+  }
   idx[4321] = 17;
   k(idx, x, y); // the record was reset: no stale report
   for (size_t i = 0; i < y.size(); ++i)

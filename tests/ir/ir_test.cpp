@@ -25,7 +25,11 @@ Expr i64(int64_t v) {
 Kernel saxpy() {
   Kernel k{"saxpy",
            {scalar_param("a", ScalarType::F32), array_param("x", ScalarType::F32, 1),
-            array_param("y", ScalarType::F32, 1)}};
+            array_param("y", ScalarType::F32, 1)},
+           {},
+           false,
+           false,
+           {}};
   Var i = make_var("i", ScalarType::I64);
   Expr xi = Load::make(ScalarType::F32, 1, {VarRef::make(i)});
   Expr yi = Load::make(ScalarType::F32, 2, {VarRef::make(i)});

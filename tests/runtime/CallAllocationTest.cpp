@@ -31,7 +31,9 @@ std::atomic<long> allocations{0};
 } // namespace
 
 #if LOOM_COUNTS_ALLOCATIONS
-// Every operator new of the process (the array and nothrow forms call this one).
+// Every operator new of the process (the array and nothrow forms call this one). GCC cannot see
+// that these new and delete belong together (both malloc-based) and warns.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void *operator new(std::size_t bytes) {
   if (counting.load(std::memory_order_relaxed))
     allocations.fetch_add(1, std::memory_order_relaxed);
