@@ -79,7 +79,8 @@ std::unique_ptr<llvm::Module> CodegenLLVM::compile(const ir::LoweredKernel &k,
   FindFloatMinMax min_max;
   for (const ir::Task &task : k.tasks)
     min_max.visit(task.body);
-  fma_through_helper_ = min_max.found;
+  // The GPU's float min and max are inline PTX (CodegenPTX::float_min_max): no minnum there.
+  fma_through_helper_ = min_max.found && k.target == ir::Target::CPU;
   for (const ir::Task &task : k.tasks)
     compile_task(task);
   verify_module(*module);

@@ -114,8 +114,8 @@ private:
   llvm::Value *value_ = nullptr;
   llvm::Value *bounds_record_ = nullptr; // the task's bounds record, when the kernel has one
   // LLVM 19's InstSimplify crashes on minnum(minnum(x, y), fma(x, y, z)) (it takes any intrinsic
-  // there for a min/max; llvm-project PR #173705). Kernels with a float min or max therefore
-  // call llvm.fma through a small function that is never inlined.
+  // there for a min/max; llvm-project PR #173705). CPU kernels with a float min or max therefore
+  // call llvm.fma through a small function that is never inlined (the GPU's are inline PTX).
   bool fma_through_helper_ = false;
 };
 
