@@ -29,9 +29,9 @@ const char *register_constraint(llvm::Type *type) {
   }
 }
 
-// Inline PTX equivalent to `call`, or nullptr when the call is not one ptxas mishandles.
+// Inline PTX equivalent to an integer min, max or abs `call`, else nullptr.
 // `$1 op $2 ? $1 : $2` for min/max, `$1 < 0 ? -$1 : $1` for abs.
-llvm::InlineAsm *inline_ptx(const llvm::IntrinsicInst &call) {
+llvm::InlineAsm *integer_min_max_abs_ptx(const llvm::IntrinsicInst &call) {
   const char *reg = register_constraint(call.getType());
   if (!reg)
     return nullptr;
@@ -70,9 +70,23 @@ llvm::InlineAsm *inline_ptx(const llvm::IntrinsicInst &call) {
                               constraints, /*hasSideEffects=*/false);
 }
 
-} // namespace
+// The bits of a float `call` to fabs with the sign bit cleared, as inline PTX, else nullptr.
+llvm::InlineAsm *float_abs_ptx(const llvm::IntrinsicInst &call) {
+  llvm::Type *type = call.getType();
+  if (call.getIntrinsicID() != llvm::Intrinsic::fabs || !(type->isFloatTy() || type->isDoubleTy()))
+    return nullptr;
+  bool f32 = type->isFloatTy();
+  std::string w = f32 ? "32" : "64";
+  std::string text = "{\n\t.reg .b" + w + " %la;\n\tmov.b" + w + " %la, $1;\n\tand.b" + w +
+                     " %la, %la, " + (f32 ? "2147483647" : "9223372036854775807") + ";\n\tmov.b" +
+                     w + " $0, %la;\n\t}";
+  return llvm::InlineAsm::get(llvm::FunctionType::get(type, {type}, false), text,
+                              f32 ? "=f,f" : "=d,d", /*hasSideEffects=*/false);
+}
 
-void hide_integer_min_max_abs_from_ptxas(llvm::Module &module) {
+// Replaces every intrinsic call `as_ptx` gives inline PTX for with a call of that PTX.
+void replace_with_inline_ptx(llvm::Module &module,
+                             llvm::InlineAsm *(*as_ptx)(const llvm::IntrinsicInst &)) {
   std::vector<llvm::IntrinsicInst *> calls;
   for (llvm::Function &fn : module)
     for (llvm::BasicBlock &block : fn)
@@ -80,7 +94,7 @@ void hide_integer_min_max_abs_from_ptxas(llvm::Module &module) {
         if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
           calls.push_back(call);
   for (llvm::IntrinsicInst *call : calls) {
-    llvm::InlineAsm *asm_fn = inline_ptx(*call);
+    llvm::InlineAsm *asm_fn = as_ptx(*call);
     if (!asm_fn)
       continue;
     std::vector<llvm::Value *> args;
@@ -92,6 +106,12 @@ void hide_integer_min_max_abs_from_ptxas(llvm::Module &module) {
     call->replaceAllUsesWith(replacement);
     call->eraseFromParent();
   }
+}
+
+} // namespace
+
+void hide_integer_min_max_abs_from_ptxas(llvm::Module &module) {
+  replace_with_inline_ptx(module, integer_min_max_abs_ptx);
 }
 
 void select_instead_of_sitofp_i1(llvm::Module &module) {
@@ -113,29 +133,7 @@ void select_instead_of_sitofp_i1(llvm::Module &module) {
 }
 
 void float_abs_as_bit_and(llvm::Module &module) {
-  std::vector<llvm::IntrinsicInst *> calls;
-  for (llvm::Function &fn : module)
-    for (llvm::BasicBlock &block : fn)
-      for (llvm::Instruction &inst : block)
-        if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
-          if (call->getIntrinsicID() == llvm::Intrinsic::fabs &&
-              (call->getType()->isFloatTy() || call->getType()->isDoubleTy()))
-            calls.push_back(call);
-  for (llvm::IntrinsicInst *call : calls) {
-    bool f32 = call->getType()->isFloatTy();
-    std::string w = f32 ? "32" : "64";
-    std::string text = "{\n\t.reg .b" + w + " %la;\n\tmov.b" + w + " %la, $1;\n\tand.b" + w +
-                       " %la, %la, " + (f32 ? "2147483647" : "9223372036854775807") + ";\n\tmov.b" +
-                       w + " $0, %la;\n\t}";
-    auto *type = llvm::FunctionType::get(call->getType(), {call->getType()}, false);
-    auto *replacement = llvm::CallInst::Create(
-        llvm::InlineAsm::get(type, text, f32 ? "=f,f" : "=d,d", /*hasSideEffects=*/false),
-        {call->getArgOperand(0)}, call->getName(), call);
-    replacement->setDoesNotAccessMemory();
-    replacement->setDoesNotThrow();
-    call->replaceAllUsesWith(replacement);
-    call->eraseFromParent();
-  }
+  replace_with_inline_ptx(module, float_abs_ptx);
 }
 
 void work_around_gpu_miscompiles(llvm::Module &module) {

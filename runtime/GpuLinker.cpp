@@ -62,10 +62,6 @@ void record_fallback(const std::string &reason) {
     first_fallback = reason;
 }
 
-std::string version_text(int version) {
-  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
 } // namespace
 
 PtxLinkerMode ptx_linker_mode() {
@@ -96,8 +92,9 @@ PtxLinkerChoice choose_ptx_linker(PtxLinkerMode mode, bool nvjitlink_available,
   }
   // Forced, nvJitLink is used whatever its version: the user asked for it.
   if (mode == PtxLinkerMode::Auto && nvjitlink_version > driver_version)
-    return {false, "nvJitLink " + version_text(nvjitlink_version) + " is newer than the driver (" +
-                       version_text(driver_version) + "), which may not load its machine code"};
+    return {false, "nvJitLink " + cuda_version_text(nvjitlink_version) +
+                       " is newer than the driver (" + cuda_version_text(driver_version) +
+                       "), which may not load its machine code"};
   return {true, ""};
 }
 

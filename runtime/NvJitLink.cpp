@@ -129,8 +129,12 @@ bool NvJitLink::load() {
   return false;
 }
 
+std::string cuda_version_text(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+}
+
 std::string NvJitLink::version_text() const {
-  return std::to_string(version_ / 1000) + "." + std::to_string(version_ % 1000 / 10);
+  return cuda_version_text(version_);
 }
 
 std::string NvJitLink::error_name(nvJitLinkResult result) {

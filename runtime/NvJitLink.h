@@ -102,6 +102,9 @@ private:
   int version_ = 0;
 };
 
+// "13.0" for 13000: a version as cuDriverGetVersion and NvJitLink::version() write it.
+std::string cuda_version_text(int version);
+
 // The cubin of `ptx` for compute capability cc_major.cc_minor, linked in this process by nvJitLink
 // with -arch=sm_XY -O3; `name` names the input in its messages. Throws loom::LinkerError: when
 // nvJitLink is unavailable (saying why), or naming the failed call, its result and nvJitLink's
