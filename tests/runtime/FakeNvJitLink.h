@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 
 #include <string>
+#include <vector>
 
 namespace loomtest::fake_nvjitlink {
 
@@ -42,6 +43,15 @@ template <class F> F function(const char *name) {
 // How often loom called nvJitLink's entry point `name`.
 inline int calls(const char *name) {
   return function<int (*)(const char *)>("loom_fake_nvjitlink_count")(name);
+}
+
+// A new saxpy kernel on the GPU after one call on 100 elements, so that it was compiled and linked
+// (the call throws what linking threw).
+inline loom::Kernel saxpy_called_once() {
+  loom::Kernel k = make_saxpy().on(loom::ir::Target::GPU);
+  std::vector<float> x(100, 1.0f), y(100, 2.0f);
+  k(2.0f, x, y);
+  return k;
 }
 
 inline std::string last_options() {

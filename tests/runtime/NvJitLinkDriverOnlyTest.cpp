@@ -16,9 +16,7 @@ TEST(NvJitLinkDriverOnly, TheDriverLinksAndNvJitLinkIsNeverLoaded) {
   ScopedEnv no_disk_cache("LOOM_CACHE", "off"); // so that the call links
   clear_memory_cache();
   int driver_links = fake_cuda::calls("cuLinkComplete");
-  Kernel k = make_saxpy().on(ir::Target::GPU);
-  std::vector<float> x(100, 1.0f), y(100, 2.0f);
-  k(2.0f, x, y);
+  Kernel k = fake_nvjitlink::saxpy_called_once();
   EXPECT_EQ(driver_links + 1, fake_cuda::calls("cuLinkComplete"));
   EXPECT_EQ("compiled by LLVM, linked to machine code by the driver", k.compile_times().detail);
   std::string explain = k.explain();

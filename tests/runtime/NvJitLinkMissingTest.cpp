@@ -33,9 +33,7 @@ TEST(NvJitLinkMissing, SaysWhyAndAutoLinksWithTheDriver) {
   ScopedEnv no_disk_cache("LOOM_CACHE", "off"); // so that the call links
   clear_memory_cache();
   int driver_links = fake_cuda::calls("cuLinkComplete");
-  Kernel k = make_saxpy().on(ir::Target::GPU);
-  std::vector<float> x(100, 1.0f), y(100, 2.0f);
-  k(2.0f, x, y);
+  Kernel k = fake_nvjitlink::saxpy_called_once();
   EXPECT_EQ(driver_links + 1, fake_cuda::calls("cuLinkComplete"));
   std::string explain = k.explain();
   EXPECT_NE(
@@ -49,10 +47,8 @@ TEST(NvJitLinkMissing, ForcedIsALinkerErrorSayingWhy) {
   ScopedEnv forced("LOOM_PTX_LINKER", "nvjitlink");
   ScopedEnv no_disk_cache("LOOM_CACHE", "off");
   clear_memory_cache();
-  Kernel k = make_saxpy().on(ir::Target::GPU);
-  std::vector<float> x(100, 1.0f), y(100, 2.0f);
   try {
-    k(2.0f, x, y);
+    fake_nvjitlink::saxpy_called_once();
     ADD_FAILURE() << "no LinkerError";
   } catch (const LinkerError &e) {
     EXPECT_EQ(0u, std::string(e.what()).find(

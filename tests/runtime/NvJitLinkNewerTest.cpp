@@ -24,9 +24,7 @@ protected:
 TEST_F(NvJitLinkNewer, AutoLinksWithTheDriver) {
   int nvjitlink_links = fake_nvjitlink::calls("nvJitLinkComplete");
   int driver_links = fake_cuda::calls("cuLinkComplete");
-  Kernel k = make_saxpy().on(ir::Target::GPU);
-  std::vector<float> x(100, 1.0f), y(100, 2.0f);
-  k(2.0f, x, y);
+  Kernel k = fake_nvjitlink::saxpy_called_once();
   EXPECT_EQ(13000, runtime::NvJitLink::get().version());
   EXPECT_EQ(nvjitlink_links, fake_nvjitlink::calls("nvJitLinkComplete"));
   EXPECT_EQ(driver_links + 1, fake_cuda::calls("cuLinkComplete"));
@@ -43,9 +41,7 @@ TEST_F(NvJitLinkNewer, AutoLinksWithTheDriver) {
 TEST_F(NvJitLinkNewer, ForcedUsesNvJitLinkAnyway) {
   ScopedEnv forced("LOOM_PTX_LINKER", "nvjitlink");
   int nvjitlink_links = fake_nvjitlink::calls("nvJitLinkComplete");
-  Kernel k = make_saxpy().on(ir::Target::GPU);
-  std::vector<float> x(100, 1.0f), y(100, 2.0f);
-  k(2.0f, x, y);
+  Kernel k = fake_nvjitlink::saxpy_called_once();
   EXPECT_EQ(nvjitlink_links + 1, fake_nvjitlink::calls("nvJitLinkComplete"));
   EXPECT_EQ("compiled by LLVM, linked to machine code by nvJitLink 13.0", k.compile_times().detail);
 }

@@ -95,9 +95,7 @@ TEST_F(NvJitLinkTest, AutoLinksAKernelWithNvJitLinkWhenItIsNotNewerThanTheDriver
   EXPECT_EQ(fake_nvjitlink::path(), lib.library());
   EXPECT_EQ(0u, lib.identity().find("nvJitLink 12.3 ")) << lib.identity();
 
-  Kernel k = make_saxpy().on(ir::Target::GPU);
-  std::vector<float> x(100, 1.0f), y(100, 2.0f);
-  k(2.0f, x, y);
+  Kernel k = fake_nvjitlink::saxpy_called_once();
   EXPECT_EQ(1, new_nvjitlink_links());
   EXPECT_EQ(0, new_driver_links());
   EXPECT_EQ(calls("nvJitLinkCreate"), calls("nvJitLinkDestroy")) << "every handle destroyed";
@@ -120,17 +118,14 @@ TEST_F(NvJitLinkTest, AutoLinksAKernelWithNvJitLinkWhenItIsNotNewerThanTheDriver
 
   // A second process would load that cubin: no link at all.
   clear_memory_cache();
-  Kernel again = make_saxpy().on(ir::Target::GPU);
-  again(2.0f, x, y);
+  Kernel again = fake_nvjitlink::saxpy_called_once();
   EXPECT_EQ(CodeSource::DiskCache, again.compile_times().source);
   EXPECT_EQ(1, new_nvjitlink_links());
 }
 
 TEST_F(NvJitLinkTest, AutoFallsBackToTheDriverForAKernelNvJitLinkFailsOn) {
   ScopedEnv fail("FAKE_NVJITLINK_FAIL", "1");
-  Kernel k = make_saxpy().on(ir::Target::GPU);
-  std::vector<float> x(100, 1.0f), y(100, 2.0f);
-  k(2.0f, x, y);
+  Kernel k = fake_nvjitlink::saxpy_called_once();
   EXPECT_EQ(1, new_nvjitlink_links());
   EXPECT_EQ(1, new_driver_links());
   EXPECT_EQ(calls("nvJitLinkCreate"), calls("nvJitLinkDestroy")) << "every handle destroyed";
@@ -150,10 +145,8 @@ TEST_F(NvJitLinkTest, AutoFallsBackToTheDriverForAKernelNvJitLinkFailsOn) {
 TEST_F(NvJitLinkTest, ForcedNvJitLinkFailureIsALinkerErrorWithTheLog) {
   ScopedEnv forced("LOOM_PTX_LINKER", "nvjitlink");
   ScopedEnv fail("FAKE_NVJITLINK_FAIL", "1");
-  Kernel k = make_saxpy().on(ir::Target::GPU);
-  std::vector<float> x(100, 1.0f), y(100, 2.0f);
   try {
-    k(2.0f, x, y);
+    fake_nvjitlink::saxpy_called_once();
     ADD_FAILURE() << "no LinkerError";
   } catch (const LinkerError &e) {
     EXPECT_EQ("nvJitLinkComplete(saxpy)", e.call());
