@@ -2,38 +2,23 @@
 // grid-stride with an occupancy-derived grid, a device-to-device cudaMemcpy (the bandwidth
 // ceiling), and the naive matmul at 1024^2 and 4096^2 with 16x16 and 32x8 blocks. Built and run on
 // the GPU machine by run_gpu.sh (nvcc -O3 -arch=sm_90); prints the same `RESULT name value unit`
-// lines and uses the same checks (BenchSupport.h).
-#include "BenchSupport.h"
+// lines and uses the same checks (BenchSupport.h); the runtime helpers are CudaSupport.cuh's.
+#include "CudaSupport.cuh"
 
 #include <cub/device/device_reduce.cuh>
-#include <cuda_runtime.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 namespace {
 
-// Every runtime call is checked: a failed launch or copy must not yield a figure.
-#define CUDA_CHECK(call)                                                                           \
-  do {                                                                                             \
-    cudaError_t status_ = (call);                                                                  \
-    if (status_ != cudaSuccess) {                                                                  \
-      std::printf("FAILED %s at %s:%d: %s\n", #call, __FILE__, __LINE__,                           \
-                  cudaGetErrorString(status_));                                                    \
-      std::exit(1);                                                                                \
-    }                                                                                              \
-  } while (0)
-
-constexpr int timed_runs = 30;
-
-std::string name_of(const char *format, long long a, long long b = 0, long long c = 0) {
-  char buffer[128];
-  std::snprintf(buffer, sizeof buffer, format, a, b, c);
-  return buffer;
-}
+using bench::device_copy;
+using bench::name_of;
+using bench::print_times;
+using bench::time_launches;
+using bench::timed_runs;
 
 __global__ void saxpy(float a, const float *x, float *y, size_t n) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
@@ -51,44 +36,6 @@ __global__ void matmul(const float *A, const float *B, float *C, int n) {
       acc += A[i * n + k] * B[k * n + j];
     C[i * n + j] = acc;
   }
-}
-
-// Median of `runs` event-timed launches of `launch`, after a few untimed ones; checks each launch.
-template <class F> std::vector<double> time_launches(F &&launch, int warmup, int runs) {
-  cudaEvent_t start, stop;
-  CUDA_CHECK(cudaEventCreate(&start));
-  CUDA_CHECK(cudaEventCreate(&stop));
-  for (int r = 0; r < warmup; ++r) {
-    launch();
-    CUDA_CHECK(cudaGetLastError());
-  }
-  CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<double> ms;
-  for (int r = 0; r < runs; ++r) {
-    CUDA_CHECK(cudaEventRecord(start));
-    launch();
-    CUDA_CHECK(cudaGetLastError());
-    CUDA_CHECK(cudaEventRecord(stop));
-    CUDA_CHECK(cudaEventSynchronize(stop));
-    float elapsed = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
-    ms.push_back(elapsed);
-  }
-  CUDA_CHECK(cudaEventDestroy(start));
-  CUDA_CHECK(cudaEventDestroy(stop));
-  return ms;
-}
-
-void print_times(const std::string &what, const std::vector<double> &ms) {
-  std::printf("  %s: median %.4f ms (min %.4f, max %.4f over %zu runs)\n", what.c_str(),
-              bench::median(ms), bench::min_of(ms), bench::max_of(ms), ms.size());
-}
-
-template <class T> T *device_copy(const std::vector<T> &host) {
-  T *p = nullptr;
-  CUDA_CHECK(cudaMalloc(&p, host.size() * sizeof(T)));
-  CUDA_CHECK(cudaMemcpy(p, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
-  return p;
 }
 
 // Saxpy with grids of 1, 2 and 4 waves (a wave: as many blocks as the SMs hold at once at the
@@ -161,7 +108,8 @@ bool cub_sum(uint64_t seed) {
   CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, dx, dsum, n));
   float got = 0;
   CUDA_CHECK(cudaMemcpy(&got, dsum, sizeof got, cudaMemcpyDeviceToHost));
-  bool ok = bench::check("sum 2^30 (CUB)", bench::sum_error(x.data(), n, got), bench::sum_tolerance);
+  bool ok =
+      bench::check("sum 2^30 (CUB)", bench::sum_error(x.data(), n, got), bench::sum_tolerance);
   std::vector<double> ms = time_launches(
       [&] { CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, dx, dsum, n)); }, 3, timed_runs);
   print_times("CUB DeviceReduce::Sum 2^30", ms);
