@@ -133,6 +133,80 @@ inline double matmul_error(const float *A, const float *B, const float *C, int64
 constexpr double matmul_tolerance = 1e-5;
 constexpr int matmul_check_rows = 64;
 
+// The 5-point stencil of an n x m row-major grid u: the worst |v - ref| / (1 + |ref|) over the
+// interior against a double-precision reference. The caller poisons v with NaN first, so an
+// interior point never written fails (NaN), and the border, which the kernel leaves alone, must
+// still be NaN (else the error is infinite).
+inline double stencil_error(const float *u, const float *v, int64_t n, int64_t m) {
+  for (int64_t j = 0; j < m; ++j)
+    if (!std::isnan(v[j]) || !std::isnan(v[(n - 1) * m + j]))
+      return INFINITY;
+  double worst = 0;
+  for (int64_t i = 1; i < n - 1; ++i) {
+    if (!std::isnan(v[i * m]) || !std::isnan(v[i * m + m - 1]))
+      return INFINITY;
+    for (int64_t k = i * m + 1; k < i * m + m - 1; ++k) {
+      double ref = 0.2 * (double(u[k]) + u[k - m] + u[k + m] + u[k - 1] + u[k + 1]);
+      double e = std::fabs(v[k] - ref) / (1 + std::fabs(ref));
+      if (!(e <= worst))
+        worst = e;
+      if (std::isnan(worst))
+        return worst;
+    }
+  }
+  return worst;
+}
+// Four float additions of partial sums below 5 and a product by 0.2f (itself 1.5e-8 off 0.2):
+// under 3e-7 whatever the order of the additions; 1e-6, as on the CPU.
+constexpr double stencil_tolerance = 1e-6;
+// The traffic a stencil call cannot avoid: each interior point read once and written once (the
+// neighbours' reads hit the caches).
+inline double stencil_bytes(int64_t n, int64_t m) {
+  return 8.0 * double(n - 2) * double(m - 2);
+}
+
+// Softmax inputs: uniform in [-8, 8), as on the CPU, so a row's exponentials span seven orders
+// of magnitude.
+inline std::vector<float> softmax_input(size_t n, uint64_t seed) {
+  std::vector<float> x = random_vector(n, seed);
+  for (float &e : x)
+    e *= 8.0f;
+  return x;
+}
+
+// Softmax of each row of an n x m row-major matrix: the worst |y - ref| / ref (ref > 0) against a
+// double-precision reference. Any NaN in y (an element never written over the poison) fails.
+inline double softmax_error(const float *x, const float *y, int64_t n, int64_t m) {
+  std::vector<double> e(size_t(m), 0.0);
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const float *row = x + i * m, *out = y + i * m;
+    double top = row[0], total = 0;
+    for (int64_t j = 0; j < m; ++j)
+      top = std::max(top, double(row[j]));
+    for (int64_t j = 0; j < m; ++j)
+      total += e[j] = std::exp(double(row[j]) - top);
+    for (int64_t j = 0; j < m; ++j) {
+      double ref = e[j] / total, error = std::fabs(out[j] - ref) / ref;
+      if (!(error <= worst))
+        worst = error;
+      if (std::isnan(worst))
+        return worst;
+    }
+  }
+  return worst;
+}
+// Per element: the row sum's error, expf's (libdevice's: 2 ulps) and the rounding of x - max
+// (at most 16 * 2^-24 here). A float sum of 8192 positive terms is within 8192 * 2^-24 = 4.9e-4
+// in the worst order; summed in order, the smallest terms lost against the large partial sum
+// make it about 1e-5 low (1.1e-5 at worst over 8192 rows of these inputs). 1e-4, as on the CPU,
+// leaves that a ninefold margin and still fails a row whose sum misses its largest term (2e-3).
+constexpr double softmax_tolerance = 1e-4;
+// The traffic a softmax call cannot avoid: x read once, y written once.
+inline double softmax_bytes(int64_t n, int64_t m) {
+  return 8.0 * double(n) * double(m);
+}
+
 // Runs one part of a benchmark; a failure is reported and the other parts still run.
 template <class F> bool section(const char *name, F &&part) {
   std::printf("== %s\n", name);

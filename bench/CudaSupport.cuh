@@ -70,4 +70,11 @@ template <class T> T *device_copy(const std::vector<T> &host) {
   return p;
 }
 
+// A device array of `count` floats copied back to the host.
+inline std::vector<float> host_copy(const float *device, size_t count) {
+  std::vector<float> host(count);
+  CUDA_CHECK(cudaMemcpy(host.data(), device, count * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
+}
+
 } // namespace bench

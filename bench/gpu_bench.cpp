@@ -1,6 +1,7 @@
-// loom on the GPU: saxpy bandwidth, naive-matmul throughput, PTX generation time, and how long a
-// kernel takes from its first call to its result. The CUDA C peers are in reference.cu;
-// run_gpu.sh runs both and tables the `RESULT` lines.
+// loom on the GPU: saxpy bandwidth, naive-matmul throughput, the 5-point stencil and the row
+// softmax over 8192^2, PTX generation time, and how long a kernel takes from its first call to
+// its result. The CUDA C peers are in reference.cu; run_gpu.sh runs both and tables the `RESULT`
+// lines.
 //
 //   loom_gpu_bench                    everything
 //   loom_gpu_bench --first-call-only  only the start-up figures (run_gpu.sh runs this with
@@ -174,6 +175,49 @@ bool sum_bench(uint64_t seed) {
   result("loom_sum_ms", ms, "ms");
   result("loom_sum_gbps", 4.0 * double(n) / (ms * 1e6), "GB/s");
   std::printf("%s", sum.explain().c_str());
+  return ok;
+}
+
+// The 5-point stencil over an 8192^2 grid (256 MiB per array), one parallel iteration per
+// interior point; the CUDA C peer takes the best of three 2-D block shapes.
+bool stencil_bench(uint64_t seed) {
+  const int64_t n = 8192;
+  std::vector<float> u = bench::random_vector(size_t(n * n), seed);
+  DeviceArray<float> du(u, {n, n});
+  // NaN everywhere: an interior point left out fails, and the border must stay NaN.
+  DeviceArray<float> dv(std::vector<float>(size_t(n * n), NAN), {n, n});
+  loom::Kernel stencil = bench::make_stencil("stencil");
+  stencil(du, dv);
+  bool ok = bench::check("stencil 8192^2 (loom)",
+                         bench::stencil_error(u.data(), dv.to_host().data(), n, n),
+                         bench::stencil_tolerance);
+  CallTimes t = time_calls([&] { stencil(du, dv); }, warmup_calls, timed_calls);
+  print_times("stencil 8192^2", t);
+  double ms = bench::median(t.gpu_ms);
+  result("loom_stencil8192_ms", ms, "ms");
+  result("loom_stencil8192_gbps", bench::stencil_bytes(n, n) / (ms * 1e6), "GB/s");
+  std::printf("%s", stencil.explain().c_str());
+  return ok;
+}
+
+// Row softmax of 8192 x 8192 (256 MiB per array). loom's kernel is one parallel iteration per row
+// (8192 threads, each walking its row three times); the CUDA C peer gives each row a block.
+bool softmax_bench(uint64_t seed) {
+  const int64_t n = 8192;
+  std::vector<float> x = bench::softmax_input(size_t(n * n), seed);
+  DeviceArray<float> dx(x, {n, n});
+  DeviceArray<float> dy(std::vector<float>(size_t(n * n), NAN), {n, n});
+  loom::Kernel softmax = bench::make_softmax("softmax");
+  softmax(dx, dy);
+  bool ok = bench::check("softmax 8192 x 8192 (loom)",
+                         bench::softmax_error(x.data(), dy.to_host().data(), n, n),
+                         bench::softmax_tolerance);
+  CallTimes t = time_calls([&] { softmax(dx, dy); }, warmup_calls, timed_calls);
+  print_times("softmax 8192 x 8192", t);
+  double ms = bench::median(t.gpu_ms);
+  result("loom_softmax8192_ms", ms, "ms");
+  result("loom_softmax8192_gbps", bench::softmax_bytes(n, n) / (ms * 1e6), "GB/s");
+  std::printf("%s", softmax.explain().c_str());
   return ok;
 }
 
@@ -433,6 +477,10 @@ int main(int argc, char **argv) {
         std::printf("%s", matmul.explain().c_str());
         return passed;
       });
+    if (wanted("stencil"))
+      ok &= bench::section("stencil", [&] { return stencil_bench(seed + 70); });
+    if (wanted("softmax"))
+      ok &= bench::section("softmax", [&] { return softmax_bench(seed + 80); });
     if (wanted("ptx"))
       ok &= bench::section("PTX generation", [&] {
         ptx_times();

@@ -1,8 +1,9 @@
 // The CUDA C peers of loom's GPU benchmark (gpu_bench.cpp), with the runtime API: saxpy 2^28
 // grid-stride with an occupancy-derived grid, a device-to-device cudaMemcpy (the bandwidth
-// ceiling), and the naive matmul at 1024^2 and 4096^2 with 16x16 and 32x8 blocks. Built and run on
-// the GPU machine by run_gpu.sh (nvcc -O3 -arch=sm_90); prints the same `RESULT name value unit`
-// lines and uses the same checks (BenchSupport.h); the runtime helpers are CudaSupport.cuh's.
+// ceiling), the naive matmul at 1024^2 and 4096^2 with 16x16 and 32x8 blocks, the 5-point stencil
+// over 8192^2 with 2-D blocks and the row softmax of 8192 x 8192 with a block per row. Built and
+// run on the GPU machine by run_gpu.sh (nvcc -O3 -arch=sm_90); prints the same `RESULT name value
+// unit` lines and uses the same checks (BenchSupport.h); the runtime helpers are CudaSupport.cuh's.
 #include "CudaSupport.cuh"
 
 #include <cub/device/device_reduce.cuh>
@@ -36,6 +37,61 @@ __global__ void matmul(const float *A, const float *B, float *C, int n) {
       acc += A[i * n + k] * B[k * n + j];
     C[i * n + j] = acc;
   }
+}
+
+// One thread per interior point of an n x m grid, x along columns so that a warp's loads and its
+// store are coalesced. The sum in loom's order (centre, up, down, left, right).
+__global__ void stencil(const float *__restrict__ u, float *__restrict__ v, int n, int m) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x + 1;
+  int i = blockIdx.y * blockDim.y + threadIdx.y + 1;
+  if (i < n - 1 && j < m - 1) {
+    size_t k = size_t(i) * m + j;
+    v[k] = 0.2f * (u[k] + u[k - m] + u[k + m] + u[k - 1] + u[k + 1]);
+  }
+}
+
+struct Max {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct Sum {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+// `value` combined over the block, returned to every thread: a shuffle tree within each warp, the
+// warps' results through shared memory, then a shuffle tree over those in every warp (so no
+// second broadcast). blockDim.x is a multiple of 32; `identity` stands in for absent warps.
+template <class Op> __device__ float block_reduce(float value, Op op, float identity) {
+  __shared__ float per_warp[32];
+  for (int offset = 16; offset > 0; offset /= 2)
+    value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0)
+    per_warp[warp] = value;
+  __syncthreads();
+  value = lane < blockDim.x / 32 ? per_warp[lane] : identity;
+  for (int offset = 16; offset > 0; offset /= 2)
+    value = op(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  __syncthreads(); // every warp has read per_warp before a later reduction overwrites it
+  return value;
+}
+
+// Softmax of one row per block of an n x m matrix, in three block-strided passes over the row (a
+// warp reads 32 consecutive floats): the maximum, the sum of expf(x - max), then
+// expf(x - max) / sum, so y is written once. Passes 2 and 3 read the row again, mostly from L1 or
+// L2: a row is 32 KiB.
+__global__ void softmax(const float *__restrict__ x, float *__restrict__ y, int m) {
+  const float *row = x + size_t(blockIdx.x) * m;
+  float *out = y + size_t(blockIdx.x) * m;
+  float top = -INFINITY;
+  for (int j = threadIdx.x; j < m; j += blockDim.x)
+    top = fmaxf(top, row[j]);
+  top = block_reduce(top, Max(), -INFINITY);
+  float total = 0.0f;
+  for (int j = threadIdx.x; j < m; j += blockDim.x)
+    total += expf(row[j] - top);
+  total = block_reduce(total, Sum(), 0.0f);
+  for (int j = threadIdx.x; j < m; j += blockDim.x)
+    out[j] = expf(row[j] - top) / total;
 }
 
 // Saxpy with grids of 1, 2 and 4 waves (a wave: as many blocks as the SMs hold at once at the
@@ -162,6 +218,77 @@ bool matmul_sizes(int n, uint64_t seed) {
   return ok;
 }
 
+// The 5-point stencil over an n x n grid with 32x8, 64x4 and 32x16 blocks; the best is the peer.
+bool stencil_shapes(int n, uint64_t seed) {
+  const size_t count = size_t(n) * n, bytes = count * sizeof(float);
+  std::vector<float> u = bench::random_vector(count, seed);
+  float *du = device_copy(u), *dv = nullptr;
+  CUDA_CHECK(cudaMalloc(&dv, bytes));
+
+  bool ok = true;
+  double best_ms = 1e30;
+  const dim3 shapes[] = {dim3(32, 8), dim3(64, 4), dim3(32, 16)};
+  for (dim3 block : shapes) {
+    dim3 grid((n - 2 + block.x - 1) / block.x, (n - 2 + block.y - 1) / block.y);
+    // NaN everywhere: an interior point left out fails, and the border must stay NaN.
+    CUDA_CHECK(cudaMemset(dv, 0xFF, bytes));
+    stencil<<<grid, block>>>(du, dv, n, n);
+    CUDA_CHECK(cudaGetLastError());
+    std::vector<float> v = bench::host_copy(dv, count);
+    std::string what = name_of("stencil %lld^2 (nvcc, %lldx%lld)", n, block.x, block.y);
+    ok &= bench::check(what.c_str(), bench::stencil_error(u.data(), v.data(), n, n),
+                       bench::stencil_tolerance);
+    std::vector<double> ms =
+        time_launches([&] { stencil<<<grid, block>>>(du, dv, n, n); }, 3, timed_runs);
+    print_times(what, ms);
+    double m = bench::median(ms);
+    bench::result(name_of("nvcc_stencil%lld_%lldx%lld_gbps", n, block.x, block.y).c_str(),
+                  bench::stencil_bytes(n, n) / (m * 1e6), "GB/s");
+    best_ms = std::min(best_ms, m);
+  }
+  bench::result(name_of("nvcc_stencil%lld_ms", n).c_str(), best_ms, "ms");
+  bench::result(name_of("nvcc_stencil%lld_gbps", n).c_str(),
+                bench::stencil_bytes(n, n) / (best_ms * 1e6), "GB/s");
+
+  CUDA_CHECK(cudaFree(du));
+  CUDA_CHECK(cudaFree(dv));
+  return ok;
+}
+
+// Row softmax of an n x n matrix, one block of 256, 512 or 1024 threads per row; the best is the
+// peer.
+bool softmax_rows(int n, uint64_t seed) {
+  const size_t count = size_t(n) * n, bytes = count * sizeof(float);
+  std::vector<float> x = bench::softmax_input(count, seed);
+  float *dx = device_copy(x), *dy = nullptr;
+  CUDA_CHECK(cudaMalloc(&dy, bytes));
+
+  bool ok = true;
+  double best_ms = 1e30;
+  for (int block : {256, 512, 1024}) {
+    CUDA_CHECK(cudaMemset(dy, 0xFF, bytes)); // NaN: an element left out fails
+    softmax<<<n, block>>>(dx, dy, n);
+    CUDA_CHECK(cudaGetLastError());
+    std::vector<float> y = bench::host_copy(dy, count);
+    std::string what = name_of("softmax %lld x %lld (nvcc, %lld threads a row)", n, n, block);
+    ok &= bench::check(what.c_str(), bench::softmax_error(x.data(), y.data(), n, n),
+                       bench::softmax_tolerance);
+    std::vector<double> ms =
+        time_launches([&] { softmax<<<n, block>>>(dx, dy, n); }, 3, timed_runs);
+    print_times(what, ms);
+    double m = bench::median(ms);
+    bench::result(name_of("nvcc_softmax%lld_b%lld_ms", n, block).c_str(), m, "ms");
+    best_ms = std::min(best_ms, m);
+  }
+  bench::result(name_of("nvcc_softmax%lld_ms", n).c_str(), best_ms, "ms");
+  bench::result(name_of("nvcc_softmax%lld_gbps", n).c_str(),
+                bench::softmax_bytes(n, n) / (best_ms * 1e6), "GB/s");
+
+  CUDA_CHECK(cudaFree(dx));
+  CUDA_CHECK(cudaFree(dy));
+  return ok;
+}
+
 } // namespace
 
 int main() {
@@ -180,6 +307,8 @@ int main() {
   ok &= cub_sum(seed + 40);
   ok &= matmul_sizes(1024, seed + 20);
   ok &= matmul_sizes(4096, seed + 30);
+  ok &= stencil_shapes(8192, seed + 50);
+  ok &= softmax_rows(8192, seed + 60);
   std::printf("reference: %s\n", ok ? "all checks passed" : "SOME CHECK FAILED");
   return ok ? 0 : 1;
 }

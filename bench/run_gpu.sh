@@ -113,6 +113,10 @@ table() {
     reference nvcc_matmul1024_tflops
   row rate "matmul 4096 TFLOP/s vs nvcc (best block)" loom_gpu loom_matmul4096_tflops \
     reference nvcc_matmul4096_tflops
+  row rate "stencil 8192^2 GB/s vs nvcc (best block)" loom_gpu loom_stencil8192_gbps \
+    reference nvcc_stencil8192_gbps
+  row time "softmax 8192^2 ms vs nvcc (block per row)" loom_gpu loom_softmax8192_ms \
+    reference nvcc_softmax8192_ms
   row time "4-arg call us vs raw cuLaunchKernel+sync" loom_gpu loom_call_4args_us \
     loom_gpu raw_launch_sync_us
   row rate "1 GiB to the device GB/s vs plain cuMemcpyHtoD" loom_gpu loom_h2d_gbps loom_gpu raw_h2d_gbps
