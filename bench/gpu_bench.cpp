@@ -1,6 +1,7 @@
 // loom on the GPU: saxpy bandwidth, naive-matmul throughput, the 5-point stencil and the row
 // softmax over 8192^2, PTX generation time, and how long a kernel takes from its first call to
-// its result. The CUDA C peers are in reference.cu; run_gpu.sh runs both and tables the `RESULT`
+// its result. The CUDA C peers are in reference.cu (cuBLAS's SGEMM, the peer of a future
+// scheduled matmul, in cublas_reference.cu); run_gpu.sh runs them all and tables the `RESULT`
 // lines.
 //
 //   loom_gpu_bench                    everything

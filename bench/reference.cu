@@ -1,9 +1,10 @@
 // The CUDA C peers of loom's GPU benchmark (gpu_bench.cpp), with the runtime API: saxpy 2^28
 // grid-stride with an occupancy-derived grid, a device-to-device cudaMemcpy (the bandwidth
 // ceiling), the naive matmul at 1024^2 and 4096^2 with 16x16 and 32x8 blocks, the 5-point stencil
-// over 8192^2 with 2-D blocks and the row softmax of 8192 x 8192 with a block per row. Built and
-// run on the GPU machine by run_gpu.sh (nvcc -O3 -arch=sm_90); prints the same `RESULT name value
-// unit` lines and uses the same checks (BenchSupport.h); the runtime helpers are CudaSupport.cuh's.
+// over 8192^2 with 2-D blocks and the row softmax of 8192 x 8192 with a block per row (cuBLAS's
+// SGEMM is cublas_reference.cu). Built and run on the GPU machine by run_gpu.sh (nvcc -O3
+// -arch=sm_90); prints the same `RESULT name value unit` lines and uses the same checks
+// (BenchSupport.h); the runtime helpers are CudaSupport.cuh's.
 #include "CudaSupport.cuh"
 
 #include <cub/device/device_reduce.cuh>

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # loom's benchmarks on the GPU machine, run from the repository root with the install tree in
-# .gpu/ (LOOM_INSTALL overrides): builds the CUDA C peers (bench/reference.cu) with nvcc, runs
-# them, then loom's GPU benchmark twice (start-up figures with the driver's JIT cache disabled, then
-# everything) and the CPU benchmark, and ends with one table of loom against its peers.
+# .gpu/ (LOOM_INSTALL overrides): builds the CUDA C peers (bench/reference.cu, and cuBLAS's SGEMM
+# in bench/cublas_reference.cu) with nvcc, runs them, then loom's GPU benchmark twice (start-up
+# figures with the driver's JIT cache disabled, then everything), its launch-shape sweep and cache
+# benchmark, and the CPU benchmark, and ends with one table of loom against its peers.
 # Every part runs even when another fails; what failed is listed at the end (and the exit status is
 # then 1). Output goes to stdout and, when $OUT is set, also to $OUT/bench.log.
 #
@@ -56,6 +57,15 @@ if part nvcc_build "$nvcc" -O3 -arch=sm_90 -o "$work/reference" bench/reference.
   part reference "$work/reference"
 else
   failed+=("reference (not run: it did not build)")
+fi
+# cuBLAS's SGEMM, a program of its own so that a cuBLAS problem costs only its row; the runpath
+# finds libcublas beside the nvcc that linked it, wherever the loader's path does not.
+cuda_lib=$(dirname "$(readlink -f "$nvcc")")/../lib64
+if part cublas_build "$nvcc" -O3 -arch=sm_90 -o "$work/cublas_reference" \
+  bench/cublas_reference.cu -lcublas -Xlinker -rpath -Xlinker "$cuda_lib"; then
+  part cublas "$work/cublas_reference"
+else
+  failed+=("cublas (not run: it did not build)")
 fi
 
 gpu_bench=$install/bench/loom_gpu_bench
@@ -113,6 +123,8 @@ table() {
     reference nvcc_matmul1024_tflops
   row rate "matmul 4096 TFLOP/s vs nvcc (best block)" loom_gpu loom_matmul4096_tflops \
     reference nvcc_matmul4096_tflops
+  row rate "naive matmul 4096 TFLOP/s vs cuBLAS SGEMM *" loom_gpu loom_matmul4096_tflops \
+    cublas cublas_sgemm4096_tflops
   row rate "stencil 8192^2 GB/s vs nvcc (best block)" loom_gpu loom_stencil8192_gbps \
     reference nvcc_stencil8192_gbps
   row time "softmax 8192^2 ms vs nvcc (block per row)" loom_gpu loom_softmax8192_ms \
@@ -165,6 +177,8 @@ table() {
   row time "CPU compile ms, matmul" loom_cpu loom_cpu_compile_matmul_ms
   row time "CPU new matmul first call ms, disk cache" loom_cache cache_cpu_matmul_disk_first_call_ms
   echo "speed: loom's speed over the peer's (> 1: loom faster); JIT cache: the driver's, on disk"
+  echo "* cuBLAS SGEMM (FP32, no TF32) is the peer of a scheduled matmul, which loom does not have"
+  echo "  yet: until it does, that row sets loom's naive matmul against it"
 }
 
 checks_failed=$(cat "$work"/*.out 2>/dev/null | grep -E '^(CHECK FAIL|FAILED)' || true)

@@ -1,0 +1,92 @@
+// cuBLAS's SGEMM of 4096^2 f32 matrices in full FP32: the peer of a scheduled (tiled) loom
+// matmul. loom has no schedules yet, so run_gpu.sh sets it beside loom's naive matmul for now.
+// A program of its own, linked against cuBLAS (run_gpu.sh: nvcc -O3 -arch=sm_90 ... -lcublas),
+// so that a machine whose cuBLAS is missing or broken still runs the other peers (reference.cu).
+#include "CudaSupport.cuh"
+
+#include <cublas_v2.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+// Every cuBLAS call is checked too.
+#define CUBLAS_CHECK(call)                                                                         \
+  do {                                                                                             \
+    cublasStatus_t status_ = (call);                                                               \
+    if (status_ != CUBLAS_STATUS_SUCCESS) {                                                        \
+      std::printf("FAILED %s at %s:%d: %s\n", #call, __FILE__, __LINE__,                           \
+                  cublasGetStatusString(status_));                                                 \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+namespace {
+
+using bench::name_of;
+
+// C = A*B for row-major n x n matrices. cuBLAS is column-major, where a row-major matrix reads as
+// its transpose: it computes C^T = B^T A^T, which is row-major C.
+bool sgemm(int n, uint64_t seed) {
+  const size_t count = size_t(n) * n, bytes = count * sizeof(float);
+  std::vector<float> A = bench::random_vector(count, seed);
+  std::vector<float> B = bench::random_vector(count, seed ^ 0x5bd1e995);
+  float *dA = bench::device_copy(A), *dB = bench::device_copy(B), *dC = nullptr;
+  CUDA_CHECK(cudaMalloc(&dC, bytes));
+
+  cublasHandle_t handle;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  int version = 0;
+  CUBLAS_CHECK(cublasGetVersion(handle, &version));
+  // FP32 products and sums: the default mode gives SGEMM no TF32 tensor cores (those need
+  // CUBLAS_TF32_TENSOR_OP_MATH). Set explicitly, so that a changed default cannot move the figure.
+  // The check would catch TF32 besides: its 10-bit inputs leave errors of 5e-6 of the bound (rms,
+  // simulated), over the 1e-5 tolerance for about 6% of the elements; FP32's stay near 4e-8.
+  CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
+  const float alpha = 1.0f, beta = 0.0f;
+  auto gemm = [&] {
+    CUBLAS_CHECK(
+        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, dB, n, dA, n, &beta, dC, n));
+  };
+
+  CUDA_CHECK(cudaMemset(dC, 0xFF, bytes)); // NaN: an element left out fails
+  gemm();
+  std::vector<float> C = bench::host_copy(dC, count);
+  std::string what = name_of("SGEMM %lld^2 (cuBLAS %lld, FP32)", n, version);
+  bool ok = bench::check(
+      what.c_str(),
+      bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
+      bench::matmul_tolerance);
+  // The warm-up also takes cuBLAS's first-call costs (kernel loading, heuristics) out.
+  std::vector<double> ms = bench::time_launches(gemm, 3, bench::timed_runs);
+  bench::print_times(what, ms);
+  double m = bench::median(ms);
+  bench::result(name_of("cublas_sgemm%lld_ms", n).c_str(), m, "ms");
+  bench::result(name_of("cublas_sgemm%lld_tflops", n).c_str(), 2.0 * n * n * double(n) / (m * 1e9),
+                "TFLOP/s");
+
+  CUBLAS_CHECK(cublasDestroy(handle));
+  CUDA_CHECK(cudaFree(dA));
+  CUDA_CHECK(cudaFree(dB));
+  CUDA_CHECK(cudaFree(dC));
+  return ok;
+}
+
+} // namespace
+
+int main() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    std::printf("no usable GPU for the cuBLAS reference\n");
+    return 0;
+  }
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  uint64_t seed = bench::fresh_seed();
+  std::printf("cuBLAS reference on %s (sm_%d%d, %d SMs), seed %llu\n", prop.name, prop.major,
+              prop.minor, prop.multiProcessorCount, (unsigned long long)seed);
+  bool ok = sgemm(4096, seed + 30);
+  std::printf("cuBLAS reference: %s\n", ok ? "all checks passed" : "SOME CHECK FAILED");
+  return ok ? 0 : 1;
+}
