@@ -143,6 +143,10 @@ table() {
     launch_sweep sweep_matmul1024_best_ms
   row time "matmul 4096 ms, auto shape vs best swept" launch_sweep sweep_matmul4096_auto_ms \
     launch_sweep sweep_matmul4096_best_ms
+  row time "stencil 8192^2 ms, auto shape vs best swept" launch_sweep sweep_stencil8192_auto_ms \
+    launch_sweep sweep_stencil8192_best_ms
+  row time "softmax 8192^2 ms, auto shape vs best swept" launch_sweep sweep_softmax8192_auto_ms \
+    launch_sweep sweep_softmax8192_best_ms
   row time "cuInit + context ms (JIT cache off)" loom_first_call loom_context_ms
   row time "first kernel call ms (JIT cache off)" loom_first_call loom_first_call_ms
   row time "same, with the context ms (JIT cache off)" loom_first_call \
