@@ -2,6 +2,7 @@
 
 #include "support/Error.h"
 
+#include <llvm/IR/Constants.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Metadata.h>
@@ -34,6 +35,15 @@ llvm::Value *CodegenPTX::float_remainder(llvm::Value *a, llvm::Value *b, ir::Sca
 }
 
 llvm::Value *CodegenPTX::float_min_max(ir::BinaryOp op, llvm::Value *a, llvm::Value *b) {
+  // Two constants fold here (minNum/maxNum: a NaN operand yields the other), so that LLVM goes on
+  // to fold what uses the result: the driver's JIT, left to fold c - max(b, NaN) itself, rounded
+  // a tie the wrong way.
+  auto *ca = llvm::dyn_cast<llvm::ConstantFP>(a);
+  auto *cb = llvm::dyn_cast<llvm::ConstantFP>(b);
+  if (ca && cb)
+    return llvm::ConstantFP::get(context, op == ir::BinaryOp::Min
+                                              ? llvm::minnum(ca->getValueAPF(), cb->getValueAPF())
+                                              : llvm::maxnum(ca->getValueAPF(), cb->getValueAPF()));
   bool f32 = a->getType()->isFloatTy();
   std::string text = std::string(op == ir::BinaryOp::Min ? "min" : "max") +
                      (f32 ? ".f32 $0, $1, $2;" : ".f64 $0, $1, $2;");
