@@ -206,7 +206,8 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
       // The runtime guarantees that an array the kernel writes overlaps no other argument.
       arg->addAttr(llvm::Attribute::NoAlias);
       arg->addAttr(llvm::Attribute::NoCapture);
-      arg->addAttr(llvm::Attribute::getWithAlignment(context, llvm::Align(ir::byte_size(p.type))));
+      arg->addAttr(llvm::Attribute::getWithAlignment(
+          context, llvm::Align(std::max(ir::byte_size(p.type), array_alignment()))));
       if (!stores.written.count(static_cast<int>(i)))
         arg->addAttr(llvm::Attribute::ReadOnly);
       for (int d = 0; d < p.rank; ++d)

@@ -50,6 +50,8 @@ protected:
                                    const std::vector<llvm::Type *> &flat_types);
   // Address space of array data pointers.
   virtual unsigned array_address_space() const { return 0; }
+  // What every array argument's address is known to be a multiple of (at least its element size).
+  virtual int array_alignment() const { return 1; }
   // Name of the library function computing `fn` (Exp, Log, Sin, Cos, Tanh, Pow) for type `t`.
   virtual std::string math_function_name(ir::MathFn fn, ir::ScalarType t) const;
   virtual llvm::Value *special_reg(const ir::SpecialReg *op);

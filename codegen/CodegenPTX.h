@@ -17,6 +17,9 @@ protected:
   TaskFunction define_task(const ir::Task &task,
                            const std::vector<llvm::Type *> &flat_types) override;
   unsigned array_address_space() const override { return 1; } // NVPTX global memory
+  // Every GPU array is a whole cuMemAlloc allocation (256-byte aligned; GpuCall checks it), so
+  // LLVM may merge neighbouring elements into 16-byte vector loads and stores.
+  int array_alignment() const override { return 16; }
   std::string math_function_name(ir::MathFn fn, ir::ScalarType t) const override;
   llvm::Value *special_reg(const ir::SpecialReg *op) override;
   // NVPTX lowers frem to x - y * trunc(x / y), which is not fmod (wrong once x / y rounds, e.g.

@@ -1,6 +1,8 @@
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 
+#include <algorithm>
+
 namespace loom::ir {
 
 namespace {
@@ -18,14 +20,67 @@ Expr add(Expr a, Expr b) {
   return Binary::make(BinaryOp::Add, std::move(a), std::move(b));
 }
 
+// Whether a 1-D loop body over `v` suits runs of consecutive iterations per GPU thread: every
+// access that depends on `v` is a 1-D array at exactly [v] (so a run's loads are neighbours, which
+// LLVM merges into vector loads), and no loop inside makes the body heavy. Also finds the widest
+// element it touches.
+class RunsOfIterations : public Visitor {
+public:
+  explicit RunsOfIterations(const Var &v) : v_(v) {}
+  bool ok = true;
+  int widest = 1; // bytes
+
+protected:
+  void visit_node(const Load *n) override {
+    access(n->type, n->indices);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Store *n) override {
+    access(n->value.type(), n->indices);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Reduce *n) override {
+    access(n->value.type(), n->indices);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const For *) override { ok = false; }
+  void visit_node(const While *) override { ok = false; }
+
+private:
+  struct Mentions : Visitor {
+    const Variable *v;
+    bool found = false;
+    void visit_node(const VarRef *n) override { found = found || n->var.get() == v; }
+  };
+  void access(ScalarType t, const std::vector<Expr> &indices) {
+    widest = std::max(widest, byte_size(t));
+    Mentions m;
+    m.v = v_.get();
+    for (const Expr &i : indices)
+      m.visit(i);
+    if (!m.found)
+      return;
+    auto *r = indices.size() == 1 ? indices[0].as<VarRef>() : nullptr;
+    ok = ok && r && r->var == v_;
+  }
+  const Var &v_;
+};
+
 class MapParallelLoops : public Mutator {
 public:
-  MapParallelLoops(Target target, Var chunk_begin, Var chunk_end)
-      : target_(target), chunk_begin_(std::move(chunk_begin)), chunk_end_(std::move(chunk_end)) {}
+  MapParallelLoops(Target target, Var chunk_begin, Var chunk_end, bool reduces)
+      : target_(target), chunk_begin_(std::move(chunk_begin)), chunk_end_(std::move(chunk_end)),
+        reduces_(reduces) {}
 
 protected:
   Stmt mutate_node(const ParallelFor *n, const Stmt &) override {
     const int dims = static_cast<int>(n->vars.size());
+    if (target_ == Target::GPU && dims == 1 && reduces_) {
+      RunsOfIterations check(n->vars[0]);
+      check.visit(n->body);
+      if (check.ok)
+        return runs_per_thread(n, std::clamp(32 / check.widest, 1, 8));
+    }
     Stmt body = n->body;
     // Build from the innermost dimension outwards.
     for (int k = dims - 1; k >= 0; --k) {
@@ -47,9 +102,33 @@ protected:
 
 private:
   static Expr one() { return IntConst::make(ScalarType::I64, 1); }
+  static Expr i64_const(int64_t v) { return IntConst::make(ScalarType::I64, v); }
+
+  // A 1-D reduction loop on the GPU, where each thread's loads in flight decide the speed: each
+  // thread takes runs of `run` consecutive iterations (32 bytes of its widest array: two 16-byte
+  // loads) in a grid-stride loop over the runs, then the last n % run iterations one per thread.
+  // Iterations are independent, so only the order of a thread's accumulation changes; it stays
+  // fixed for a launch shape.
+  Stmt runs_per_thread(const ParallelFor *n, int64_t run) {
+    const Var &v = n->vars[0];
+    const Expr &extent = n->extents[0];
+    Var r = make_var(v->name + "_run", ScalarType::I64);
+    Var k = make_var(v->name + "_in_run", ScalarType::I64);
+    Expr first = add(mul(reg(Reg::BlockIdx, 0), reg(Reg::BlockDim, 0)), reg(Reg::ThreadIdx, 0));
+    Expr stride = mul(reg(Reg::BlockDim, 0), reg(Reg::GridDim, 0));
+    Expr runs = Binary::make(BinaryOp::Div, extent, i64_const(run));
+    // The inner loop counts 0..run (a constant trip count LLVM unrolls whole) and sets v.
+    Stmt in_run = Block::make(
+        {Declare::make(v, add(mul(VarRef::make(r), i64_const(run)), VarRef::make(k))), n->body});
+    Stmt whole = For::make(r, first, runs, stride,
+                           For::make(k, i64_const(0), i64_const(run), one(), in_run));
+    Stmt rest = For::make(v, add(mul(runs, i64_const(run)), first), extent, stride, n->body);
+    return Block::make({whole, rest});
+  }
 
   Target target_;
   Var chunk_begin_, chunk_end_;
+  bool reduces_;
 };
 
 } // namespace
@@ -62,7 +141,8 @@ Task map_parallel_loops(const Task &task, Target target) {
     out.chunk_begin = make_var("chunk_begin", ScalarType::I64);
     out.chunk_end = make_var("chunk_end", ScalarType::I64);
   }
-  out.body = MapParallelLoops(target, out.chunk_begin, out.chunk_end).mutate(task.body);
+  out.body = MapParallelLoops(target, out.chunk_begin, out.chunk_end, !task.reductions.empty())
+                 .mutate(task.body);
   return out;
 }
 

@@ -58,6 +58,11 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
       continue;
     const Argument &a = args[p];
     if (a.kind == Argument::Kind::DeviceArray) {
+      // GPU code takes every array to be 16-byte aligned (vector loads), as allocations are.
+      if (a.device % 16 != 0)
+        throw ArgumentError("argument '" + params[p].name +
+                            "': a device array must start 16-byte aligned (it starts at address " +
+                            std::to_string(a.device) + ")");
       call.pointers[p] = a.device;
       continue;
     }

@@ -4,6 +4,7 @@
 #include "ir/Evaluate.h"
 #include "ir/Interpreter.h"
 #include "ir/Lower.h"
+#include "ir/Printer.h"
 #include "ir/Uncertainty.h"
 #include "support/Error.h"
 
@@ -162,6 +163,50 @@ TEST(Interpreter, LoweredKernelsGiveTheSameResult) {
     interpret(lower(matmul(), target), args, options);
     EXPECT_EQ(values_of<float>(args[2].array), (std::vector<float>{7, 8, 16, 17}))
         << target_name(target);
+  }
+}
+
+// The GPU's runs of consecutive iterations (8 i32 or 4 i64 per thread at a time, then the rest one
+// per thread) cover every element once, for extents below, at and past a multiple of the run and
+// grids smaller and larger than the number of runs: integer sums are exact.
+TEST(Interpreter, GpuRunsOfIterationsCoverEveryElementOnce) {
+  auto k = trace("sums",
+                 [](Array<int32_t> x, Array<int64_t> y, Array<int32_t> total, Array<int64_t> big,
+                    Array<int32_t> count) {
+                   parallel_for(x.size(), [&](Index i) {
+                     total[0] += x[i] * 3;
+                     big[0] += cast<int64_t>(x[i]) * y[i];
+                     count[0] += 1;
+                   });
+                 },
+                 {"x", "y", "total", "big", "count"});
+  LoweredKernel gpu = lower(k, Target::GPU);
+  ASSERT_NE(to_string(gpu).find("for i_in_run in 0 .. 4 {"), std::string::npos) << to_string(gpu);
+  for (int64_t n : {0, 3, 4, 8, 37, 301}) {
+    for (unsigned threads : {1u, 3u, 64u}) {
+      std::vector<int32_t> x(n);
+      std::vector<int64_t> y(n);
+      int64_t total = 0, big = 0;
+      for (int64_t e = 0; e < n; ++e) {
+        x[e] = static_cast<int32_t>((e * 7919) % 201) - 100;
+        y[e] = (e * 104729) % 1000003 - 500000;
+        total += x[e] * 3;
+        big += x[e] * y[e];
+      }
+      std::vector<InterpreterArg> args = {InterpreterArg::of_array(buffer<int32_t>(I32, {n}, x)),
+                                          InterpreterArg::of_array(buffer<int64_t>(I64, {n}, y)),
+                                          InterpreterArg::of_array(buffer<int32_t>(I32, {1}, {5})),
+                                          InterpreterArg::of_array(buffer<int64_t>(I64, {1}, {-7})),
+                                          InterpreterArg::of_array(buffer<int32_t>(I32, {1}, {0}))};
+      InterpreterOptions options;
+      options.gpu_block = {threads, 1, 1};
+      options.gpu_grid = {2, 1, 1};
+      interpret(gpu, args, options);
+      SCOPED_TRACE("n = " + std::to_string(n) + ", " + std::to_string(2 * threads) + " threads");
+      EXPECT_EQ(values_of<int32_t>(args[2].array)[0], 5 + total);
+      EXPECT_EQ(values_of<int64_t>(args[3].array)[0], -7 + big);
+      EXPECT_EQ(values_of<int32_t>(args[4].array)[0], n);
+    }
   }
 }
 

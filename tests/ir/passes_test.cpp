@@ -102,6 +102,63 @@ TEST(MapParallelLoops, CpuChunksTheOutermostDimension) {
   EXPECT_NE(text.find("for j in 0 .. b.shape[1] {"), std::string::npos) << text;
 }
 
+// A 1-D reduction loop on the GPU: each thread takes runs of 32 bytes of its widest array (8 f32,
+// 4 f64) in a grid-stride loop over the runs, then the remainder one per thread.
+TEST(MapParallelLoops, GpuReductionTakesRunsOfConsecutiveIterations) {
+  auto f32_sum = trace("sum",
+                       [](Array<float> x, Array<float> total) {
+                         parallel_for(x.size(), [&](Index i) { total[0] += x[i]; });
+                       },
+                       {"x", "total"});
+  std::string text = to_string(lower(f32_sum, Target::GPU));
+  EXPECT_NE(text.find("for i_run in i64(blockIdx.x) * i64(blockDim.x) + i64(threadIdx.x) .. "
+                      "x.shape[0] / 8 step i64(blockDim.x) * i64(gridDim.x)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("for i_in_run in 0 .. 8 {"), std::string::npos) << text;
+  EXPECT_NE(text.find("var i: i64 = i_run * 8 + i_in_run"), std::string::npos) << text;
+  EXPECT_NE(text.find("for i in x.shape[0] / 8 * 8 + "), std::string::npos) << text;
+
+  auto f64_dot =
+      trace("dot",
+            [](Array<float> x, Array<double> y, Array<double> total) {
+              parallel_for(x.size(), [&](Index i) { total[0] += cast<double>(x[i]) * y[i]; });
+            },
+            {"x", "y", "total"});
+  text = to_string(lower(f64_dot, Target::GPU));
+  EXPECT_NE(text.find("for i_in_run in 0 .. 4 {"), std::string::npos) << text;
+  // The CPU keeps its chunks.
+  EXPECT_EQ(to_string(lower(f32_sum, Target::CPU)).find("_run"), std::string::npos);
+}
+
+// Runs only where they make neighbouring loads: an index other than [i], a 2-D array, an inner
+// loop or a loop without a reduction keep one iteration per thread and step.
+TEST(MapParallelLoops, OtherLoopsKeepOneIterationPerThread) {
+  std::vector<ir::Kernel> kernels = {
+      trace("strided",
+            [](Array<float> x, Array<float> total) {
+              parallel_for(x.size() / 2, [&](Index i) { total[0] += x[2 * i]; });
+            }),
+      trace("rows",
+            [](Array2<float> a, Array<float> total) {
+              parallel_for(a.dim(0), [&](Index i) { total[0] += a(i, 0); });
+            }),
+      trace("inner",
+            [](Array2<float> a, Array<float> total) {
+              parallel_for(a.dim(0), [&](Index i) {
+                for_range(a.dim(1), [&](Index j) { total[0] += a(i, j); });
+              });
+            }),
+      trace("copy", [](Array<float> x, Array<float> y) {
+        parallel_for(x.size(), [&](Index i) { y[i] = x[i]; });
+      })};
+  for (const ir::Kernel &k : kernels) {
+    std::string text = to_string(lower(k, Target::GPU));
+    EXPECT_EQ(text.find("_run"), std::string::npos) << text;
+    EXPECT_NE(text.find("step i64(blockDim.x) * i64(gridDim.x)"), std::string::npos) << text;
+  }
+}
+
 TEST(Lower, LogsEveryPassInOrder) {
   std::vector<std::string> passes;
   lower(two_loops(), Target::GPU,
