@@ -21,6 +21,21 @@ inline loom::Kernel make_saxpy(const std::string &name) {
                       {"a", "x", "y"});
 }
 
+// saxpy written as runs of 4 consecutive elements per parallel iteration (n a multiple of 4): on
+// the GPU, 16-byte loads and stores. It measures whether runs per thread, which the GPU's 1-D
+// reductions take by themselves, would also pay for loops without a reduction.
+inline loom::Kernel make_saxpy_runs_of_4(const std::string &name) {
+  return loom::kernel(name,
+                      [](loom::F32 a, loom::Array<float> x, loom::Array<float> y) {
+                        loom::parallel_for(x.size() / 4, [&](loom::Index j) {
+                          loom::for_range(4, [&](loom::Index k) {
+                            y[4 * j + k] = a * x[4 * j + k] + y[4 * j + k];
+                          });
+                        });
+                      },
+                      {"a", "x", "y"});
+}
+
 // total[0] += x[i]: a reduction into one element (per-block partials, then the blocks in order).
 inline loom::Kernel make_sum(const std::string &name) {
   return loom::kernel(name,
