@@ -389,6 +389,7 @@ struct Task {
   Var chunk_begin, chunk_end; // CPU parallel tasks only
   Stmt body;
   std::vector<TaskReduction> reductions; // parallel tasks: combined after the body
+  int64_t run = 1; // GPU parallel tasks: consecutive iterations a thread takes at a time
 };
 enum class Target : uint8_t { CPU, GPU };
 const char *target_name(Target t);

@@ -71,6 +71,7 @@ public:
   MapParallelLoops(Target target, Var chunk_begin, Var chunk_end, bool reduces)
       : target_(target), chunk_begin_(std::move(chunk_begin)), chunk_end_(std::move(chunk_end)),
         reduces_(reduces) {}
+  int64_t run = 1; // the iterations a GPU thread takes at a time
 
 protected:
   Stmt mutate_node(const ParallelFor *n, const Stmt &) override {
@@ -78,8 +79,10 @@ protected:
     if (target_ == Target::GPU && dims == 1 && reduces_) {
       RunsOfIterations check(n->vars[0]);
       check.visit(n->body);
-      if (check.ok)
-        return runs_per_thread(n, std::clamp(32 / check.widest, 1, 8));
+      if (check.ok) {
+        run = std::clamp(32 / check.widest, 1, 8);
+        return runs_per_thread(n, run);
+      }
     }
     Stmt body = n->body;
     // Build from the innermost dimension outwards.
@@ -141,8 +144,9 @@ Task map_parallel_loops(const Task &task, Target target) {
     out.chunk_begin = make_var("chunk_begin", ScalarType::I64);
     out.chunk_end = make_var("chunk_end", ScalarType::I64);
   }
-  out.body = MapParallelLoops(target, out.chunk_begin, out.chunk_end, !task.reductions.empty())
-                 .mutate(task.body);
+  MapParallelLoops map(target, out.chunk_begin, out.chunk_end, !task.reductions.empty());
+  out.body = map.mutate(task.body);
+  out.run = map.run;
   return out;
 }
 

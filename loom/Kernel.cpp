@@ -205,6 +205,9 @@ std::string Kernel::explain() const {
         for (size_t i = 0; i < task.domain.size(); ++i)
           os << (i ? ", " : "") << ir::to_string(task.domain[i], k.params);
         os << ")";
+        if (task.run > 1)
+          os << "; each thread takes runs of " << task.run
+             << " consecutive iterations (neighbouring elements: 16-byte vector loads)";
       } else {
         os << ", serial (one thread)";
       }

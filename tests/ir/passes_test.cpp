@@ -110,7 +110,9 @@ TEST(MapParallelLoops, GpuReductionTakesRunsOfConsecutiveIterations) {
                          parallel_for(x.size(), [&](Index i) { total[0] += x[i]; });
                        },
                        {"x", "total"});
-  std::string text = to_string(lower(f32_sum, Target::GPU));
+  LoweredKernel lowered = lower(f32_sum, Target::GPU);
+  EXPECT_EQ(lowered.tasks.at(0).run, 8); // what explain() reports
+  std::string text = to_string(lowered);
   EXPECT_NE(text.find("for i_run in i64(blockIdx.x) * i64(blockDim.x) + i64(threadIdx.x) .. "
                       "x.shape[0] / 8 step i64(blockDim.x) * i64(gridDim.x)"),
             std::string::npos)
@@ -153,7 +155,9 @@ TEST(MapParallelLoops, OtherLoopsKeepOneIterationPerThread) {
         parallel_for(x.size(), [&](Index i) { y[i] = x[i]; });
       })};
   for (const ir::Kernel &k : kernels) {
-    std::string text = to_string(lower(k, Target::GPU));
+    LoweredKernel lowered = lower(k, Target::GPU);
+    EXPECT_EQ(lowered.tasks.at(0).run, 1);
+    std::string text = to_string(lowered);
     EXPECT_EQ(text.find("_run"), std::string::npos) << text;
     EXPECT_NE(text.find("step i64(blockDim.x) * i64(gridDim.x)"), std::string::npos) << text;
   }
