@@ -89,6 +89,22 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
   std::array<uint64_t, 3> extent = extents_xyz(domain);
   GridShape shape;
   const bool forced = policy.block[0] != 0 && !domain.empty();
+  // Fewer iterations than the suggested blocks would hold on every SM at once: smaller blocks (a
+  // power of two, at least a warp), so that the iterations spread over every SM instead of
+  // filling a few (8192 rows in blocks of 1024 would run on 8 of 132 SMs).
+  std::string spread;
+  const uint64_t total = extent[0] * extent[1] * extent[2];
+  const uint64_t sms = static_cast<uint64_t>(std::max(sm_count, 1));
+  if (!forced && !domain.empty() && block_size > 32 &&
+      total < static_cast<uint64_t>(block_size) * sms) {
+    uint64_t threads = 32;
+    while (threads * 2 <= total / sms && threads * 2 <= static_cast<uint64_t>(block_size))
+      threads *= 2;
+    spread = count_of(total, "iteration") + " for " + count_of(sms, "SM") + ": blocks of " +
+             std::to_string(threads) + " (not " + std::to_string(block_size) +
+             ") threads spread them over every SM; ";
+    block_size = static_cast<int>(threads);
+  }
   std::array<unsigned, 3> block = forced ? policy.block : compute_block(domain, block_size);
   for (unsigned &b : block)
     b = std::max(b, 1u);
@@ -110,7 +126,6 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
 
   // Cap at a few waves, taking blocks away from the outermost dimension first.
   uint64_t per_sm = static_cast<uint64_t>(std::max(max_active_blocks_per_sm, 1));
-  uint64_t sms = static_cast<uint64_t>(std::max(sm_count, 1));
   uint64_t wave = per_sm * sms;
   uint64_t cap = policy.max_waves > 0 ? wave * policy.max_waves : UINT64_MAX;
   bool capped = false;
@@ -138,7 +153,8 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
                 "wave; ",
                 triple(shape.block).c_str(), (unsigned long long)shape.threads_per_block(),
                 (unsigned long long)per_sm, (unsigned long long)sms, (unsigned long long)wave);
-  shape.reason = (forced ? "block set by the kernel's launch policy; " : "") + std::string(text);
+  shape.reason =
+      (forced ? "block set by the kernel's launch policy; " : "") + spread + std::string(text);
   if (hit_cuda_limit)
     shape.reason += "grid limited by CUDA's maximum extents (2^31-1, 65535, 65535); ";
   if (capped)

@@ -50,7 +50,9 @@ struct LaunchPolicy {
 // task): one thread.
 std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int block_size);
 
-// The whole launch shape, without a GPU: the block from compute_block, then per dimension
+// The whole launch shape, without a GPU: the block from compute_block (with fewer threads, a power
+// of two and at least 32, when the domain has fewer iterations than block_size x sm_count, so
+// that the blocks reach every SM), then per dimension
 // ceil(extent / block) blocks (at least 1, so an empty domain still launches and its loop does not
 // run), limited by CUDA's grid limits and then capped at max_grid_waves waves of
 // `max_active_blocks_per_sm` x `sm_count` blocks, reducing z first, then y, then x, so that x keeps

@@ -29,14 +29,37 @@ TEST(runtime_grid, SerialTaskIsOneThread) {
 }
 
 TEST(runtime_grid, OneDimensionSmallExtentIsNotCapped) {
-  GridShape shape = compute_grid({1000}, 256, 8, 132);
-  expect_shape(shape, {4, 1, 1}, {256, 1, 1});
+  GridShape shape = compute_grid({100'000}, 256, 8, 132);
+  expect_shape(shape, {391, 1, 1}, {256, 1, 1});
   EXPECT_NE(shape.reason.find("at most 1 per thread"), std::string::npos) << shape.reason;
 }
 
+// Fewer iterations than the suggested blocks hold on every SM: blocks shrink (powers of two, at
+// least a warp) so that they reach every SM.
+TEST(runtime_grid, FewIterationsSpreadOverEverySm) {
+  // 8192 rows: 1024-thread blocks would be 8 blocks on 8 of 132 SMs; 8192 / 132 = 62 -> 32.
+  GridShape rows = compute_grid({8192}, 1024, 2, 132);
+  expect_shape(rows, {256, 1, 1}, {32, 1, 1});
+  EXPECT_NE(rows.reason.find("8192 iterations for 132 SMs: blocks of 32 (not 1024) threads spread "
+                             "them over every SM"),
+            std::string::npos)
+      << rows.reason;
+  // 100,000 / 132 = 757 -> 512 threads, 196 blocks.
+  expect_shape(compute_grid({100'000}, 1024, 2, 132), {196, 1, 1}, {512, 1, 1});
+  // 1000 iterations: warps on 32 SMs; 2-D: the warp's 32 threads keep x first.
+  expect_shape(compute_grid({1000}, 256, 8, 132), {32, 1, 1}, {32, 1, 1});
+  expect_shape(compute_grid({64, 64}, 256, 8, 132), {2, 64, 1}, {32, 1, 1});
+  // Enough iterations for every SM: the suggested block stays.
+  expect_shape(compute_grid({135'168}, 1024, 2, 132), {132, 1, 1}, {1024, 1, 1});
+  // A block the kernel's policy sets is kept.
+  LaunchPolicy policy;
+  policy.block = {1024, 1, 1};
+  expect_shape(compute_grid({8192}, 1024, 2, 132, policy), {8, 1, 1}, {1024, 1, 1});
+}
+
 TEST(runtime_grid, OneDimensionExtentOneAndZeroStillLaunchOneBlock) {
-  expect_shape(compute_grid({1}, 128, 16, 132), {1, 1, 1}, {128, 1, 1});
-  expect_shape(compute_grid({0}, 128, 16, 132), {1, 1, 1}, {128, 1, 1});
+  expect_shape(compute_grid({1}, 128, 16, 132), {1, 1, 1}, {32, 1, 1});
+  expect_shape(compute_grid({0}, 128, 16, 132), {1, 1, 1}, {32, 1, 1});
 }
 
 TEST(runtime_grid, OneDimensionHugeExtentIsCappedAtFourWaves) {
@@ -88,7 +111,7 @@ TEST(runtime_grid, TwoDimensionsCapTakesBlocksFromYFirst) {
 
 TEST(runtime_grid, TwoDimensionsNarrowInnermostExtent) {
   // Innermost extent 5 rounds up to 8 threads along x; y takes the other 32 of 256.
-  expect_shape(compute_grid({1000, 5}, 256, 8, 132), {1, 32, 1}, {8, 32, 1});
+  expect_shape(compute_grid({100'000, 5}, 256, 8, 132), {1, 3125, 1}, {8, 32, 1});
 }
 
 TEST(runtime_grid, TwoDimensionsTinyDomainShrinksTheBlock) {
@@ -112,8 +135,9 @@ TEST(runtime_grid, ThreeDimensionsCube) {
 }
 
 TEST(runtime_grid, ThreeDimensionsSmallInnerExtentsGiveThreadsToZ) {
-  // 256 threads: x: 2, y: 4 (3 rounded up), z: the remaining 32; 100 / 32 -> 4 blocks along z.
-  expect_shape(compute_grid({100, 3, 2}, 1024, 2, 132), {1, 1, 4}, {2, 4, 32});
+  // 256 threads: x: 2, y: 4 (3 rounded up), z: the remaining 32; 10000 / 32 -> 313 blocks
+  // along z.
+  expect_shape(compute_grid({10'000, 3, 2}, 1024, 2, 132), {1, 1, 313}, {2, 4, 32});
 }
 
 TEST(runtime_grid, ThreeDimensionsCapTakesBlocksFromZFirst) {
