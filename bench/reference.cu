@@ -53,6 +53,21 @@ __global__ void matmul_i64(const float *A, const float *B, float *C, long long n
   }
 }
 
+// loom's structure in CUDA C: 64-bit indices and grid-stride loops over both dimensions, launched
+// with loom's automatic shape (32x8 blocks, grid capped at 4 waves of 8 blocks on every SM).
+// Also a diagnosis, not a peer.
+__global__ void matmul_i64_stride(const float *A, const float *B, float *C, long long n) {
+  for (long long i = (long long)blockIdx.y * blockDim.y + threadIdx.y; i < n;
+       i += (long long)blockDim.y * gridDim.y)
+    for (long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x; j < n;
+         j += (long long)blockDim.x * gridDim.x) {
+      float acc = 0.0f;
+      for (long long k = 0; k < n; ++k)
+        acc += A[i * n + k] * B[k * n + j];
+      C[i * n + j] = acc;
+    }
+}
+
 // One thread per interior point of an n x m grid, x along columns so that a warp's loads and its
 // store are coalesced. The sum in loom's order (centre, up, down, left, right).
 __global__ void stencil(const float *__restrict__ u, float *__restrict__ v, int n, int m) {
@@ -238,6 +253,31 @@ bool matmul_sizes(int n, uint64_t seed) {
         time_launches([&] { matmul_i64<<<grid, block>>>(dA, dB, dC, n); }, 2, timed_runs);
     print_times(what, ms);
     bench::result(name_of("nvcc_matmul%lld_i64_tflops", n).c_str(),
+                  2.0 * n * n * double(n) / (bench::median(ms) * 1e9), "TFLOP/s");
+  }
+  {
+    int device = 0, sms = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const dim3 block(32, 8);
+    const unsigned gx = (n + block.x - 1) / block.x;
+    const unsigned gy = std::max(1u, std::min<unsigned>((n + block.y - 1) / block.y,
+                                                        4u * 8u * unsigned(sms) / gx));
+    const dim3 grid(gx, gy);
+    CUDA_CHECK(cudaMemset(dC, 0xFF, bytes));
+    matmul_i64_stride<<<grid, block>>>(dA, dB, dC, n);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaMemcpy(C.data(), dC, bytes, cudaMemcpyDeviceToHost));
+    std::string what = name_of("matmul %lld^2 (nvcc, 64-bit, grid-stride, %lld blocks in y)", n,
+                               grid.y, 0);
+    ok &= bench::check(
+        what.c_str(),
+        bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
+        bench::matmul_tolerance);
+    std::vector<double> ms =
+        time_launches([&] { matmul_i64_stride<<<grid, block>>>(dA, dB, dC, n); }, 2, timed_runs);
+    print_times(what, ms);
+    bench::result(name_of("nvcc_matmul%lld_i64_stride_tflops", n).c_str(),
                   2.0 * n * n * double(n) / (bench::median(ms) * 1e9), "TFLOP/s");
   }
   bench::result(name_of("nvcc_matmul%lld_ms", n).c_str(), best_ms, "ms");

@@ -127,6 +127,8 @@ table() {
     reference nvcc_matmul4096_tflops
   row rate "nvcc matmul 4096 TFLOP/s: 64-bit vs 32-bit idx" reference nvcc_matmul4096_i64_tflops \
     reference nvcc_matmul4096_32x8_tflops
+  row rate "nvcc matmul 4096: 64-bit grid-stride vs 32-bit" reference \
+    nvcc_matmul4096_i64_stride_tflops reference nvcc_matmul4096_32x8_tflops
   row rate "naive matmul 4096 TFLOP/s vs cuBLAS SGEMM *" loom_gpu loom_matmul4096_tflops \
     cublas cublas_sgemm4096_tflops
   row rate "stencil 8192^2 GB/s vs nvcc (best block)" loom_gpu loom_stencil8192_gbps \
