@@ -23,9 +23,9 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params);
 
 // Turns a parallel task's ParallelFor into loops over the iterations one worker runs:
 // GPU: grid-stride loops, innermost dimension on threadIdx.x so neighbouring threads touch
-//      neighbouring elements; a 1-D loop with a reduction whose accesses are all at [i] steps
-//      through runs of consecutive iterations instead (32 bytes of its widest array per thread:
-//      vector loads, more of them in flight); CPU: the outermost dimension over
+//      neighbouring elements; a 1-D loop whose accesses are all at [i] steps through runs of
+//      consecutive iterations instead (16 bytes of its widest array per thread, 32 with a
+//      reduction: vector loads, more of them in flight); CPU: the outermost dimension over
 //      [chunk_begin, chunk_end).
 Task map_parallel_loops(const Task &task, Target target);
 

@@ -133,9 +133,10 @@ TEST(MapParallelLoops, GpuReductionTakesRunsOfConsecutiveIterations) {
   EXPECT_EQ(to_string(lower(f32_sum, Target::CPU)).find("_run"), std::string::npos);
 }
 
-// Runs only where they make neighbouring loads: an index other than [i], a 2-D array, an inner
-// loop or a loop without a reduction keep one iteration per thread and step.
-TEST(MapParallelLoops, OtherLoopsKeepOneIterationPerThread) {
+// Runs only where they make neighbouring loads: an index other than [i], a 2-D array or an inner
+// loop keeps one iteration per thread and step. A loop without a reduction takes runs of 16
+// bytes (4 f32), half a reduction's.
+TEST(MapParallelLoops, RunsOnlyWhereLoadsAreNeighbours) {
   std::vector<ir::Kernel> kernels = {
       trace("strided",
             [](Array<float> x, Array<float> total) {
@@ -145,14 +146,9 @@ TEST(MapParallelLoops, OtherLoopsKeepOneIterationPerThread) {
             [](Array2<float> a, Array<float> total) {
               parallel_for(a.dim(0), [&](Index i) { total[0] += a(i, 0); });
             }),
-      trace("inner",
-            [](Array2<float> a, Array<float> total) {
-              parallel_for(a.dim(0), [&](Index i) {
-                for_range(a.dim(1), [&](Index j) { total[0] += a(i, j); });
-              });
-            }),
-      trace("copy", [](Array<float> x, Array<float> y) {
-        parallel_for(x.size(), [&](Index i) { y[i] = x[i]; });
+      trace("inner", [](Array2<float> a, Array<float> total) {
+        parallel_for(a.dim(0),
+                     [&](Index i) { for_range(a.dim(1), [&](Index j) { total[0] += a(i, j); }); });
       })};
   for (const ir::Kernel &k : kernels) {
     LoweredKernel lowered = lower(k, Target::GPU);
@@ -161,6 +157,11 @@ TEST(MapParallelLoops, OtherLoopsKeepOneIterationPerThread) {
     EXPECT_EQ(text.find("_run"), std::string::npos) << text;
     EXPECT_NE(text.find("step i64(blockDim.x) * i64(gridDim.x)"), std::string::npos) << text;
   }
+  auto copy = trace("copy", [](Array<float> x, Array<double> y) {
+    parallel_for(x.size(), [&](Index i) { y[i] = cast<double>(x[i]); });
+  });
+  LoweredKernel lowered = lower(copy, Target::GPU);
+  EXPECT_EQ(lowered.tasks.at(0).run, 2) << to_string(lowered); // 16 bytes of f64
 }
 
 TEST(Lower, LogsEveryPassInOrder) {
