@@ -28,6 +28,8 @@ struct GridShape {
 // The grid is capped at this many waves (a wave: every SM holding as many blocks as fit at once).
 // Beyond a few waves more blocks only add scheduling; grid-stride loops do the rest of the work.
 constexpr int max_grid_waves = 4;
+// The same for 2-D and 3-D domains with the automatic block (see compute_grid).
+constexpr int max_grid_waves_multi_dimensional = 16;
 // CUDA's limits on a grid's extents.
 constexpr unsigned max_grid_x = 2147483647u;
 constexpr unsigned max_grid_yz = 65535u;
@@ -54,7 +56,8 @@ std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int bl
 // of two and at least 32, when the domain has fewer iterations than block_size x sm_count, so
 // that the blocks reach every SM), then per dimension
 // ceil(extent / block) blocks (at least 1, so an empty domain still launches and its loop does not
-// run), limited by CUDA's grid limits and then capped at max_grid_waves waves of
+// run), limited by CUDA's grid limits and then capped at max_grid_waves waves (for 2-D and 3-D
+// domains with the automatic block, max_grid_waves_multi_dimensional) of
 // `max_active_blocks_per_sm` x `sm_count` blocks, reducing z first, then y, then x, so that x keeps
 // its coverage when it can. Throws loom::ArgumentError for more than 3 dimensions or a negative
 // extent.

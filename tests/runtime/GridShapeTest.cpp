@@ -101,12 +101,16 @@ TEST(runtime_grid, TwoDimensionsSquareUsesWarpWideRows) {
 }
 
 TEST(runtime_grid, TwoDimensionsCapTakesBlocksFromYFirst) {
-  // 8192x8192 with 256-thread blocks (32x8): 256 x 1024 blocks wanted, 4224 allowed; x keeps all
-  // 256 blocks and y drops to 4224 / 256 = 16.
+  // 8192x8192 with 256-thread blocks (32x8): 256 x 1024 blocks wanted, 16 waves of 1056 = 16896
+  // allowed (2-D domains: 16 waves); x keeps all 256 blocks and y drops to 16896 / 256 = 66.
   GridShape shape = compute_grid({8192, 8192}, 256, 8, 132);
-  expect_shape(shape, {256, 16, 1}, {32, 8, 1});
-  EXPECT_NE(shape.reason.find("capped at 4 waves = 4096 blocks"), std::string::npos)
+  expect_shape(shape, {256, 66, 1}, {32, 8, 1});
+  EXPECT_NE(shape.reason.find("capped at 16 waves = 16896 blocks"), std::string::npos)
       << shape.reason;
+  // A block the policy sets keeps the policy's 4 waves: 4224 / 256 = 16.
+  LaunchPolicy policy;
+  policy.block = {32, 8, 1};
+  expect_shape(compute_grid({8192, 8192}, 256, 8, 132, policy), {256, 16, 1}, {32, 8, 1});
 }
 
 TEST(runtime_grid, TwoDimensionsNarrowInnermostExtent) {
@@ -141,13 +145,14 @@ TEST(runtime_grid, ThreeDimensionsSmallInnerExtentsGiveThreadsToZ) {
 }
 
 TEST(runtime_grid, ThreeDimensionsCapTakesBlocksFromZFirst) {
-  // 2 x 512 x 4096 blocks wanted, 4224 allowed: z drops to 4224 / 1024 = 4, x and y are kept.
-  expect_shape(compute_grid({4096, 4096, 64}, 256, 8, 132), {2, 512, 4}, {32, 8, 1});
+  // 2 x 512 x 4096 blocks wanted, 16896 allowed: z drops to 16896 / 1024 = 16, x and y are kept.
+  expect_shape(compute_grid({4096, 4096, 64}, 256, 8, 132), {2, 512, 16}, {32, 8, 1});
 }
 
 TEST(runtime_grid, ThreeDimensionsCapReachesYWhenZIsExhausted) {
-  // 64 x 1024 x 2 blocks wanted (block 32x8x1), 1056 allowed: z goes to 1, then y to 1056/64 = 16.
-  expect_shape(compute_grid({2, 8192, 2048}, 256, 2, 132), {64, 16, 1}, {32, 8, 1});
+  // 64 x 1024 x 2 blocks wanted (block 32x8x1), 16 x 264 = 4224 allowed: z goes to 1, then y to
+  // 4224 / 64 = 66.
+  expect_shape(compute_grid({2, 8192, 2048}, 256, 2, 132), {64, 66, 1}, {32, 8, 1});
 }
 
 TEST(runtime_grid, ThreeDimensionsGridZLimit) {
