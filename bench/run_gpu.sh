@@ -75,6 +75,8 @@ if [[ -x $gpu_bench ]]; then
   # program on a machine; with its JIT cache off, so the PTX is compiled for real.
   part loom_first_call env CUDA_CACHE_DISABLE=1 "$gpu_bench" --first-call-only
   part loom_gpu "$gpu_bench"
+  # The same kernels with 64-bit index arithmetic, against the 32-bit code loom picks for them.
+  part loom_gpu_index64 env LOOM_INDEX_BITS=64 "$gpu_bench" --only=saxpy,sum,matmul,stencil,softmax
   # PTX to machine code: the driver's linker, nvJitLink and the driver's JIT, the JIT uncached.
   part loom_linkers env CUDA_CACHE_DISABLE=1 "$gpu_bench" --only=linkers
   [[ -x $install/bench/loom_launch_sweep ]] && part launch_sweep "$install/bench/loom_launch_sweep"
@@ -129,6 +131,18 @@ table() {
     reference nvcc_matmul4096_32x8_tflops
   row rate "nvcc matmul 4096: 64-bit grid-stride vs 32-bit" reference \
     nvcc_matmul4096_i64_stride_tflops reference nvcc_matmul4096_32x8_tflops
+  row rate "matmul 1024 TFLOP/s: 32-bit vs 64-bit indices" loom_gpu loom_matmul1024_tflops \
+    loom_gpu_index64 loom_matmul1024_tflops
+  row rate "matmul 4096 TFLOP/s: 32-bit vs 64-bit indices" loom_gpu loom_matmul4096_tflops \
+    loom_gpu_index64 loom_matmul4096_tflops
+  row rate "stencil 8192^2 GB/s: 32-bit vs 64-bit indices" loom_gpu loom_stencil8192_gbps \
+    loom_gpu_index64 loom_stencil8192_gbps
+  row rate "saxpy 2^28 GB/s: 32-bit vs 64-bit indices" loom_gpu loom_saxpy_gbps \
+    loom_gpu_index64 loom_saxpy_gbps
+  row rate "sum 2^30 GB/s: 32-bit vs 64-bit indices" loom_gpu loom_sum_gbps \
+    loom_gpu_index64 loom_sum_gbps
+  row time "softmax 8192^2 ms: 32-bit vs 64-bit indices" loom_gpu loom_softmax8192_ms \
+    loom_gpu_index64 loom_softmax8192_ms
   row rate "naive matmul 4096 TFLOP/s vs cuBLAS SGEMM *" loom_gpu loom_matmul4096_tflops \
     cublas cublas_sgemm4096_tflops
   row rate "stencil 8192^2 GB/s vs nvcc (best block)" loom_gpu loom_stencil8192_gbps \

@@ -17,7 +17,14 @@ struct GpuTarget {
   int ptx_version = 0;        // e.g. 85 for PTX ISA 8.5; 0 = the highest LLVM supports
   std::string libdevice_path; // empty: $LOOM_LIBDEVICE, else the CUDA installation's
   bool fast_math = false;
+  // Array indices and the loop counters they bound in 32-bit arithmetic (as nvcc's `int`), which
+  // halves the instructions of index-heavy loops. Such code is valid only for a call whose arrays
+  // each have at most index32_max_elements elements and whose grid has at most
+  // index32_max_blocks blocks in every dimension.
+  bool index32 = false;
 };
+inline constexpr int64_t index32_max_elements = int64_t(1) << 30;
+inline constexpr int64_t index32_max_blocks = int64_t(1) << 19;
 
 enum class LlvmStage { Unoptimized, Optimized };
 

@@ -183,6 +183,7 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   TaskFunction tf = define_task(task, flat_types);
   function_ = tf.body;
   slots_.clear();
+  counters32_.clear();
   bounds_record_ = nullptr;
   if (kernel->bounds_check) {
     llvm::Argument *record = function_->getArg(flat_types.size() - 1);
@@ -240,8 +241,8 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   function_ = nullptr;
 }
 
-llvm::AllocaInst *CodegenLLVM::create_alloca(const ir::Var &var) {
-  auto *slot = alloca_builder_.CreateAlloca(llvm_type(var->type), nullptr, var->name);
+llvm::AllocaInst *CodegenLLVM::create_alloca(const ir::Var &var, llvm::Type *type) {
+  auto *slot = alloca_builder_.CreateAlloca(type ? type : llvm_type(var->type), nullptr, var->name);
   slots_[var.get()] = slot;
   return slot;
 }
@@ -272,10 +273,16 @@ llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr>
     index.push_back(codegen(e));
   // Row-major: ((i0 * e1 + i1) * e2 + i2). In-bounds indices cannot overflow, so nsw is safe
   // and lets the vectorizer see consecutive accesses.
-  llvm::Value *linear = index[0];
+  // With 32-bit indices (GpuTarget::index32) the array has fewer than 2^31 elements, so an
+  // in-bounds index and offset fit 32 bits; the offset is sign-extended by the GEP.
+  auto narrow = [&](llvm::Value *v) {
+    return index32 ? builder.CreateTrunc(v, builder.getInt32Ty()) : v;
+  };
+  llvm::Value *linear = narrow(index[0]);
   for (size_t d = 1; d < index.size(); ++d) {
-    llvm::Value *scaled = builder.CreateMul(linear, array_extent(array, d), "", false, true);
-    linear = builder.CreateAdd(scaled, index[d], "", false, true);
+    llvm::Value *scaled =
+        builder.CreateMul(linear, narrow(array_extent(array, d)), "", false, true);
+    linear = builder.CreateAdd(scaled, narrow(index[d]), "", false, true);
   }
   llvm::Value *address = builder.CreateInBoundsGEP(
       memory_type(p.type), function_->getArg(first_flat_arg_[array]), linear);
@@ -451,7 +458,19 @@ void CodegenLLVM::visit_node(const ir::For *op) {
   llvm::Value *begin = codegen(op->begin);
   llvm::Value *end = codegen(op->end);
   llvm::Value *step = codegen(op->step);
-  llvm::AllocaInst *slot = create_alloca(op->var);
+  // A counter whose values provably fit 32 bits counts in 32 bits (IndexRange.h); its readers
+  // see it sign-extended (VarRef).
+  std::optional<IndexRange> range32;
+  if (index32)
+    range32 = counter_range_32(*op, counters32_);
+  llvm::Type *type = builder.getInt64Ty();
+  if (range32) {
+    type = builder.getInt32Ty();
+    begin = builder.CreateTrunc(begin, type);
+    end = builder.CreateTrunc(end, type);
+    step = builder.CreateTrunc(step, type);
+  }
+  llvm::AllocaInst *slot = create_alloca(op->var, type);
   builder.CreateStore(begin, slot);
 
   auto *head = llvm::BasicBlock::Create(context, op->var->name + ".head", function_);
@@ -459,12 +478,16 @@ void CodegenLLVM::visit_node(const ir::For *op) {
   auto *exit = llvm::BasicBlock::Create(context, op->var->name + ".exit", function_);
   builder.CreateBr(head);
   builder.SetInsertPoint(head);
-  llvm::Value *index = builder.CreateLoad(builder.getInt64Ty(), slot);
+  llvm::Value *index = builder.CreateLoad(type, slot);
   builder.CreateCondBr(builder.CreateICmpSLT(index, end), body, exit);
   builder.SetInsertPoint(body);
+  if (range32)
+    counters32_[op->var.get()] = *range32;
   codegen(op->body);
-  llvm::Value *current = builder.CreateLoad(builder.getInt64Ty(), slot);
-  builder.CreateStore(builder.CreateAdd(current, step), slot);
+  counters32_.erase(op->var.get());
+  llvm::Value *current = builder.CreateLoad(type, slot);
+  // A 32-bit counter's last step provably does not overflow.
+  builder.CreateStore(builder.CreateAdd(current, step, "", false, range32.has_value()), slot);
   builder.CreateBr(head);
   exit->moveAfter(builder.GetInsertBlock());
   builder.SetInsertPoint(exit);
@@ -514,6 +537,11 @@ void CodegenLLVM::visit_node(const ir::BoolConst *op) {
 }
 
 void CodegenLLVM::visit_node(const ir::VarRef *op) {
+  if (counters32_.count(op->var.get())) {
+    llvm::Value *narrow = builder.CreateLoad(builder.getInt32Ty(), lookup(op->var), op->var->name);
+    value_ = builder.CreateSExt(narrow, builder.getInt64Ty());
+    return;
+  }
   value_ = builder.CreateLoad(llvm_type(op->var->type), lookup(op->var), op->var->name);
 }
 

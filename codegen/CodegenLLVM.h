@@ -4,6 +4,7 @@
 // Halide's CodeGen_PTX_Dev does for CodeGen_LLVM. The base class itself generates CPU code.
 #pragma once
 
+#include "codegen/IndexRange.h"
 #include "ir/IR.h"
 #include "ir/Mutator.h"
 
@@ -84,10 +85,12 @@ protected:
   std::unique_ptr<llvm::Module> module;
   llvm::IRBuilder<> builder;
   const ir::LoweredKernel *kernel = nullptr;
+  bool index32 = false; // GpuTarget::index32: 32-bit array offsets and bounded loop counters
 
 private:
   void compile_task(const ir::Task &task);
-  llvm::AllocaInst *create_alloca(const ir::Var &var);
+  // The variable's slot, of its own type unless `type` is given (a 32-bit loop counter).
+  llvm::AllocaInst *create_alloca(const ir::Var &var, llvm::Type *type = nullptr);
   llvm::AllocaInst *lookup(const ir::Var &var) const;
   llvm::Value *array_extent(int array, int dim) const;
   // `address` when every index is below its extent; else the bounds record's sink, after
@@ -115,6 +118,7 @@ private:
   std::unordered_map<const ir::Variable *, llvm::AllocaInst *> slots_;
   llvm::Value *value_ = nullptr;
   llvm::Value *bounds_record_ = nullptr; // the task's bounds record, when the kernel has one
+  IndexRanges counters32_; // the 32-bit loop counters in scope (index32), and their ranges
   // LLVM 19's InstSimplify crashes on minnum(minnum(x, y), fma(x, y, z)) (it takes any intrinsic
   // there for a min/max; llvm-project PR #173705). CPU kernels with a float min or max therefore
   // call llvm.fma through a small function that is never inlined (the GPU's are inline PTX).

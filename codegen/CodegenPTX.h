@@ -11,7 +11,9 @@ namespace loom::codegen {
 
 class CodegenPTX : public CodegenLLVM {
 public:
-  using CodegenLLVM::CodegenLLVM;
+  CodegenPTX(llvm::LLVMContext &context, bool index32_arithmetic) : CodegenLLVM(context) {
+    index32 = index32_arithmetic;
+  }
 
 protected:
   TaskFunction define_task(const ir::Task &task,

@@ -151,7 +151,8 @@ std::unique_ptr<llvm::Module> gpu_module(const ir::LoweredKernel &kernel,
   std::unique_ptr<llvm::Module> module;
   {
     StageTimer timer(times ? &times->llvm_ir_ms : nullptr);
-    module = CodegenPTX(context).compile(kernel, kTriple, cached.machine->createDataLayout());
+    module = CodegenPTX(context, gpu.index32)
+                 .compile(kernel, kTriple, cached.machine->createDataLayout());
     if (optimize)
       link_libdevice(*module, gpu, task_names(kernel));
     // After linking: the inliner keeps "unsafe-fp-math" only where caller and callee agree, as

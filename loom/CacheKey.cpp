@@ -37,6 +37,7 @@ CacheKey gpu_ptx_key(const ir::LoweredKernel &kernel, const codegen::GpuTarget &
   return make_key("gpu-ptx", toolchain() + "target: " + target.sm + " ptx " +
                                  std::to_string(target.ptx_version) +
                                  "\nfast_math: " + (target.fast_math ? "1" : "0") +
+                                 "\nindex bits: " + (target.index32 ? "32" : "64") +
                                  "\nlibdevice: " + codegen::libdevice_identity(target) + "\nir:\n" +
                                  ir::canonical_text(kernel));
 }

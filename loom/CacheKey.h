@@ -26,7 +26,8 @@ struct CacheKey {
 // CPU object code: the canonical lowered IR, the options, loom's build, LLVM's version and the
 // host's triple, CPU name and features.
 CacheKey cpu_object_key(const ir::LoweredKernel &kernel); // fast_math from the kernel
-// PTX: the canonical lowered IR, the target (sm, PTX version, fast math), the libdevice file,
+// PTX: the canonical lowered IR, the target (sm, PTX version, fast math, index width), the
+// libdevice file,
 // loom's build and LLVM's version.
 CacheKey gpu_ptx_key(const ir::LoweredKernel &kernel, const codegen::GpuTarget &target);
 // GPU machine code: the PTX key, the device's compute capability, the driver's version and the

@@ -187,24 +187,38 @@ codegen::GpuTarget gpu_target_for_this_machine() {
   return t;
 }
 
-CompiledGpu &KernelState::compiled_gpu() {
-  if (!gpu) {
+bool index32_allowed() {
+  static const bool allowed = [] {
+    std::string bits = env("LOOM_INDEX_BITS").value_or("32");
+    if (bits != "32" && bits != "64")
+      throw Error("LOOM_INDEX_BITS=" + bits + ": expected 32 or 64");
+    return bits == "32";
+  }();
+  return allowed;
+}
+
+CompiledGpu &KernelState::compiled_gpu(bool index32) {
+  index32 = index32 && index32_allowed();
+  std::shared_ptr<CompiledGpu> &code = gpu_by_index_width[index32];
+  if (!code) {
     auto start = Clock::now();
     CompileTimes t;
     ir::LoweredKernel lowered =
         timed(t.lower_ms, [&] { return ir::lower(kernel, ir::Target::GPU, dump_log()); });
     codegen::GpuTarget target = gpu_target_for_this_machine();
     target.fast_math = kernel.fast_math; // @kernel(fastmath=True) in the text DSL
+    target.index32 = index32;
     const runtime::DeviceInfo &device = runtime::GpuContext::get().info();
     CacheKey ptx_key = timed(t.key_ms, [&] { return gpu_ptx_key(lowered, target); });
     CacheKey cubin_key = timed(
         t.key_ms, [&] { return gpu_cubin_key(ptx_key, device, runtime::ptx_linker_identity()); });
-    gpu = from_memory_cache(gpu_memory_cache(), cubin_key, t, [&] {
+    code = from_memory_cache(gpu_memory_cache(), cubin_key, t, [&] {
       return build_gpu(std::move(lowered), target, ptx_key, cubin_key, t);
     });
     t.total_ms = ms_since(start);
     gpu_times = t;
   }
+  gpu = code;
   return *gpu;
 }
 

@@ -16,31 +16,52 @@ namespace {
 // A bounds record no violation has claimed (support/Abi.h).
 constexpr std::array<uint64_t, bounds_record::slots> cleared_record{};
 
-// The launch shape of task t for `domain`: the last call's when the domain is the same (no new
-// choice, no allocation), else a new choice.
+// The launch shape of task t for `domain`: the last call's when the domain and code are the same
+// (no new choice, no allocation), else a new choice.
 const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, size_t t,
                                    const std::vector<int64_t> &domain) {
   const size_t tasks = g.lowered.tasks.size();
-  if (state.last_grids.size() != tasks || state.call.grid_domains.size() != tasks) {
+  if (state.last_grids.size() != tasks || state.call.grid_domains.size() != tasks ||
+      state.call.grid_code.size() != tasks) {
     state.last_grids.assign(tasks, runtime::GridShape());
     state.call.grid_domains.assign(tasks, {});
+    state.call.grid_code.assign(tasks, nullptr);
   }
   std::vector<int64_t> &known = state.call.grid_domains[t];
-  if (known.empty() || known != domain) {
+  if (known.empty() || known != domain || state.call.grid_code[t] != &g) {
     state.last_grids[t] = runtime::choose_grid(
         g.functions[t], domain, runtime::GpuContext::get().info(), state.launch_policy);
     known = domain;
+    state.call.grid_code[t] = &g;
   }
   return state.last_grids[t];
+}
+
+// 32-bit index arithmetic is valid for a call whose arrays each have at most
+// codegen::index32_max_elements elements (codegen/Codegen.h)...
+bool arrays_allow_index32(std::span<const Argument> args) {
+  for (const Argument &a : args)
+    if ((a.kind == Argument::Kind::DeviceArray || a.kind == Argument::Kind::HostArray) &&
+        a.size() > codegen::index32_max_elements)
+      return false;
+  return true;
+}
+
+// ... and whose grid has at most codegen::index32_max_blocks blocks in every dimension.
+bool grid_allows_index32(const runtime::GridShape &shape) {
+  for (unsigned blocks : shape.grid)
+    if (blocks > codegen::index32_max_blocks)
+      return false;
+  return true;
 }
 
 } // namespace
 
 void run_on_gpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values, runtime::Stream *async) {
-  CompiledGpu &g = state.compiled_gpu();
+  CompiledGpu *code = &state.compiled_gpu(arrays_allow_index32(args));
   runtime::GpuContext::activate(); // fails fast once a sticky error has poisoned the context
-  const std::vector<ir::Param> &params = g.lowered.params;
+  const std::vector<ir::Param> &params = code->lowered.params;
   CallScratch &call = state.call;
   runtime::CUstream stream = async ? async->handle() : nullptr;
 
@@ -79,7 +100,7 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
 
   // A bounds-checked kernel's tasks take the bounds record last (support/Abi.h); it is zero
   // between calls.
-  const bool checked = g.lowered.bounds_check;
+  const bool checked = code->lowered.bounds_check;
   if (checked && state.bounds_record.bytes() == 0) {
     state.bounds_record = runtime::DeviceBuffer(sizeof cleared_record);
     state.bounds_record.copy_from_host(cleared_record.data(), sizeof cleared_record);
@@ -87,13 +108,21 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
   pack_params(call.params, params, values, call.pointers, checked ? 1 : 0);
   if (checked)
     call.params.push(state.bounds_record.ptr());
-  for (size_t t = 0; t < g.lowered.tasks.size(); ++t) {
-    const ir::Task &task = g.lowered.tasks[t];
+  for (size_t t = 0; t < code->lowered.tasks.size(); ++t) {
+    const ir::Task &task = code->lowered.tasks[t];
     call.domain.clear();
     for (const ir::Expr &e : task.domain)
       // A negative extent runs no iteration, as on the CPU and in the interpreter.
       call.domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
-    const runtime::GridShape &shape = grid_for(state, g, t, call.domain);
+    const runtime::GridShape *chosen = &grid_for(state, *code, t, call.domain);
+    if (code->target.index32 && !grid_allows_index32(*chosen)) {
+      // Too many blocks for 32-bit counters (only an uncapped launch policy gets there): this
+      // task and the next run the 64-bit code, lowered alike.
+      code = &state.compiled_gpu(false);
+      chosen = &grid_for(state, *code, t, call.domain);
+    }
+    const CompiledGpu &g = *code;
+    const runtime::GridShape &shape = *chosen;
     if (task.reductions.empty()) {
       runtime::launch(g.functions[t], shape, call.params.data(), stream);
       continue;
@@ -132,7 +161,7 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     state.bounds_record.copy_to_host(record.data(), sizeof record);
     if (record[bounds_record::claimed] != 0) {
       state.bounds_record.copy_from_host(cleared_record.data(), sizeof cleared_record);
-      throw_if_out_of_bounds(g.lowered, record.data()); // host arrays keep their old contents
+      throw_if_out_of_bounds(code->lowered, record.data()); // host arrays keep their old contents
     }
   }
 

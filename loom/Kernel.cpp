@@ -46,6 +46,7 @@ Kernel &Kernel::bounds_check(bool on) {
   if (state_->kernel.bounds_check != on) {
     state_->kernel.bounds_check = on;
     state_->gpu.reset(); // other code: compiled (or found in the caches) on the next call
+    state_->gpu_by_index_width = {};
     state_->cpu.reset();
     state_->call.grid_domains.clear();
   }
@@ -141,6 +142,7 @@ std::string Kernel::ptx(const std::string &sm) const {
   if (!sm.empty())
     target.sm = sm;
   target.fast_math = state_->kernel.fast_math;
+  target.index32 = index32_allowed(); // what a call with arrays of up to 2^30 elements runs
   return codegen::emit_ptx(ir::lower(state_->kernel, ir::Target::GPU), target);
 }
 
@@ -196,7 +198,13 @@ std::string Kernel::explain() const {
        << codegen::ptx_version_for_driver(d.driver_version) % 10 << ", LLVM emits up to "
        << codegen::max_llvm_ptx_version() / 10 << "." << codegen::max_llvm_ptx_version() % 10
        << ")\n  code from: " << code_origin(state_->gpu_times) << "\n"
-       << "  PTX to machine code: " << runtime::ptx_linker_description() << "\n";
+       << "  PTX to machine code: " << runtime::ptx_linker_description() << "\n"
+       << "  index arithmetic: "
+       << (g.target.index32    ? "32-bit, as the last call's arrays each have at most 2^30 elements"
+           : index32_allowed() ? "64-bit, as an array of the last call has more "
+                                 "than 2^30 elements (or its grid is that large)"
+                               : "64-bit, as LOOM_INDEX_BITS=64 asks")
+       << "\n";
     for (size_t t = 0; t < g.functions.size(); ++t) {
       const ir::Task &task = g.lowered.tasks[t];
       os << "  task " << task.name << ": " << g.functions[t].num_regs << " registers";

@@ -81,8 +81,9 @@ struct CallScratch {
   PackedParams params;         // the flattened parameters (and the bounds record)
   PackedParams task_params;    // the same plus a task's reduction scratch
   std::vector<int64_t> domain; // a task's iteration domain
-  // GPU: per task, the domain last_grids[t] was chosen for (empty: choose again).
+  // GPU: per task, the domain and the code last_grids[t] was chosen for (empty: choose again).
   std::vector<std::vector<int64_t>> grid_domains;
+  std::vector<const CompiledGpu *> grid_code;
 };
 
 struct KernelState {
@@ -90,7 +91,9 @@ struct KernelState {
   std::vector<ir::ArrayAccess> access;
   std::mutex mutex; // guards everything below
   std::optional<TargetChoice> target;
-  std::shared_ptr<CompiledGpu> gpu;
+  std::shared_ptr<CompiledGpu> gpu; // the code of the last GPU call (or of compile())
+  // The GPU code by index width (codegen::GpuTarget::index32): [0] 64-bit, [1] 32-bit.
+  std::array<std::shared_ptr<CompiledGpu>, 2> gpu_by_index_width;
   std::shared_ptr<CompiledCpu> cpu;
   CompileTimes gpu_times, cpu_times; // how this object got its code
   runtime::LaunchPolicy launch_policy;
@@ -109,10 +112,15 @@ struct KernelState {
   std::array<uint64_t, bounds_record::slots> cpu_bounds_record{};
 
   // Code for the target on first use, through the caches (loom/Compile.cpp); the caller holds
-  // the mutex.
-  CompiledGpu &compiled_gpu();
+  // the mutex. The GPU's with 32-bit index arithmetic when `index32` (for calls whose arrays
+  // each have at most codegen::index32_max_elements elements), unless LOOM_INDEX_BITS=64.
+  CompiledGpu &compiled_gpu(bool index32 = true);
   CompiledCpu &compiled_cpu();
 };
+
+// False when LOOM_INDEX_BITS=64 asks for 64-bit index arithmetic on the GPU whatever the sizes
+// (read once per process; "32" or unset: 32-bit where the arrays allow it).
+bool index32_allowed();
 
 // The GPU target loom compiles for: the device's sm and the PTX version its driver accepts, or
 // sm_90 and LLVM's newest PTX when there is no GPU.

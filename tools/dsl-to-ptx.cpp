@@ -39,6 +39,8 @@ options:
   --target=gpu|cpu    the target of lowered, llvm and llvm-opt (default: gpu)
   --sm=sm_XY          the GPU architecture (default: this machine's GPU, else sm_90)
   --ptx-version=X.Y   the PTX ISA version (default: the highest the driver and LLVM accept)
+  --index-bits=32|64  GPU index arithmetic: 32 is the code a call runs when every array has at
+                      most 2^30 elements, 64 the code for larger arrays (default: 64)
   --passes            with --emit=lowered: the IR after every lowering pass
   -o FILE             write to FILE instead of standard output
   -h, --help          this text
@@ -50,7 +52,7 @@ struct Options {
   std::string input, output, emit = "ptx", kernel, sm;
   loom::ir::Target target = loom::ir::Target::GPU;
   int ptx_version = 0;
-  bool passes = false;
+  bool passes = false, index32 = false;
 };
 
 struct UsageError {
@@ -104,6 +106,10 @@ Options parse_options(int argc, char **argv) {
       if (std::sscanf(v.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 || minor > 9 || major < 1)
         throw UsageError{"--ptx-version=" + v + ": expected X.Y, e.g. 8.5"};
       o.ptx_version = major * 10 + minor;
+    } else if (option("--index-bits", argc, argv, i, v)) {
+      if (v != "32" && v != "64")
+        throw UsageError{"--index-bits=" + v + ": expected 32 or 64"};
+      o.index32 = v == "32";
     } else if (option("-o", argc, argv, i, v)) {
       o.output = v;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -159,6 +165,7 @@ std::string emit(const Options &o, const std::vector<loom::ir::Kernel> &kernels)
     gpu.sm = o.sm;
   if (o.ptx_version)
     gpu.ptx_version = o.ptx_version;
+  gpu.index32 = o.index32;
   ir::Target target = o.emit == "ptx" ? ir::Target::GPU : o.target;
   ir::LoweredKernel lowered = ir::lower(kernels.front(), target);
   if (o.emit == "ptx")

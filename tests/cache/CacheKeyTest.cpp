@@ -121,6 +121,10 @@ TEST(CacheKey, GpuKeysNameTheTargetTheOptionsAndTheDevice) {
   other = target;
   other.fast_math = true;
   EXPECT_NE(ptx.digest, gpu_ptx_key(k, other).digest);
+  other = target;
+  other.index32 = true;
+  EXPECT_NE(ptx.digest, gpu_ptx_key(k, other).digest) << "32-bit index arithmetic";
+  EXPECT_NE(std::string::npos, ptx.text.find("\nindex bits: 64\n")) << ptx.text;
   EXPECT_NE(ptx.digest, cpu_object_key(lowered(make_saxpy())).digest);
 
   runtime::DeviceInfo device;

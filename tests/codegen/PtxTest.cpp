@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 #include <unistd.h>
 
@@ -174,6 +175,21 @@ TEST(codegen_ptx, EmitsTheSamePtxFromManyThreadsAtOnce) {
   for (std::thread &t : threads)
     t.join();
   EXPECT_EQ(mismatches, 0);
+}
+
+// GpuTarget::index32: the grid-stride counter compares and steps in 32 bits (64-bit only for the
+// address), and the PTX still assembles.
+TEST(codegen_ptx, Index32CountsInThirtyTwoBits) {
+  GpuTarget t = target("sm_90");
+  std::string wide = emit_ptx(gpu_saxpy(), t);
+  t.index32 = true;
+  std::string narrow = emit_ptx(gpu_saxpy(), t);
+  std::regex compare64(R"(setp\.\w+\.s64)"), compare32(R"(setp\.\w+\.s32)");
+  EXPECT_TRUE(std::regex_search(wide, compare64)) << wide;
+  EXPECT_FALSE(std::regex_search(narrow, compare64)) << narrow;
+  EXPECT_TRUE(std::regex_search(narrow, compare32)) << narrow;
+  if (!find_ptxas().empty())
+    EXPECT_TRUE(assembles(narrow, "sm_90"));
 }
 
 TEST(codegen_ptx, FastMathApproximatesDivisionAndFlushesDenormals) {
