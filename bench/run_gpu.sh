@@ -76,7 +76,7 @@ if [[ -x $gpu_bench ]]; then
   part loom_first_call env CUDA_CACHE_DISABLE=1 "$gpu_bench" --first-call-only
   part loom_gpu "$gpu_bench"
   # The same kernels with 64-bit index arithmetic, against the 32-bit code loom picks for them.
-  part loom_gpu_index64 env LOOM_INDEX_BITS=64 "$gpu_bench" --only=saxpy,sum,matmul,stencil,softmax
+  part loom_gpu_index64 env LOOM_INDEX_BITS=64 "$gpu_bench" --only=matmul,stencil
   # PTX to machine code: the driver's linker, nvJitLink and the driver's JIT, the JIT uncached.
   part loom_linkers env CUDA_CACHE_DISABLE=1 "$gpu_bench" --only=linkers
   [[ -x $install/bench/loom_launch_sweep ]] && part launch_sweep "$install/bench/loom_launch_sweep"
@@ -137,12 +137,6 @@ table() {
     loom_gpu_index64 loom_matmul4096_tflops
   row rate "stencil 8192^2 GB/s: 32-bit vs 64-bit indices" loom_gpu loom_stencil8192_gbps \
     loom_gpu_index64 loom_stencil8192_gbps
-  row rate "saxpy 2^28 GB/s: 32-bit vs 64-bit indices" loom_gpu loom_saxpy_gbps \
-    loom_gpu_index64 loom_saxpy_gbps
-  row rate "sum 2^30 GB/s: 32-bit vs 64-bit indices" loom_gpu loom_sum_gbps \
-    loom_gpu_index64 loom_sum_gbps
-  row time "softmax 8192^2 ms: 32-bit vs 64-bit indices" loom_gpu loom_softmax8192_ms \
-    loom_gpu_index64 loom_softmax8192_ms
   row rate "naive matmul 4096 TFLOP/s vs cuBLAS SGEMM *" loom_gpu loom_matmul4096_tflops \
     cublas cublas_sgemm4096_tflops
   row rate "stencil 8192^2 GB/s vs nvcc (best block)" loom_gpu loom_stencil8192_gbps \
