@@ -19,6 +19,13 @@ Expr mul(Expr a, Expr b) {
 Expr add(Expr a, Expr b) {
   return Binary::make(BinaryOp::Add, std::move(a), std::move(b));
 }
+// A GPU thread's first index along `axis` of a grid-stride loop, and the loop's stride.
+Expr first_index(int axis) {
+  return add(mul(reg(Reg::BlockIdx, axis), reg(Reg::BlockDim, axis)), reg(Reg::ThreadIdx, axis));
+}
+Expr grid_stride(int axis) {
+  return mul(reg(Reg::BlockDim, axis), reg(Reg::GridDim, axis));
+}
 
 // Whether a 1-D loop body over `v` suits runs of consecutive iterations per GPU thread: every
 // access that depends on `v` is a 1-D array at exactly [v] (so a run's loads are neighbours, which
@@ -95,10 +102,7 @@ protected:
       const Var &v = n->vars[k];
       if (target_ == Target::GPU) {
         int axis = dims - 1 - k; // innermost dimension -> x
-        Expr first =
-            add(mul(reg(Reg::BlockIdx, axis), reg(Reg::BlockDim, axis)), reg(Reg::ThreadIdx, axis));
-        Expr stride = mul(reg(Reg::BlockDim, axis), reg(Reg::GridDim, axis));
-        body = For::make(v, first, n->extents[k], stride, body);
+        body = For::make(v, first_index(axis), n->extents[k], grid_stride(axis), body);
       } else if (k == 0) {
         body = For::make(v, VarRef::make(chunk_begin_), VarRef::make(chunk_end_), one(), body);
       } else {
@@ -123,8 +127,7 @@ private:
     const Expr &extent = n->extents[0];
     Var r = make_var(v->name + "_run", ScalarType::I64);
     Var k = make_var(v->name + "_in_run", ScalarType::I64);
-    Expr first = add(mul(reg(Reg::BlockIdx, 0), reg(Reg::BlockDim, 0)), reg(Reg::ThreadIdx, 0));
-    Expr stride = mul(reg(Reg::BlockDim, 0), reg(Reg::GridDim, 0));
+    Expr first = first_index(0), stride = grid_stride(0);
     Expr runs = Binary::make(BinaryOp::Div, extent, i64_const(run));
     // The inner loop counts 0..run (a constant trip count LLVM unrolls whole) and sets v.
     Stmt in_run = Block::make(

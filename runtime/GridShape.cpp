@@ -84,27 +84,35 @@ std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int bl
   return {static_cast<unsigned>(x), static_cast<unsigned>(y), static_cast<unsigned>(z)};
 }
 
+int spread_block_size(const std::vector<int64_t> &domain, int block_size, int sm_count,
+                      std::string *why) {
+  // Fewer iterations than the suggested blocks would hold on every SM at once: smaller blocks (a
+  // power of two, at least a warp), so that the iterations spread over every SM instead of
+  // filling a few (8192 rows in blocks of 1024 would run on 8 of 132 SMs).
+  why->clear();
+  std::array<uint64_t, 3> extent = extents_xyz(domain);
+  const uint64_t total = extent[0] * extent[1] * extent[2];
+  const uint64_t sms = static_cast<uint64_t>(std::max(sm_count, 1));
+  if (domain.empty() || block_size <= 32 || total >= static_cast<uint64_t>(block_size) * sms)
+    return block_size;
+  uint64_t threads = 32;
+  while (threads * 2 <= total / sms && threads * 2 <= static_cast<uint64_t>(block_size))
+    threads *= 2;
+  *why = count_of(total, "iteration") + " for " + count_of(sms, "SM") + ": blocks of " +
+         std::to_string(threads) + " (not " + std::to_string(block_size) +
+         ") threads spread them over every SM; ";
+  return static_cast<int>(threads);
+}
+
 GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
                        int max_active_blocks_per_sm, int sm_count, const LaunchPolicy &policy) {
   std::array<uint64_t, 3> extent = extents_xyz(domain);
   GridShape shape;
   const bool forced = policy.block[0] != 0 && !domain.empty();
-  // Fewer iterations than the suggested blocks would hold on every SM at once: smaller blocks (a
-  // power of two, at least a warp), so that the iterations spread over every SM instead of
-  // filling a few (8192 rows in blocks of 1024 would run on 8 of 132 SMs).
-  std::string spread;
-  const uint64_t total = extent[0] * extent[1] * extent[2];
   const uint64_t sms = static_cast<uint64_t>(std::max(sm_count, 1));
-  if (!forced && !domain.empty() && block_size > 32 &&
-      total < static_cast<uint64_t>(block_size) * sms) {
-    uint64_t threads = 32;
-    while (threads * 2 <= total / sms && threads * 2 <= static_cast<uint64_t>(block_size))
-      threads *= 2;
-    spread = count_of(total, "iteration") + " for " + count_of(sms, "SM") + ": blocks of " +
-             std::to_string(threads) + " (not " + std::to_string(block_size) +
-             ") threads spread them over every SM; ";
-    block_size = static_cast<int>(threads);
-  }
+  std::string spread;
+  if (!forced)
+    block_size = spread_block_size(domain, block_size, sm_count, &spread);
   std::array<unsigned, 3> block = forced ? policy.block : compute_block(domain, block_size);
   for (unsigned &b : block)
     b = std::max(b, 1u);
@@ -196,9 +204,12 @@ GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &d
   cu.check(cu.cuOccupancyMaxPotentialBlockSize(&min_grid_size, &suggested_block, function.handle,
                                                nullptr, 0, 0),
            call.c_str());
-  // A 2-D or 3-D domain with small extents may use fewer threads than suggested; occupancy is
-  // asked for the block actually launched.
-  std::array<unsigned, 3> block = compute_block(domain, suggested_block);
+  // A small domain takes smaller blocks (spread_block_size), and a 2-D or 3-D one with small
+  // extents may use fewer threads than that; occupancy is asked for the block actually launched,
+  // which compute_grid then leaves as it is.
+  std::string spread;
+  int block_size = spread_block_size(domain, suggested_block, device.sm_count, &spread);
+  std::array<unsigned, 3> block = compute_block(domain, block_size);
   int threads = static_cast<int>(block[0] * block[1] * block[2]);
   int active_blocks = 0;
   call = "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + function.name + ")";
@@ -208,7 +219,8 @@ GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &d
   GridShape shape = compute_grid(domain, threads, active_blocks, device.sm_count, policy);
   shape.reason = "cuOccupancyMaxPotentialBlockSize suggests " + std::to_string(suggested_block) +
                  " threads per block for " + function.name + " (" +
-                 std::to_string(function.num_regs) + " registers per thread); " + shape.reason;
+                 std::to_string(function.num_regs) + " registers per thread); " + spread +
+                 shape.reason;
   return shape;
 }
 

@@ -52,9 +52,14 @@ struct LaunchPolicy {
 // task): one thread.
 std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int block_size);
 
-// The whole launch shape, without a GPU: the block from compute_block (with fewer threads, a power
-// of two and at least 32, when the domain has fewer iterations than block_size x sm_count, so
-// that the blocks reach every SM), then per dimension
+// The threads per block for `domain` given `block_size` suggested: when the domain has fewer
+// iterations than block_size x sm_count, fewer threads (a power of two, at least 32) so that the
+// blocks reach every SM, with the reason in *why; else block_size, and *why is left empty.
+int spread_block_size(const std::vector<int64_t> &domain, int block_size, int sm_count,
+                      std::string *why);
+
+// The whole launch shape, without a GPU: the block from compute_block (of spread_block_size's
+// threads, unless the policy sets the block), then per dimension
 // ceil(extent / block) blocks (at least 1, so an empty domain still launches and its loop does not
 // run), limited by CUDA's grid limits and then capped at max_grid_waves waves (for 2-D and 3-D
 // domains with the automatic block, max_grid_waves_multi_dimensional) of
@@ -66,8 +71,8 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
                        int max_active_blocks_per_sm, int sm_count,
                        const LaunchPolicy &policy = LaunchPolicy());
 
-// compute_grid with the block size the driver's occupancy calculator suggests for `function` and
-// the number of such blocks an SM holds at once.
+// compute_grid with the block size the driver's occupancy calculator suggests for `function`
+// (after spread_block_size) and the number of blocks of that size an SM holds at once.
 GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &domain,
                       const DeviceInfo &device, const LaunchPolicy &policy = LaunchPolicy());
 

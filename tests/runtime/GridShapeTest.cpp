@@ -57,6 +57,30 @@ TEST(runtime_grid, FewIterationsSpreadOverEverySm) {
   expect_shape(compute_grid({8192}, 1024, 2, 132, policy), {8, 1, 1}, {1024, 1, 1});
 }
 
+// choose_grid shrinks the block before it asks the driver how many blocks an SM holds, so the
+// explanation states the occupancy of the block launched; compute_grid must then keep that block.
+TEST(runtime_grid, SpreadBlockSizeComesFirstAndIsKept) {
+  std::string why;
+  EXPECT_EQ(32, spread_block_size({8192}, 1024, 132, &why));
+  EXPECT_NE(why.find("blocks of 32 (not 1024)"), std::string::npos) << why;
+  EXPECT_EQ(512, spread_block_size({100'000}, 1024, 132, &why));
+  EXPECT_EQ(1024, spread_block_size({135'168}, 1024, 132, &why));
+  EXPECT_TRUE(why.empty()) << why;
+  EXPECT_EQ(256, spread_block_size({}, 256, 132, &why));
+  // With the occupancy of 32-thread blocks (32 per SM), the shrunk block stays and the reason
+  // gives that occupancy, not the 1024-thread block's.
+  GridShape rows = compute_grid({8192}, spread_block_size({8192}, 1024, 132, &why), 32, 132);
+  expect_shape(rows, {256, 1, 1}, {32, 1, 1});
+  EXPECT_NE(rows.reason.find("32 blocks/SM resident"), std::string::npos) << rows.reason;
+  EXPECT_EQ(rows.reason.find("spread them"), std::string::npos) << rows.reason;
+  for (std::vector<int64_t> domain : {std::vector<int64_t>{100'000}, {64, 64}, {3000, 7}, {5}}) {
+    int block = spread_block_size(domain, 1024, 132, &why);
+    GridShape once = compute_grid(domain, 1024, 4, 132),
+              twice = compute_grid(domain, block, 4, 132);
+    EXPECT_EQ(once.to_string(), twice.to_string()) << domain.size() << "-D, block " << block;
+  }
+}
+
 TEST(runtime_grid, OneDimensionExtentOneAndZeroStillLaunchOneBlock) {
   expect_shape(compute_grid({1}, 128, 16, 132), {1, 1, 1}, {32, 1, 1});
   expect_shape(compute_grid({0}, 128, 16, 132), {1, 1, 1}, {32, 1, 1});
