@@ -50,7 +50,7 @@ ir::Var Tracer::fresh_var(const char *prefix, ir::ScalarType type) {
 ir::Kernel Tracer::finish() {
   if (blocks_.size() != 1)
     throw DslError("kernel '" + name_ + "': a block was left open while tracing");
-  return ir::Kernel{name_, params_, close_block(), false, {}};
+  return ir::Kernel{name_, params_, close_block(), false, false, {}};
 }
 
 } // namespace loom::frontend

@@ -188,8 +188,9 @@ TEST(codegen_ptx, Index32CountsInThirtyTwoBits) {
   EXPECT_TRUE(std::regex_search(wide, compare64)) << wide;
   EXPECT_FALSE(std::regex_search(narrow, compare64)) << narrow;
   EXPECT_TRUE(std::regex_search(narrow, compare32)) << narrow;
-  if (!find_ptxas().empty())
+  if (!find_ptxas().empty()) {
     EXPECT_TRUE(assembles(narrow, "sm_90"));
+  }
 }
 
 TEST(codegen_ptx, FastMathApproximatesDivisionAndFlushesDenormals) {

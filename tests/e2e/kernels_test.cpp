@@ -153,8 +153,9 @@ TEST_P(Kernels, ExplainSaysTargetAndCopies) {
       << e;
   EXPECT_NE(e.find("array A: read only: copied in only"), std::string::npos) << e;
   EXPECT_NE(e.find("array C: wholly overwritten: copied out only"), std::string::npos) << e;
-  if (target() == ir::Target::GPU)
+  if (target() == ir::Target::GPU) {
     EXPECT_NE(e.find("last launch: grid ("), std::string::npos) << e;
+  }
   EXPECT_EQ(C[63], 2.0f);
 }
 

@@ -223,8 +223,9 @@ TEST_P(Operators, CastsAreDefinedForEveryValue) {
   for (size_t i = 0; i < n; ++i) {
     EXPECT_EQ(to_i32[i], want[i]) << f[i];
     EXPECT_EQ(narrowed[i], int32_t(uint32_t(uint64_t(big[i])))) << big[i];
-    if (!std::isnan(f[i]))
+    if (!std::isnan(f[i])) {
       EXPECT_EQ(widened[i], double(narrowed[i]) + double(f[i]));
+    }
     EXPECT_EQ(truth[i], int(f[i] != 0) + 2 * int(big[i] != 0)) << i; // NaN is true
   }
 }
