@@ -100,6 +100,10 @@ llvm::Type *CodegenLLVM::llvm_type(ScalarType t) const {
     return llvm::Type::getFloatTy(context);
   case ScalarType::F64:
     return llvm::Type::getDoubleTy(context);
+  case ScalarType::F16:
+    return llvm::Type::getHalfTy(context);
+  case ScalarType::BF16:
+    return llvm::Type::getBFloatTy(context);
   }
   internal_error("unknown scalar type");
 }
@@ -110,7 +114,38 @@ llvm::Type *CodegenLLVM::memory_type(ScalarType t) const {
 
 llvm::Value *CodegenLLVM::from_memory(llvm::Value *v, ScalarType t) {
   // Any non-zero byte is true, so bools written by other code cannot produce a bad i1.
-  return t == ScalarType::Bool ? builder.CreateICmpNE(v, builder.getInt8(0)) : v;
+  if (t == ScalarType::Bool)
+    return builder.CreateICmpNE(v, builder.getInt8(0));
+  // f16 and bf16 are storage: values are f32, exactly (every f16 and bf16 is an f32).
+  if (ir::is_storage_only(t))
+    return builder.CreateFPExt(v, builder.getFloatTy());
+  return v;
+}
+
+llvm::Value *CodegenLLVM::to_memory(llvm::Value *v, ScalarType t) {
+  if (t == ScalarType::Bool)
+    return builder.CreateZExt(v, builder.getInt8Ty());
+  if (t == ScalarType::BF16)
+    return round_to_bf16(v);
+  if (t == ScalarType::F16) // rounded to nearest even
+    return builder.CreateFPTrunc(v, memory_type(t));
+  return v;
+}
+
+llvm::Value *CodegenLLVM::round_to_bf16(llvm::Value *v) {
+  // x86's vcvtneps2bf16, which LLVM picks for fptrunc on AVX512-BF16 hosts, reads f32 subnormals
+  // as zero; loom rounds every f32 to nearest even (support/Float16.h), in integer arithmetic:
+  // add 0x7fff plus the lowest kept bit, keep the top 16 bits; a NaN keeps its top bits, quiet.
+  llvm::Value *bits = builder.CreateBitCast(v, builder.getInt32Ty());
+  llvm::Value *lowest_kept = builder.CreateAnd(builder.CreateLShr(bits, 16), builder.getInt32(1));
+  llvm::Value *rounded =
+      builder.CreateAdd(bits, builder.CreateAdd(lowest_kept, builder.getInt32(0x7fff)));
+  llvm::Value *top = builder.CreateTrunc(builder.CreateLShr(rounded, 16), builder.getInt16Ty());
+  llvm::Value *quiet_nan =
+      builder.CreateOr(builder.CreateTrunc(builder.CreateLShr(bits, 16), builder.getInt16Ty()),
+                       builder.getInt16(0x40));
+  llvm::Value *result = builder.CreateSelect(builder.CreateFCmpUNO(v, v), quiet_nan, top);
+  return builder.CreateBitCast(result, builder.getBFloatTy());
 }
 
 // ---- tasks ----------------------------------------------------------------------------------
@@ -371,12 +406,10 @@ void CodegenLLVM::visit_node(const ir::Assign *op) {
 
 void CodegenLLVM::visit_node(const ir::Store *op) {
   ScalarType t = kernel->params.at(op->array).type;
-  if (op->value.type() != t)
+  if (op->value.type() != ir::value_type(t))
     internal_error("store of a " + std::string(ir::type_name(op->value.type())) + " into a " +
                    ir::type_name(t) + " array");
-  llvm::Value *value = codegen(op->value);
-  if (t == ScalarType::Bool)
-    value = builder.CreateZExt(value, builder.getInt8Ty());
+  llvm::Value *value = to_memory(codegen(op->value), t);
   builder.CreateAlignedStore(value, element_address(op->array, op->indices),
                              llvm::Align(ir::byte_size(t)));
 }
@@ -385,7 +418,7 @@ void CodegenLLVM::visit_node(const ir::Store *op) {
 // atomic read-modify-write (LLVM expands what the target lacks into a compare-exchange loop).
 void CodegenLLVM::visit_node(const ir::Reduce *op) {
   const ScalarType t = kernel->params.at(op->array).type;
-  if (op->value.type() != t || t == ScalarType::Bool)
+  if (op->value.type() != t || t == ScalarType::Bool || ir::is_storage_only(t))
     internal_error("reduction of a " + std::string(ir::type_name(op->value.type())) + " into a " +
                    ir::type_name(t) + " array");
   llvm::Value *value = codegen(op->value);
@@ -551,7 +584,7 @@ void CodegenLLVM::visit_node(const ir::ArrayExtent *op) {
 
 void CodegenLLVM::visit_node(const ir::Load *op) {
   ScalarType t = kernel->params.at(op->array).type;
-  if (t != op->type)
+  if (ir::value_type(t) != op->type)
     internal_error("load of a " + std::string(ir::type_name(op->type)) + " from a " +
                    ir::type_name(t) + " array");
   llvm::Value *address = element_address(op->array, op->indices);

@@ -62,6 +62,8 @@ protected:
   // them on the GPU.
   virtual void combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,
                                 llvm::Value *scratch, const TaskFunction &tf);
+  // An f32 rounded to nearest even into bf16 (subnormals kept); CodegenPTX uses cvt.rn.bf16.f32.
+  virtual llvm::Value *round_to_bf16(llvm::Value *v);
   // Float `a % b`, which is C's fmod.
   virtual llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t);
 
@@ -69,7 +71,8 @@ protected:
 
   llvm::Type *llvm_type(ir::ScalarType t) const;   // in registers: bool is i1
   llvm::Type *memory_type(ir::ScalarType t) const; // in memory and the param ABI: bool is i8
-  llvm::Value *from_memory(llvm::Value *v, ir::ScalarType t); // i8 -> i1 for bools
+  llvm::Value *from_memory(llvm::Value *v, ir::ScalarType t); // i8 -> i1 for bools, f16 -> f32
+  llvm::Value *to_memory(llvm::Value *v, ir::ScalarType t);   // the reverse
   // The address of array[indices] (row-major), with the indices generated at the insert point.
   // A bounds-checked kernel's access checks every index first (checked_address).
   llvm::Value *element_address(int array, const std::vector<ir::Expr> &indices);

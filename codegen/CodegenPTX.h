@@ -27,6 +27,10 @@ protected:
   // NVPTX lowers frem to x - y * trunc(x / y), which is not fmod (wrong once x / y rounds, e.g.
   // 1e10f % 3.0f); libdevice's fmod is exact.
   llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t) override;
+  // The GPU's cvt.rn.bf16.f32 (sm_80 and later) rounds every f32 to nearest even.
+  llvm::Value *round_to_bf16(llvm::Value *v) override {
+    return builder.CreateFPTrunc(v, builder.getBFloatTy());
+  }
   // PTX's min/max (NaN operands ignored, as minnum/maxnum) as inline PTX: LLVM cannot misjudge
   // the result's sign (see CodegenLLVM::float_min_max) and ptxas still sees one instruction,
   // where the NaN guards of the CPU's version would cost two more each.

@@ -11,14 +11,16 @@
 namespace loom {
 
 // One element of an array parameter: reads as a value, assignment stores.
-template <DslScalar T> class ElementRef {
+// An element of an f16 or bf16 array reads as an f32 and stores an f32 rounded to 16 bits.
+template <DslElement E> class ElementRef {
 public:
+  using T = element_value_t<E>;
   using dsl_value_type = T;
 
   ElementRef(int array, std::vector<ir::Expr> indices)
       : array_(array), indices_(std::move(indices)) {}
 
-  Value<T> value() const { return Value<T>(ir::Load::make(dtype_of<T>(), array_, indices_)); }
+  Value<T> value() const { return Value<T>(ir::Load::make(dtype_of<E>(), array_, indices_)); }
   operator Value<T>() const { return value(); }
 
   ElementRef &operator=(const ElementRef &other) { return store(other.value().expr()); }
@@ -50,7 +52,7 @@ private:
 };
 
 // A dense, row-major array parameter of rank 1 to 3 whose extents are known at call time.
-template <DslScalar T, int Rank> class ArrayParam {
+template <DslElement T, int Rank> class ArrayParam {
   static_assert(Rank >= 1 && Rank <= 3, "loom arrays have 1 to 3 dimensions");
 
 public:
@@ -88,8 +90,8 @@ private:
   int index_;
 };
 
-template <DslScalar T> using Array = ArrayParam<T, 1>;
-template <DslScalar T> using Array2 = ArrayParam<T, 2>;
-template <DslScalar T> using Array3 = ArrayParam<T, 3>;
+template <DslElement T> using Array = ArrayParam<T, 1>;
+template <DslElement T> using Array2 = ArrayParam<T, 2>;
+template <DslElement T> using Array3 = ArrayParam<T, 3>;
 
 } // namespace loom

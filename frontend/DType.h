@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ir/Type.h"
+#include "support/Float16.h"
 
 #include <cstdint>
 #include <type_traits>
@@ -12,8 +13,20 @@ template <class T>
 concept DslScalar = std::is_same_v<T, bool> || std::is_same_v<T, int32_t> ||
     std::is_same_v<T, int64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
 
-template <DslScalar T> constexpr ir::ScalarType dtype_of() {
-  if constexpr (std::is_same_v<T, bool>)
+// Array elements: the scalars, and the 16-bit storage types f16 and bf16, which kernels read and
+// write as f32 (ir::value_type).
+template <class T>
+concept DslElement = DslScalar<T> || std::is_same_v<T, f16> || std::is_same_v<T, bf16>;
+
+// The DSL type of the values an array of T holds (float for f16 and bf16).
+template <DslElement T> using element_value_t = std::conditional_t<DslScalar<T>, T, float>;
+
+template <DslElement T> constexpr ir::ScalarType dtype_of() {
+  if constexpr (std::is_same_v<T, f16>)
+    return ir::ScalarType::F16;
+  else if constexpr (std::is_same_v<T, bf16>)
+    return ir::ScalarType::BF16;
+  else if constexpr (std::is_same_v<T, bool>)
     return ir::ScalarType::Bool;
   else if constexpr (std::is_same_v<T, int32_t>)
     return ir::ScalarType::I32;

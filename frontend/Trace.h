@@ -37,7 +37,7 @@ template <DslScalar T> struct param_maker<Value<T>> {
     return Value<T>(ir::VarRef::make(v));
   }
 };
-template <DslScalar T, int Rank> struct param_maker<ArrayParam<T, Rank>> {
+template <DslElement T, int Rank> struct param_maker<ArrayParam<T, Rank>> {
   static ArrayParam<T, Rank> make(frontend::Tracer &t, const std::string &name) {
     int index = static_cast<int>(t.params().size());
     t.add_param({name, ir::ParamKind::Array, dtype_of<T>(), Rank, nullptr});

@@ -25,6 +25,10 @@ const char *type_name(ScalarType t) {
     return "f32";
   case ScalarType::F64:
     return "f64";
+  case ScalarType::F16:
+    return "f16";
+  case ScalarType::BF16:
+    return "bf16";
   }
   return "?";
 }
@@ -121,7 +125,7 @@ Expr Load::make(ScalarType elem, int array, std::vector<Expr> indices) {
   for (const Expr &i : indices)
     if (i.type() != ScalarType::I64)
       ill_typed("array index must be i64");
-  return Expr(std::make_shared<const Load>(elem, array, std::move(indices)));
+  return Expr(std::make_shared<const Load>(value_type(elem), array, std::move(indices)));
 }
 
 Expr Unary::make(UnaryOp op, Expr a) {

@@ -171,7 +171,8 @@ private:
       Value v = eval(n->value);
       bool uncertain;
       int64_t k = element(n->array, n->indices, true, &uncertain);
-      const ScalarType t = params_[n->array].type;
+      // An f16 or bf16 element combines in f32; the store rounds it back (Buffer::set).
+      const ScalarType t = value_type(params_[n->array].type);
       const BinaryOp op = binary_op_of(n->op);
       Buffer &buffer = args_[n->array].array;
       ScalarValue old = buffer.get(k);

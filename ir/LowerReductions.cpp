@@ -1,6 +1,7 @@
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"
+#include "support/Error.h"
 
 #include <cmath>
 #include <limits>
@@ -126,6 +127,11 @@ protected:
     Stmt s = Mutator::mutate_node(n, self);
     auto *r = s.as<Reduce>();
     const ScalarType t = (*params)[r->array].type;
+    if (kind != Kind::ReadModifyWrite && is_storage_only(t))
+      throw CompileError("kernel parameter '" + (*params)[r->array].name + "' is an array of " +
+                         type_name(t) +
+                         ", a storage type: a parallel loop cannot reduce into it (its iterations "
+                         "update one element); reduce into an f32 array and convert after");
     switch (kind) {
     case Kind::Atomic:
       return s;
@@ -138,7 +144,8 @@ protected:
           to_string(Load::make(t, r->array, r->indices), *params) + " " + op_name(r->op);
       auto found = accumulators.find(key);
       if (found == accumulators.end()) {
-        Var acc = make_var((*params)[r->array].name + "_partial" + std::to_string(order.size()), t);
+        Var acc = make_var((*params)[r->array].name + "_partial" + std::to_string(order.size()),
+                           value_type(t));
         found = accumulators.emplace(key, TaskReduction{r->op, acc, r->array, r->indices}).first;
         order.push_back(key);
       }

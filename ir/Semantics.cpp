@@ -1,5 +1,7 @@
 #include "ir/Semantics.h"
 
+#include "support/Float16.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -293,6 +295,13 @@ ScalarValue load_scalar(const void *memory, ScalarType type) {
   case ScalarType::F64:
     std::memcpy(&v.f, p, 8);
     break;
+  case ScalarType::F16:
+  case ScalarType::BF16: {
+    uint16_t bits;
+    std::memcpy(&bits, p, 2);
+    v.f = type == ScalarType::F16 ? f32_from_f16_bits(bits) : f32_from_bf16_bits(bits);
+    break;
+  }
   }
   return v;
 }
@@ -319,6 +328,14 @@ void store_scalar(void *memory, ScalarType type, ScalarValue v) {
   case ScalarType::F64:
     std::memcpy(p, &v.f, 8);
     break;
+  case ScalarType::F16:
+  case ScalarType::BF16: {
+    // v is an f32 value (value_type), so rounding it once to 16 bits is the one rounding.
+    float x = static_cast<float>(v.f);
+    uint16_t bits = type == ScalarType::F16 ? f16_bits_from_f32(x) : bf16_bits_from_f32(x);
+    std::memcpy(p, &bits, 2);
+    break;
+  }
   }
 }
 

@@ -6,7 +6,18 @@
 
 namespace loom::ir {
 
-enum class ScalarType : uint8_t { Bool, I32, I64, F32, F64 };
+// F16 (IEEE binary16) and BF16 (bfloat16) are storage types: only arrays hold them. A load from
+// such an array gives an F32 and a store into it takes an F32, rounded to nearest even; no
+// expression has a storage type (support/Float16.h has the host's conversions).
+enum class ScalarType : uint8_t { Bool, I32, I64, F32, F64, F16, BF16 };
+
+inline bool is_storage_only(ScalarType t) {
+  return t == ScalarType::F16 || t == ScalarType::BF16;
+}
+// The type of a value loaded from, or stored into, an array of elements of type t.
+inline ScalarType value_type(ScalarType t) {
+  return is_storage_only(t) ? ScalarType::F32 : t;
+}
 
 inline bool is_float(ScalarType t) {
   return t == ScalarType::F32 || t == ScalarType::F64;
@@ -24,6 +35,9 @@ inline int bit_width(ScalarType t) {
   case ScalarType::I64:
   case ScalarType::F64:
     return 64;
+  case ScalarType::F16:
+  case ScalarType::BF16:
+    return 16;
   }
   return 0;
 }

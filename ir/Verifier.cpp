@@ -17,6 +17,9 @@ public:
       if (p.kind == ParamKind::Scalar) {
         if (!p.var || p.var->type != p.type)
           fail("scalar parameter '" + p.name + "' has no variable of its type");
+        if (is_storage_only(p.type))
+          fail("scalar parameter '" + p.name + "' of type " + type_name(p.type) +
+               ": f16 and bf16 are array element types only; take an f32");
         scope_.insert(p.var.get());
       } else if (p.rank < 1 || p.rank > 3) {
         fail("array parameter '" + p.name + "' has rank " + std::to_string(p.rank) +
@@ -68,7 +71,7 @@ public:
       for (const Expr &i : n->indices)
         expr(i, s);
       expr(n->value, s);
-      if (n->value.type() != p.type)
+      if (n->value.type() != value_type(p.type))
         fail(std::string("store of a ") + type_name(n->value.type()) + " into '" + p.name +
                  "', an array of " + type_name(p.type),
              s);
@@ -80,7 +83,7 @@ public:
       for (const Expr &i : n->indices)
         expr(i, s);
       expr(n->value, s);
-      if (n->value.type() != p.type)
+      if (n->value.type() != value_type(p.type))
         fail(std::string("reduction of a ") + type_name(n->value.type()) + " into '" + p.name +
                  "', an array of " + type_name(p.type),
              s);
@@ -160,7 +163,7 @@ public:
     case ExprKind::Load: {
       auto *n = e.as<Load>();
       const Param &p = array(n->array, n->indices.size(), where);
-      if (n->type != p.type)
+      if (n->type != value_type(p.type))
         fail("load of " + std::string(type_name(n->type)) + " from '" + p.name + "'", where);
       for (const Expr &i : n->indices)
         expr(i, where);

@@ -13,14 +13,14 @@
 namespace loom {
 
 // A host array with a shape: loom::view(vec, {rows, cols}) passes a std::vector as a 2-D array.
-template <DslScalar T> struct HostArray {
+template <DslElement T> struct HostArray {
   T *data;
   std::vector<int64_t> shape;
 };
-template <DslScalar T> HostArray<T> view(std::vector<T> &v, std::vector<int64_t> shape) {
+template <DslElement T> HostArray<T> view(std::vector<T> &v, std::vector<int64_t> shape) {
   return {v.data(), std::move(shape)};
 }
-template <DslScalar T> HostArray<T> view(T *data, std::vector<int64_t> shape) {
+template <DslElement T> HostArray<T> view(T *data, std::vector<int64_t> shape) {
   return {data, std::move(shape)};
 }
 
@@ -77,7 +77,7 @@ requires std::is_arithmetic_v<U> Argument to_argument(U v) {
     a.scalar.i = static_cast<int64_t>(v);
   return a;
 }
-template <DslScalar T> Argument to_argument(std::vector<T> &v) {
+template <DslElement T> Argument to_argument(std::vector<T> &v) {
   Argument a;
   a.kind = Argument::Kind::HostArray;
   a.type = dtype_of<T>();
@@ -85,12 +85,12 @@ template <DslScalar T> Argument to_argument(std::vector<T> &v) {
   a.shape = {static_cast<int64_t>(v.size())};
   return a;
 }
-template <DslScalar T> Argument to_argument(const std::vector<T> &v) {
+template <DslElement T> Argument to_argument(const std::vector<T> &v) {
   Argument a = to_argument(const_cast<std::vector<T> &>(v));
   a.host_const = true;
   return a;
 }
-template <DslScalar T> Argument to_argument(const HostArray<T> &v) {
+template <DslElement T> Argument to_argument(const HostArray<T> &v) {
   Argument a;
   a.kind = Argument::Kind::HostArray;
   a.type = dtype_of<T>();
@@ -98,7 +98,7 @@ template <DslScalar T> Argument to_argument(const HostArray<T> &v) {
   a.shape = v.shape;
   return a;
 }
-template <DslScalar T> Argument to_argument(const runtime::DeviceArray<T> &v) {
+template <DslElement T> Argument to_argument(const runtime::DeviceArray<T> &v) {
   Argument a;
   a.kind = Argument::Kind::DeviceArray;
   a.type = dtype_of<T>();

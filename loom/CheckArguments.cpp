@@ -186,6 +186,9 @@ void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
     case ir::ScalarType::F64:
       packed.push(v.f);
       break;
+    case ir::ScalarType::F16:
+    case ir::ScalarType::BF16: // the verifier refuses such scalar parameters
+      throw Error("internal error: scalar parameter '" + params[p].name + "' of a storage type");
     }
   }
 }

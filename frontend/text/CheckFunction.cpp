@@ -13,20 +13,20 @@ namespace loom::text {
 namespace {
 
 const std::map<std::string, ir::ScalarType> &scalar_types() {
-  static const std::map<std::string, ir::ScalarType> t = {{"bool", ir::ScalarType::Bool},
-                                                          {"i32", ir::ScalarType::I32},
-                                                          {"i64", ir::ScalarType::I64},
-                                                          {"f32", ir::ScalarType::F32},
-                                                          {"f64", ir::ScalarType::F64}};
+  static const std::map<std::string, ir::ScalarType> t = {
+      {"bool", ir::ScalarType::Bool}, {"i32", ir::ScalarType::I32}, {"i64", ir::ScalarType::I64},
+      {"f32", ir::ScalarType::F32},   {"f64", ir::ScalarType::F64}, {"f16", ir::ScalarType::F16},
+      {"bf16", ir::ScalarType::BF16}};
   return t;
 }
 
 // Type names of other languages, and loom's name for them.
 const char *loom_type_for(const std::string &name) {
   static const std::map<std::string, const char *> other = {
-      {"float32", "f32"}, {"float", "f32 or f64"}, {"float64", "f64"}, {"double", "f64"},
-      {"int32", "i32"},   {"int", "i32 or i64"},   {"int64", "i64"},   {"boolean", "bool"},
-      {"bool_", "bool"},  {"long", "i64"}};
+      {"float32", "f32"},  {"float", "f32 or f64"}, {"float64", "f64"}, {"double", "f64"},
+      {"int32", "i32"},    {"int", "i32 or i64"},   {"int64", "i64"},   {"boolean", "bool"},
+      {"bool_", "bool"},   {"long", "i64"},         {"float16", "f16"}, {"half", "f16"},
+      {"bfloat16", "bf16"}};
   auto it = other.find(name);
   return it == other.end() ? nullptr : it->second;
 }
@@ -77,7 +77,13 @@ std::optional<CheckedType> Checker::checked_type(const ast::TypeExpr &t, const s
     std::string message = "unknown type '" + t.scalar + "'";
     if (const char *loom = loom_type_for(t.scalar))
       message += std::string(" (loom writes ") + loom + ")";
-    diag_.error(t.loc, message + "; the types are bool, i32, i64, f32 and f64");
+    diag_.error(t.loc, message + "; the types are bool, i32, i64, f32 and f64 (and f16 and bf16 "
+                                 "for array elements)");
+    return std::nullopt;
+  }
+  if (ir::is_storage_only(it->second) && !t.is_array) {
+    diag_.error(t.loc, t.scalar + " is an array element type (as in '" + t.scalar +
+                           "[n]'), read and written as f32; " + what + " takes f32");
     return std::nullopt;
   }
   CheckedType c;

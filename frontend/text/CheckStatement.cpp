@@ -173,7 +173,8 @@ void Checker::store(const ast::Stmt &s) {
     }
   }
   // `x[i] += v`, `x[i] = x[i] * v`, `x[i] = min(x[i], v)`: a reduction (ir::store_or_reduce).
-  emit(ir::store_or_reduce(array, idx, convert(v, p.type)));
+  // An f16 or bf16 element stores an f32 (rounded to 16 bits in memory).
+  emit(ir::store_or_reduce(array, idx, convert(v, ir::value_type(p.type))));
 }
 
 void Checker::if_statement(const ast::Stmt &s) {

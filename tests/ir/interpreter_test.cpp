@@ -155,6 +155,59 @@ TEST(Interpreter, RunsAKernelAsTheFrontEndBuiltIt) {
   EXPECT_GT(r.steps, 12u);
 }
 
+// f16 and bf16 arrays hold 16 bits; the interpreter reads them as f32 and rounds stores to
+// nearest even, as the host's conversions do (support/Float16.h).
+TEST(Interpreter, F16AndBf16ArraysAreStorage) {
+  ir::Kernel k = trace("half",
+                       [](Array<float> x, Array<loom::f16> h, Array<loom::bf16> b) {
+                         parallel_for(x.size(), [&](Index i) {
+                           h[i] = x[i] * 3.0f;
+                           b[i] = h[i] + 0.5f;
+                         });
+                       },
+                       {"x", "h", "b"});
+  std::vector<float> x = {1.0f / 3, 0.1f, 70000.0f, -2.5e-8f, 1.0f};
+  std::vector<InterpreterArg> args;
+  args.push_back(InterpreterArg::of_array(buffer<float>(F32, {5}, x)));
+  args.push_back(InterpreterArg::of_array(Buffer(ScalarType::F16, {5})));
+  args.push_back(InterpreterArg::of_array(Buffer(ScalarType::BF16, {5})));
+  interpret(k, args);
+  std::vector<loom::f16> h = values_of<loom::f16>(args[1].array);
+  std::vector<loom::bf16> b = values_of<loom::bf16>(args[2].array);
+  for (size_t i = 0; i < x.size(); ++i) {
+    loom::f16 want_h(x[i] * 3.0f);
+    EXPECT_EQ(want_h.bits, h[i].bits) << i;
+    EXPECT_EQ(loom::bf16(static_cast<float>(want_h) + 0.5f).bits, b[i].bits) << i;
+  }
+  EXPECT_EQ(std::numeric_limits<float>::infinity(), static_cast<float>(h[2])); // 210000
+}
+
+// `h[i] += v` on an f16 array reads the element as f32, adds in f32 and rounds the sum to f16,
+// before and after lowering.
+TEST(Interpreter, ElementwiseUpdateOfAnF16Array) {
+  ir::Kernel k = trace("accumulate_f16",
+                       [](Array<float> x, Array<loom::f16> h) {
+                         parallel_for(x.size(), [&](Index i) { h[i] += x[i] * 2.0f; });
+                       },
+                       {"x", "h"});
+  std::vector<float> x = {1.0f / 3, 0.1f, 3000.7f, -2.5e-8f};
+  std::vector<loom::f16> h0 = {loom::f16(1.0f), loom::f16(-7.5f), loom::f16(60000.0f),
+                               loom::f16(0.001f)};
+  for (bool lowered : {false, true}) {
+    std::vector<InterpreterArg> args;
+    args.push_back(InterpreterArg::of_array(buffer<float>(F32, {4}, x)));
+    args.push_back(InterpreterArg::of_array(buffer<loom::f16>(ScalarType::F16, {4}, h0)));
+    if (lowered)
+      interpret(lower(k, Target::CPU), args);
+    else
+      interpret(k, args);
+    std::vector<loom::f16> h = values_of<loom::f16>(args[1].array);
+    for (size_t i = 0; i < x.size(); ++i)
+      EXPECT_EQ(loom::f16(static_cast<float>(h0[i]) + x[i] * 2.0f).bits, h[i].bits)
+          << i << (lowered ? " lowered" : "");
+  }
+}
+
 TEST(Interpreter, LoweredKernelsGiveTheSameResult) {
   for (Target target : {Target::CPU, Target::GPU}) {
     std::vector<InterpreterArg> args = matmul_args();

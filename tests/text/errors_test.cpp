@@ -102,7 +102,7 @@ const BadProgram bad_programs[] = {
     // ---- types ----
     {"UnknownType", "@kernel\ndef k(x: float32[n]):\n    pass\n",
      "2:10: error: unknown type 'float32' (loom writes f32); the types are bool, i32, i64, f32 "
-     "and f64"},
+     "and f64 (and f16 and bf16 for array elements)"},
     {"BitwiseOnFloats", LOOP "        x[i] = x[i] & 1\n",
      "4:21: error: '&' needs integer or bool operands, got f32 and i32"},
     {"FloatIndex", LOOP "        x[x[i]] = 1.0\n",
