@@ -160,9 +160,10 @@ private:
       bool uncertain;
       int64_t k = element(n->array, n->indices, true, &uncertain);
       check_race(n->array, k, true);
-      args_[n->array].array.set(k, v.v);
+      Buffer &buffer = args_[n->array].array;
+      buffer.set(k, v.v);
       if (track_)
-        shadows_[n->array][k] = v.u;
+        shadows_[n->array][k] = storage_uncertainty(buffer.type, buffer.get(k), v.u);
       return;
     }
     case StmtKind::Reduce: {
@@ -179,7 +180,8 @@ private:
       ScalarValue r = binary_op(op, t, old, v.v);
       buffer.set(k, r);
       if (track_)
-        shadows_[n->array][k] = reduce_uncertainty(n, k, t, old, v, r);
+        shadows_[n->array][k] =
+            storage_uncertainty(buffer.type, buffer.get(k), reduce_uncertainty(n, k, t, old, v, r));
       return;
     }
     case StmtKind::IfThenElse: {

@@ -19,8 +19,10 @@ inline ScalarType value_type(ScalarType t) {
   return is_storage_only(t) ? ScalarType::F32 : t;
 }
 
+// Floating-point types, the storage types included (array elements compare as floats).
 inline bool is_float(ScalarType t) {
-  return t == ScalarType::F32 || t == ScalarType::F64;
+  return t == ScalarType::F32 || t == ScalarType::F64 || t == ScalarType::F16 ||
+         t == ScalarType::BF16;
 }
 inline bool is_int(ScalarType t) {
   return t == ScalarType::I32 || t == ScalarType::I64;

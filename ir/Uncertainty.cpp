@@ -279,6 +279,25 @@ Uncertainty either_uncertainty(ScalarType t, ScalarValue a, Uncertainty ua, Scal
   return finish(t, r.f, e, std::max(ua.fma_slack, ub.fma_slack));
 }
 
+Uncertainty storage_uncertainty(ScalarType t, ScalarValue stored, Uncertainty u) {
+  if (!is_storage_only(t) || u.unknown() || std::isnan(stored.f))
+    return u;
+  // Another backend's f32 is within error (and a fused product's slack) of ours; each rounds to
+  // a 16-bit neighbour, at most one spacing of the larger magnitude apart beyond that.
+  const double error = u.error + u.fma_slack;
+  const double magnitude = std::fabs(stored.f) + error;
+  const double max_finite = t == ScalarType::F16 ? 65504.0 : 0x1.fep127;
+  if (!(magnitude < max_finite)) // near overflow one may round to infinity, the other not
+    return Uncertainty::any();
+  if (error == 0)
+    return {0, 0}; // the same f32 rounds to the same 16 bits
+  const int bits = t == ScalarType::F16 ? 10 : 7;
+  const int min_exponent = t == ScalarType::F16 ? -14 : -126;
+  const int exponent =
+      magnitude == 0 ? min_exponent : std::max(std::ilogb(magnitude), min_exponent);
+  return {error + std::ldexp(1.0, exponent - bits), 0};
+}
+
 bool within_uncertainty(ScalarType t, ScalarValue ref, Uncertainty u, ScalarValue other) {
   if (u.unknown())
     return true;

@@ -45,6 +45,10 @@ Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
 Uncertainty either_uncertainty(ScalarType t, ScalarValue a, Uncertainty ua, ScalarValue b,
                                Uncertainty ub, ScalarValue r);
 
+// The uncertainty of `stored`, an f32 with uncertainty u rounded into an array of the storage
+// type t (f16, bf16): another backend's f32 may round to a neighbouring 16-bit value.
+Uncertainty storage_uncertainty(ScalarType t, ScalarValue stored, Uncertainty u);
+
 // Whether `other` is a value another backend may compute where the interpreter computed `ref`
 // with uncertainty `u` (NaN matches NaN; with no uncertainty, -0 and +0 match too).
 bool within_uncertainty(ScalarType t, ScalarValue ref, Uncertainty u, ScalarValue other);

@@ -92,6 +92,12 @@ private:
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
   template <class T> const T &one_of(const std::vector<T> &v) { return v[pick(v.size())]; }
   ScalarType any_type() { return kTypes[pick(5)]; }
+  // An array's element type: now and then f16 or bf16, which hold f32 values (value_type).
+  ScalarType array_type() {
+    if (chance(0.15))
+      return chance(0.5) ? ScalarType::F16 : ScalarType::BF16;
+    return any_type();
+  }
 
   // ---- parameters and arguments -------------------------------------------------------------
 
@@ -115,7 +121,7 @@ private:
       bool output = k == 0 || chance(0.5);
       outputs += output;
       std::string name = "a" + std::to_string(k);
-      ScalarType t = any_type();
+      ScalarType t = array_type();
       arrays_.push_back({static_cast<int>(params_.size()), t, shape, output});
       params_.push_back({name, ParamKind::Array, t, static_cast<int>(shape.size()), nullptr});
     }
@@ -212,7 +218,9 @@ private:
       if (a != &primary && a->shape == primary.shape && chance(0.5))
         par.own[a->param] = own;
     for (const ArrayInfo *a : outputs)
-      if (!par.own.count(a->param) && a->type != ScalarType::Bool && chance(0.35)) {
+      // A parallel loop cannot reduce into an f16 or bf16 element (lower_reductions refuses it).
+      if (!par.own.count(a->param) && a->type != ScalarType::Bool && !is_storage_only(a->type) &&
+          chance(0.35)) {
         static const ReduceOp int_ops[] = {ReduceOp::Add, ReduceOp::Add, ReduceOp::Mul,
                                            ReduceOp::Min, ReduceOp::Max};
         static const ReduceOp float_ops[] = {ReduceOp::Add, ReduceOp::Add, ReduceOp::Min,
@@ -227,7 +235,7 @@ private:
     std::vector<Stmt> body;
     bool full = dims == rank && std::is_sorted(bound.begin(), bound.end());
     if (full && chance(0.5)) // an unconditional first store: "fully overwritten" for copies
-      body.push_back(Store::make(primary.param, own, expr(primary.type, 3, ctx)));
+      body.push_back(Store::make(primary.param, own, expr(value_type(primary.type), 3, ctx)));
     for (int k = 0, n = 1 + pick(options_.max_block); k < n; ++k)
       statement(ctx, body);
     scope_.clear();
@@ -325,7 +333,8 @@ private:
       return Stmt();
     int array = one_of(writable);
     std::vector<Expr> idx = indices(array, ctx);
-    return Store::make(array, idx, expr(params_[array].type, options_.max_expr_depth, ctx));
+    return Store::make(array, idx,
+                       expr(value_type(params_[array].type), options_.max_expr_depth, ctx));
   }
 
   // array[indices] op= value. In a parallel loop: into an array the loop only reduces into, at
@@ -354,7 +363,7 @@ private:
     } else {
       idx = indices(array, ctx);
     }
-    return Reduce::make(op, array, idx, expr(info.type, options_.max_expr_depth, ctx));
+    return Reduce::make(op, array, idx, expr(value_type(info.type), options_.max_expr_depth, ctx));
   }
 
   // for v in begin .. end step s, with a trip count of at most 8.
@@ -401,7 +410,7 @@ private:
       return false;
     const ArrayInfo &src = *one_of(sources);
     int dim = pick(src.shape.size());
-    ScalarType t = chance(0.5) ? src.type : any_type();
+    ScalarType t = chance(0.5) ? value_type(src.type) : any_type();
     if (t == ScalarType::Bool)
       t = ScalarType::I64;
     static const BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Add, BinaryOp::Mul,
@@ -589,12 +598,12 @@ private:
       case 3: {
         std::vector<int> sources;
         for (const ArrayInfo &a : arrays_)
-          if (a.type == t && !ctx.domain && (!ctx.inputs_only || !a.output) &&
+          if (value_type(a.type) == t && !ctx.domain && (!ctx.inputs_only || !a.output) &&
               !(ctx.parallel && ctx.parallel->reduced(a.param)))
             sources.push_back(a.param);
         if (!sources.empty()) {
           int array = one_of(sources);
-          return Load::make(t, array, indices(array, ctx));
+          return Load::make(params_[array].type, array, indices(array, ctx));
         }
         break;
       }

@@ -17,7 +17,8 @@ namespace {
 
 const char *type_code(ScalarType t) {
   static const char *names[] = {"ScalarType::Bool", "ScalarType::I32", "ScalarType::I64",
-                                "ScalarType::F32", "ScalarType::F64"};
+                                "ScalarType::F32",  "ScalarType::F64", "ScalarType::F16",
+                                "ScalarType::BF16"};
   return names[static_cast<int>(t)];
 }
 
