@@ -41,15 +41,30 @@ Kernel::Kernel(ir::Kernel kernel) : state_(std::make_shared<KernelState>()) {
     state_->kernel.bounds_check = true;
 }
 
+namespace {
+
+// Sets one of the kernel's code options; the code compiles (or is found in the caches) again on
+// the next call when it changes.
+void set_code_option(KernelState &state, bool ir::Kernel::*option, bool on) {
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (state.kernel.*option == on)
+    return;
+  state.kernel.*option = on;
+  state.gpu.reset();
+  state.gpu_by_index_width = {};
+  state.cpu.reset();
+  state.call.grid_domains.clear();
+}
+
+} // namespace
+
 Kernel &Kernel::bounds_check(bool on) {
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  if (state_->kernel.bounds_check != on) {
-    state_->kernel.bounds_check = on;
-    state_->gpu.reset(); // other code: compiled (or found in the caches) on the next call
-    state_->gpu_by_index_width = {};
-    state_->cpu.reset();
-    state_->call.grid_domains.clear();
-  }
+  set_code_option(*state_, &ir::Kernel::bounds_check, on);
+  return *this;
+}
+
+Kernel &Kernel::fast_math(bool on) {
+  set_code_option(*state_, &ir::Kernel::fast_math, on);
   return *this;
 }
 

@@ -62,6 +62,10 @@ public:
   // out of range throws BoundsError naming the array, dimension, index and extent. Slower; the
   // code compiles again on the next call.
   Kernel &bounds_check(bool on = true);
+  // What @kernel(fastmath=True) is in the text DSL: from now on the CPU may reassociate and
+  // contract float operations (a float sum vectorizes) and the GPU may approximate division and
+  // square root and flush subnormals (docs/semantics.md). The code compiles again on the next call.
+  Kernel &fast_math(bool on = true);
 
   const std::string &name() const;
   const ir::Kernel &ir() const;

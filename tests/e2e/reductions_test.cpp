@@ -245,6 +245,31 @@ def fsum(x: f32[n], total: f32[1]):
   EXPECT_NEAR(total[0], exact, sum_bound(x));
 }
 
+// The same option from C++: Kernel::fast_math(), which explain() reports; turning it off again
+// gives the strict code back.
+TEST_P(Reductions, FastMathFromCpp) {
+  auto k = kernel("fsum_cpp", [](Array<float> x, Array<float> total) {
+    parallel_for(x.size(), [&](Index i) { total[0] += x[i] * 0.5f; });
+  });
+  prepare(k);
+  auto x = random_vector<float>((1 << 20) + 3, -1, 1, 44);
+  double exact = 1.0;
+  for (float v : x)
+    exact += 0.5 * v;
+  for (bool fast : {true, false}) {
+    k.fast_math(fast);
+    std::vector<float> total = {1.0f};
+    k(x, total);
+    EXPECT_NEAR(total[0], exact, sum_bound(x)) << (fast ? "fastmath" : "strict");
+    EXPECT_EQ(fast, k.explain().find("fastmath: on") != std::string::npos) << k.explain();
+    EXPECT_EQ(fast, k.ir().fast_math);
+  }
+  if (target() == ir::Target::CPU) { // reassociated adds: LLVM vectorizes the sum
+    k.fast_math(true);
+    EXPECT_NE(k.llvm().find("fadd reassoc"), std::string::npos);
+  }
+}
+
 LOOM_INSTANTIATE_TARGETS(Reductions);
 
 float sequential_sum(const std::vector<float> &x) {
