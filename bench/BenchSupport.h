@@ -100,6 +100,9 @@ inline double saxpy_error(float a, const float *x, const float *y0, const float 
   return worst;
 }
 constexpr double saxpy_tolerance = 1e-6;
+// The f16 saxpy: the same check on values widened to float, against f16's precision (11
+// significant bits: one unit in the last place is at most 2^-10 of the value).
+constexpr double saxpy_f16_tolerance = 0x1p-10;
 
 // C = A*B (n x n, row-major) on `rows` rows spread over the matrix (all columns), in double. The
 // error of each element is relative to the sum of |products|, which bounds float32 rounding

@@ -21,6 +21,16 @@ inline loom::Kernel make_saxpy(const std::string &name) {
                       {"a", "x", "y"});
 }
 
+// y = a*x + y on f16 arrays: f32 arithmetic, each y rounded to f16 (half the bytes of saxpy).
+inline loom::Kernel make_saxpy_f16(const std::string &name) {
+  return loom::kernel(name,
+                      [](loom::F32 a, loom::Array<loom::f16> x, loom::Array<loom::f16> y) {
+                        loom::parallel_for(x.size(),
+                                           [&](loom::Index i) { y[i] = a * x[i] + y[i]; });
+                      },
+                      {"a", "x", "y"});
+}
+
 // saxpy written as runs of 4 consecutive elements per parallel iteration (n a multiple of 4): on
 // the GPU, 16-byte loads and stores. It measures whether runs per thread, which the GPU's 1-D
 // reductions take by themselves, would also pay for loops without a reduction.

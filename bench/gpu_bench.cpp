@@ -171,6 +171,27 @@ bool saxpy_bench(uint64_t seed) {
   CallTimes r = time_calls([&] { runs(a, dx, dy); }, warmup_calls, timed_calls);
   print_times("saxpy 2^28, runs of 4 by hand", r);
   result("loom_saxpy_runs4_gbps", 12.0 * double(n) / (bench::median(r.gpu_ms) * 1e6), "GB/s");
+
+  // The same on f16 arrays (6 bytes per element). The timed calls add a*x 33 times: y stays far
+  // inside f16's range (inputs below 1 in magnitude, a below 2.5).
+  std::vector<loom::f16> x16(n), y16(n);
+  for (size_t i = 0; i < n; ++i)
+    x16[i] = loom::f16(x[i]), y16[i] = loom::f16(y0[i]);
+  DeviceArray<loom::f16> hx(x16), hy(y16);
+  loom::Kernel half = bench::make_saxpy_f16("saxpy_f16");
+  half(a, hx, hy);
+  std::vector<loom::f16> out = hy.to_host();
+  std::vector<float> xf(n), y0f(n), yf(n);
+  for (size_t i = 0; i < n; ++i)
+    xf[i] = float(x16[i]), y0f[i] = float(y16[i]), yf[i] = float(out[i]);
+  ok &= bench::check("saxpy 2^28 f16 (loom)",
+                     bench::saxpy_error(a, xf.data(), y0f.data(), yf.data(), n),
+                     bench::saxpy_f16_tolerance);
+  CallTimes h = time_calls([&] { half(a, hx, hy); }, warmup_calls, timed_calls);
+  print_times("saxpy 2^28 f16", h);
+  result("loom_saxpy_f16_ms", bench::median(h.gpu_ms), "ms");
+  result("loom_saxpy_f16_gbps", 6.0 * double(n) / (bench::median(h.gpu_ms) * 1e6), "GB/s");
+  std::printf("%s", half.explain().c_str());
   return ok;
 }
 

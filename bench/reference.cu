@@ -8,6 +8,7 @@
 #include "CudaSupport.cuh"
 
 #include <cub/device/device_reduce.cuh>
+#include <cuda_fp16.h>
 
 #include <cstdio>
 #include <cstring>
@@ -26,6 +27,13 @@ __global__ void saxpy(float a, const float *x, float *y, size_t n) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += size_t(gridDim.x) * blockDim.x)
     y[i] = a * x[i] + y[i];
+}
+
+// saxpy on __half arrays: f32 arithmetic, each y rounded to half (what loom's f16 saxpy does).
+__global__ void saxpy_f16(float a, const __half *x, __half *y, size_t n) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x)
+    y[i] = __float2half_rn(a * __half2float(x[i]) + __half2float(y[i]));
 }
 
 // One thread per element of C, x along columns so a warp reads B and writes C coalesced.
@@ -160,6 +168,44 @@ bool saxpy_and_copy(uint64_t seed, int sm_count) {
   }
   bench::result("nvcc_saxpy_ms", best_ms, "ms");
   bench::result("nvcc_saxpy_gbps", 12.0 * n / (best_ms * 1e6), "GB/s");
+
+  // The f16 saxpy at the best of the same grids, inputs rounded to half on the device.
+  {
+    __half *hx = nullptr, *hy = nullptr;
+    CUDA_CHECK(cudaMalloc(&hx, n * sizeof(__half)));
+    CUDA_CHECK(cudaMalloc(&hy, n * sizeof(__half)));
+    std::vector<__half> x16(n), y16(n);
+    std::vector<float> xf(n), y0f(n), yf(n);
+    for (size_t i = 0; i < n; ++i) {
+      x16[i] = __float2half_rn(x[i]), y16[i] = __float2half_rn(y0[i]);
+      xf[i] = __half2float(x16[i]), y0f[i] = __half2float(y16[i]);
+    }
+    CUDA_CHECK(cudaMemcpy(hx, x16.data(), n * sizeof(__half), cudaMemcpyHostToDevice));
+    double best_f16 = 1e30;
+    for (int waves : {1, 2, 4}) {
+      int grid = int(std::min<size_t>(needed, size_t(min_grid) * waves));
+      CUDA_CHECK(cudaMemcpy(hy, y16.data(), n * sizeof(__half), cudaMemcpyHostToDevice));
+      saxpy_f16<<<grid, block>>>(a, hx, hy, n);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaMemcpy(y16.data(), hy, n * sizeof(__half), cudaMemcpyDeviceToHost));
+      for (size_t i = 0; i < n; ++i)
+        yf[i] = __half2float(y16[i]);
+      ok &= bench::check(name_of("saxpy 2^28 f16 (nvcc, %lld waves)", waves).c_str(),
+                         bench::saxpy_error(a, xf.data(), y0f.data(), yf.data(), n),
+                         bench::saxpy_f16_tolerance);
+      for (size_t i = 0; i < n; ++i)
+        y16[i] = __float2half_rn(y0[i]);
+      // y grows by a*x per launch: 33 launches stay far inside half's range.
+      std::vector<double> ms =
+          time_launches([&] { saxpy_f16<<<grid, block>>>(a, hx, hy, n); }, 3, timed_runs);
+      print_times(name_of("saxpy 2^28 f16, %lld waves", waves), ms);
+      best_f16 = std::min(best_f16, bench::median(ms));
+    }
+    bench::result("nvcc_saxpy_f16_ms", best_f16, "ms");
+    bench::result("nvcc_saxpy_f16_gbps", 6.0 * n / (best_f16 * 1e6), "GB/s");
+    CUDA_CHECK(cudaFree(hx));
+    CUDA_CHECK(cudaFree(hy));
+  }
 
   // Copy x into y's buffer: 1 GiB read plus 1 GiB written per copy.
   const size_t bytes = n * sizeof(float);
