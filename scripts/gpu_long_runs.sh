@@ -4,7 +4,8 @@
 #   1. the text front end's fuzzer, FUZZ_SECONDS (default 120), FUZZ_JOBS forks (default: cores - 2);
 #   2. the differential tester: one loom_differential per GPU (JOBS_PER_GPU jobs each, default
 #      cores / GPUs - 1), disjoint seeds, DIFF_PROGRAMS in all (default 100000), for at most
-#      DIFF_SECONDS (default 360), seeds from DIFF_SEED (default 10000000); CPU JIT and GPU against the interpreter, every program
+#      DIFF_SECONDS (default 360), seeds from DIFF_SEED (default 10000000); CPU JIT and GPU against the interpreter, every program,
+#      odd GPUs with 64-bit index arithmetic (LOOM_INDEX_BITS=64), even ones with 32-bit
 #      (DIFF_FLAGS adds loom_differential options, e.g. --no-cpu);
 #   3. compute-sanitizer memcheck (with leak check) and racecheck on every test binary, all at
 #      once, each for at most SANITIZE_SECONDS (default 300); SANITIZE=0 skips them. The tests
@@ -40,9 +41,14 @@ if [ "$programs" -gt 0 ]; then
   per_gpu=$(((programs + gpus - 1) / gpus))
   jobs=${JOBS_PER_GPU:-$((cores / gpus - 1))}
   for ((g = 0; g < gpus; ++g)); do
-    CUDA_VISIBLE_DEVICES=$g "$tree"/bench/loom_differential --programs "$per_gpu" \
+    # The programs' arrays are small, so calls run the 32-bit index code; odd GPUs run the
+    # 64-bit code instead (LOOM_INDEX_BITS=64), so that both are compared with the interpreter.
+    bits=32
+    ((g % 2 == 1)) && bits=64
+    echo "differential on GPU $g: ${bits}-bit index arithmetic" >"$out/differential-$g.log"
+    LOOM_INDEX_BITS=$bits CUDA_VISIBLE_DEVICES=$g "$tree"/bench/loom_differential --programs "$per_gpu" \
       --seed "$((${DIFF_SEED:-10000000} + g * per_gpu))" --jobs "$jobs" --seconds "${DIFF_SECONDS:-360}" \
-      --out "$out/shrunk-$g" ${DIFF_FLAGS:-} >"$out/differential-$g.log" 2>&1 &
+      --out "$out/shrunk-$g" ${DIFF_FLAGS:-} >>"$out/differential-$g.log" 2>&1 &
   done
   wait
   tail -qn1 "$out"/differential-*.log
