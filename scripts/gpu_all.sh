@@ -14,9 +14,9 @@ started=$SECONDS
 
 if ((gpus > 1)); then
   for ((g = 1; g < gpus; ++g)); do
-    # Odd GPUs compare the 64-bit index code (the programs' small arrays would run the 32-bit).
+    # GPUs 2, 4, ... compare the 64-bit index code (the programs' small arrays run the 32-bit).
     bits=32
-    ((g % 2 == 1)) && bits=64
+    ((g % 2 == 0)) && bits=64
     LOOM_INDEX_BITS=$bits CUDA_VISIBLE_DEVICES=$g "$tree"/bench/loom_differential --programs 1000000 \
       --seed "$((${DIFF_SEED:-30000000} + (g - 1) * 1000000))" --jobs "${DIFF_JOBS:-12}" \
       --seconds "${DIFF_SECONDS:-420}" --out "$(mktemp -d)" >"$OUT/differential-$g.log" 2>&1 &
