@@ -42,7 +42,9 @@ public:
 
   // Compiles for the target the kernel runs on now rather than at its first call (a no-op once
   // compiled). The code comes from the in-memory cache when this process already compiled an
-  // identical kernel, else from the disk cache, else from LLVM (loom/Cache.h).
+  // identical kernel, else from the disk cache, else from LLVM (loom/Cache.h). On the GPU this is
+  // the code for arrays of up to 2^30 elements (32-bit indices); a call with a larger array
+  // compiles the 64-bit variant then (explain() says which one ran).
   void compile();
   // Where the code for the current target came from and how long each stage took; source is
   // NotCompiled before the first call or compile().
