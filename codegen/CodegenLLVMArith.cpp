@@ -207,4 +207,20 @@ std::string CodegenLLVM::math_function_name(MathFn fn, ScalarType t) const {
   return t == ScalarType::F32 ? name + "f" : name;
 }
 
+llvm::Value *CodegenLLVM::round_to_bf16(llvm::Value *v) {
+  // x86's vcvtneps2bf16, which LLVM picks for fptrunc on AVX512-BF16 hosts, reads f32 subnormals
+  // as zero; loom rounds every f32 to nearest even (support/Float16.h), in integer arithmetic:
+  // add 0x7fff plus the lowest kept bit, keep the top 16 bits; a NaN keeps its top bits, quiet.
+  llvm::Value *bits = builder.CreateBitCast(v, builder.getInt32Ty());
+  llvm::Value *lowest_kept = builder.CreateAnd(builder.CreateLShr(bits, 16), builder.getInt32(1));
+  llvm::Value *rounded =
+      builder.CreateAdd(bits, builder.CreateAdd(lowest_kept, builder.getInt32(0x7fff)));
+  llvm::Value *top = builder.CreateTrunc(builder.CreateLShr(rounded, 16), builder.getInt16Ty());
+  llvm::Value *quiet_nan =
+      builder.CreateOr(builder.CreateTrunc(builder.CreateLShr(bits, 16), builder.getInt16Ty()),
+                       builder.getInt16(0x40));
+  llvm::Value *result = builder.CreateSelect(builder.CreateFCmpUNO(v, v), quiet_nan, top);
+  return builder.CreateBitCast(result, builder.getBFloatTy());
+}
+
 } // namespace loom::codegen

@@ -68,4 +68,32 @@ ScalarValue evaluate(const Expr &e, const std::vector<Param> &params, const Argu
   return Evaluator{params, args}(e);
 }
 
+void check_shape_symbols(const Kernel &k, const ArgumentValues &args) {
+  for (const ShapeSymbol &sym : k.shape_symbols) {
+    if (sym.dims.empty())
+      continue;
+    auto [p0, d0] = sym.dims[0];
+    for (auto [p, d] : sym.dims) {
+      int64_t extent = args.extents[p][d];
+      const std::string &name = k.params[p].name;
+      if (sym.extent && extent != *sym.extent)
+        throw ArgumentError("argument " + std::to_string(p + 1) + " ('" + name + "') of kernel '" +
+                            k.name + "' has shape " + shape_text(args.extents[p]) +
+                            ", but its dimension " + std::to_string(d) + " must be " +
+                            std::to_string(*sym.extent));
+      int64_t first = args.extents[p0][d0];
+      if (!sym.extent && extent != first) {
+        const std::string &name0 = k.params[p0].name;
+        std::string shapes = name0 + " has shape " + shape_text(args.extents[p0]);
+        if (p != p0)
+          shapes += " and " + name + " has shape " + shape_text(args.extents[p]);
+        throw ArgumentError("kernel " + signature(k) + ": shape symbol " + sym.name + " is " +
+                            std::to_string(first) + " (" + name0 + " dimension " +
+                            std::to_string(d0) + ") but " + std::to_string(extent) + " (" + name +
+                            " dimension " + std::to_string(d) + "); " + shapes);
+      }
+    }
+  }
+}
+
 } // namespace loom::ir

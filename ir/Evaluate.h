@@ -18,4 +18,9 @@ struct ArgumentValues {
 // Throws loom::VerifyError if `e` reads anything but parameters (locals, arrays, thread ids).
 ScalarValue evaluate(const Expr &e, const std::vector<Param> &params, const ArgumentValues &args);
 
+// Text-DSL shape symbols: throws loom::ArgumentError, naming the kernel, the symbol and both
+// shapes, when two dimensions declared with one symbol have different extents in `args`, or one
+// differs from its literal extent (`rgb: f32[n, 3]`).
+void check_shape_symbols(const Kernel &k, const ArgumentValues &args);
+
 } // namespace loom::ir

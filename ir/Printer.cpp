@@ -365,4 +365,25 @@ std::string to_string(const Stmt &s, const std::vector<Param> &params) {
   return os.str();
 }
 
+// The shape symbol or literal extent declared for dimension `dim` of parameter `p`, or "?".
+static std::string dim_name(const Kernel &k, int p, int dim) {
+  for (const ShapeSymbol &s : k.shape_symbols)
+    for (auto [q, d] : s.dims)
+      if (q == p && d == dim)
+        return s.name;
+  return "?";
+}
+
+std::string signature(const Kernel &k) {
+  std::string s = k.name + "(";
+  for (size_t p = 0; p < k.params.size(); ++p) {
+    s += (p ? ", " : "") + k.params[p].name + ": " + type_name(k.params[p].type);
+    for (int d = 0; d < k.params[p].rank; ++d)
+      s += (d ? ", " : "[") + dim_name(k, static_cast<int>(p), d);
+    if (k.params[p].rank > 0)
+      s += "]";
+  }
+  return s + ")";
+}
+
 } // namespace loom::ir

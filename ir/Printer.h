@@ -15,6 +15,18 @@ std::string to_string(const LoweredKernel &kernel);
 std::string canonical_text(const LoweredKernel &kernel);
 // An expression or statement alone; `params` names arrays (may be empty: arrays print as #k).
 std::string to_string(const Expr &e, const std::vector<Param> &params = {});
+// "kernel(a: f32, x: f32[n], y: f32[n])": the parameters with their shape symbols ("?" where a
+// dimension has none), as argument errors show a kernel.
+std::string signature(const Kernel &k);
+// "[2, 3]"; "[2, 3, ...]" when `shape` holds fewer extents than its size() counts.
+template <class Extents> std::string shape_text(const Extents &shape) {
+  std::string s = "[";
+  for (const int64_t &e : shape)
+    s += (&e != &*shape.begin() ? ", " : "") + std::to_string(e);
+  if (shape.size() > static_cast<size_t>(shape.end() - shape.begin()))
+    s += ", ...";
+  return s + "]";
+}
 std::string to_string(const Stmt &s, const std::vector<Param> &params = {});
 
 } // namespace loom::ir

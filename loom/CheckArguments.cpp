@@ -1,3 +1,4 @@
+#include "ir/Evaluate.h"
 #include "ir/Printer.h"
 #include "ir/Semantics.h"
 #include "loom/KernelState.h"
@@ -16,41 +17,11 @@ std::string describe_param(const ir::Param &p) {
          std::to_string(p.rank);
 }
 
-template <class Extents> std::string shape_text(const Extents &shape) {
-  std::string s = "[";
-  for (const int64_t &e : shape)
-    s += (&e != &*shape.begin() ? ", " : "") + std::to_string(e);
-  if (shape.size() > static_cast<size_t>(shape.end() - shape.begin()))
-    s += ", ...";
-  return s + "]";
-}
-
 std::string describe_argument(const Argument &a) {
   if (a.kind == Argument::Kind::Scalar)
     return std::string("a scalar ") + ir::type_name(a.type);
   return std::string(a.kind == Argument::Kind::DeviceArray ? "a device" : "a host") + " array of " +
-         ir::type_name(a.type) + " with shape " + shape_text(a.shape);
-}
-
-// The shape symbol or literal extent declared for dimension `dim` of parameter `p`, or "?".
-std::string dim_name(const ir::Kernel &k, int p, int dim) {
-  for (const ir::ShapeSymbol &s : k.shape_symbols)
-    for (auto [q, d] : s.dims)
-      if (q == p && d == dim)
-        return s.name;
-  return "?";
-}
-
-std::string signature(const ir::Kernel &k) {
-  std::string s = k.name + "(";
-  for (size_t p = 0; p < k.params.size(); ++p) {
-    s += (p ? ", " : "") + k.params[p].name + ": " + ir::type_name(k.params[p].type);
-    for (int d = 0; d < k.params[p].rank; ++d)
-      s += (d ? ", " : "[") + dim_name(k, static_cast<int>(p), d);
-    if (k.params[p].rank > 0)
-      s += "]";
-  }
-  return s + ")";
+         ir::type_name(a.type) + " with shape " + ir::shape_text(a.shape);
 }
 
 // A scalar argument converted to the parameter's type, as a C++ call would convert it.
@@ -65,7 +36,7 @@ void check_arguments(const KernelState &state, std::span<const Argument> args,
                      ir::ArgumentValues &values) {
   const ir::Kernel &k = state.kernel;
   if (args.size() != k.params.size())
-    throw ArgumentError("kernel " + signature(k) + " takes " + std::to_string(k.params.size()) +
+    throw ArgumentError("kernel " + ir::signature(k) + " takes " + std::to_string(k.params.size()) +
                         " arguments but was called with " + std::to_string(args.size()));
   // Sized once per kernel: a call with the same ranks allocates nothing.
   values.scalars.resize(args.size());
@@ -96,41 +67,17 @@ void check_arguments(const KernelState &state, std::span<const Argument> args,
     }
     for (int64_t e : a.shape)
       if (e < 0)
-        throw ArgumentError(where() + " has a negative extent in shape " + shape_text(a.shape));
+        throw ArgumentError(where() + " has a negative extent in shape " + ir::shape_text(a.shape));
     if (a.host_const && state.access[p].written)
       throw ArgumentError(where() + " is a const array, but the kernel writes '" + param.name +
                           "'");
     if (a.kind == Argument::Kind::HostArray && !a.host && a.size() > 0)
-      throw ArgumentError(where() + " has no data (null pointer) but shape " + shape_text(a.shape));
+      throw ArgumentError(where() + " has no data (null pointer) but shape " +
+                          ir::shape_text(a.shape));
     values.extents[p].assign(a.shape.begin(), a.shape.end());
   }
 
-  // Shape symbols (text DSL): every dimension declared with one symbol has the same extent.
-  for (const ir::ShapeSymbol &sym : k.shape_symbols) {
-    if (sym.dims.empty())
-      continue;
-    auto [p0, d0] = sym.dims[0];
-    for (auto [p, d] : sym.dims) {
-      int64_t extent = values.extents[p][d];
-      const std::string &name = k.params[p].name;
-      if (sym.extent && extent != *sym.extent)
-        throw ArgumentError("argument " + std::to_string(p + 1) + " ('" + name + "') of kernel '" +
-                            k.name + "' has shape " + shape_text(values.extents[p]) +
-                            ", but its dimension " + std::to_string(d) + " must be " +
-                            std::to_string(*sym.extent));
-      int64_t first = values.extents[p0][d0];
-      if (!sym.extent && extent != first) {
-        const std::string &name0 = k.params[p0].name;
-        std::string shapes = name0 + " has shape " + shape_text(values.extents[p0]);
-        if (p != p0)
-          shapes += " and " + name + " has shape " + shape_text(values.extents[p]);
-        throw ArgumentError("kernel " + signature(k) + ": shape symbol " + sym.name + " is " +
-                            std::to_string(first) + " (" + name0 + " dimension " +
-                            std::to_string(d0) + ") but " + std::to_string(extent) + " (" + name +
-                            " dimension " + std::to_string(d) + "); " + shapes);
-      }
-    }
-  }
+  ir::check_shape_symbols(k, values);
 
   // Arrays are compiled as not aliasing: an array the kernel writes must not overlap another.
   auto range = [&](const Argument &a) {

@@ -4,6 +4,7 @@
 //   loom-run saxpy.loom a=2 'x=[1, 2, 3]' 'y=[10, 20, 30]'
 //   loom-run matmul.loom 'A=[[1, 2], [3, 4]]' 'B=[[5, 6], [7, 8]]' 'C=zeros(2, 2)' --lower=gpu
 #include "frontend/text/Compile.h"
+#include "ir/Evaluate.h"
 #include "ir/Interpreter.h"
 #include "ir/Lower.h"
 #include "support/Error.h"
@@ -228,25 +229,6 @@ loom::ir::InterpreterArg array_of(const std::string &text, const loom::ir::Param
   return loom::ir::InterpreterArg::of_array(std::move(b));
 }
 
-// Text DSL shape symbols: every dimension named alike has one extent.
-void check_shapes(const loom::ir::Kernel &k, const std::vector<loom::ir::InterpreterArg> &args) {
-  for (const loom::ir::ShapeSymbol &sym : k.shape_symbols) {
-    if (sym.dims.empty())
-      continue;
-    auto [p0, d0] = sym.dims[0];
-    int64_t first = args[p0].array.shape[d0];
-    for (auto [p, d] : sym.dims) {
-      int64_t extent = args[p].array.shape[d];
-      if ((sym.extent && extent != *sym.extent) || (!sym.extent && extent != first))
-        throw UsageError{"shape " + sym.name + ": " + k.params[p].name + " dimension " +
-                         std::to_string(d) + " is " + std::to_string(extent) + ", but " +
-                         (sym.extent ? "it must be " + std::to_string(*sym.extent)
-                                     : k.params[p0].name + " dimension " + std::to_string(d0) +
-                                           " is " + std::to_string(first))};
-    }
-  }
-}
-
 std::string value_text(ScalarType t, loom::ir::ScalarValue v) {
   if (t == ScalarType::Bool)
     return v.i ? "true" : "false";
@@ -362,7 +344,11 @@ int run(int argc, char **argv) {
   if (!values.empty())
     throw UsageError{"kernel '" + k.name + "' has no parameter '" + values.begin()->first +
                      "'; it takes " + expected};
-  check_shapes(k, args);
+  loom::ir::ArgumentValues shapes; // text-DSL shape symbols, checked as a call checks them
+  shapes.extents.resize(args.size());
+  for (size_t p = 0; p < args.size(); ++p)
+    shapes.extents[p] = args[p].array.shape;
+  loom::ir::check_shape_symbols(k, shapes);
 
   if (lower.empty())
     loom::ir::interpret(k, args);
@@ -383,6 +369,9 @@ int main(int argc, char **argv) {
   } catch (const UsageError &e) {
     std::fprintf(stderr, "loom-run: %s\n(loom-run --help says how to write arguments)\n",
                  e.message.c_str());
+    return 2;
+  } catch (const loom::ArgumentError &e) {
+    std::fprintf(stderr, "loom-run: %s\n", e.what());
     return 2;
   } catch (const loom::SourceError &e) {
     std::fputs(e.what(), stderr);
