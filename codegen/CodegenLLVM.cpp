@@ -28,6 +28,11 @@ protected:
     written.insert(op->array);
     ir::Visitor::visit_node(op);
   }
+  void visit_node(const ir::Atomic *op) override {
+    if (!op->shared)
+      written.insert(op->array);
+    ir::Visitor::visit_node(op);
+  }
 };
 
 // Whether the IR has a float min or max (see CodegenLLVM::fma).
@@ -204,6 +209,8 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   slots_.clear();
   counters32_.clear();
   bounds_record_ = nullptr;
+  simt_thread_ = nullptr;
+  shared_bases_.assign(kernel->shared.size(), nullptr);
   if (kernel->bounds_check) {
     llvm::Argument *record = function_->getArg(flat_types.size() - 1);
     record->setName("bounds_record");
@@ -244,6 +251,8 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
     builder.CreateStore(tf.chunk_end, create_alloca(task.chunk_end));
   }
 
+  if (task.kind == ir::TaskKind::Simt)
+    begin_simt_task();
   codegen(task.body);
   if (!task.reductions.empty()) {
     llvm::Argument *scratch = function_->getArg(scratch_arg);
@@ -600,9 +609,14 @@ void CodegenLLVM::visit_node(const ir::SpecialReg *op) {
   value_ = special_reg(op);
 }
 
-llvm::Value *CodegenLLVM::special_reg(const ir::SpecialReg *) {
-  throw CompileError("kernel '" + kernel->name +
-                     "' reads a GPU thread/block index, which CPU code does not have");
+llvm::Value *CodegenLLVM::special_reg(const ir::SpecialReg *op) {
+  if (!simt_thread_)
+    throw CompileError("kernel '" + kernel->name +
+                       "' reads a GPU thread/block index outside a SIMT kernel");
+  // SimtThread::regs[reg][dim] (support/Abi.h).
+  llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(
+      builder.getInt32Ty(), simt_thread_, static_cast<int>(op->reg) * 3 + op->dim);
+  return builder.CreateAlignedLoad(builder.getInt32Ty(), slot, llvm::Align(4));
 }
 
 } // namespace loom::codegen

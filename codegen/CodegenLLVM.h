@@ -67,6 +67,18 @@ protected:
   // Float `a % b`, which is C's fmod.
   virtual llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t);
 
+  // ---- SIMT kernels (CodegenLLVMSimt.cpp) -------------------------------------------------------
+
+  // At the top of a SIMT task's body. CPU: fetches the thread's SimtThread (support/Abi.h).
+  virtual void begin_simt_task();
+  // Element 0 of a shared array. CPU: in the block's buffer; CodegenPTX: a __shared__ global.
+  virtual llvm::Value *shared_base(const ir::Shared &array, int index);
+  // __syncthreads.
+  virtual void emit_barrier();
+  // A warp collective on `value` (of IR type `t`); `operand` is null for votes.
+  virtual llvm::Value *warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
+                               llvm::Value *operand);
+
   // ---- helpers for the hooks ------------------------------------------------------------------
 
   llvm::Type *llvm_type(ir::ScalarType t) const;   // in registers: bool is i1
@@ -96,6 +108,11 @@ private:
   llvm::AllocaInst *create_alloca(const ir::Var &var, llvm::Type *type = nullptr);
   llvm::AllocaInst *lookup(const ir::Var &var) const;
   llvm::Value *array_extent(int array, int dim) const;
+  // The address of shared[indices] (row-major, static extents).
+  llvm::Value *shared_address(const ir::Shared &array, const std::vector<ir::Expr> &indices);
+  // An atomic update at `address` of element type `t`; returns the old value.
+  llvm::Value *atomic_update(ir::AtomicOp op, ir::ScalarType t, llvm::Value *address,
+                             llvm::Value *value, llvm::Value *compare);
   // `address` when every index is below its extent; else the bounds record's sink, after
   // claiming the record for this violation if no other did (support/Abi.h).
   llvm::Value *checked_address(int array, const std::vector<llvm::Value *> &index,
@@ -121,6 +138,8 @@ private:
   std::unordered_map<const ir::Variable *, llvm::AllocaInst *> slots_;
   llvm::Value *value_ = nullptr;
   llvm::Value *bounds_record_ = nullptr; // the task's bounds record, when the kernel has one
+  llvm::Value *simt_thread_ = nullptr;   // CPU SIMT tasks: the thread's SimtThread
+  std::vector<llvm::Value *> shared_bases_; // per shared array, once asked for
   IndexRanges counters32_; // the 32-bit loop counters in scope (index32), and their ranges
   // LLVM 19's InstSimplify crashes on minnum(minnum(x, y), fma(x, y, z)) (it takes any intrinsic
   // there for a min/max; llvm-project PR #173705). CPU kernels with a float min or max therefore

@@ -242,4 +242,56 @@ llvm::Value *CodegenPTX::special_reg(const ir::SpecialReg *op) {
   return builder.CreateIntrinsic(ids[static_cast<int>(op->reg)][op->dim], {}, {});
 }
 
+llvm::Value *CodegenPTX::shared_base(const ir::Shared &array, int index) {
+  std::string name = "loom_shared_" + std::to_string(index);
+  if (llvm::GlobalVariable *existing = module->getNamedGlobal(name))
+    return existing;
+  auto *type = llvm::ArrayType::get(memory_type(array->type), array->size());
+  auto *global = new llvm::GlobalVariable(*module, type, false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::UndefValue::get(type), name, nullptr,
+                                          llvm::GlobalValue::NotThreadLocal, 3);
+  global->setAlignment(llvm::Align(16));
+  return global;
+}
+
+llvm::Value *CodegenPTX::warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
+                                 llvm::Value *operand) {
+  using namespace llvm::Intrinsic;
+  llvm::Value *full = builder.getInt32(0xffffffffu);
+  switch (op) {
+  case ir::WarpOpKind::Any:
+    return builder.CreateIntrinsic(nvvm_vote_any_sync, {}, {full, value});
+  case ir::WarpOpKind::All:
+    return builder.CreateIntrinsic(nvvm_vote_all_sync, {}, {full, value});
+  case ir::WarpOpKind::Ballot:
+    return builder.CreateIntrinsic(nvvm_vote_ballot_sync, {}, {full, value});
+  default:
+    break;
+  }
+  // shfl.sync's c operand as CUDA's __shfl*_sync pass it for a width of 32: up clamps at lane 0
+  // (c = 0), the others at lane 31 (c = 0x1f).
+  ID id = op == ir::WarpOpKind::ShflIdx    ? nvvm_shfl_sync_idx_i32
+          : op == ir::WarpOpKind::ShflUp   ? nvvm_shfl_sync_up_i32
+          : op == ir::WarpOpKind::ShflDown ? nvvm_shfl_sync_down_i32
+                                           : nvvm_shfl_sync_bfly_i32;
+  llvm::Value *clamp = builder.getInt32(op == ir::WarpOpKind::ShflUp ? 0 : 0x1f);
+  auto shuffle32 = [&](llvm::Value *bits) {
+    return builder.CreateIntrinsic(id, {}, {full, bits, operand, clamp});
+  };
+  llvm::Type *i32 = builder.getInt32Ty();
+  if (ir::bit_width(t) == 32) {
+    llvm::Value *bits = t == ir::ScalarType::F32 ? builder.CreateBitCast(value, i32) : value;
+    llvm::Value *r = shuffle32(bits);
+    return t == ir::ScalarType::F32 ? builder.CreateBitCast(r, value->getType()) : r;
+  }
+  // 64 bits: the two halves from the same lane.
+  llvm::Type *i64 = builder.getInt64Ty();
+  llvm::Value *bits = t == ir::ScalarType::F64 ? builder.CreateBitCast(value, i64) : value;
+  llvm::Value *lo = shuffle32(builder.CreateTrunc(bits, i32));
+  llvm::Value *hi = shuffle32(builder.CreateTrunc(builder.CreateLShr(bits, 32), i32));
+  llvm::Value *r = builder.CreateOr(builder.CreateZExt(lo, i64),
+                                    builder.CreateShl(builder.CreateZExt(hi, i64), 32));
+  return t == ir::ScalarType::F64 ? builder.CreateBitCast(r, value->getType()) : r;
+}
+
 } // namespace loom::codegen

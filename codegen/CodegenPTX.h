@@ -41,6 +41,14 @@ protected:
   void combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,
                         llvm::Value *scratch, const TaskFunction &tf) override;
 
+  // SIMT kernels: nothing to fetch at a task's start; shared arrays are __shared__ globals;
+  // bar.sync 0; shfl.sync and vote.sync over the full warp.
+  void begin_simt_task() override {}
+  llvm::Value *shared_base(const ir::Shared &array, int index) override;
+  void emit_barrier() override { barrier(); }
+  llvm::Value *warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
+                       llvm::Value *operand) override;
+
 private:
   llvm::Value *sreg(llvm::Intrinsic::ID id);
   void barrier();

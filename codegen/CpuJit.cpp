@@ -8,6 +8,7 @@
 
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/Mangling.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -77,6 +78,17 @@ llvm::orc::LLJIT &jit() {
                   if (!generator)
                     return generator.takeError();
                   process.addGenerator(std::move(*generator));
+                  // SIMT tasks call the runtime (support/Abi.h); libloom does not export it.
+                  llvm::orc::MangleAndInterner mangle(j.getExecutionSession(), j.getDataLayout());
+                  auto symbol = [](auto *function) {
+                    return llvm::orc::ExecutorSymbolDef(llvm::orc::ExecutorAddr::fromPtr(function),
+                                                        llvm::JITSymbolFlags::Exported);
+                  };
+                  if (llvm::Error e = process.define(llvm::orc::absoluteSymbols(
+                          {{mangle("loom_simt_thread"), symbol(&loom_simt_thread)},
+                           {mangle("loom_simt_barrier"), symbol(&loom_simt_barrier)},
+                           {mangle("loom_simt_warp"), symbol(&loom_simt_warp)}})))
+                    return e;
                   return &process;
                 })
             .create(),

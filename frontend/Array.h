@@ -21,6 +21,9 @@ public:
       : array_(array), indices_(std::move(indices)) {}
 
   Value<T> value() const { return Value<T>(ir::Load::make(dtype_of<E>(), array_, indices_)); }
+  // The array parameter and indices (for atomics).
+  int array() const { return array_; }
+  const std::vector<ir::Expr> &indices() const { return indices_; }
   operator Value<T>() const { return value(); }
 
   ElementRef &operator=(const ElementRef &other) { return store(other.value().expr()); }

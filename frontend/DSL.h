@@ -3,6 +3,7 @@
 
 #include "frontend/Array.h"
 #include "frontend/Control.h"
+#include "frontend/Simt.h"
 #include "frontend/Trace.h"
 #include "frontend/Value.h"
 #include "frontend/Var.h"

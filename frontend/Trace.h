@@ -55,9 +55,11 @@ Tuple make_params(frontend::Tracer &t, const std::vector<std::string> &names,
 } // namespace detail
 
 // Runs `body` once with symbolic parameters and returns the kernel it describes. `names` name the
-// parameters in dumps and error messages (default: p0, p1, ...).
+// parameters in dumps and error messages (default: p0, p1, ...). `simt`: a SIMT kernel, whose
+// body each thread of an explicit launch runs (loom::simt_kernel).
 template <class F>
-ir::Kernel trace(const std::string &name, F &&body, std::vector<std::string> names = {}) {
+ir::Kernel trace(const std::string &name, F &&body, std::vector<std::string> names = {},
+                 bool simt = false) {
   using Params = typename detail::lambda_params<F>::type;
   constexpr size_t n = std::tuple_size_v<Params>;
   if (!names.empty() && names.size() != n)
@@ -66,6 +68,8 @@ ir::Kernel trace(const std::string &name, F &&body, std::vector<std::string> nam
   for (size_t k = names.size(); k < n; ++k)
     names.push_back("p" + std::to_string(k));
   frontend::Tracer tracer(name);
+  if (simt)
+    tracer.set_simt();
   Params params = detail::make_params<Params>(tracer, names, std::make_index_sequence<n>());
   std::apply(body, params);
   return tracer.finish();

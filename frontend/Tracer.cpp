@@ -50,7 +50,13 @@ ir::Var Tracer::fresh_var(const char *prefix, ir::ScalarType type) {
 ir::Kernel Tracer::finish() {
   if (blocks_.size() != 1)
     throw DslError("kernel '" + name_ + "': a block was left open while tracing");
-  return ir::Kernel{name_, params_, close_block(), false, false, {}};
+  ir::Kernel k;
+  k.name = name_;
+  k.params = params_;
+  k.body = close_block();
+  k.simt = simt_;
+  k.shared = shared_;
+  return k;
 }
 
 } // namespace loom::frontend

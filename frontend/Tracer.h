@@ -30,12 +30,20 @@ public:
   std::vector<ir::Stmt> &current_block() { return blocks_.back(); }
 
   ir::Var fresh_var(const char *prefix, ir::ScalarType type);
+
+  // A SIMT kernel (loom::simt_kernel) and the shared arrays its body declares.
+  void set_simt() { simt_ = true; }
+  bool simt() const { return simt_; }
+  void add_shared(ir::Shared a) { shared_.push_back(std::move(a)); }
+  size_t shared_count() const { return shared_.size(); }
   ir::Kernel finish();
 
 private:
   std::string name_;
   std::vector<ir::Param> params_;
   std::vector<std::vector<ir::Stmt>> blocks_;
+  bool simt_ = false;
+  std::vector<ir::Shared> shared_;
   Tracer *outer_;
 };
 

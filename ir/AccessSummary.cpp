@@ -23,6 +23,11 @@ protected:
     out_[n->array].read = out_[n->array].written = true;
     Visitor::visit_node(n);
   }
+  void visit_node(const Atomic *n) override { // reads the element (the old value), writes it
+    if (!n->shared)
+      out_[n->array].read = out_[n->array].written = true;
+    Visitor::visit_node(n);
+  }
 
 private:
   std::vector<ArrayAccess> &out_;

@@ -207,6 +207,133 @@ Expr SpecialReg::make(Reg reg, int dim) {
   return Expr(std::make_shared<const SpecialReg>(reg, dim));
 }
 
+int64_t SharedArray::size() const {
+  int64_t n = 1;
+  for (int64_t e : extents)
+    n *= e;
+  return n;
+}
+
+Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t> extents) {
+  if (extents.empty() || extents.size() > 3)
+    ill_typed("shared array '" + name + "' needs 1 to 3 extents");
+  int64_t size = 1;
+  for (int64_t e : extents) {
+    if (e <= 0 || e > (int64_t(1) << 20))
+      ill_typed("shared array '" + name + "' has extent " + std::to_string(e) +
+                " (each must be 1 to 2^20)");
+    size *= e;
+  }
+  if (is_storage_only(type))
+    ill_typed("shared array '" + name + "' of " + type_name(type) +
+              " (shared arrays hold bool, i32, i64, f32 or f64)");
+  if (size * byte_size(type) > (int64_t(1) << 20))
+    ill_typed("shared array '" + name + "' takes " + std::to_string(size * byte_size(type)) +
+              " bytes (a block's shared memory is far smaller)");
+  return std::make_shared<const SharedArray>(SharedArray{std::move(name), type, std::move(extents)});
+}
+
+std::vector<int64_t> shared_offsets(const std::vector<Shared> &shared, int64_t *total_bytes) {
+  std::vector<int64_t> offsets;
+  int64_t at = 0;
+  for (const Shared &a : shared) {
+    at = (at + 15) / 16 * 16;
+    offsets.push_back(at);
+    at += a->size() * byte_size(a->type);
+  }
+  if (total_bytes)
+    *total_bytes = at;
+  return offsets;
+}
+
+namespace {
+void check_indices(const std::vector<Expr> &indices, size_t rank, const std::string &what) {
+  if (indices.size() != rank)
+    ill_typed(what + " of rank " + std::to_string(rank) + " indexed with " +
+              std::to_string(indices.size()) + " indices");
+  for (const Expr &i : indices)
+    if (i.type() != ScalarType::I64)
+      ill_typed("array index must be i64");
+}
+} // namespace
+
+Expr SharedLoad::make(Shared array, std::vector<Expr> indices) {
+  check_indices(indices, array->extents.size(), "shared array '" + array->name + "'");
+  return Expr(std::make_shared<const SharedLoad>(std::move(array), std::move(indices)));
+}
+
+const char *op_name(WarpOpKind op) {
+  static const char *names[] = {"shfl_idx", "shfl_up", "shfl_down", "shfl_xor",
+                                "any",      "all",     "ballot"};
+  return names[static_cast<int>(op)];
+}
+
+Expr WarpOp::make(WarpOpKind op, Expr value, Expr operand) {
+  const bool vote = op == WarpOpKind::Any || op == WarpOpKind::All || op == WarpOpKind::Ballot;
+  ScalarType t = value.type();
+  if (vote) {
+    if (t != ScalarType::Bool || operand.defined())
+      ill_typed(std::string("warp vote '") + op_name(op) + "' takes one bool");
+    t = op == WarpOpKind::Ballot ? ScalarType::I32 : ScalarType::Bool;
+  } else {
+    if (t == ScalarType::Bool || is_storage_only(t))
+      ill_typed(std::string("warp shuffle '") + op_name(op) + "' of a " + type_name(t) +
+                " (shuffles move i32, i64, f32 or f64)");
+    if (!operand.defined() || operand.type() != ScalarType::I32)
+      ill_typed(std::string("warp shuffle '") + op_name(op) + "' needs an i32 lane operand");
+  }
+  return Expr(std::make_shared<const WarpOp>(t, op, std::move(value), std::move(operand)));
+}
+
+Stmt SharedStore::make(Shared array, std::vector<Expr> indices, Expr value) {
+  check_indices(indices, array->extents.size(), "shared array '" + array->name + "'");
+  if (value.type() != value_type(array->type))
+    ill_typed("store of a " + std::string(type_name(value.type())) + " into shared array '" +
+              array->name + "' of " + type_name(array->type));
+  return Stmt(
+      std::make_shared<const SharedStore>(std::move(array), std::move(indices), std::move(value)));
+}
+
+Stmt Barrier::make() {
+  return Stmt(std::make_shared<const Barrier>());
+}
+
+const char *op_name(AtomicOp op) {
+  static const char *names[] = {"atomic_add", "atomic_min", "atomic_max", "atomic_exchange",
+                                "atomic_cas"};
+  return names[static_cast<int>(op)];
+}
+
+Stmt Atomic::make(AtomicOp op, int array, Shared shared, ScalarType element,
+                  std::vector<Expr> indices, Expr value, Expr compare, Var result) {
+  if ((array < 0) == !shared)
+    ill_typed(std::string(op_name(op)) + " needs either an array parameter or a shared array");
+  if (shared) {
+    element = shared->type;
+    check_indices(indices, shared->extents.size(), "shared array '" + shared->name + "'");
+  } else {
+    for (const Expr &i : indices)
+      if (i.type() != ScalarType::I64)
+        ill_typed("array index must be i64");
+  }
+  if (element == ScalarType::Bool || is_storage_only(element))
+    ill_typed(std::string(op_name(op)) + " on " + type_name(element) +
+              " elements (atomics take i32, i64, f32 or f64)");
+  if (value.type() != element)
+    ill_typed(std::string(op_name(op)) + " of a " + type_name(value.type()) + " into " +
+              type_name(element) + " elements");
+  if ((op == AtomicOp::CompareExchange) != compare.defined() ||
+      (compare.defined() && compare.type() != element))
+    ill_typed(std::string(op_name(op)) + ": only atomic_cas takes a compare value, of the " +
+              "element type");
+  if (result && result->type != element)
+    ill_typed(std::string(op_name(op)) + " result '" + result->name + "' is not of type " +
+              type_name(element));
+  return Stmt(std::make_shared<const Atomic>(op, array, std::move(shared), std::move(indices),
+                                             std::move(value), std::move(compare),
+                                             std::move(result)));
+}
+
 Stmt Block::make(std::vector<Stmt> stmts) {
   return Stmt(std::make_shared<const Block>(std::move(stmts)));
 }
@@ -318,6 +445,14 @@ bool equal(const Expr &a, const Expr &b) {
   case ExprKind::SpecialReg:
     return a.as<SpecialReg>()->reg == b.as<SpecialReg>()->reg &&
            a.as<SpecialReg>()->dim == b.as<SpecialReg>()->dim;
+  case ExprKind::SharedLoad:
+    return a.as<SharedLoad>()->array == b.as<SharedLoad>()->array &&
+           equal_all(a.as<SharedLoad>()->indices, b.as<SharedLoad>()->indices);
+  case ExprKind::WarpOp: {
+    auto *x = a.as<WarpOp>(), *y = b.as<WarpOp>();
+    return x->op == y->op && equal(x->value, y->value) &&
+           (x->operand.defined() ? equal(x->operand, y->operand) : !y->operand.defined());
+  }
   }
   return false;
 }

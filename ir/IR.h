@@ -37,6 +37,23 @@ struct Param {
   Var var;         // scalars: the variable that names the value in the body
 };
 
+// A statically sized array in a thread block's shared memory (SIMT kernels only): each block has
+// its own instance, visible to all its threads and uninitialised when the block starts. Identity
+// is the object's address, as for variables. Elements are bool, i32, i64, f32 or f64.
+struct SharedArray {
+  std::string name;
+  ScalarType type;
+  std::vector<int64_t> extents; // 1 to 3, each positive, outermost first
+  int64_t size() const;         // elements in all
+};
+using Shared = std::shared_ptr<const SharedArray>;
+Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t> extents);
+// Where each of a kernel's shared arrays starts in its block's shared memory (in order, each
+// 16-byte aligned; the CPU runtime lays a block's buffer out so), and the bytes of all of them.
+std::vector<int64_t> shared_offsets(const std::vector<Shared> &shared, int64_t *total_bytes);
+// The most static shared memory a CUDA block may declare (48 KiB); more is a CompileError.
+inline constexpr int64_t max_shared_bytes = 48 * 1024;
+
 // ---- expressions --------------------------------------------------------------------------
 
 #define LOOM_EXPR_NODES(X)                                                                         \
@@ -51,7 +68,9 @@ struct Param {
   X(Select)                                                                                        \
   X(Cast)                                                                                          \
   X(Call)                                                                                          \
-  X(SpecialReg)
+  X(SpecialReg)                                                                                    \
+  X(SharedLoad)                                                                                    \
+  X(WarpOp)
 
 enum class ExprKind : uint8_t {
 #define LOOM_X(name) name,
@@ -205,6 +224,37 @@ struct SpecialReg : ExprNode {
   static Expr make(Reg reg, int dim);
 };
 
+// shared[indices...]; indices are i64, one per dimension.
+struct SharedLoad : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::SharedLoad;
+  Shared array;
+  std::vector<Expr> indices;
+  SharedLoad(Shared a, std::vector<Expr> idx)
+      : ExprNode(static_kind, a->type), array(std::move(a)), indices(std::move(idx)) {}
+  static Expr make(Shared array, std::vector<Expr> indices);
+};
+
+// A warp collective (SIMT kernels), over the 32 threads of the calling thread's warp (threads
+// 32w .. 32w+31 of the block, numbered x fastest), all of which must take part:
+// (as PTX's shfl.sync, the operand's low 5 bits count: d = operand & 31):
+//   ShflIdx  value of lane d                         ShflXor   value of lane lane ^ d
+//   ShflUp   value of lane lane - d, or own value when that is below 0
+//   ShflDown value of lane lane + d, or own value when that is past 31
+//   Any/All  whether `value` (bool) is true in any/every lane; Ballot: i32 whose bit l is lane l's
+// Shuffles take i32, i64, f32 or f64 and return the same type; operand is i32. A lane that does
+// not take part (returned, or past the block's last thread) gives an unspecified value on the GPU
+// and the reading lane's own value on the CPU.
+enum class WarpOpKind : uint8_t { ShflIdx, ShflUp, ShflDown, ShflXor, Any, All, Ballot };
+const char *op_name(WarpOpKind op);
+struct WarpOp : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::WarpOp;
+  WarpOpKind op;
+  Expr value, operand; // operand: shuffles only
+  WarpOp(ScalarType t, WarpOpKind o, Expr v, Expr x)
+      : ExprNode(static_kind, t), op(o), value(std::move(v)), operand(std::move(x)) {}
+  static Expr make(WarpOpKind op, Expr value, Expr operand = Expr());
+};
+
 // ---- statements ---------------------------------------------------------------------------
 
 #define LOOM_STMT_NODES(X)                                                                         \
@@ -216,7 +266,10 @@ struct SpecialReg : ExprNode {
   X(IfThenElse)                                                                                    \
   X(For)                                                                                           \
   X(While)                                                                                         \
-  X(ParallelFor)
+  X(ParallelFor)                                                                                   \
+  X(SharedStore)                                                                                   \
+  X(Barrier)                                                                                       \
+  X(Atomic)
 
 enum class StmtKind : uint8_t {
 #define LOOM_X(name) name,
@@ -342,6 +395,51 @@ struct ParallelFor : StmtNode {
   static Stmt make(std::vector<Var> vars, std::vector<Expr> extents, Stmt body);
 };
 
+// shared[indices...] = value (SIMT kernels).
+struct SharedStore : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::SharedStore;
+  Shared array;
+  std::vector<Expr> indices;
+  Expr value;
+  SharedStore(Shared a, std::vector<Expr> i, Expr v)
+      : StmtNode(static_kind), array(std::move(a)), indices(std::move(i)), value(std::move(v)) {}
+  static Stmt make(Shared array, std::vector<Expr> indices, Expr value);
+};
+
+// CUDA's __syncthreads (SIMT kernels): waits until every thread of the block that has not
+// returned reaches a barrier; memory written before it is visible to the block after it. Every
+// thread must reach the same barriers in the same order (not one inside a branch only some take).
+struct Barrier : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Barrier;
+  Barrier() : StmtNode(static_kind) {}
+  static Stmt make();
+};
+
+// An atomic read-modify-write of one element of an array parameter or of a shared array (SIMT
+// kernels): Add, Min and Max combine `value` into it, Exchange replaces it, CompareExchange
+// replaces it with `value` only when it equals `compare` (bitwise for floats). `result`, when
+// set, is a declared local of the element's type that receives the element's old value.
+// Elements are i32, i64, f32 or f64.
+enum class AtomicOp : uint8_t { Add, Min, Max, Exchange, CompareExchange };
+const char *op_name(AtomicOp op);
+struct Atomic : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Atomic;
+  AtomicOp op;
+  int array;     // the array parameter, or -1 when `shared` is set
+  Shared shared; // the shared array, or null
+  std::vector<Expr> indices;
+  Expr value, compare; // compare: CompareExchange only
+  Var result;          // may be null
+  Atomic(AtomicOp o, int a, Shared s, std::vector<Expr> i, Expr v, Expr c, Var r)
+      : StmtNode(static_kind), op(o), array(a), shared(std::move(s)), indices(std::move(i)),
+        value(std::move(v)), compare(std::move(c)), result(std::move(r)) {}
+  // On array parameter `array` (`shared` null) or on `shared` (`array` -1); `element` is the
+  // array's element type.
+  static Stmt make(AtomicOp op, int array, Shared shared, ScalarType element,
+                   std::vector<Expr> indices, Expr value, Expr compare = Expr(),
+                   Var result = nullptr);
+};
+
 // ---- kernels ------------------------------------------------------------------------------
 
 // Array extents that must agree at call time: the text DSL's shape symbols (`A: f32[N, K]`) and
@@ -360,6 +458,11 @@ struct Kernel {
   bool fast_math = false;                 // @kernel(fastmath=True): GPU code may approximate
   bool bounds_check = false;              // @kernel(bounds_check=True), LOOM_BOUNDS_CHECK=1
   std::vector<ShapeSymbol> shape_symbols; // checked against the arguments of every call
+  // A SIMT kernel (CUDA's model): `body` is what each thread of an explicitly shaped launch runs,
+  // reading its position from SpecialReg; it has no parallel loops. Its shared arrays are listed
+  // here.
+  bool simt = false;
+  std::vector<Shared> shared = {};
 };
 
 // After lowering, a kernel is a sequence of tasks run one after another (one GPU launch each).
@@ -368,7 +471,9 @@ struct Kernel {
 //        (innermost first is NOT implied: domain[k] is the extent of dimension k, outermost first);
 //   CPU: the outermost parallel dimension runs from `chunk_begin` to `chunk_end`, two i64
 //        variables the caller binds; the runtime splits domain[0] among threads.
-enum class TaskKind : uint8_t { Serial, Parallel };
+// A SIMT task is a SIMT kernel's body: every thread of the launch the call gives runs it once
+// (GPU: as a CUDA kernel; CPU: each block on one OS thread, its threads on fibers).
+enum class TaskKind : uint8_t { Serial, Parallel, Simt };
 // A reduction into one array element that every iteration of a parallel task combines into
 // (lower_reductions makes them): each worker (GPU thread, CPU chunk) accumulates into its own
 // `accumulator`, a local declared at the top of the task body with the operation's identity;
@@ -403,6 +508,8 @@ struct LoweredKernel {
   // Kernel::bounds_check: every array access checks its indices against the extents; a task then
   // takes a bounds record after its other parameters (support/Abi.h).
   bool bounds_check = false;
+  bool simt = false;              // Kernel::simt: one task, of kind Simt
+  std::vector<Shared> shared = {}; // Kernel::shared
 };
 
 } // namespace loom::ir

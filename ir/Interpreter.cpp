@@ -228,7 +228,12 @@ private:
     }
     case StmtKind::Block:
       return; // handled by exec
+    case StmtKind::SharedStore:
+    case StmtKind::Barrier:
+    case StmtKind::Atomic:
+      break;
     }
+    throw InterpreterError("kernel '" + name_ + "': the interpreter does not run SIMT kernels");
   }
 
   // Row-major: the last dimension varies fastest.
@@ -428,6 +433,9 @@ private:
       auto *n = e.as<SpecialReg>();
       return {int_value(ScalarType::I32, special_[static_cast<int>(n->reg)][n->dim]), {}};
     }
+    case ExprKind::SharedLoad:
+    case ExprKind::WarpOp:
+      throw InterpreterError("kernel '" + name_ + "': the interpreter does not run SIMT kernels");
     }
     throw InterpreterError("kernel '" + name_ + "': unknown expression");
   }

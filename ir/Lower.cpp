@@ -3,6 +3,7 @@
 #include "ir/Passes.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
+#include "support/Error.h"
 
 namespace loom::ir {
 
@@ -14,9 +15,32 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log) {
   verify(kernel);
   dump("input", kernel);
 
-  LoweredKernel out{kernel.name, kernel.params, target, split_into_tasks(kernel)};
+  LoweredKernel out;
+  out.name = kernel.name;
+  out.params = kernel.params;
+  out.target = target;
   out.fast_math = kernel.fast_math;
   out.bounds_check = kernel.bounds_check;
+  if (kernel.simt) {
+    int64_t shared_bytes = 0;
+    shared_offsets(kernel.shared, &shared_bytes);
+    if (shared_bytes > max_shared_bytes)
+      throw CompileError("kernel '" + kernel.name + "' declares " + std::to_string(shared_bytes) +
+                         " bytes of shared arrays; a block may have at most " +
+                         std::to_string(max_shared_bytes));
+    // Every thread runs the body as written: there are no loops to map, no reductions to split.
+    out.simt = true;
+    out.shared = kernel.shared;
+    Task task;
+    task.name = kernel.name;
+    task.kind = TaskKind::Simt;
+    task.body = simplify(kernel.body);
+    out.tasks.push_back(std::move(task));
+    dump("simplify", out);
+    verify(out);
+    return out;
+  }
+  out.tasks = split_into_tasks(kernel);
   dump("split_into_tasks", out);
 
   for (Task &t : out.tasks)

@@ -32,6 +32,26 @@ void Visitor::visit_node(const BoolConst *) {}
 void Visitor::visit_node(const VarRef *) {}
 void Visitor::visit_node(const ArrayExtent *) {}
 void Visitor::visit_node(const SpecialReg *) {}
+void Visitor::visit_node(const SharedLoad *n) {
+  for (const Expr &i : n->indices)
+    visit(i);
+}
+void Visitor::visit_node(const WarpOp *n) {
+  visit(n->value);
+  visit(n->operand);
+}
+void Visitor::visit_node(const SharedStore *n) {
+  for (const Expr &i : n->indices)
+    visit(i);
+  visit(n->value);
+}
+void Visitor::visit_node(const Barrier *) {}
+void Visitor::visit_node(const Atomic *n) {
+  for (const Expr &i : n->indices)
+    visit(i);
+  visit(n->value);
+  visit(n->compare);
+}
 void Visitor::visit_node(const Load *n) {
   for (const Expr &i : n->indices)
     visit(i);
@@ -149,6 +169,32 @@ Expr Mutator::mutate_node(const ArrayExtent *, const Expr &self) {
 }
 Expr Mutator::mutate_node(const SpecialReg *, const Expr &self) {
   return self;
+}
+Expr Mutator::mutate_node(const SharedLoad *n, const Expr &self) {
+  bool changed = false;
+  auto idx = mutate_all(n->indices, changed);
+  return changed ? SharedLoad::make(n->array, std::move(idx)) : self;
+}
+Expr Mutator::mutate_node(const WarpOp *n, const Expr &self) {
+  Expr v = mutate(n->value), x = mutate(n->operand);
+  return v.same_as(n->value) && x.same_as(n->operand) ? self : WarpOp::make(n->op, v, x);
+}
+Stmt Mutator::mutate_node(const SharedStore *n, const Stmt &self) {
+  bool changed = false;
+  auto idx = mutate_all(n->indices, changed);
+  Expr v = mutate(n->value);
+  return changed || !v.same_as(n->value) ? SharedStore::make(n->array, std::move(idx), v) : self;
+}
+Stmt Mutator::mutate_node(const Barrier *, const Stmt &self) {
+  return self;
+}
+Stmt Mutator::mutate_node(const Atomic *n, const Stmt &self) {
+  bool changed = false;
+  auto idx = mutate_all(n->indices, changed);
+  Expr v = mutate(n->value), c = mutate(n->compare);
+  if (!changed && v.same_as(n->value) && c.same_as(n->compare))
+    return self;
+  return Atomic::make(n->op, n->array, n->shared, v.type(), std::move(idx), v, c, n->result);
 }
 Expr Mutator::mutate_node(const Load *n, const Expr &self) {
   bool changed = false;

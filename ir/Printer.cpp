@@ -104,6 +104,27 @@ public:
       os << pad << "}\n";
       return;
     }
+    case StmtKind::SharedStore: {
+      auto *n = s.as<SharedStore>();
+      os << pad << shared_name(n->array) << "[" << list(n->indices) << "] = " << expr(n->value)
+         << "\n";
+      return;
+    }
+    case StmtKind::Barrier:
+      os << pad << "barrier\n";
+      return;
+    case StmtKind::Atomic: {
+      auto *n = s.as<Atomic>();
+      os << pad;
+      if (n->result)
+        os << name_of(n->result) << " = ";
+      os << op_name(n->op) << "(" << (n->shared ? shared_name(n->shared) : array_name(n->array))
+         << "[" << list(n->indices) << "], ";
+      if (n->compare.defined())
+        os << expr(n->compare) << ", ";
+      os << expr(n->value) << ")\n";
+      return;
+    }
     case StmtKind::ParallelFor: {
       auto *n = s.as<ParallelFor>();
       os << pad << "parallel for ";
@@ -149,6 +170,36 @@ public:
     }
     names_.emplace(v.get(), unique);
     return unique;
+  }
+
+  // A shared array's name: its own, disambiguated, or in canonical text "$n" in order of
+  // appearance (its declaration joins the variables).
+  std::string shared_name(const Shared &a) {
+    auto it = shared_names_.find(a.get());
+    if (it != shared_names_.end())
+      return it->second;
+    std::string unique;
+    if (canonical_) {
+      unique = "$" + std::to_string(shared_names_.size());
+      variables_ += "  " + unique + ": " + shared_type(*a) + "\n";
+    } else {
+      int &count = used_[a->name];
+      unique = count == 0 ? a->name : a->name + "." + std::to_string(count);
+      ++count;
+    }
+    shared_names_.emplace(a.get(), unique);
+    return unique;
+  }
+  static std::string shared_type(const SharedArray &a) {
+    std::string out = std::string("shared ") + type_name(a.type) + "[";
+    for (size_t d = 0; d < a.extents.size(); ++d)
+      out += (d ? ", " : "") + std::to_string(a.extents[d]);
+    return out + "]";
+  }
+  // "  shared tile: f32[16, 16]" for each shared array, in the kernel's order.
+  void declare_shared(std::ostream &os, const std::vector<Shared> &shared) {
+    for (const Shared &a : shared)
+      os << "  " << shared_name(a) << ": " << shared_type(*a) << "\n";
   }
 
   std::string name_text(const std::string &name) const { return canonical_ ? escaped(name) : name; }
@@ -291,12 +342,26 @@ private:
          << "xyz"[n->dim];
       return;
     }
+    case ExprKind::SharedLoad: {
+      auto *n = e.as<SharedLoad>();
+      os << shared_name(n->array) << "[" << list(n->indices) << "]";
+      return;
+    }
+    case ExprKind::WarpOp: {
+      auto *n = e.as<WarpOp>();
+      os << op_name(n->op) << "(" << expr(n->value);
+      if (n->operand.defined())
+        os << ", " << expr(n->operand);
+      os << ")";
+      return;
+    }
     }
   }
 
   const std::vector<Param> &params_;
   bool canonical_;
   std::map<const Variable *, std::string> names_;
+  std::map<const SharedArray *, std::string> shared_names_;
   std::map<std::string, int> used_;
   std::string variables_;
 };
@@ -306,7 +371,9 @@ private:
 std::string to_string(const Kernel &kernel) {
   Printer p(kernel.params);
   std::ostringstream os;
-  os << "kernel " << kernel.name << "(" << p.params_text() << ") {\n";
+  os << (kernel.simt ? "simt kernel " : "kernel ") << kernel.name << "(" << p.params_text()
+     << ") {\n";
+  p.declare_shared(os, kernel.shared);
   p.stmt(os, kernel.body, 1);
   os << "}\n";
   return os.str();
@@ -323,6 +390,8 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
     os << "task " << p.name_text(t.name);
     if (t.kind == TaskKind::Serial) {
       os << " serial";
+    } else if (t.kind == TaskKind::Simt) {
+      os << " simt";
     } else {
       os << " parallel over (";
       for (size_t k = 0; k < t.domain.size(); ++k)
@@ -332,6 +401,8 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
         os << " chunk [" << p.name_of(t.chunk_begin) << ", " << p.name_of(t.chunk_end) << ")";
     }
     os << " {\n";
+    if (!canonical)
+      p.declare_shared(os, kernel.shared);
     p.stmt(os, t.body, 1);
     for (const TaskReduction &r : t.reductions)
       os << "  combine " << p.name_of(r.accumulator)

@@ -11,8 +11,15 @@ namespace {
 
 class Verifier {
 public:
-  Verifier(const std::string &kernel, const std::vector<Param> &params, bool lowered_gpu)
-      : kernel_(kernel), params_(params), lowered_gpu_(lowered_gpu) {
+  // `simt`: the body is a SIMT kernel's (or task's), whose shared arrays are `shared`.
+  Verifier(const std::string &kernel, const std::vector<Param> &params, bool lowered_gpu,
+           bool simt = false, const std::vector<Shared> &shared = {})
+      : kernel_(kernel), params_(params), lowered_gpu_(lowered_gpu), simt_(simt) {
+    for (const Shared &a : shared) {
+      if (!a)
+        fail("a shared array is missing");
+      shared_.insert(a.get());
+    }
     for (const Param &p : params) {
       if (p.kind == ParamKind::Scalar) {
         if (!p.var || p.var->type != p.type)
@@ -117,8 +124,46 @@ public:
       stmt(n->body, false, in_parallel);
       return;
     }
+    case StmtKind::SharedStore: {
+      auto *n = s.as<SharedStore>();
+      shared(n->array, s);
+      for (const Expr &i : n->indices)
+        expr(i, s);
+      expr(n->value, s);
+      return;
+    }
+    case StmtKind::Barrier:
+      simt_only("a barrier", s);
+      return;
+    case StmtKind::Atomic: {
+      auto *n = s.as<Atomic>();
+      simt_only(op_name(n->op), s);
+      if (n->shared)
+        shared(n->shared, s);
+      else if (value_type(array(n->array, n->indices.size(), s).type) != n->value.type())
+        fail(std::string(op_name(n->op)) + " of a " + type_name(n->value.type()) + " into '" +
+                 params_[n->array].name + "', an array of " + type_name(params_[n->array].type),
+             s);
+      for (const Expr &i : n->indices)
+        expr(i, s);
+      expr(n->value, s);
+      if (n->compare.defined())
+        expr(n->compare, s);
+      if (n->result && !scope_.count(n->result.get()))
+        fail(std::string(op_name(n->op)) + " result '" + n->result->name +
+                 "' is not a local in scope",
+             s);
+      if (n->result && loop_vars_.count(n->result.get()))
+        fail(std::string(op_name(n->op)) + " result into loop index '" + n->result->name + "'",
+             s);
+      return;
+    }
     case StmtKind::ParallelFor: {
       auto *n = s.as<ParallelFor>();
+      if (simt_)
+        fail("a parallel loop in a SIMT kernel; each thread runs the body once (use the thread "
+             "and block indices, or for_range)",
+             s);
       if (in_parallel)
         fail("a parallel loop inside another parallel loop; use for_range for the inner loop", s);
       if (!top_level)
@@ -170,9 +215,24 @@ public:
       return;
     }
     case ExprKind::SpecialReg:
-      if (!lowered_gpu_)
-        fail("a GPU thread index outside a GPU kernel", where);
+      if (!lowered_gpu_ && !simt_)
+        fail("a GPU thread index outside a SIMT kernel", where);
       return;
+    case ExprKind::SharedLoad: {
+      auto *n = e.as<SharedLoad>();
+      shared(n->array, where);
+      for (const Expr &i : n->indices)
+        expr(i, where);
+      return;
+    }
+    case ExprKind::WarpOp: {
+      auto *n = e.as<WarpOp>();
+      simt_only(std::string("warp operation '") + op_name(n->op) + "'", where);
+      expr(n->value, where);
+      if (n->operand.defined())
+        expr(n->operand, where);
+      return;
+    }
     case ExprKind::Unary:
       return expr(e.as<Unary>()->a, where);
     case ExprKind::Binary:
@@ -203,6 +263,18 @@ public:
   }
 
 private:
+  void simt_only(const std::string &what, const Stmt &where) {
+    if (!simt_)
+      fail(what + " outside a SIMT kernel", where);
+  }
+  void shared(const Shared &a, const Stmt &where) {
+    simt_only("shared memory", where);
+    if (!a || !shared_.count(a.get()))
+      fail("shared array '" + (a ? a->name : std::string("?")) +
+               "' is not one of the kernel's shared arrays",
+           where);
+  }
+
   const Param &array(int k, size_t rank, const Stmt &where, bool check_rank = true) {
     if (k < 0 || k >= static_cast<int>(params_.size()))
       fail("access to parameter #" + std::to_string(k) + ", which does not exist", where);
@@ -219,6 +291,8 @@ private:
   const std::string &kernel_;
   const std::vector<Param> &params_;
   bool lowered_gpu_;
+  bool simt_;
+  std::set<const SharedArray *> shared_;
   std::set<const Variable *> scope_;
   std::set<const Variable *> loop_vars_;
 };
@@ -226,15 +300,21 @@ private:
 } // namespace
 
 void verify(const Kernel &kernel) {
-  Verifier v(kernel.name, kernel.params, false);
+  Verifier v(kernel.name, kernel.params, false, kernel.simt, kernel.shared);
   if (!kernel.body.defined())
     v.fail("the kernel has no body");
+  if (!kernel.simt && !kernel.shared.empty())
+    v.fail("shared arrays in a kernel that is not a SIMT kernel");
   v.stmt(kernel.body, true, false);
 }
 
 void verify(const LoweredKernel &kernel) {
   for (const Task &t : kernel.tasks) {
-    Verifier v(kernel.name, kernel.params, kernel.target == Target::GPU);
+    if ((t.kind == TaskKind::Simt) != kernel.simt)
+      Verifier(kernel.name, kernel.params, false)
+          .fail("task '" + t.name + "': SIMT tasks belong to SIMT kernels, and only to them");
+    Verifier v(kernel.name, kernel.params, kernel.target == Target::GPU, kernel.simt,
+               kernel.shared);
     if (t.chunk_begin)
       v.bind(t.chunk_begin);
     if (t.chunk_end)

@@ -90,8 +90,10 @@ std::shared_ptr<CompiledCpu> build_cpu(ir::LoweredKernel lowered, const CacheKey
                                        CompileTimes &t) {
   auto c = std::make_shared<CompiledCpu>();
   c->lowered = std::move(lowered);
-  for (const ir::Task &task : c->lowered.tasks)
+  for (const ir::Task &task : c->lowered.tasks) {
     c->grains.push_back(cpu_grain(task));
+    c->synchronizes.push_back(simt_synchronizes(task));
+  }
   if (load_from_disk(key, t, [&](std::string &&object) {
         c->code = codegen::load_cpu_object(object, c->lowered);
       })) {

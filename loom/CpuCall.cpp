@@ -72,6 +72,20 @@ int64_t cpu_grain(const ir::Task &task) {
   return task.kind == ir::TaskKind::Parallel && light_iterations(task) ? 4096 : 1;
 }
 
+bool simt_synchronizes(const ir::Task &task) {
+  struct FindSync : ir::Visitor {
+    bool found = false;
+    void visit_node(const ir::Barrier *) override { found = true; }
+    void visit_node(const ir::WarpOp *n) override {
+      found = true;
+      ir::Visitor::visit_node(n);
+    }
+  } find;
+  if (task.kind == ir::TaskKind::Simt)
+    find.visit(task.body);
+  return find.found;
+}
+
 void run_on_cpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values) {
   CompiledCpu &c = state.compiled_cpu();
@@ -112,6 +126,15 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
   std::vector<uint64_t> &scratch = state.cpu_reduction_scratch;
   for (size_t t = 0; t < c.lowered.tasks.size(); ++t) {
     const ir::Task &task = c.lowered.tasks[t];
+    if (task.kind == ir::TaskKind::Simt) {
+      int64_t shared_bytes = 0;
+      ir::shared_offsets(c.lowered.shared, &shared_bytes);
+      runtime::run_cpu_simt_task(c.code->tasks()[t], packed.data(), *state.shape, shared_bytes,
+                                 c.synchronizes.at(t));
+      if (checked)
+        throw_if_out_of_bounds(c.lowered, record);
+      continue;
+    }
     bool parallel = task.kind == ir::TaskKind::Parallel;
     int64_t extent = parallel ? ir::evaluate(task.domain[0], params, values).i : 0;
     const int64_t grain = c.grains.at(t);

@@ -21,6 +21,18 @@ constexpr std::array<uint64_t, bounds_record::slots> cleared_record{};
 const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, size_t t,
                                    const std::vector<int64_t> &domain) {
   const size_t tasks = g.lowered.tasks.size();
+  if (state.shape) { // Kernel::shape: the same for every task
+    if (state.last_grids.size() != tasks)
+      state.last_grids.assign(tasks, runtime::GridShape());
+    runtime::GridShape &shape = state.last_grids[t];
+    for (int d = 0; d < 3; ++d) {
+      shape.grid[d] = state.shape->grid[d];
+      shape.block[d] = state.shape->block[d];
+    }
+    if (shape.reason.empty())
+      shape.reason = "the shape given by Kernel::shape()";
+    return shape;
+  }
   if (state.last_grids.size() != tasks || state.call.grid_domains.size() != tasks ||
       state.call.grid_code.size() != tasks) {
     state.last_grids.assign(tasks, runtime::GridShape());

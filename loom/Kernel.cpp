@@ -92,6 +92,10 @@ void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   ir::ArgumentValues &values = state_->call.values;
   check_arguments(*state_, args, values);
+  if (state_->kernel.simt && !state_->shape)
+    throw ArgumentError("kernel '" + name() +
+                        "' is a SIMT kernel and has no launch shape: call shape(grid, block) "
+                        "before calling it");
   for (size_t p = 0; stream && p < args.size(); ++p)
     if (args[p].kind == Argument::Kind::HostArray)
       throw ArgumentError("argument " + std::to_string(p + 1) + " ('" +
@@ -175,6 +179,43 @@ Kernel &Kernel::launch_policy(const runtime::LaunchPolicy &policy) {
   return *this;
 }
 
+Kernel &Kernel::shape(Dim3 grid, Dim3 block) {
+  const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+  auto text = [](const unsigned *v) {
+    return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
+           ")";
+  };
+  const uint64_t threads = uint64_t(b[0]) * b[1] * b[2];
+  std::string why;
+  if (threads == 0 || g[0] == 0 || g[1] == 0 || g[2] == 0)
+    why = "every extent must be at least 1";
+  else if (threads > 1024)
+    why = "a block has at most 1024 threads, this one " + std::to_string(threads);
+  else if (b[2] > runtime::max_block_z)
+    why = "a block's z extent is at most " + std::to_string(runtime::max_block_z);
+  else if (g[0] > runtime::max_grid_x || g[1] > runtime::max_grid_yz || g[2] > runtime::max_grid_yz)
+    why = "a grid has at most 2^31 - 1 blocks along x and 65535 along y and z";
+  if (!why.empty())
+    throw ArgumentError("kernel '" + name() + "': launch shape grid " + text(g) + " x block " +
+                        text(b) + ": " + why);
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->shape = runtime::SimtShape{{g[0], g[1], g[2]}, {b[0], b[1], b[2]}};
+  state_->last_grids.clear();
+  state_->call.grid_domains.clear();
+  return *this;
+}
+
+Kernel &Kernel::automatic_shape() {
+  if (state_->kernel.simt)
+    throw ArgumentError("kernel '" + name() +
+                        "' is a SIMT kernel: its launch shape cannot be chosen automatically");
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->shape.reset();
+  state_->last_grids.clear();
+  state_->call.grid_domains.clear();
+  return *this;
+}
+
 Kernel &Kernel::on(ir::Target target) {
   std::string why;
   if (target == ir::Target::GPU && !runtime::GpuContext::usable(&why))
@@ -231,6 +272,8 @@ std::string Kernel::explain() const {
         if (task.run > 1)
           os << "; each thread takes runs of " << task.run
              << " consecutive iterations (neighbouring elements: 16-byte vector loads)";
+      } else if (task.kind == ir::TaskKind::Simt) {
+        os << ", SIMT (every thread of the launch runs the body)";
       } else {
         os << ", serial (one thread)";
       }
@@ -243,7 +286,11 @@ std::string Kernel::explain() const {
               "cuOccupancyMaxPotentialBlockSize\n";
     }
   } else if (choice.target == ir::Target::CPU && state_->cpu) {
-    os << "  code: native; parallel tasks split their outermost dimension among OpenMP threads\n"
+    os << (k.simt ? "  code: native; the launch's blocks run on OpenMP threads, one block per "
+                    "thread at a time, its threads one after another or, where they synchronize, "
+                    "on fibers switching at barriers and warp collectives\n"
+                  : "  code: native; parallel tasks split their outermost dimension among OpenMP "
+                    "threads\n")
        << "  code from: " << code_origin(state_->cpu_times) << "\n";
   } else {
     os << "  code: not compiled yet (compiled on the first call)\n";

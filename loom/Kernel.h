@@ -15,6 +15,12 @@ namespace loom {
 
 struct KernelState; // compile caches and the last launch, shared by copies of a Kernel
 
+// A launch's extent along x, y and z: Dim3(64) is (64, 1, 1).
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  Dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
 class Kernel {
 public:
   explicit Kernel(ir::Kernel kernel);
@@ -58,6 +64,15 @@ public:
   // for benchmarks sweeping shapes); see runtime/GridShape.h. Throws ArgumentError for a block of
   // more than 1024 threads.
   Kernel &launch_policy(const runtime::LaunchPolicy &policy);
+
+  // The launch shape of every later call: `grid` blocks of `block` threads (Numba's
+  // kernel[grid, block]). A SIMT kernel (loom::simt_kernel) needs one; for a kernel of parallel
+  // loops it replaces the automatic choice on the GPU (its loops stride over any grid) and is
+  // ignored on the CPU. ArgumentError for a block of more than 1024 threads (z at most 64), a
+  // grid past CUDA's limits (x < 2^31, y and z at most 65535) or a zero extent.
+  Kernel &shape(Dim3 grid, Dim3 block);
+  // Back to the automatic launch shape (kernels of parallel loops).
+  Kernel &automatic_shape();
 
   // Checks every array access of the kernel against the extents from now on (on) or not (off;
   // LOOM_BOUNDS_CHECK=1 turns it on for every kernel when it is created): a call that indexes

@@ -8,6 +8,7 @@
 #include "loom/Arguments.h"
 #include "loom/Cache.h"
 #include "loom/Target.h"
+#include "runtime/CpuSimt.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuModule.h"
 #include "runtime/GridShape.h"
@@ -40,10 +41,14 @@ struct CompiledCpu {
   ir::LoweredKernel lowered;
   std::unique_ptr<codegen::CpuCode> code;
   std::vector<int64_t> grains; // per task: the fewest iterations a thread gets (cpu_grain)
+  std::vector<char> synchronizes; // per task: a SIMT task with barriers or warp collectives
 };
 
 // The fewest iterations of a CPU task's parallel loop worth a thread of their own.
 int64_t cpu_grain(const ir::Task &task);
+// Whether a SIMT task's threads synchronize (barriers, warp collectives): on the CPU they then
+// need fibers.
+bool simt_synchronizes(const ir::Task &task);
 
 // The flattened parameter values (see support/Abi.h) and the pointer to each, as a launch takes.
 // Reused from call to call: reset() keeps the storage, so a call allocates nothing.
@@ -97,6 +102,7 @@ struct KernelState {
   std::shared_ptr<CompiledCpu> cpu;
   CompileTimes gpu_times, cpu_times; // how this object got its code
   runtime::LaunchPolicy launch_policy;
+  std::optional<runtime::SimtShape> shape; // Kernel::shape; required by SIMT kernels
   std::vector<runtime::GridShape> last_grids; // GPU: one per task, from the last call
   CallScratch call;
   // GPU tasks with reductions: their scratch slots (support/Abi.h), grown as launches need;

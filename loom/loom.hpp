@@ -33,4 +33,14 @@ Kernel kernel(const std::string &name, F &&body, std::vector<std::string> names 
   return Kernel(trace(name, std::forward<F>(body), std::move(names)));
 }
 
+// Traces `body` into a SIMT kernel, CUDA's model (Numba's @cuda.jit): every thread of the launch
+// runs the body, finding its work from thread_idx(), block_idx(), grid<1>() and the like, and
+// may use shared arrays, barrier(), atomics and warp shuffles and votes (frontend/Simt.h). Give
+// the launch shape with Kernel::shape(grid, block) before calling it. It runs on the CPU too:
+// each block on one core, its threads on fibers that switch at barriers and warp collectives.
+template <class F>
+Kernel simt_kernel(const std::string &name, F &&body, std::vector<std::string> names = {}) {
+  return Kernel(trace(name, std::forward<F>(body), std::move(names), /*simt=*/true));
+}
+
 } // namespace loom

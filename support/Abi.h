@@ -37,4 +37,23 @@ constexpr int slots = 8;     // 8-byte slots in all
 using CpuTaskFn = void (*)(void *const *params, int64_t chunk_begin, int64_t chunk_end,
                            int64_t chunk_index);
 
+// A SIMT task (ir::TaskKind::Simt) on the CPU: the runtime runs each block on one OS thread and
+// its threads on fibers (support/SimtBlock.h), calling the task's entry once per thread with
+// chunk bounds 0. The code asks the runtime for its position and block's shared memory, and
+// calls it for barriers and warp collectives (runtime/CpuSimt.cpp defines the three functions,
+// which the CPU JIT resolves).
+struct SimtThread {
+  int32_t regs[4][3];    // [ir::Reg][x, y, z]: threadIdx, blockIdx, blockDim, gridDim
+  unsigned char *shared; // the block's shared arrays, at ir::shared_offsets
+};
+extern "C" {
+// The calling thread's SimtThread, valid while its entry runs.
+const SimtThread *loom_simt_thread();
+// __syncthreads.
+void loom_simt_barrier();
+// The ir::WarpOp `op` (an ir::WarpOpKind) of the calling thread's warp: `value` holds the
+// thread's value's bits (zero-extended; a bool is 0 or 1), the result the result's.
+uint64_t loom_simt_warp(int32_t op, uint64_t value, int32_t operand);
+}
+
 } // namespace loom

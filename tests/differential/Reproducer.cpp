@@ -130,7 +130,9 @@ public:
       return "call(" + std::string(fn_code(n->fn)) + ", " + list(n->args) + ")";
     }
     case ExprKind::SpecialReg:
-      break;
+    case ExprKind::SharedLoad:
+    case ExprKind::WarpOp:
+      break; // the generator makes no SIMT kernels
     }
     return "/* unsupported expression */ Expr()";
   }
@@ -190,6 +192,10 @@ public:
         vars += (k ? ", " : "") + var(n->vars[k]);
       return "pfor(" + vars + "}, " + list(n->extents) + ", " + stmt(n->body, indent) + ")";
     }
+    case StmtKind::SharedStore:
+    case StmtKind::Barrier:
+    case StmtKind::Atomic:
+      break; // the generator makes no SIMT kernels
     }
     return "Stmt()";
   }

@@ -1,0 +1,185 @@
+// The SIMT level's IR -> LLVM IR: shared arrays, barriers, atomics and warp collectives. The
+// base class generates the CPU's form, which calls the runtime (support/Abi.h) for what CUDA
+// hardware does; CodegenPTX overrides the hooks with NVPTX intrinsics and __shared__ globals.
+#include "codegen/CodegenLLVM.h"
+
+#include "support/Abi.h"
+#include "support/Error.h"
+
+namespace loom::codegen {
+
+using ir::ScalarType;
+
+// ---- CPU hooks ------------------------------------------------------------------------------
+
+void CodegenLLVM::begin_simt_task() {
+  llvm::FunctionCallee get = module->getOrInsertFunction(
+      "loom_simt_thread", llvm::FunctionType::get(builder.getPtrTy(), {}, false));
+  // One call per thread's run of the task: the pointer stays valid until the entry returns.
+  simt_thread_ = builder.CreateCall(get, {}, "simt_thread");
+}
+
+llvm::Value *CodegenLLVM::shared_base(const ir::Shared &array, int index) {
+  (void)array;
+  if (!simt_thread_)
+    throw CompileError("kernel '" + kernel->name + "' uses shared memory outside a SIMT task");
+  // SimtThread::shared, after the 12 i32 registers.
+  llvm::Value *field =
+      builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), simt_thread_, 12 * 4);
+  llvm::Value *buffer = builder.CreateAlignedLoad(builder.getPtrTy(), field, llvm::Align(8));
+  std::vector<int64_t> offsets = ir::shared_offsets(kernel->shared, nullptr);
+  return builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), buffer, offsets.at(index));
+}
+
+void CodegenLLVM::emit_barrier() {
+  llvm::FunctionCallee f = module->getOrInsertFunction(
+      "loom_simt_barrier", llvm::FunctionType::get(builder.getVoidTy(), {}, false));
+  builder.CreateCall(f, {});
+}
+
+llvm::Value *CodegenLLVM::warp_op(ir::WarpOpKind op, ScalarType t, llvm::Value *value,
+                                  llvm::Value *operand) {
+  llvm::Type *i64 = builder.getInt64Ty();
+  llvm::FunctionCallee f = module->getOrInsertFunction(
+      "loom_simt_warp",
+      llvm::FunctionType::get(i64, {builder.getInt32Ty(), i64, builder.getInt32Ty()}, false));
+  // The value's bits, zero-extended to 64.
+  llvm::Value *bits = value;
+  if (ir::is_float(t))
+    bits = builder.CreateBitCast(value, builder.getIntNTy(ir::bit_width(t)));
+  bits = builder.CreateZExt(bits, i64);
+  llvm::Value *result = builder.CreateCall(
+      f, {builder.getInt32(static_cast<int>(op)), bits, operand ? operand : builder.getInt32(0)});
+  switch (op) {
+  case ir::WarpOpKind::Any:
+  case ir::WarpOpKind::All:
+    return builder.CreateICmpNE(result, builder.getInt64(0));
+  case ir::WarpOpKind::Ballot:
+    return builder.CreateTrunc(result, builder.getInt32Ty());
+  default:
+    break;
+  }
+  result = builder.CreateTrunc(result, builder.getIntNTy(ir::bit_width(t)));
+  return ir::is_float(t) ? builder.CreateBitCast(result, llvm_type(t)) : result;
+}
+
+// ---- shared by both targets -----------------------------------------------------------------
+
+llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
+                                         const std::vector<ir::Expr> &indices) {
+  int index = -1;
+  for (size_t k = 0; k < kernel->shared.size(); ++k)
+    if (kernel->shared[k] == array)
+      index = static_cast<int>(k);
+  if (index < 0 || indices.size() != array->extents.size())
+    throw CompileError("internal error in codegen: access to shared array '" + array->name +
+                       "', which the kernel does not declare with that rank");
+  if (!shared_bases_[index]) {
+    // Computed once, where the task starts, so that every use is dominated by it.
+    llvm::IRBuilderBase::InsertPointGuard guard(builder);
+    llvm::BasicBlock *start = &*std::next(function_->begin());
+    builder.SetInsertPoint(start, start->getFirstInsertionPt());
+    if (simt_thread_ && llvm::isa<llvm::Instruction>(simt_thread_))
+      builder.SetInsertPoint(llvm::cast<llvm::Instruction>(simt_thread_)->getNextNode());
+    shared_bases_[index] = shared_base(array, index);
+  }
+  // Row-major over static extents: the offset always fits 32 bits (shared arrays are small).
+  llvm::Value *linear = nullptr;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    llvm::Value *i = builder.CreateTrunc(codegen(indices[d]), builder.getInt32Ty());
+    linear = linear ? builder.CreateAdd(builder.CreateMul(linear, builder.getInt32(static_cast<
+                                                                      int32_t>(array->extents[d]))),
+                                        i)
+                    : i;
+  }
+  return builder.CreateGEP(memory_type(array->type), shared_bases_[index],
+                           builder.CreateSExt(linear, builder.getInt64Ty()));
+}
+
+llvm::Value *CodegenLLVM::atomic_update(ir::AtomicOp op, ScalarType t, llvm::Value *address,
+                                        llvm::Value *value, llvm::Value *compare) {
+  const llvm::Align align(ir::byte_size(t));
+  const auto order = llvm::AtomicOrdering::Monotonic; // CUDA's atomics: relaxed
+  const bool fp = ir::is_float(t);
+  llvm::Type *bits = builder.getIntNTy(ir::bit_width(t));
+  switch (op) {
+  case ir::AtomicOp::Add:
+    return builder.CreateAtomicRMW(fp ? llvm::AtomicRMWInst::FAdd : llvm::AtomicRMWInst::Add,
+                                   address, value, align, order);
+  case ir::AtomicOp::Exchange:
+    return builder.CreateAtomicRMW(llvm::AtomicRMWInst::Xchg, address, value, align, order);
+  case ir::AtomicOp::Min:
+  case ir::AtomicOp::Max:
+    if (!fp)
+      return builder.CreateAtomicRMW(op == ir::AtomicOp::Min ? llvm::AtomicRMWInst::Min
+                                                             : llvm::AtomicRMWInst::Max,
+                                     address, value, align, order);
+    break; // floats: a compare-and-swap loop with loom's min/max (fmin/fmax), below
+  case ir::AtomicOp::CompareExchange: {
+    llvm::Value *expected = fp ? builder.CreateBitCast(compare, bits) : compare;
+    llvm::Value *desired = fp ? builder.CreateBitCast(value, bits) : value;
+    llvm::Value *pair =
+        builder.CreateAtomicCmpXchg(address, expected, desired, align, order, order);
+    llvm::Value *old = builder.CreateExtractValue(pair, 0);
+    return fp ? builder.CreateBitCast(old, llvm_type(t)) : old;
+  }
+  }
+  // old = *address; loop { new = min(old, value); (seen, ok) = cas(address, old, new);
+  // if ok: done; old = seen }
+  llvm::BasicBlock *before = builder.GetInsertBlock();
+  llvm::BasicBlock *loop = llvm::BasicBlock::Create(context, "atomic.loop", function_);
+  llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "atomic.done", function_);
+  llvm::Value *first = builder.CreateAlignedLoad(bits, address, align);
+  builder.CreateBr(loop);
+  builder.SetInsertPoint(loop);
+  llvm::PHINode *old = builder.CreatePHI(bits, 2);
+  old->addIncoming(first, before);
+  llvm::Value *combined = arith(op == ir::AtomicOp::Min ? ir::BinaryOp::Min : ir::BinaryOp::Max,
+                                t, builder.CreateBitCast(old, llvm_type(t)), value);
+  llvm::Value *pair = builder.CreateAtomicCmpXchg(
+      address, old, builder.CreateBitCast(combined, bits), align, order, order);
+  llvm::Value *seen = builder.CreateExtractValue(pair, 0);
+  old->addIncoming(seen, loop);
+  builder.CreateCondBr(builder.CreateExtractValue(pair, 1), done, loop);
+  builder.SetInsertPoint(done);
+  return builder.CreateBitCast(old, llvm_type(t));
+}
+
+// ---- the nodes ------------------------------------------------------------------------------
+
+void CodegenLLVM::visit_node(const ir::SharedLoad *op) {
+  llvm::Value *address = shared_address(op->array, op->indices);
+  ScalarType t = op->array->type;
+  value_ = from_memory(
+      builder.CreateAlignedLoad(memory_type(t), address, llvm::Align(ir::byte_size(t))), t);
+}
+
+void CodegenLLVM::visit_node(const ir::SharedStore *op) {
+  llvm::Value *value = codegen(op->value);
+  llvm::Value *address = shared_address(op->array, op->indices);
+  ScalarType t = op->array->type;
+  builder.CreateAlignedStore(to_memory(value, t), address, llvm::Align(ir::byte_size(t)));
+}
+
+void CodegenLLVM::visit_node(const ir::Barrier *) {
+  emit_barrier();
+}
+
+void CodegenLLVM::visit_node(const ir::Atomic *op) {
+  llvm::Value *value = codegen(op->value);
+  llvm::Value *compare = op->compare.defined() ? codegen(op->compare) : nullptr;
+  ScalarType t = op->shared ? op->shared->type : kernel->params.at(op->array).type;
+  llvm::Value *address = op->shared ? shared_address(op->shared, op->indices)
+                                    : element_address(op->array, op->indices);
+  llvm::Value *old = atomic_update(op->op, t, address, value, compare);
+  if (op->result)
+    builder.CreateStore(old, lookup(op->result));
+}
+
+void CodegenLLVM::visit_node(const ir::WarpOp *op) {
+  llvm::Value *value = codegen(op->value);
+  llvm::Value *operand = op->operand.defined() ? codegen(op->operand) : nullptr;
+  value_ = warp_op(op->op, op->value.type(), value, operand);
+}
+
+} // namespace loom::codegen

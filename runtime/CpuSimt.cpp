@@ -1,0 +1,167 @@
+#include "runtime/CpuSimt.h"
+
+#include "ir/IR.h"
+#include "runtime/CpuLaunch.h"
+#include "support/Error.h"
+#include "support/SimtBlock.h"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <omp.h>
+#include <vector>
+
+namespace loom::runtime {
+
+namespace {
+
+// The thread whose entry is starting on this OS thread: generated code asks for it first thing
+// (loom_simt_thread), before any switch to another fiber.
+thread_local const SimtThread *starting_thread = nullptr;
+
+// One OS thread's working storage for the blocks it runs.
+struct BlockWorker {
+  std::vector<SimtThread> threads;
+  std::unique_ptr<unsigned char[]> shared; // the block's shared arrays
+  std::unique_ptr<support::SimtBlock> fibers;
+};
+
+unsigned char *aligned_buffer(std::unique_ptr<unsigned char[]> &buffer, size_t bytes) {
+  // new[] of unsigned char is aligned to __STDCPP_DEFAULT_NEW_ALIGNMENT__ (16 on x86-64 Linux).
+  static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= 16);
+  buffer.reset(new unsigned char[std::max<size_t>(bytes, 16)]);
+  return buffer.get();
+}
+
+} // namespace
+
+void run_cpu_simt_task(CpuTaskFn fn, void *const *params, const SimtShape &shape,
+                       int64_t shared_bytes, bool synchronizes) {
+  const int64_t block_threads = int64_t(shape.block[0]) * shape.block[1] * shape.block[2];
+  const int64_t blocks = int64_t(shape.grid[0]) * shape.grid[1] * shape.grid[2];
+  if (block_threads <= 0 || blocks <= 0)
+    return;
+  if (block_threads > support::SimtBlock::max_threads)
+    throw ArgumentError("a block of " + std::to_string(block_threads) +
+                        " threads; blocks have at most " +
+                        std::to_string(support::SimtBlock::max_threads));
+  const int workers =
+      static_cast<int>(std::min<int64_t>(cpu_thread_count(), std::max<int64_t>(blocks, 1)));
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+
+#pragma omp parallel num_threads(workers)
+  {
+    BlockWorker w;
+    try {
+      w.threads.resize(block_threads);
+      unsigned char *shared = aligned_buffer(w.shared, static_cast<size_t>(shared_bytes));
+      if (synchronizes)
+        w.fibers = std::make_unique<support::SimtBlock>(static_cast<int>(block_threads));
+      // Each thread's registers but the block index, once.
+      for (int64_t t = 0; t < block_threads; ++t) {
+        SimtThread &th = w.threads[t];
+        const int64_t x = t % shape.block[0], y = t / shape.block[0] % shape.block[1],
+                      z = t / (int64_t(shape.block[0]) * shape.block[1]);
+        const int64_t regs[3] = {x, y, z};
+        for (int d = 0; d < 3; ++d) {
+          th.regs[int(ir::Reg::ThreadIdx)][d] = static_cast<int32_t>(regs[d]);
+          th.regs[int(ir::Reg::BlockDim)][d] = static_cast<int32_t>(shape.block[d]);
+          th.regs[int(ir::Reg::GridDim)][d] = static_cast<int32_t>(shape.grid[d]);
+        }
+        th.shared = shared;
+      }
+#pragma omp for schedule(dynamic)
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t bx = b % shape.grid[0], by = b / shape.grid[0] % shape.grid[1],
+                      bz = b / (int64_t(shape.grid[0]) * shape.grid[1]);
+        for (SimtThread &th : w.threads) {
+          th.regs[int(ir::Reg::BlockIdx)][0] = static_cast<int32_t>(bx);
+          th.regs[int(ir::Reg::BlockIdx)][1] = static_cast<int32_t>(by);
+          th.regs[int(ir::Reg::BlockIdx)][2] = static_cast<int32_t>(bz);
+        }
+        // Shared memory starts zeroed in every block (on the GPU its contents are undefined).
+        std::memset(shared, 0, static_cast<size_t>(shared_bytes));
+        {
+          std::lock_guard<std::mutex> lock(failure_mutex);
+          if (failure)
+            continue; // the launch failed: the remaining blocks are skipped
+        }
+        try {
+          if (synchronizes) {
+            w.fibers->run(static_cast<int>(block_threads), [&](int t) {
+              starting_thread = &w.threads[t];
+              fn(params, 0, 0, 0);
+            });
+          } else {
+            for (const SimtThread &th : w.threads) {
+              starting_thread = &th;
+              fn(params, 0, 0, 0);
+            }
+          }
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(failure_mutex);
+          if (!failure)
+            failure = std::current_exception();
+        }
+      }
+    } catch (...) { // allocation failures: an exception must not leave the parallel region
+      std::lock_guard<std::mutex> lock(failure_mutex);
+      if (!failure)
+        failure = std::current_exception();
+    }
+    starting_thread = nullptr;
+  }
+  if (failure)
+    std::rethrow_exception(failure);
+}
+
+} // namespace loom::runtime
+
+// ---- what generated code calls (support/Abi.h) ---------------------------------------------------
+
+using loom::support::SimtBlock;
+
+extern "C" const loom::SimtThread *loom_simt_thread() {
+  return loom::runtime::starting_thread;
+}
+
+extern "C" void loom_simt_barrier() {
+  SimtBlock::current()->barrier();
+}
+
+extern "C" uint64_t loom_simt_warp(int32_t op, uint64_t value, int32_t operand) {
+  SimtBlock *block = SimtBlock::current();
+  const int lane = block->thread() % SimtBlock::warp_size;
+  const SimtBlock::WarpValues &warp = block->warp_exchange(value);
+  const uint32_t d = static_cast<uint32_t>(operand) & 31u;
+  auto from = [&](int source) { // a lane outside the warp or not taking part: the own value
+    return source >= 0 && source < 32 && (warp.active >> source & 1u) ? warp.value[source] : value;
+  };
+  switch (static_cast<loom::ir::WarpOpKind>(op)) {
+  case loom::ir::WarpOpKind::ShflIdx:
+    return from(static_cast<int>(d));
+  case loom::ir::WarpOpKind::ShflUp:
+    return from(lane - static_cast<int>(d));
+  case loom::ir::WarpOpKind::ShflDown:
+    return from(lane + static_cast<int>(d));
+  case loom::ir::WarpOpKind::ShflXor:
+    return from(lane ^ static_cast<int>(d));
+  case loom::ir::WarpOpKind::Any:
+  case loom::ir::WarpOpKind::All:
+  case loom::ir::WarpOpKind::Ballot: {
+    uint32_t ballot = 0;
+    for (int l = 0; l < 32; ++l)
+      if ((warp.active >> l & 1u) && warp.value[l] != 0)
+        ballot |= 1u << l;
+    if (static_cast<loom::ir::WarpOpKind>(op) == loom::ir::WarpOpKind::Ballot)
+      return ballot;
+    if (static_cast<loom::ir::WarpOpKind>(op) == loom::ir::WarpOpKind::Any)
+      return ballot != 0;
+    return ballot == warp.active;
+  }
+  }
+  return value;
+}
