@@ -7,6 +7,7 @@
 
 #include <loom/loom.hpp>
 
+#include <limits>
 #include <string>
 
 namespace bench {
@@ -104,6 +105,69 @@ inline loom::Kernel make_softmax(const std::string &name) {
         });
       },
       {"x", "y"});
+}
+
+// The softmax written at the SIMT level, as the CUDA C peer is: one block per row, three
+// block-strided passes, each maximum and sum combined by warp shuffles and one shared-memory
+// exchange between the warps (block_dim().x a multiple of 32). Launch: shape(rows, threads).
+inline loom::Kernel make_softmax_simt(const std::string &name) {
+  using namespace loom;
+  return simt_kernel(
+      name,
+      [](Array2<float> x, Array2<float> y) {
+        auto per_warp = shared_array<float>(32);
+        Index row = Index(block_idx().x), m = x.dim(1);
+        I32 t = thread_idx().x, lane = t & 31, warps = block_dim().x / 32;
+        Index first = Index(t), stride = Index(block_dim().x);
+        // `v` combined over the block, in every thread (CUDA C's block_reduce).
+        auto block_reduce = [&](Var<float> &v, bool maximum, float identity) {
+          auto combine = [&](F32 other) {
+            v = maximum ? F32(select(other > v, other, v)) : F32(v + other);
+          };
+          for (int offset = 16; offset > 0; offset /= 2)
+            combine(shfl_xor_sync(v, offset));
+          if_(lane == 0, [&] { per_warp[t / 32] = v; });
+          barrier();
+          v = select(lane < warps, per_warp[lane], identity);
+          for (int offset = 16; offset > 0; offset /= 2)
+            combine(shfl_xor_sync(v, offset));
+          barrier(); // every warp has read per_warp before the next reduction writes it
+        };
+        Var<float> top("top", -std::numeric_limits<float>::infinity());
+        for_range(first, m, stride, [&](Index j) { top = select(x(row, j) > top, x(row, j), top); });
+        block_reduce(top, true, -std::numeric_limits<float>::infinity());
+        Var<float> total("total", 0.0f);
+        for_range(first, m, stride, [&](Index j) { total += exp(x(row, j) - top); });
+        block_reduce(total, false, 0.0f);
+        for_range(first, m, stride, [&](Index j) { y(row, j) = exp(x(row, j) - top) / total; });
+      },
+      {"x", "y"});
+}
+
+// CUDA's programming-guide matmul at the SIMT level: 16 x 16 tiles of A and B staged in shared
+// memory, one thread per element of C (n a multiple of 16). Launch: shape({n/16, n/16}, {16, 16}).
+inline loom::Kernel make_tiled_matmul(const std::string &name) {
+  using namespace loom;
+  return simt_kernel(
+      name,
+      [](Array2<float> A, Array2<float> B, Array2<float> C) {
+        auto As = shared_array<float>(16, 16);
+        auto Bs = shared_array<float>(16, 16);
+        I32 tx = thread_idx().x, ty = thread_idx().y;
+        Index row = Index(block_idx().y) * 16 + Index(ty);
+        Index col = Index(block_idx().x) * 16 + Index(tx);
+        Var<float> acc("acc", 0.0f);
+        for_range(0, A.dim(1) / 16, [&](Index tile) {
+          As(ty, tx) = A(row, tile * 16 + Index(tx));
+          Bs(ty, tx) = B(tile * 16 + Index(ty), col);
+          barrier();
+          for (int e = 0; e < 16; ++e)
+            acc += As(ty, e) * Bs(e, tx);
+          barrier();
+        });
+        C(row, col) = acc;
+      },
+      {"A", "B", "C"});
 }
 
 } // namespace bench

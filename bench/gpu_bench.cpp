@@ -256,6 +256,58 @@ bool softmax_bench(uint64_t seed) {
   return ok;
 }
 
+// The SIMT-level softmax (bench::make_softmax_simt), block per row as the CUDA C peer, with 256,
+// 512 and 1024 threads a row; the best is loom's figure.
+bool softmax_simt_bench(uint64_t seed) {
+  const int64_t n = 8192;
+  std::vector<float> x = bench::softmax_input(size_t(n * n), seed);
+  DeviceArray<float> dx(x, {n, n});
+  DeviceArray<float> dy(std::vector<float>(size_t(n * n), NAN), {n, n});
+  loom::Kernel softmax = bench::make_softmax_simt("softmax_simt");
+  bool ok = true;
+  double best = 1e30;
+  for (unsigned block : {256u, 512u, 1024u}) {
+    softmax.shape(unsigned(n), block);
+    softmax(dx, dy);
+    std::string what = name_of("softmax 8192 x 8192 (loom SIMT, %lld threads a row)", block);
+    ok &= bench::check(what.c_str(), bench::softmax_error(x.data(), dy.to_host().data(), n, n),
+                       bench::softmax_tolerance);
+    CallTimes t = time_calls([&] { softmax(dx, dy); }, warmup_calls, timed_calls);
+    print_times(what, t);
+    double ms = bench::median(t.gpu_ms);
+    result(name_of("loom_softmax_simt8192_b%lld_ms", block).c_str(), ms, "ms");
+    best = std::min(best, ms);
+  }
+  result("loom_softmax_simt8192_ms", best, "ms");
+  std::printf("%s", softmax.explain().c_str());
+  return ok;
+}
+
+// The SIMT-level tiled matmul (16 x 16 shared-memory tiles) at 4096^2, against the same CUDA C
+// kernel and cuBLAS.
+bool tiled_matmul_bench(uint64_t seed) {
+  const int64_t n = 4096;
+  loom::Kernel tiled = bench::make_tiled_matmul("tiled_matmul");
+  tiled.shape({unsigned(n / 16), unsigned(n / 16)}, {16, 16});
+  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
+  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
+  DeviceArray<float> dA(A, {n, n}), dB(B, {n, n});
+  DeviceArray<float> dC(std::vector<float>(size_t(n * n), NAN), {n, n});
+  tiled(dA, dB, dC);
+  std::vector<float> C = dC.to_host();
+  bool ok = bench::check(
+      "tiled matmul 4096^2 (loom SIMT)",
+      bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
+      bench::matmul_tolerance);
+  CallTimes t = time_calls([&] { tiled(dA, dB, dC); }, 2, 20);
+  print_times("tiled matmul 4096^2 (loom SIMT)", t);
+  double ms = bench::median(t.gpu_ms);
+  result("loom_tiled_matmul4096_ms", ms, "ms");
+  result("loom_tiled_matmul4096_tflops", 2.0 * n * n * n / (ms * 1e9), "TFLOP/s");
+  std::printf("%s", tiled.explain().c_str());
+  return ok;
+}
+
 // The cost of a call itself: a cached kernel with four arguments (two device arrays of 1024
 // floats, two scalars) called synchronously, against cuLaunchKernel + cuCtxSynchronize of the
 // very same machine code with the same grid and parameters, straight through the driver. Calls
@@ -555,6 +607,10 @@ int main(int argc, char **argv) {
       ok &= bench::section("stencil", [&] { return stencil_bench(seed + 70); });
     if (wanted("softmax"))
       ok &= bench::section("softmax", [&] { return softmax_bench(seed + 80); });
+    if (wanted("softmax_simt"))
+      ok &= bench::section("softmax_simt", [&] { return softmax_simt_bench(seed + 85); });
+    if (wanted("tiled_matmul"))
+      ok &= bench::section("tiled_matmul", [&] { return tiled_matmul_bench(seed + 90); });
     if (wanted("ptx"))
       ok &= ptx_section();
     if (wanted("linkers"))

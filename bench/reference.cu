@@ -112,6 +112,24 @@ template <class Op> __device__ float block_reduce(float value, Op op, float iden
   return value;
 }
 
+// CUDA's programming-guide matmul: 16 x 16 tiles of A and B in shared memory, one thread per
+// element of C (n a multiple of 16); the peer of loom's SIMT-level tiled matmul.
+__global__ void tiled_matmul(const float *A, const float *B, float *C, int n) {
+  __shared__ float As[16][16], Bs[16][16];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int row = blockIdx.y * 16 + ty, col = blockIdx.x * 16 + tx;
+  float acc = 0.0f;
+  for (int tile = 0; tile < n / 16; ++tile) {
+    As[ty][tx] = A[size_t(row) * n + tile * 16 + tx];
+    Bs[ty][tx] = B[size_t(tile * 16 + ty) * n + col];
+    __syncthreads();
+    for (int e = 0; e < 16; ++e)
+      acc += As[ty][e] * Bs[e][tx];
+    __syncthreads();
+  }
+  C[size_t(row) * n + col] = acc;
+}
+
 // Softmax of one row per block of an n x m matrix, in three block-strided passes over the row (a
 // warp reads 32 consecutive floats): the maximum, the sum of expf(x - max), then
 // expf(x - max) / sum, so y is written once. Passes 2 and 3 read the row again, mostly from L1 or
@@ -407,6 +425,35 @@ bool softmax_rows(int n, uint64_t seed) {
   return ok;
 }
 
+// The tiled matmul at n x n (a multiple of 16).
+bool tiled_matmul_run(int n, uint64_t seed) {
+  const size_t count = size_t(n) * n, bytes = count * sizeof(float);
+  std::vector<float> A = bench::random_vector(count, seed);
+  std::vector<float> B = bench::random_vector(count, seed ^ 0x5bd1e995);
+  std::vector<float> C(count);
+  float *dA = device_copy(A), *dB = device_copy(B), *dC = nullptr;
+  CUDA_CHECK(cudaMalloc(&dC, bytes));
+  CUDA_CHECK(cudaMemset(dC, 0xFF, bytes));
+  const dim3 block(16, 16), grid(n / 16, n / 16);
+  tiled_matmul<<<grid, block>>>(dA, dB, dC, n);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(C.data(), dC, bytes, cudaMemcpyDeviceToHost));
+  std::string what = name_of("tiled matmul %lld^2 (nvcc)", n);
+  bool ok = bench::check(
+      what.c_str(),
+      bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
+      bench::matmul_tolerance);
+  std::vector<double> ms =
+      time_launches([&] { tiled_matmul<<<grid, block>>>(dA, dB, dC, n); }, 2, timed_runs);
+  print_times(what, ms);
+  bench::result(name_of("nvcc_tiled_matmul%lld_tflops", n).c_str(),
+                2.0 * n * n * double(n) / (bench::median(ms) * 1e9), "TFLOP/s");
+  CUDA_CHECK(cudaFree(dA));
+  CUDA_CHECK(cudaFree(dB));
+  CUDA_CHECK(cudaFree(dC));
+  return ok;
+}
+
 } // namespace
 
 int main() {
@@ -427,6 +474,7 @@ int main() {
   ok &= matmul_sizes(4096, seed + 30);
   ok &= stencil_shapes(8192, seed + 50);
   ok &= softmax_rows(8192, seed + 60);
+  ok &= tiled_matmul_run(4096, seed + 70);
   std::printf("reference: %s\n", ok ? "all checks passed" : "SOME CHECK FAILED");
   return ok ? 0 : 1;
 }

@@ -145,6 +145,12 @@ table() {
     reference nvcc_stencil8192_gbps
   row time "softmax 8192^2 ms vs nvcc (block per row)" loom_gpu loom_softmax8192_ms \
     reference nvcc_softmax8192_ms
+  row time "softmax 8192^2 ms, loom SIMT vs nvcc (both block/row)" loom_gpu \
+    loom_softmax_simt8192_ms reference nvcc_softmax8192_ms
+  row rate "tiled matmul 4096 TFLOP/s, loom SIMT vs nvcc" loom_gpu loom_tiled_matmul4096_tflops \
+    reference nvcc_tiled_matmul4096_tflops
+  row rate "tiled matmul 4096 TFLOP/s, loom SIMT vs cuBLAS" loom_gpu \
+    loom_tiled_matmul4096_tflops cublas cublas_sgemm4096_tflops
   row time "4-arg call us vs raw cuLaunchKernel+sync" loom_gpu loom_call_4args_us \
     loom_gpu raw_launch_sync_us
   row rate "1 GiB to the device GB/s vs plain cuMemcpyHtoD" loom_gpu loom_h2d_gbps loom_gpu raw_h2d_gbps
