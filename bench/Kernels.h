@@ -134,7 +134,8 @@ inline loom::Kernel make_softmax_simt(const std::string &name) {
           barrier(); // every warp has read per_warp before the next reduction writes it
         };
         Var<float> top("top", -std::numeric_limits<float>::infinity());
-        for_range(first, m, stride, [&](Index j) { top = select(x(row, j) > top, x(row, j), top); });
+        for_range(first, m, stride,
+                  [&](Index j) { top = select(x(row, j) > top, x(row, j), top); });
         block_reduce(top, true, -std::numeric_limits<float>::infinity());
         Var<float> total("total", 0.0f);
         for_range(first, m, stride, [&](Index j) { total += exp(x(row, j) - top); });
@@ -148,26 +149,25 @@ inline loom::Kernel make_softmax_simt(const std::string &name) {
 // memory, one thread per element of C (n a multiple of 16). Launch: shape({n/16, n/16}, {16, 16}).
 inline loom::Kernel make_tiled_matmul(const std::string &name) {
   using namespace loom;
-  return simt_kernel(
-      name,
-      [](Array2<float> A, Array2<float> B, Array2<float> C) {
-        auto As = shared_array<float>(16, 16);
-        auto Bs = shared_array<float>(16, 16);
-        I32 tx = thread_idx().x, ty = thread_idx().y;
-        Index row = Index(block_idx().y) * 16 + Index(ty);
-        Index col = Index(block_idx().x) * 16 + Index(tx);
-        Var<float> acc("acc", 0.0f);
-        for_range(0, A.dim(1) / 16, [&](Index tile) {
-          As(ty, tx) = A(row, tile * 16 + Index(tx));
-          Bs(ty, tx) = B(tile * 16 + Index(ty), col);
-          barrier();
-          for (int e = 0; e < 16; ++e)
-            acc += As(ty, e) * Bs(e, tx);
-          barrier();
-        });
-        C(row, col) = acc;
-      },
-      {"A", "B", "C"});
+  return simt_kernel(name,
+                     [](Array2<float> A, Array2<float> B, Array2<float> C) {
+                       auto As = shared_array<float>(16, 16);
+                       auto Bs = shared_array<float>(16, 16);
+                       I32 tx = thread_idx().x, ty = thread_idx().y;
+                       Index row = Index(block_idx().y) * 16 + Index(ty);
+                       Index col = Index(block_idx().x) * 16 + Index(tx);
+                       Var<float> acc("acc", 0.0f);
+                       for_range(0, A.dim(1) / 16, [&](Index tile) {
+                         As(ty, tx) = A(row, tile * 16 + Index(tx));
+                         Bs(ty, tx) = B(tile * 16 + Index(ty), col);
+                         barrier();
+                         for (int e = 0; e < 16; ++e)
+                           acc += As(ty, e) * Bs(e, tx);
+                         barrier();
+                       });
+                       C(row, col) = acc;
+                     },
+                     {"A", "B", "C"});
 }
 
 } // namespace bench

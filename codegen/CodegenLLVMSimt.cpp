@@ -87,9 +87,10 @@ llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
   llvm::Value *linear = nullptr;
   for (size_t d = 0; d < indices.size(); ++d) {
     llvm::Value *i = builder.CreateTrunc(codegen(indices[d]), builder.getInt32Ty());
-    linear = linear ? builder.CreateAdd(builder.CreateMul(linear, builder.getInt32(static_cast<
-                                                                      int32_t>(array->extents[d]))),
-                                        i)
+    linear = linear ? builder.CreateAdd(
+                          builder.CreateMul(
+                              linear, builder.getInt32(static_cast<int32_t>(array->extents[d]))),
+                          i)
                     : i;
   }
   return builder.CreateGEP(memory_type(array->type), shared_bases_[index],
@@ -134,8 +135,8 @@ llvm::Value *CodegenLLVM::atomic_update(ir::AtomicOp op, ScalarType t, llvm::Val
   builder.SetInsertPoint(loop);
   llvm::PHINode *old = builder.CreatePHI(bits, 2);
   old->addIncoming(first, before);
-  llvm::Value *combined = arith(op == ir::AtomicOp::Min ? ir::BinaryOp::Min : ir::BinaryOp::Max,
-                                t, builder.CreateBitCast(old, llvm_type(t)), value);
+  llvm::Value *combined = arith(op == ir::AtomicOp::Min ? ir::BinaryOp::Min : ir::BinaryOp::Max, t,
+                                builder.CreateBitCast(old, llvm_type(t)), value);
   llvm::Value *pair = builder.CreateAtomicCmpXchg(
       address, old, builder.CreateBitCast(combined, bits), align, order, order);
   llvm::Value *seen = builder.CreateExtractValue(pair, 0);

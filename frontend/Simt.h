@@ -137,9 +137,7 @@ public:
   Value<T> value() const { return Value<T>(ir::SharedLoad::make(array_, indices_)); }
   operator Value<T>() const { return value(); }
 
-  SharedElementRef &operator=(const SharedElementRef &other) {
-    return store(other.value().expr());
-  }
+  SharedElementRef &operator=(const SharedElementRef &other) { return store(other.value().expr()); }
   template <Operand U> SharedElementRef &operator=(const U &v) {
     return store(detail::to_expr<T>(v));
   }
@@ -157,8 +155,12 @@ public:
   LOOM_COMPOUND(^=, ^)
 #undef LOOM_COMPOUND
 
-  const ir::Shared &array() const { return array_; }
-  const std::vector<ir::Expr> &indices() const { return indices_; }
+  const ir::Shared &array() const {
+    return array_;
+  }
+  const std::vector<ir::Expr> &indices() const {
+    return indices_;
+  }
 
 private:
   SharedElementRef &store(ir::Expr v) {
@@ -180,7 +182,9 @@ public:
 
   template <Operand I>
   requires(Rank == 1) SharedElementRef<T>
-  operator[](const I &i) const { return SharedElementRef<T>(array_, {detail::to_expr<int64_t>(i)}); }
+  operator[](const I &i) const {
+    return SharedElementRef<T>(array_, {detail::to_expr<int64_t>(i)});
+  }
   template <Operand... I>
   requires(sizeof...(I) == Rank) SharedElementRef<T>
   operator()(const I &...i) const {
@@ -196,8 +200,8 @@ private:
 // shared_array<float>(256), shared_array<float>(16, 16): extents are C++ integers (the size is
 // fixed when the kernel is traced), together at most 48 KiB per kernel.
 template <DslScalar T, class... E>
-requires(sizeof...(E) >= 1 && sizeof...(E) <= 3 && (std::is_integral_v<E> && ...))
-SharedArray<T, sizeof...(E)> shared_array(E... extents) {
+requires(sizeof...(E) >= 1 && sizeof...(E) <= 3 &&
+         (std::is_integral_v<E> && ...)) SharedArray<T, sizeof...(E)> shared_array(E... extents) {
   frontend::Tracer &t = detail::simt_tracer("shared_array()");
   ir::Shared a = ir::make_shared_array("shared" + std::to_string(t.shared_count()), dtype_of<T>(),
                                        {static_cast<int64_t>(extents)...});
@@ -231,7 +235,9 @@ template <class Ref> using atomic_element_t = typename Ref::dsl_value_type;
 // is returned. atomic_cas writes `value` only when the element equals `compare` (bitwise).
 #define LOOM_ATOMIC(name, op)                                                                      \
   template <class Ref, Operand U>                                                                  \
-  requires requires(const Ref &r) { r.indices(); }                                                 \
+  requires requires(const Ref &r) {                                                                \
+    r.indices();                                                                                   \
+  }                                                                                                \
   Value<detail::atomic_element_t<Ref>> name(const Ref &ref, const U &value) {                      \
     using T = detail::atomic_element_t<Ref>;                                                       \
     return detail::atomic<Ref, T>(ir::AtomicOp::op, ref, detail::to_expr<T>(value));               \
@@ -242,7 +248,9 @@ LOOM_ATOMIC(atomic_max, Max)
 LOOM_ATOMIC(atomic_exchange, Exchange)
 #undef LOOM_ATOMIC
 template <class Ref, Operand C, Operand U>
-requires requires(const Ref &r) { r.indices(); }
+requires requires(const Ref &r) {
+  r.indices();
+}
 Value<detail::atomic_element_t<Ref>> atomic_cas(const Ref &ref, const C &compare, const U &value) {
   using T = detail::atomic_element_t<Ref>;
   return detail::atomic<Ref, T>(ir::AtomicOp::CompareExchange, ref, detail::to_expr<T>(value),

@@ -40,8 +40,8 @@ TEST_P(Simt, TwoDimensionalGrid) {
                          auto [x, y] = grid<2>();
                          if_(y < out.dim(0) && x < out.dim(1), [&] {
                            out(y, x) = block_idx().y * 1000000 + block_idx().x * 10000 +
-                                       thread_idx().y * 100 + thread_idx().x +
-                                       grid_dim().x * 0 + block_dim().y * 0;
+                                       thread_idx().y * 100 + thread_idx().x + grid_dim().x * 0 +
+                                       block_dim().y * 0;
                          });
                        },
                        {"out"});
@@ -159,16 +159,16 @@ TEST_P(Simt, FloatMinMaxAndI64Atomics) {
 // Compare-and-swap: exactly one thread of the launch claims the flag; exchange hands every value
 // on exactly once (the old values and the last one left are a permutation of all of them).
 TEST_P(Simt, CompareAndSwapAndExchange) {
-  auto k = simt_kernel("claim",
-                       [](Array<int32_t> flag, Array<int32_t> winners, Array<int32_t> slot,
-                          Array<int32_t> olds) {
-                         Index i = grid<1>();
-                         I32 id = I32(i) + 1;
-                         I32 seen = atomic_cas(flag[0], 0, id);
-                         if_(seen == 0, [&] { atomic_add(winners[0], 1); });
-                         olds[i] = atomic_exchange(slot[0], id);
-                       },
-                       {"flag", "winners", "slot", "olds"});
+  auto k = simt_kernel(
+      "claim",
+      [](Array<int32_t> flag, Array<int32_t> winners, Array<int32_t> slot, Array<int32_t> olds) {
+        Index i = grid<1>();
+        I32 id = I32(i) + 1;
+        I32 seen = atomic_cas(flag[0], 0, id);
+        if_(seen == 0, [&] { atomic_add(winners[0], 1); });
+        olds[i] = atomic_exchange(slot[0], id);
+      },
+      {"flag", "winners", "slot", "olds"});
   prepare(k);
   const int threads = 96 * 40;
   std::vector<int32_t> flag{0}, winners{0}, slot{0}, olds(threads, -1);
@@ -211,29 +211,29 @@ TEST_P(Simt, SharedAtomics) {
 // (f64 of integers: exact), a broadcast from lane 3 (i64 past 2^32) and an up-shuffle
 // inclusive scan (f32 of small integers: exact).
 TEST_P(Simt, WarpShuffles) {
-  auto k = simt_kernel(
-      "shuffles",
-      [](Array<int32_t> a, Array<double> b, Array<int64_t> c, Array<float> d, Array<int32_t> sums,
-         Array<double> bsum, Array<int64_t> bcast, Array<float> scan) {
-        Index i = grid<1>();
-        I32 lane = lane_id();
-        Var<int32_t> s = a[i];
-        for (int off = 16; off > 0; off /= 2)
-          s += shfl_down_sync(s, off);
-        if_(lane == 0, [&] { sums[i / 32] = s; });
-        Var<double> t = b[i];
-        for (int m = 1; m < 32; m *= 2)
-          t += shfl_xor_sync(t, m);
-        bsum[i] = t;
-        bcast[i] = shfl_sync(c[i], 3);
-        Var<float> p = d[i];
-        for (int off = 1; off < 32; off *= 2) {
-          F32 up = shfl_up_sync(p, off);
-          if_(lane >= off, [&] { p += up; });
-        }
-        scan[i] = p;
-      },
-      {"a", "b", "c", "d", "sums", "bsum", "bcast", "scan"});
+  auto k = simt_kernel("shuffles",
+                       [](Array<int32_t> a, Array<double> b, Array<int64_t> c, Array<float> d,
+                          Array<int32_t> sums, Array<double> bsum, Array<int64_t> bcast,
+                          Array<float> scan) {
+                         Index i = grid<1>();
+                         I32 lane = lane_id();
+                         Var<int32_t> s = a[i];
+                         for (int off = 16; off > 0; off /= 2)
+                           s += shfl_down_sync(s, off);
+                         if_(lane == 0, [&] { sums[i / 32] = s; });
+                         Var<double> t = b[i];
+                         for (int m = 1; m < 32; m *= 2)
+                           t += shfl_xor_sync(t, m);
+                         bsum[i] = t;
+                         bcast[i] = shfl_sync(c[i], 3);
+                         Var<float> p = d[i];
+                         for (int off = 1; off < 32; off *= 2) {
+                           F32 up = shfl_up_sync(p, off);
+                           if_(lane >= off, [&] { p += up; });
+                         }
+                         scan[i] = p;
+                       },
+                       {"a", "b", "c", "d", "sums", "bsum", "bcast", "scan"});
   prepare(k);
   const int warps = 24, n = warps * 32;
   std::vector<int32_t> a = random_vector<int32_t>(n, -100000, 100000, 13), sums(warps, 0);
@@ -342,8 +342,7 @@ TEST_P(Simt, ExplicitShapeForParallelLoops) {
   for (size_t i = 0; i < n; ++i) // one rounding (contracted) or two
     ASSERT_NEAR(y[i], 2.0 * x[i] + y0[i], 1e-6) << i;
   if (target() == ir::Target::GPU)
-    EXPECT_NE(k.explain().find("grid (3,1,1) x block (64,1,1)"), std::string::npos)
-        << k.explain();
+    EXPECT_NE(k.explain().find("grid (3,1,1) x block (64,1,1)"), std::string::npos) << k.explain();
   k.automatic_shape();
   y = y0;
   k(2.0f, x, y);
