@@ -314,10 +314,16 @@ llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr>
   }
   llvm::Value *address = builder.CreateInBoundsGEP(
       memory_type(p.type), function_->getArg(first_flat_arg_[array]), linear);
-  return bounds_record_ ? checked_address(array, index, address) : address;
+  if (!bounds_record_)
+    return address;
+  std::vector<llvm::Value *> extents;
+  for (size_t d = 0; d < index.size(); ++d)
+    extents.push_back(array_extent(array, static_cast<int>(d)));
+  return checked_address(array, index, extents, address);
 }
 
 llvm::Value *CodegenLLVM::checked_address(int array, const std::vector<llvm::Value *> &index,
+                                          const std::vector<llvm::Value *> &extents,
                                           llvm::Value *address) {
   namespace slot = bounds_record;
   auto record_slot = [&](int k) {
@@ -327,7 +333,7 @@ llvm::Value *CodegenLLVM::checked_address(int array, const std::vector<llvm::Val
   std::vector<llvm::Value *> in_range;
   llvm::Value *all_in_range = nullptr;
   for (size_t d = 0; d < index.size(); ++d) {
-    in_range.push_back(builder.CreateICmpULT(index[d], array_extent(array, d)));
+    in_range.push_back(builder.CreateICmpULT(index[d], extents[d]));
     all_in_range = all_in_range ? builder.CreateAnd(all_in_range, in_range[d]) : in_range[d];
   }
   llvm::BasicBlock *report = llvm::BasicBlock::Create(context, "out_of_bounds", function_);
@@ -341,12 +347,12 @@ llvm::Value *CodegenLLVM::checked_address(int array, const std::vector<llvm::Val
   const int last = static_cast<int>(index.size()) - 1;
   llvm::Value *dim = builder.getInt64(last);
   llvm::Value *value = index[last];
-  llvm::Value *extent = array_extent(array, last);
+  llvm::Value *extent = extents[last];
   for (int d = last - 1; d >= 0; --d) {
     llvm::Value *out = builder.CreateNot(in_range[d]);
     dim = builder.CreateSelect(out, builder.getInt64(d), dim);
     value = builder.CreateSelect(out, index[d], value);
-    extent = builder.CreateSelect(out, array_extent(array, d), extent);
+    extent = builder.CreateSelect(out, extents[d], extent);
   }
   llvm::Value *claim = builder.CreateAtomicCmpXchg(
       record_slot(slot::claimed), builder.getInt64(0), builder.getInt64(1), llvm::MaybeAlign(8),
@@ -361,7 +367,12 @@ llvm::Value *CodegenLLVM::checked_address(int array, const std::vector<llvm::Val
   builder.CreateBr(next);
 
   builder.SetInsertPoint(next);
-  return builder.CreateSelect(all_in_range, address, record_slot(slot::sink));
+  llvm::Value *sink = record_slot(slot::sink);
+  if (address->getType() != sink->getType()) { // GPU shared memory: both as generic pointers
+    address = builder.CreateAddrSpaceCast(address, builder.getPtrTy());
+    sink = builder.CreateAddrSpaceCast(sink, builder.getPtrTy());
+  }
+  return builder.CreateSelect(all_in_range, address, sink);
 }
 
 void CodegenLLVM::combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,

@@ -115,8 +115,10 @@ private:
                              llvm::Value *value, llvm::Value *compare);
   // `address` when every index is below its extent; else the bounds record's sink, after
   // claiming the record for this violation if no other did (support/Abi.h).
+  // `array` identifies the array in the record: a parameter's index, or for shared array k the
+  // number of parameters plus k.
   llvm::Value *checked_address(int array, const std::vector<llvm::Value *> &index,
-                               llvm::Value *address);
+                               const std::vector<llvm::Value *> &extents, llvm::Value *address);
 
   // Expressions leave their value in value_; codegen() is the way to read it.
   llvm::Value *codegen(const ir::Expr &e);

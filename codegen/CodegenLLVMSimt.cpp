@@ -84,17 +84,28 @@ llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
     shared_bases_[index] = shared_base(array, index);
   }
   // Row-major over static extents: the offset always fits 32 bits (shared arrays are small).
+  std::vector<llvm::Value *> wide;
+  for (const ir::Expr &e : indices)
+    wide.push_back(codegen(e));
   llvm::Value *linear = nullptr;
   for (size_t d = 0; d < indices.size(); ++d) {
-    llvm::Value *i = builder.CreateTrunc(codegen(indices[d]), builder.getInt32Ty());
+    llvm::Value *i = builder.CreateTrunc(wide[d], builder.getInt32Ty());
     linear = linear ? builder.CreateAdd(
                           builder.CreateMul(
                               linear, builder.getInt32(static_cast<int32_t>(array->extents[d]))),
                           i)
                     : i;
   }
-  return builder.CreateGEP(memory_type(array->type), shared_bases_[index],
-                           builder.CreateSExt(linear, builder.getInt64Ty()));
+  llvm::Value *address = builder.CreateGEP(memory_type(array->type), shared_bases_[index],
+                                           builder.CreateSExt(linear, builder.getInt64Ty()));
+  if (!bounds_record_)
+    return address;
+  // A bounds-checked kernel checks shared indices too, against the static extents; the record
+  // names shared array k as array number (parameters + k).
+  std::vector<llvm::Value *> extents;
+  for (int64_t e : array->extents)
+    extents.push_back(builder.getInt64(e));
+  return checked_address(static_cast<int>(kernel->params.size()) + index, wide, extents, address);
 }
 
 llvm::Value *CodegenLLVM::atomic_update(ir::AtomicOp op, ScalarType t, llvm::Value *address,

@@ -2,6 +2,7 @@
 
 #include "support/Float16.h"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -268,6 +269,86 @@ bool same_value(ScalarType t, ScalarValue a, ScalarValue b) {
   if (std::isnan(a.f) || std::isnan(b.f))
     return std::isnan(a.f) && std::isnan(b.f);
   return std::memcmp(&a.f, &b.f, sizeof(double)) == 0;
+}
+
+uint64_t value_bits(ScalarType t, ScalarValue v) {
+  switch (t) {
+  case ScalarType::Bool:
+    return v.i != 0;
+  case ScalarType::I32:
+    return static_cast<uint32_t>(v.i);
+  case ScalarType::I64:
+    return static_cast<uint64_t>(v.i);
+  case ScalarType::F32:
+    return std::bit_cast<uint32_t>(static_cast<float>(v.f));
+  case ScalarType::F64:
+    return std::bit_cast<uint64_t>(v.f);
+  case ScalarType::F16:
+    return f16_bits_from_f32(static_cast<float>(v.f));
+  case ScalarType::BF16:
+    return bf16_bits_from_f32(static_cast<float>(v.f));
+  }
+  return 0;
+}
+
+ScalarValue value_from_bits(ScalarType t, uint64_t bits) {
+  ScalarValue v;
+  switch (t) {
+  case ScalarType::Bool:
+    v.i = bits != 0;
+    break;
+  case ScalarType::I32:
+    v.i = static_cast<int32_t>(static_cast<uint32_t>(bits));
+    break;
+  case ScalarType::I64:
+    v.i = static_cast<int64_t>(bits);
+    break;
+  case ScalarType::F32:
+    v.f = std::bit_cast<float>(static_cast<uint32_t>(bits));
+    break;
+  case ScalarType::F64:
+    v.f = std::bit_cast<double>(bits);
+    break;
+  case ScalarType::F16:
+    v.f = f32_from_f16_bits(static_cast<uint16_t>(bits));
+    break;
+  case ScalarType::BF16:
+    v.f = f32_from_bf16_bits(static_cast<uint16_t>(bits));
+    break;
+  }
+  return v;
+}
+
+uint64_t warp_result(WarpOpKind op, const uint64_t *values, uint32_t active, int lane, uint64_t own,
+                     int32_t operand) {
+  const int d = static_cast<int>(static_cast<uint32_t>(operand) & 31u);
+  auto from = [&](int source) { // a lane outside the warp or not taking part: the own value
+    return source >= 0 && source < 32 && (active >> source & 1u) ? values[source] : own;
+  };
+  switch (op) {
+  case WarpOpKind::ShflIdx:
+    return from(d);
+  case WarpOpKind::ShflUp:
+    return from(lane - d);
+  case WarpOpKind::ShflDown:
+    return from(lane + d);
+  case WarpOpKind::ShflXor:
+    return from(lane ^ d);
+  case WarpOpKind::Any:
+  case WarpOpKind::All:
+  case WarpOpKind::Ballot: {
+    uint32_t ballot = 0;
+    for (int l = 0; l < 32; ++l)
+      if ((active >> l & 1u) && values[l] != 0)
+        ballot |= 1u << l;
+    if (op == WarpOpKind::Ballot)
+      return ballot;
+    if (op == WarpOpKind::Any)
+      return ballot != 0;
+    return ballot == active;
+  }
+  }
+  return own;
 }
 
 ScalarValue load_scalar(const void *memory, ScalarType type) {

@@ -38,4 +38,19 @@ ScalarValue math_op(MathFn fn, ScalarType t, const ScalarValue *args);
 // that every NaN equals every other NaN.
 bool same_value(ScalarType t, ScalarValue a, ScalarValue b);
 
+// A value's bits in its type's width, zero-extended to 64 (bool: 0 or 1; f32: the float's bits),
+// as compiled CPU code passes values to the SIMT runtime; and the value those bits hold.
+uint64_t value_bits(ScalarType t, ScalarValue v);
+ScalarValue value_from_bits(ScalarType t, uint64_t bits);
+
+// A warp collective's result for one lane (IR.h, WarpOpKind), the one definition that the CPU
+// runtime (loom_simt_warp) and the interpreter share. `values` holds the 32 lanes' contributions
+// (value_bits of a shuffle's operand, 0 or 1 for a vote), `active` has bit l set for each lane l
+// that took part, `own` is the calling lane's contribution and `operand` a shuffle's lane operand
+// (its low 5 bits count). A shuffle from a lane that did not take part, or from outside the warp
+// (ShflUp below 0, ShflDown past 31), gives `own`. Results are bits as well: the shuffled value,
+// Any/All 0 or 1, Ballot the 32-bit mask (only active lanes' bits can be set).
+uint64_t warp_result(WarpOpKind op, const uint64_t *values, uint32_t active, int lane, uint64_t own,
+                     int32_t operand);
+
 } // namespace loom::ir

@@ -11,8 +11,11 @@ void throw_if_out_of_bounds(const ir::LoweredKernel &kernel, const uint64_t *rec
   if (record[slot::claimed] == 0)
     return;
   const uint64_t array = record[slot::array];
-  std::string name = array < kernel.params.size() ? kernel.params[array].name
-                                                  : "parameter " + std::to_string(array);
+  const uint64_t params = kernel.params.size();
+  std::string name = array < params ? kernel.params[array].name
+                     : array - params < kernel.shared.size()
+                         ? kernel.shared[array - params]->name + " (shared)"
+                         : "parameter " + std::to_string(array);
   throw BoundsError(kernel.name, name, static_cast<int>(record[slot::dimension]),
                     static_cast<int64_t>(record[slot::index]),
                     static_cast<int64_t>(record[slot::extent]));

@@ -1,6 +1,7 @@
 #include "runtime/CpuSimt.h"
 
 #include "ir/IR.h"
+#include "ir/Semantics.h"
 #include "runtime/CpuLaunch.h"
 #include "support/Error.h"
 #include "support/SimtBlock.h"
@@ -47,8 +48,11 @@ void run_cpu_simt_task(CpuTaskFn fn, void *const *params, const SimtShape &shape
     throw ArgumentError("a block of " + std::to_string(block_threads) +
                         " threads; blocks have at most " +
                         std::to_string(support::SimtBlock::max_threads));
-  const int workers =
-      static_cast<int>(std::min<int64_t>(cpu_thread_count(), std::max<int64_t>(blocks, 1)));
+  // Each fiber's stack is two memory mappings (its guard page and itself), and Linux allows a
+  // process 65530 by default (vm.max_map_count): the workers' fibers together stay at 16384.
+  const int64_t fiber_budget = synchronizes ? std::max<int64_t>(16384 / block_threads, 1) : blocks;
+  const int workers = static_cast<int>(
+      std::min({int64_t(cpu_thread_count()), std::max<int64_t>(blocks, 1), fiber_budget}));
   std::exception_ptr failure;
   std::mutex failure_mutex;
 
@@ -120,7 +124,7 @@ void run_cpu_simt_task(CpuTaskFn fn, void *const *params, const SimtShape &shape
 
 } // namespace loom::runtime
 
-// ---- what generated code calls (support/Abi.h) ---------------------------------------------------
+// ---- what generated code calls (support/Abi.h) --------------------------------------------------
 
 using loom::support::SimtBlock;
 
@@ -136,32 +140,7 @@ extern "C" uint64_t loom_simt_warp(int32_t op, uint64_t value, int32_t operand) 
   SimtBlock *block = SimtBlock::current();
   const int lane = block->thread() % SimtBlock::warp_size;
   const SimtBlock::WarpValues &warp = block->warp_exchange(value);
-  const uint32_t d = static_cast<uint32_t>(operand) & 31u;
-  auto from = [&](int source) { // a lane outside the warp or not taking part: the own value
-    return source >= 0 && source < 32 && (warp.active >> source & 1u) ? warp.value[source] : value;
-  };
-  switch (static_cast<loom::ir::WarpOpKind>(op)) {
-  case loom::ir::WarpOpKind::ShflIdx:
-    return from(static_cast<int>(d));
-  case loom::ir::WarpOpKind::ShflUp:
-    return from(lane - static_cast<int>(d));
-  case loom::ir::WarpOpKind::ShflDown:
-    return from(lane + static_cast<int>(d));
-  case loom::ir::WarpOpKind::ShflXor:
-    return from(lane ^ static_cast<int>(d));
-  case loom::ir::WarpOpKind::Any:
-  case loom::ir::WarpOpKind::All:
-  case loom::ir::WarpOpKind::Ballot: {
-    uint32_t ballot = 0;
-    for (int l = 0; l < 32; ++l)
-      if ((warp.active >> l & 1u) && warp.value[l] != 0)
-        ballot |= 1u << l;
-    if (static_cast<loom::ir::WarpOpKind>(op) == loom::ir::WarpOpKind::Ballot)
-      return ballot;
-    if (static_cast<loom::ir::WarpOpKind>(op) == loom::ir::WarpOpKind::Any)
-      return ballot != 0;
-    return ballot == warp.active;
-  }
-  }
-  return value;
+  // The interpreter computes warp collectives with the same function (ir/Semantics.h).
+  return loom::ir::warp_result(static_cast<loom::ir::WarpOpKind>(op), warp.value.data(),
+                               warp.active, lane, value, operand);
 }

@@ -125,29 +125,36 @@ SimtBlock::~SimtBlock() {
   }
 }
 
-SimtBlock *SimtBlock::current() { return current_block; }
+SimtBlock *SimtBlock::current() {
+  return current_block;
+}
 
 void SimtBlock::allocate(Fiber &fiber) {
   size_t page = page_size(), bytes = page + stack_bytes_;
   void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-  // Running out of mappings (vm.max_map_count: each stack is two) is the likely failure, not
-  // running out of memory: nothing is committed yet.
+  // ENOMEM here means too many mappings, not too little memory (nothing is committed yet): each
+  // stack is two, its guard page and the rest, and a process has vm.max_map_count (65530 by
+  // default), so that many OS threads each running a block of 1024 fibers run out near 32.
+  auto failure = [&](const char *what, int error) {
+    std::string message = std::string("SimtBlock: cannot ") + what + ": " + std::strerror(error);
+    if (error == ENOMEM)
+      message += " (each fiber stack takes two memory mappings; see vm.max_map_count)";
+    return Error(message);
+  };
   if (p == MAP_FAILED)
-    throw Error("SimtBlock: cannot map a " + std::to_string(stack_bytes_ / 1024) +
-                " KiB fiber stack: " + std::strerror(errno));
+    throw failure("map a fiber stack", errno);
   if (mprotect(p, page, PROT_NONE) != 0) {
     int error = errno;
     munmap(p, bytes);
-    throw Error(std::string("SimtBlock: cannot protect a fiber stack's guard page: ") +
-                std::strerror(error));
+    throw failure("protect a fiber stack's guard page", error);
   }
   // getcontext only once per fiber: makecontext may reuse a context that swapcontext saved
   // since (it saves what getcontext does), which spares a system call per thread and run.
   if (getcontext(&fiber.context) != 0) {
     int error = errno;
     munmap(p, bytes);
-    throw Error(std::string("SimtBlock: getcontext failed: ") + std::strerror(error));
+    throw failure("get a fiber's context", error);
   }
   fiber.mapping = static_cast<char *>(p);
 }

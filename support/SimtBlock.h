@@ -53,6 +53,9 @@ public:
   // have finished. It never hangs.
   //
   // Stack overflow in a body (deeper than stack_bytes) is a segmentation fault on the guard page.
+  // A body must not block in barrier() or warp_exchange() inside a catch handler or a destructor
+  // that runs during unwinding: the C++ runtime keeps its record of the exceptions in flight and
+  // being handled per OS thread, not per fiber, so another fiber's exceptions would corrupt it.
   void run(int threads, const std::function<void(int thread)> &body);
 
   // Called from inside a body of this block (else ArgumentError): __syncthreads. Returns once

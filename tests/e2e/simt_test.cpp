@@ -387,6 +387,44 @@ TEST_P(Simt, ErrorsSayWhatWasExpected) {
   }
 }
 
+// A bounds-checked SIMT kernel checks shared-array indices too, and atomics' array indices.
+TEST_P(Simt, BoundsCheckCoversSharedArraysAndAtomics) {
+  auto k = simt_kernel("shared_out_of_range",
+                       [](Array<int32_t> x) {
+                         auto s = shared_array<int32_t>(32);
+                         I32 t = thread_idx().x;
+                         s[t] = t; // threads 32 to 63 write past the end
+                         barrier();
+                         x[t] = s[t & 31];
+                       },
+                       {"x"});
+  k.on(target()).bounds_check();
+  std::vector<int32_t> x(64, 0);
+  try {
+    k.shape(1, 64)(x);
+    FAIL() << "a shared index out of range went unnoticed";
+  } catch (const BoundsError &e) {
+    EXPECT_EQ(e.array(), "shared0 (shared)");
+    EXPECT_EQ(e.extent(), 32);
+    EXPECT_GE(e.index(), 32);
+    EXPECT_LT(e.index(), 64);
+  }
+  k.shape(1, 32)(x); // in range: runs
+  for (int t = 0; t < 32; ++t)
+    ASSERT_EQ(x[t], t);
+
+  auto a = simt_kernel("atomic_out_of_range",
+                       [](Array<int32_t> x) { atomic_add(x[grid<1>() * 2], 1); }, {"x"});
+  a.on(target()).bounds_check();
+  try {
+    a.shape(1, 64)(x);
+    FAIL() << "an atomic's index out of range went unnoticed";
+  } catch (const BoundsError &e) {
+    EXPECT_EQ(e.array(), "x");
+    EXPECT_EQ(e.extent(), 64);
+  }
+}
+
 // On the CPU, threads that wait at different barriers are a deadlock, reported instead of hung.
 TEST_P(Simt, DivergentBarrierIsReportedOnTheCpu) {
   if (target() == ir::Target::GPU)
