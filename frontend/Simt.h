@@ -5,7 +5,7 @@
 //     auto tile = loom::shared_array<float>(256);
 //     loom::I32 t = loom::thread_idx().x;
 //     loom::Index i = loom::grid<1>();
-//     tile[t] = loom::select(i < x.size(), x[i], 0.0f);
+//     tile[t] = loom::select(i < x.size(), x[loom::min(i, x.size() - 1)], 0.0f);
 //     loom::barrier();
 //     ...
 //   });

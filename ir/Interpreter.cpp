@@ -1,8 +1,10 @@
 #include "ir/Interpreter.h"
 
+#include "ir/Mutator.h"
 #include "ir/Printer.h"
 #include "ir/Uncertainty.h"
 #include "support/Error.h"
+#include "support/SimtBlock.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,6 +40,35 @@ struct Value {
   Uncertainty u;
 };
 
+// What each thread has of its own: its locals, its registers (the thread geometry) and the
+// statement it runs. A kernel of parallel loops runs as one thread; in a SIMT launch every thread
+// of a block has one, and the machine switches to a thread's state whenever the thread runs.
+struct ThreadState {
+  std::unordered_map<const Variable *, Value> vars;
+  unsigned special[4][3] = {{0, 0, 0}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}};
+  const Stmt *current = nullptr;
+  int linear = -1; // SIMT: the thread's index in its block (x fastest); else -1
+  // SIMT with track_uncertainty: the uncertainty of what the thread gave its warp collectives,
+  // two generations deep (as SimtBlock's warp buffers), and how many collectives it has joined.
+  Uncertainty warp_u[2];
+  unsigned warp_calls = 0;
+};
+
+// Whether a SIMT body synchronizes its threads (barriers, warp collectives): then they run on
+// fibers, as the CPU runtime runs them (loom/CpuCall.cpp, simt_synchronizes).
+bool synchronizes(const Stmt &body) {
+  struct FindSync : Visitor {
+    bool found = false;
+    void visit_node(const Barrier *) override { found = true; }
+    void visit_node(const WarpOp *n) override {
+      found = true;
+      Visitor::visit_node(n);
+    }
+  } find;
+  find.visit(body);
+  return find.found;
+}
+
 class Machine {
 public:
   Machine(const std::string &name, const std::vector<Param> &params,
@@ -63,15 +94,18 @@ public:
   }
 
   void bind_params() {
-    vars_.clear();
+    thread_->vars.clear();
     for (size_t k = 0; k < params_.size(); ++k)
       if (params_[k].kind == ParamKind::Scalar && params_[k].var) {
         ScalarType t = params_[k].type;
         ScalarValue v = args_[k].scalar;
-        vars_[params_[k].var.get()] = {is_float(t) ? float_value(t, v.f) : int_value(t, v.i), {}};
+        thread_->vars[params_[k].var.get()] = {
+            is_float(t) ? float_value(t, v.f) : int_value(t, v.i), {}};
       }
   }
-  void bind(const Var &v, int64_t value) { vars_[v.get()] = {int_value(v->type, value), {}}; }
+  void bind(const Var &v, int64_t value) {
+    thread_->vars[v.get()] = {int_value(v->type, value), {}};
+  }
 
   // A task reduction: each worker's accumulator once it has run, then the combined total.
   void collect(const Task &task, std::vector<std::vector<ScalarValue>> &partials) {
@@ -96,7 +130,7 @@ public:
   }
 
   void set_special(Reg reg, int dim, unsigned value) {
-    special_[static_cast<int>(reg)][dim] = value;
+    thread_->special[static_cast<int>(reg)][dim] = value;
   }
 
   // An expression over parameters only (a launch domain), outside any statement.
@@ -124,13 +158,107 @@ public:
                              std::to_string(options_.step_limit) +
                              " statements was reached (a loop that does not end?) at:\n  " +
                              to_string(s, params_));
-    const Stmt *saved = current_;
-    current_ = &s;
+    const Stmt *saved = thread_->current;
+    thread_->current = &s;
     exec_node(s);
-    current_ = saved;
+    thread_->current = saved;
   }
 
   uint64_t steps() const { return steps_; }
+
+  // A SIMT launch of `body` (a SIMT kernel's, or its lowered task's) with the kernel's `shared`
+  // arrays: every thread of options' simt_grid x simt_block runs it once. Blocks run one after
+  // another (x fastest), each with its shared arrays zeroed, as the CPU runtime starts them. A
+  // block's threads run one after another (x fastest) when the body has no barrier and no warp
+  // collective; else on the fibers of a support::SimtBlock, which switch at each of them exactly
+  // as compiled CPU code does. Throws what a thread throws, and InterpreterError when a block's
+  // threads deadlock.
+  void run_simt(const Stmt &body, const std::vector<Shared> &shared) {
+    const std::array<unsigned, 3> &grid = options_.simt_grid, &block = options_.simt_block;
+    auto text = [](const std::array<unsigned, 3> &v) {
+      return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " +
+             std::to_string(v[2]) + ")";
+    };
+    const int64_t threads = int64_t(block[0]) * block[1] * block[2];
+    if (threads == 0 || grid[0] == 0 || grid[1] == 0 || grid[2] == 0 ||
+        threads > support::SimtBlock::max_threads)
+      throw ArgumentError("kernel '" + name_ + "': launch shape grid " + text(grid) + " x block " +
+                          text(block) + ": " +
+                          (threads > support::SimtBlock::max_threads
+                               ? "a block has at most " +
+                                     std::to_string(support::SimtBlock::max_threads) +
+                                     " threads, this one " + std::to_string(threads)
+                               : std::string("every extent must be at least 1")));
+    shared_ = shared;
+    shared_buffers_.clear();
+    shared_shadows_.assign(shared.size(), {});
+    for (const Shared &a : shared)
+      shared_buffers_.emplace_back(a->type, a->extents);
+    // Fiber stacks commit memory only as they are used; the interpreter recurses more deeply
+    // than compiled code, so they are larger than the CPU runtime's.
+    std::unique_ptr<support::SimtBlock> fibers;
+    if (synchronizes(body))
+      fibers = std::make_unique<support::SimtBlock>(static_cast<int>(threads), 1024 * 1024);
+    fibers_ = fibers.get();
+    threads_.resize(static_cast<size_t>(threads));
+    simt_ = true;
+    ++loop_run_; // float sums into array parameters: unordered within the launch
+    for (unsigned bz = 0; bz < grid[2]; ++bz)
+      for (unsigned by = 0; by < grid[1]; ++by)
+        for (unsigned bx = 0; bx < grid[0]; ++bx) {
+          ++block_run_; // and into shared arrays, within the block
+          for (size_t a = 0; a < shared_buffers_.size(); ++a) {
+            std::fill(shared_buffers_[a].bytes.begin(), shared_buffers_[a].bytes.end(), 0);
+            if (track_)
+              shared_shadows_[a].assign(static_cast<size_t>(shared_buffers_[a].size()), {});
+          }
+          const unsigned b[3] = {bx, by, bz};
+          for (int64_t t = 0; t < threads; ++t) {
+            ThreadState &th = threads_[t];
+            th.current = nullptr;
+            th.linear = static_cast<int>(t);
+            th.warp_calls = 0;
+            const unsigned idx[3] = {static_cast<unsigned>(t % block[0]),
+                                     static_cast<unsigned>(t / block[0] % block[1]),
+                                     static_cast<unsigned>(t / (int64_t(block[0]) * block[1]))};
+            for (int d = 0; d < 3; ++d) {
+              th.special[static_cast<int>(Reg::ThreadIdx)][d] = idx[d];
+              th.special[static_cast<int>(Reg::BlockIdx)][d] = b[d];
+              th.special[static_cast<int>(Reg::BlockDim)][d] = block[d];
+              th.special[static_cast<int>(Reg::GridDim)][d] = grid[d];
+            }
+            thread_ = &th;
+            bind_params();
+          }
+          if (!fibers) {
+            for (ThreadState &th : threads_) {
+              thread_ = &th;
+              exec(body);
+            }
+            continue;
+          }
+          bool thread_threw = false;
+          try {
+            fibers->run(static_cast<int>(threads), [&](int t) {
+              thread_ = &threads_[t];
+              try {
+                exec(body);
+              } catch (...) {
+                thread_threw = true;
+                throw;
+              }
+            });
+          } catch (const InterpreterError &e) {
+            if (thread_threw)
+              throw;
+            throw InterpreterError("kernel '" + name_ + "', block " + text({bx, by, bz}) + ": " +
+                                   e.what()); // the block deadlocked
+          }
+        }
+    simt_ = false;
+    fibers_ = nullptr;
+    thread_ = &main_thread_;
+  }
 
   std::vector<std::vector<double>> error_bounds() const {
     std::vector<std::vector<double>> out(params_.size());
@@ -145,7 +273,8 @@ private:
     switch (s.kind()) {
     case StmtKind::Declare: {
       auto *n = s.as<Declare>();
-      vars_[n->var.get()] = eval(n->init);
+      Value v = eval(n->init); // may switch to other SIMT threads (a warp collective)
+      thread_->vars[n->var.get()] = v;
       return;
     }
     case StmtKind::Assign: {
@@ -198,7 +327,7 @@ private:
       int64_t begin = integer(eval(n->begin), "a loop bound");
       int64_t end = integer(eval(n->end), "a loop bound");
       int64_t step = integer(eval(n->step), "a loop step");
-      Value &index = vars_[n->var.get()];
+      Value &index = thread_->vars[n->var.get()];
       for (int64_t i = begin; i < end;
            i = static_cast<int64_t>(static_cast<uint64_t>(i) + static_cast<uint64_t>(step))) {
         index = {int_value(ScalarType::I64, i), {}};
@@ -228,12 +357,88 @@ private:
     }
     case StmtKind::Block:
       return; // handled by exec
-    case StmtKind::SharedStore:
-    case StmtKind::Barrier:
+    case StmtKind::SharedStore: {
+      auto *n = s.as<SharedStore>();
+      Value v = eval(n->value);
+      bool uncertain;
+      const int a = shared_index(n->array);
+      int64_t k = shared_element(a, n->indices, true, &uncertain);
+      shared_buffers_[a].set(k, v.v);
+      if (track_)
+        shared_shadows_[a][k] = v.u;
+      return;
+    }
+    case StmtKind::Barrier: {
+      ThreadState *self = thread_;
+      simt_block("a barrier").barrier(); // the block's other threads run meanwhile
+      thread_ = self;
+      return;
+    }
     case StmtKind::Atomic:
+      atomic(s.as<Atomic>());
+      return;
+    }
+    throw InterpreterError("kernel '" + name_ + "': unknown statement");
+  }
+
+  // An atomic read-modify-write: between two synchronizations a thread runs alone, so the
+  // update is indivisible by construction. The operation is loom's (binary_op: integers wrap,
+  // float min/max are fmin/fmax); CompareExchange compares bits.
+  void atomic(const Atomic *n) {
+    Value v = eval(n->value);
+    Value compare = n->compare.defined() ? eval(n->compare) : Value{};
+    bool uncertain;
+    int a = -1;
+    int64_t k;
+    Buffer *buffer;
+    Uncertainty *shadow = nullptr;
+    if (n->shared) {
+      a = shared_index(n->shared);
+      k = shared_element(a, n->indices, true, &uncertain);
+      buffer = &shared_buffers_[a];
+      if (track_)
+        shadow = &shared_shadows_[a][k];
+    } else {
+      k = element(n->array, n->indices, true, &uncertain);
+      buffer = &args_[n->array].array;
+      if (track_)
+        shadow = &shadows_[n->array][k];
+    }
+    const ScalarType t = buffer->type;
+    const ScalarValue old = buffer->get(k);
+    ScalarValue r = v.v;
+    switch (n->op) {
+    case AtomicOp::Add:
+      r = binary_op(BinaryOp::Add, t, old, v.v);
+      break;
+    case AtomicOp::Min:
+      r = binary_op(BinaryOp::Min, t, old, v.v);
+      break;
+    case AtomicOp::Max:
+      r = binary_op(BinaryOp::Max, t, old, v.v);
+      break;
+    case AtomicOp::Exchange:
+      break;
+    case AtomicOp::CompareExchange:
+      r = value_bits(t, old) == value_bits(t, compare.v) ? v.v : old;
       break;
     }
-    throw InterpreterError("kernel '" + name_ + "': the interpreter does not run SIMT kernels");
+    buffer->set(k, r);
+    if (track_) {
+      // Other threads' atomics on the element run in an order the launch leaves open: the old
+      // value a thread sees may be any of them, and an exchange's result is the last one's.
+      const Uncertainty old_u = *shadow;
+      if (n->op == AtomicOp::Exchange || n->op == AtomicOp::CompareExchange)
+        *shadow = Uncertainty::any();
+      else
+        *shadow = update_uncertainty(n->op == AtomicOp::Add   ? BinaryOp::Add
+                                     : n->op == AtomicOp::Min ? BinaryOp::Min
+                                                              : BinaryOp::Max,
+                                     n->shared ? -1 - a : n->array, k,
+                                     n->shared ? block_run_ : loop_run_, t, old, old_u, v, r);
+    }
+    if (n->result)
+      lookup(n->result) = {old, track_ ? Uncertainty::any() : Uncertainty{}};
   }
 
   // Row-major: the last dimension varies fastest.
@@ -258,15 +463,111 @@ private:
   }
 
   Value &lookup(const Var &v) {
-    auto it = vars_.find(v.get());
-    if (it == vars_.end())
+    auto it = thread_->vars.find(v.get());
+    if (it == thread_->vars.end())
       throw InterpreterError("kernel '" + name_ + "': variable '" + v->name +
                              "' is used before it is declared");
     return it->second;
   }
 
   std::string where() const {
-    return current_ ? "\n  in: " + to_string(*current_, params_) : std::string();
+    std::string w =
+        thread_->current ? "\n  in: " + to_string(*thread_->current, params_) : std::string();
+    if (thread_->linear >= 0) {
+      while (!w.empty() && w.back() == '\n')
+        w.pop_back();
+      auto reg = [&](Reg r) {
+        const unsigned *v = thread_->special[static_cast<int>(r)];
+        return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " +
+               std::to_string(v[2]) + ")";
+      };
+      w += "\n  in thread " + reg(Reg::ThreadIdx) + " of block " + reg(Reg::BlockIdx);
+    }
+    return w;
+  }
+
+  // The running SIMT block's scheduler, for a barrier or a warp collective.
+  support::SimtBlock &simt_block(const char *what) {
+    if (!fibers_)
+      throw InterpreterError("kernel '" + name_ + "': " + what + " outside a SIMT kernel" +
+                             where());
+    return *fibers_;
+  }
+
+  // A warp collective: the thread gives its value and waits, while the other threads run, until
+  // every unfinished lane of its warp has given one; the result is ir::warp_result's.
+  Value warp(const WarpOp *n) {
+    const Value v = eval(n->value);
+    const Value operand = n->operand.defined() ? eval(n->operand) : Value{};
+    const uint64_t bits = value_bits(n->value.type(), v.v);
+    ThreadState *self = thread_;
+    support::SimtBlock &block = simt_block("a warp collective");
+    const int lane = self->linear % support::SimtBlock::warp_size;
+    const unsigned generation = self->warp_calls++;
+    if (track_)
+      self->warp_u[generation % 2] = v.u;
+    const support::SimtBlock::WarpValues &w = block.warp_exchange(bits);
+    thread_ = self; // the other threads ran meanwhile
+    const int32_t d = static_cast<int32_t>(operand.v.i);
+    Value r{value_from_bits(n->type, warp_result(n->op, w.value.data(), w.active, lane, bits, d)),
+            {}};
+    if (!track_)
+      return r;
+    // The lanes' uncertainties, read before this thread's next collective (after it, a lane may
+    // overwrite the slot; two slots suffice, as for SimtBlock's buffers).
+    const ThreadState *warp0 = self - lane;
+    const bool vote =
+        n->op == WarpOpKind::Any || n->op == WarpOpKind::All || n->op == WarpOpKind::Ballot;
+    if (vote) {
+      for (int l = 0; l < support::SimtBlock::warp_size; ++l)
+        if ((w.active >> l & 1u) && warp0[l].warp_u[generation % 2].unknown())
+          r.u = Uncertainty::any();
+    } else if (operand.u.unknown()) {
+      r.u = Uncertainty::any();
+    } else {
+      // Which lane the value came from: the same selection applied to the lane numbers.
+      static constexpr auto lanes = [] {
+        std::array<uint64_t, 32> l{};
+        for (int k = 0; k < 32; ++k)
+          l[k] = static_cast<uint64_t>(k);
+        return l;
+      }();
+      const int source = static_cast<int>(
+          warp_result(n->op, lanes.data(), w.active, lane, static_cast<uint64_t>(lane), d));
+      r.u = {warp0[source].warp_u[generation % 2].error, 0};
+    }
+    return r;
+  }
+
+  int shared_index(const Shared &a) {
+    for (size_t k = 0; k < shared_.size(); ++k)
+      if (shared_[k] == a)
+        return static_cast<int>(k);
+    throw InterpreterError("kernel '" + name_ + "': shared array '" + (a ? a->name : "?") +
+                           "' is not one of the kernel's shared arrays" + where());
+  }
+
+  // The linear index of shared array `a`'s element at `indices`, checked against its extents.
+  int64_t shared_element(int a, const std::vector<Expr> &indices, bool store, bool *uncertain) {
+    const SharedArray &array = *shared_[a];
+    int64_t linear = 0;
+    *uncertain = false;
+    for (size_t d = 0; d < indices.size(); ++d) {
+      Value v = eval(indices[d]);
+      if (v.u.unknown()) {
+        if (store)
+          note_inconclusive("a store index depends on an uncertain value" + where());
+        *uncertain = true;
+      }
+      int64_t i = v.v.i, extent = d < array.extents.size() ? array.extents[d] : 0;
+      if (i < 0 || i >= extent)
+        throw InterpreterError("kernel '" + name_ + "': index " + std::to_string(i) +
+                               " is out of bounds of dimension " + std::to_string(d) +
+                               " of shared array '" + array.name + "' (extent " +
+                               std::to_string(extent) + ")" + where());
+      linear = linear * extent + i;
+    }
+    return linear;
   }
 
   void note_inconclusive(const std::string &why) {
@@ -291,15 +592,24 @@ private:
   // normal float per term: the GPU's atom.add.f32 flushes subnormal inputs and results to zero.
   Uncertainty reduce_uncertainty(const Reduce *n, int64_t k, ScalarType t, ScalarValue old,
                                  const Value &v, ScalarValue r) {
-    Uncertainty old_u = shadows_[n->array][k];
-    Uncertainty u = binary_uncertainty(binary_op_of(n->op), t, old, old_u, v.v, v.u, r);
-    if (iteration_ < 0 || !is_float(t) || n->op == ReduceOp::Min || n->op == ReduceOp::Max)
+    return update_uncertainty(binary_op_of(n->op), n->array, k, loop_run_, t, old,
+                              shadows_[n->array][k], v, r);
+  }
+
+  // The same for any update `old op v` of element k of array `key` (a shared array's: -1 - its
+  // index) that other iterations or threads also update, in an order `run` (the parallel loop
+  // run, SIMT launch or block) leaves open. In a SIMT launch every thread's updates are unordered.
+  Uncertainty update_uncertainty(BinaryOp op, int key, int64_t k, uint64_t run, ScalarType t,
+                                 ScalarValue old, Uncertainty old_u, const Value &v,
+                                 ScalarValue r) {
+    Uncertainty u = binary_uncertainty(op, t, old, old_u, v.v, v.u, r);
+    if ((iteration_ < 0 && !simt_) || !is_float(t) || op == BinaryOp::Min || op == BinaryOp::Max)
       return u;
-    if (n->op == ReduceOp::Mul)
+    if (op != BinaryOp::Add)
       return Uncertainty::any();
-    SumStats &s = sums_[{n->array, k}];
-    if (s.loop != loop_run_)
-      s = SumStats{loop_run_, 0, std::fabs(old.f), old_u.error};
+    SumStats &s = sums_[{key, k}];
+    if (s.loop != run)
+      s = SumStats{run, 0, std::fabs(old.f), old_u.error};
     s.terms += 1;
     s.magnitude += std::fabs(v.v.f);
     s.input_error += v.u.error;
@@ -431,11 +741,20 @@ private:
     }
     case ExprKind::SpecialReg: {
       auto *n = e.as<SpecialReg>();
-      return {int_value(ScalarType::I32, special_[static_cast<int>(n->reg)][n->dim]), {}};
+      return {int_value(ScalarType::I32, thread_->special[static_cast<int>(n->reg)][n->dim]), {}};
     }
-    case ExprKind::SharedLoad:
+    case ExprKind::SharedLoad: {
+      auto *n = e.as<SharedLoad>();
+      bool uncertain;
+      const int a = shared_index(n->array);
+      int64_t k = shared_element(a, n->indices, false, &uncertain);
+      ScalarValue v = shared_buffers_[a].get(k);
+      if (uncertain)
+        return {v, Uncertainty::any()};
+      return {v, track_ ? shared_shadows_[a][k] : Uncertainty{}};
+    }
     case ExprKind::WarpOp:
-      throw InterpreterError("kernel '" + name_ + "': the interpreter does not run SIMT kernels");
+      return warp(e.as<WarpOp>());
     }
     throw InterpreterError("kernel '" + name_ + "': unknown expression");
   }
@@ -446,8 +765,17 @@ private:
   const InterpreterOptions &options_;
   const bool track_;
   std::vector<std::vector<Uncertainty>> shadows_; // per array parameter and element
-  std::unordered_map<const Variable *, Value> vars_;
-  unsigned special_[4][3] = {{0, 0, 0}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}};
+  ThreadState main_thread_;                       // the one thread outside SIMT launches
+  ThreadState *thread_ = &main_thread_;           // the thread running now
+  // A SIMT launch: its shared arrays (their buffers are the running block's), their shadows
+  // with track_uncertainty, the block's fibers when it synchronizes, and its threads.
+  std::vector<Shared> shared_;
+  std::vector<Buffer> shared_buffers_;
+  std::vector<std::vector<Uncertainty>> shared_shadows_;
+  support::SimtBlock *fibers_ = nullptr;
+  std::vector<ThreadState> threads_;
+  bool simt_ = false;      // a SIMT launch is running
+  uint64_t block_run_ = 0; // counts the blocks run, for float sums into shared arrays
   // Race checking in a parallel loop: per array element, which iteration wrote and read it.
   struct Access {
     uint64_t loop = 0; // the parallel loop run this entry is about; older entries are stale
@@ -461,10 +789,11 @@ private:
     uint64_t terms = 0;
     double magnitude = 0, input_error = 0;
   };
-  std::map<std::pair<int, int64_t>, SumStats> sums_; // float sums of the running parallel loop
+  // Float sums of the running parallel loop or SIMT launch, per array parameter and element; a
+  // shared array's (of the running block) under -1 - its index among the kernel's shared arrays.
+  std::map<std::pair<int, int64_t>, SumStats> sums_;
   int64_t iteration_ = -1; // of the running parallel loop, row-major; -1 outside one
-  uint64_t steps_ = 0;
-  const Stmt *current_ = nullptr;
+  uint64_t steps_ = 0;     // in all threads of a SIMT launch together
   std::string inconclusive_;
 };
 
@@ -548,6 +877,10 @@ InterpreterResult interpret(const Kernel &kernel, std::vector<InterpreterArg> &a
                             const InterpreterOptions &options) {
   Machine m(kernel.name, kernel.params, args, options);
   return run(m, options, [&] {
+    if (kernel.simt) {
+      m.run_simt(kernel.body, kernel.shared);
+      return;
+    }
     m.bind_params();
     m.exec(kernel.body);
   });
@@ -558,7 +891,9 @@ InterpreterResult interpret(const LoweredKernel &kernel, std::vector<Interpreter
   Machine m(kernel.name, kernel.params, args, options);
   return run(m, options, [&] {
     for (const Task &task : kernel.tasks) {
-      if (kernel.target == Target::GPU)
+      if (task.kind == TaskKind::Simt)
+        m.run_simt(task.body, kernel.shared);
+      else if (kernel.target == Target::GPU)
         run_gpu_task(m, task, options);
       else
         run_cpu_task(m, task, options);

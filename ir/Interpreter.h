@@ -6,6 +6,15 @@
 // row-major order. A lowered kernel runs its tasks in order: on the CPU a parallel task's chunks
 // [chunk_begin, chunk_end) cover its domain[0]; on the GPU every thread of a simulated launch
 // runs its grid-stride loops in turn. Race-free kernels give the same result either way.
+//
+// A SIMT kernel (Kernel::simt, or the Simt task of one lowered for either target) runs every
+// thread of the launch InterpreterOptions::simt_grid x simt_block: the blocks one after another,
+// each with its own zeroed shared arrays; within a block, when the body has barriers or warp
+// collectives, the threads run on the fibers of a support::SimtBlock and switch at each of them,
+// as compiled CPU code does (so warp collectives give what ir::warp_result defines, the CPU
+// runtime's results by construction); otherwise one after another. Every thread has its own
+// locals. Atomics update the element with loom's operations (float min/max are fmin/fmax,
+// CompareExchange compares bits) and give the old value.
 #pragma once
 
 #include "ir/IR.h"
@@ -43,12 +52,15 @@ struct InterpreterArg {
 
 struct InterpreterOptions {
   // Statements executed (loop iterations included) before InterpreterError: a loop that does not
-  // end stops instead of hanging.
+  // end stops instead of hanging. A SIMT launch counts the statements of all its threads together.
   uint64_t step_limit = 100'000'000;
   // A kernel's parallel loops must be race-free: InterpreterError when one iteration writes an
   // array element another iteration reads or writes (checked before lowering only).
   bool check_races = true;
-  // Also bound how far another conforming backend's results may be (ir/Uncertainty.h).
+  // Also bound how far another conforming backend's results may be (ir/Uncertainty.h). In a
+  // SIMT kernel, threads' atomics on an element run in an order the launch leaves open: the old
+  // value an atomic returns, and an element an exchange or compare-and-swap writes, are unknown;
+  // float atomic adds (and Reduce statements) are bounded as unordered sums.
   bool track_uncertainty = false;
   // Lowered CPU kernels: a parallel task runs as this many consecutive chunks of its domain[0].
   int cpu_chunks = 1;
@@ -56,10 +68,16 @@ struct InterpreterOptions {
   // thread; axes past a task's dimensions: one thread and one block, as loom launches them).
   std::array<unsigned, 3> gpu_block = {4, 2, 2};
   std::array<unsigned, 3> gpu_grid = {2, 2, 1};
+  // SIMT kernels: the launch, blocks x y z and threads per block x y z (each at least 1, at most
+  // 1024 threads a block, else ArgumentError), for the kernel as built and lowered for either
+  // target. The race checker does not look at SIMT kernels: their threads synchronize
+  // explicitly, and the interpreter runs them in one order the CPU runtime may also take.
+  std::array<unsigned, 3> simt_grid = {2, 1, 1};
+  std::array<unsigned, 3> simt_block = {64, 1, 1};
 };
 
 struct InterpreterResult {
-  uint64_t steps = 0; // statements executed
+  uint64_t steps = 0; // statements executed (SIMT: by all threads)
   // With track_uncertainty, for each array parameter (scalars: empty) and element: the bound on
   // how far another backend's value may be; infinity means any value (not comparable).
   std::vector<std::vector<double>> error_bounds;
@@ -69,8 +87,11 @@ struct InterpreterResult {
   std::string inconclusive;
 };
 
-// Throws ArgumentError for arguments that do not match the parameters, InterpreterError for an
-// index out of bounds, a data race or the step limit.
+// Throws ArgumentError for arguments that do not match the parameters (or a SIMT launch shape
+// out of range), InterpreterError for an index out of bounds (of an array parameter or a shared
+// array), a data race, the step limit or a SIMT block whose threads deadlock (they wait at sync
+// points that cannot complete, e.g. some at a barrier while others of their warp wait at a warp
+// collective; threads that have returned do not count at barriers, as on sm_70+).
 InterpreterResult interpret(const Kernel &kernel, std::vector<InterpreterArg> &args,
                             const InterpreterOptions &options = {});
 InterpreterResult interpret(const LoweredKernel &kernel, std::vector<InterpreterArg> &args,

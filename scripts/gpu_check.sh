@@ -24,21 +24,28 @@ failed=()
   echo "=== examples"
   "$tree"/examples/saxpy || failed+=(saxpy)
   "$tree"/examples/matmul || failed+=(matmul)
+  "$tree"/examples/simt_block_sum || failed+=(simt_block_sum)
   echo "FAILED BINARIES: ${failed[*]:-none}"
 } >"$out/tests.log" 2>&1
 grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | sort | uniq -c
 grep -E "^\[  FAILED  \]|FAILED BINARIES|: (PASS|FAIL) " "$out/tests.log"
 
 if command -v compute-sanitizer >/dev/null; then
-  # The GPU instances of the kernel and reduction tests (reductions use shared memory and
-  # barriers, which racecheck and synccheck look at).
+  # The GPU instances of the kernel, reduction and SIMT tests (reductions and SIMT kernels use
+  # shared memory and barriers, which racecheck and synccheck look at). The SIMT tests' bounds
+  # and deadlock cases are left out: they fault or skip on purpose.
+  simt='Simt.*/gpu:-*Bounds*:*Divergent*'
   {
     for t in e2e_kernels_test e2e_reductions_test; do
       compute-sanitizer --tool memcheck --leak-check full "$tree/tests/$t" --gtest_filter='*/gpu' \
         --gtest_color=no
     done
+    compute-sanitizer --tool memcheck --leak-check full "$tree/tests/e2e_simt_test" \
+      --gtest_filter="$simt" --gtest_color=no
     for tool in racecheck synccheck; do
       compute-sanitizer --tool $tool "$tree/tests/e2e_reductions_test" --gtest_filter='*/gpu' \
+        --gtest_color=no
+      compute-sanitizer --tool $tool "$tree/tests/e2e_simt_test" --gtest_filter="$simt" \
         --gtest_color=no
     done
   } >"$out/sanitizers.log" 2>&1

@@ -3,12 +3,14 @@
 // interpreter is the reference the compiled code is tested against (ir/Interpreter.h).
 //   loom-run saxpy.loom a=2 'x=[1, 2, 3]' 'y=[10, 20, 30]'
 //   loom-run matmul.loom 'A=[[1, 2], [3, 4]]' 'B=[[5, 6], [7, 8]]' 'C=zeros(2, 2)' --lower=gpu
+//   loom-run block_sum.loom 'x=range(100)' 'total=[0]' --grid=2 --block=64     (a SIMT kernel)
 #include "frontend/text/Compile.h"
 #include "ir/Evaluate.h"
 #include "ir/Interpreter.h"
 #include "ir/Lower.h"
 #include "support/Error.h"
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -16,6 +18,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -24,7 +27,8 @@ namespace {
 
 using loom::ir::ScalarType;
 
-const char *usage_text = R"(usage: loom-run FILE [--kernel=NAME] [--lower=cpu|gpu] NAME=VALUE...
+const char *usage_text = R"(usage: loom-run FILE [--kernel=NAME] [--lower=cpu|gpu]
+                [--grid=X[,Y[,Z]] --block=X[,Y[,Z]]] NAME=VALUE...
 
 Runs a @kernel of a loom text-DSL file on loom's IR interpreter and prints every array argument
 after the run. Each parameter gets one NAME=VALUE:
@@ -36,6 +40,9 @@ options:
   --kernel=NAME       the kernel to run (required when the file defines several)
   --lower=cpu|gpu     run the IR lowered for that target instead of the front end's (the GPU's
                       launch is simulated: 2x2 blocks of 4x2x2 threads); the results are the same
+  --grid=X[,Y[,Z]]    a SIMT kernel's (@kernel(simt=True)) launch: the blocks along x, y, z, and
+  --block=X[,Y[,Z]]   the threads of each block (at most 1024); both are required for a SIMT
+                      kernel and apply to SIMT kernels only; missing axes are 1
   -h, --help          this text
 )";
 
@@ -273,9 +280,29 @@ void print_array(const loom::ir::Param &p, const loom::ir::Buffer &b) {
   std::puts(out.c_str());
 }
 
+// --grid=X[,Y[,Z]] or --block=X[,Y[,Z]]: one to three positive extents, the rest 1.
+std::array<unsigned, 3> launch_extents(const std::string &option, const std::string &text) {
+  std::array<unsigned, 3> extents = {1, 1, 1};
+  size_t at = 0;
+  for (int axis = 0;; ++axis) {
+    size_t comma = text.find(',', at);
+    std::string item = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    unsigned v = 0;
+    auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (axis == 3 || error != std::errc() || end != item.data() + item.size() || v == 0)
+      throw UsageError{option + "=" + text +
+                       ": expected X[,Y[,Z]], one to three positive integers"};
+    extents[axis] = v;
+    if (comma == std::string::npos)
+      return extents;
+    at = comma + 1;
+  }
+}
+
 int run(int argc, char **argv) {
   std::string file, kernel_name, lower;
   std::map<std::string, std::string> values;
+  std::optional<std::array<unsigned, 3>> grid, block;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "-h" || a == "--help") {
@@ -288,6 +315,10 @@ int run(int argc, char **argv) {
       lower = a.substr(8);
       if (lower != "cpu" && lower != "gpu")
         throw UsageError{"--lower=" + lower + ": expected cpu or gpu"};
+    } else if (a.rfind("--grid=", 0) == 0) {
+      grid = launch_extents("--grid", a.substr(7));
+    } else if (a.rfind("--block=", 0) == 0) {
+      block = launch_extents("--block", a.substr(8));
     } else if (a.size() > 1 && a[0] == '-') {
       throw UsageError{"unknown option " + a};
     } else if (size_t eq = a.find('='); eq != std::string::npos && eq > 0) {
@@ -321,6 +352,19 @@ int run(int argc, char **argv) {
                                all + "); choose one with --kernel=NAME"
                          : file + ": no kernel named '" + kernel_name + "' (kernels: " + all + ")"};
   const loom::ir::Kernel &k = *chosen;
+  loom::ir::InterpreterOptions options;
+  if (k.simt) {
+    if (!grid || !block)
+      throw UsageError{"kernel '" + k.name +
+                       "' is a SIMT kernel: give its launch with --grid=X[,Y[,Z]] (blocks) and "
+                       "--block=X[,Y[,Z]] (threads per block)"};
+    options.simt_grid = *grid;
+    options.simt_block = *block;
+  } else if (grid || block) {
+    throw UsageError{std::string(grid ? "--grid" : "--block") +
+                     " applies to SIMT kernels (@kernel(simt=True)) only; kernel '" + k.name +
+                     "' is not one"};
+  }
 
   std::vector<loom::ir::InterpreterArg> args;
   std::string expected;
@@ -351,10 +395,11 @@ int run(int argc, char **argv) {
   loom::ir::check_shape_symbols(k, shapes);
 
   if (lower.empty())
-    loom::ir::interpret(k, args);
+    loom::ir::interpret(k, args, options);
   else
     loom::ir::interpret(
-        loom::ir::lower(k, lower == "gpu" ? loom::ir::Target::GPU : loom::ir::Target::CPU), args);
+        loom::ir::lower(k, lower == "gpu" ? loom::ir::Target::GPU : loom::ir::Target::CPU), args,
+        options);
   for (size_t p = 0; p < k.params.size(); ++p)
     if (k.params[p].kind == loom::ir::ParamKind::Array)
       print_array(k.params[p], args[p].array);

@@ -86,7 +86,8 @@ TEST_P(Simt, BlockReductionWithAtomicAdd) {
                          auto partial = shared_array<float>(256);
                          I32 t = thread_idx().x;
                          Index i = grid<1>();
-                         partial[t] = select(i < x.size(), x[i], 0.0f);
+                         // select evaluates both arms: the load's index stays in range.
+                         partial[t] = select(i < x.size(), x[min(i, x.size() - 1)], 0.0f);
                          barrier();
                          for (int stride = 128; stride > 0; stride /= 2) {
                            if_(t < stride, [&] { partial[t] += partial[t + stride]; });
