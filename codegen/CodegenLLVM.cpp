@@ -525,7 +525,9 @@ void CodegenLLVM::visit_node(const ir::For *op) {
   llvm::Value *current = builder.CreateLoad(type, slot);
   // A 32-bit counter's last step provably does not overflow.
   builder.CreateStore(builder.CreateAdd(current, step, "", false, range32.has_value()), slot);
-  builder.CreateBr(head);
+  llvm::BranchInst *back = builder.CreateBr(head);
+  if (llvm::MDNode *hint = loop_hint(*op))
+    back->setMetadata(llvm::LLVMContext::MD_loop, hint);
   exit->moveAfter(builder.GetInsertBlock());
   builder.SetInsertPoint(exit);
 }

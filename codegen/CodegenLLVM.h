@@ -62,6 +62,11 @@ protected:
   // them on the GPU.
   virtual void combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,
                                 llvm::Value *scratch, const TaskFunction &tf);
+  // Loop metadata (llvm.loop) for a sequential loop's back edge, or null for LLVM's defaults.
+  virtual llvm::MDNode *loop_hint(const ir::For &loop) {
+    (void)loop;
+    return nullptr;
+  }
   // An f32 rounded to nearest even into bf16 (subnormals kept); CodegenPTX uses cvt.rn.bf16.f32.
   virtual llvm::Value *round_to_bf16(llvm::Value *v);
   // Float `a % b`, which is C's fmod.

@@ -242,6 +242,25 @@ llvm::Value *CodegenPTX::special_reg(const ir::SpecialReg *op) {
   return builder.CreateIntrinsic(ids[static_cast<int>(op->reg)][op->dim], {}, {});
 }
 
+llvm::MDNode *CodegenPTX::loop_hint(const ir::For &loop) {
+  struct Finder : ir::Visitor {
+    bool inner_loop = false, grid_stride = false;
+    void visit_node(const ir::For *) override { inner_loop = true; }
+    void visit_node(const ir::While *) override { inner_loop = true; }
+    void visit_node(const ir::SpecialReg *) override { grid_stride = true; }
+  };
+  Finder body, step;
+  body.visit(loop.body);
+  step.visit(loop.step); // a grid-stride loop steps by blockDim * gridDim
+  if (body.inner_loop || step.grid_stride)
+    return nullptr;
+  llvm::Metadata *count[] = {llvm::MDString::get(context, "llvm.loop.unroll.count"),
+                             llvm::ConstantAsMetadata::get(builder.getInt32(16))};
+  llvm::MDNode *self = llvm::MDNode::getDistinct(context, {nullptr, llvm::MDNode::get(context, count)});
+  self->replaceOperandWith(0, self);
+  return self;
+}
+
 llvm::Value *CodegenPTX::shared_base(const ir::Shared &array, int index) {
   std::string name = "loom_shared_" + std::to_string(index);
   if (llvm::GlobalVariable *existing = module->getNamedGlobal(name))

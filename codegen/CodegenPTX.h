@@ -41,6 +41,10 @@ protected:
   void combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,
                         llvm::Value *scratch, const TaskFunction &tf) override;
 
+  // An innermost loop of the kernel's own (not a grid-stride loop) is unrolled 16 times, as nvcc
+  // unrolls such loops: LLVM's NVPTX default of 4 left the naive matmul's k loop at 115 SASS
+  // instructions per 16 multiply-adds (nvcc's: 73), and 16 made it 25% faster at 4096^2.
+  llvm::MDNode *loop_hint(const ir::For &loop) override;
   // SIMT kernels: nothing to fetch at a task's start; shared arrays are __shared__ globals;
   // bar.sync 0; shfl.sync and vote.sync over the full warp.
   void begin_simt_task() override {}

@@ -20,9 +20,10 @@ enum class ExprKind : uint8_t {
   Unary,       // unary_op operands[0]
   Binary,      // operands[0] binary_op operands[1]
   Conditional, // operands[0] if operands[1] else operands[2]
-  Call,        // name(operands...); name is "f" or "math.f"
+  Call,        // name(operands...); name is "f" or dotted: "math.f", "cuda.grid", "atomic.add"
   Subscript,   // operands[0][operands[1], ...]
   Attribute,   // operands[0].name
+  Tuple,       // (operands[0], operands[1], ...): a shape or an index; also `x, y = ...`'s target
 };
 
 enum class UnaryOp : uint8_t { Neg, Plus, Not, BitNot };
@@ -90,7 +91,8 @@ struct LoopVar {
 struct Stmt {
   StmtKind kind;
   SourceLocation loc; // of the statement's first token
-  // Assign: target (op)= value, with an optional annotation (`acc: f32 = 0.0`).
+  // Assign: target (op)= value, with an optional annotation (`acc: f32 = 0.0`). The target is a
+  // name, an element, or a Tuple of names (`x, y = grid(2)`).
   ExprPtr target;
   std::optional<BinaryOp> compound; // `+=` is Add, ...
   SourceLocation op_loc;            // of `=` / `+=`

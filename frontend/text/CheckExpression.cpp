@@ -72,9 +72,19 @@ std::string what_is(const Symbol &s) {
     return "a shape symbol";
   case Symbol::Kind::Array:
     return "an array";
+  case Symbol::Kind::Shared:
+    return "a shared array";
   default:
     return "a name with an error";
   }
+}
+
+// A literal of C++ type int64_t, as the C++ DSL's SharedArray::dim() and size() give a shared
+// array's extents and size.
+Value i64_literal(int64_t n) {
+  Value v = Value::int_literal(n);
+  v.type = ir::ScalarType::I64;
+  return v;
 }
 
 const char *element_example(int rank) {
@@ -192,14 +202,20 @@ Value Checker::expr(const ast::Expr &e) {
     return subscript(e);
   case ast::ExprKind::Attribute:
     return attribute(e);
+  case ast::ExprKind::Tuple:
+    error(e.begin, "a tuple can only be the shape of shared.array() or the index of an atomic, "
+                   "as in atomic.add(A, (i, j), v)");
   }
   throw CheckFailed{};
 }
 
 Value Checker::name(const ast::Expr &e) {
   const Symbol *s = lookup(e.name);
-  if (!s)
+  if (!s) {
+    if (std::optional<Value> v = simt_name(e))
+      return *v;
     unknown_name(e);
+  }
   switch (s->kind) {
   case Symbol::Kind::Local:
   case Symbol::Kind::LoopIndex:
@@ -211,6 +227,9 @@ Value Checker::name(const ast::Expr &e) {
     error(e.loc, "'" + e.name + "' is an array; use one of its elements (" + e.name +
                      element_example(array_param(s->array).rank) + ") or its shape (" + e.name +
                      ".shape[0])");
+  case Symbol::Kind::Shared:
+    error(e.loc, "'" + e.name + "' is a shared array; use one of its elements (" + e.name +
+                     element_example(static_cast<int>(s->shared->extents.size())) + ")");
   case Symbol::Kind::Poison:
     break;
   }
@@ -220,7 +239,8 @@ Value Checker::name(const ast::Expr &e) {
 void Checker::unknown_name(const ast::Expr &e) {
   const std::string &n = e.name;
   if (math_functions().count(n) || n == "min" || n == "max" || n == "range" || n == "parallel" ||
-      n == "len" || (functions_.count(n) && !functions_.at(n)->is_kernel))
+      n == "len" || (functions_.count(n) && !functions_.at(n)->is_kernel) ||
+      (is_simt_call(n) && n.find('.') == std::string::npos))
     error(e.loc, "'" + n + "' is a function; call it, as in " + n + "(...)");
   if (cast_types().count(n))
     error(e.loc, "'" + n + "' is a type; convert a value with " + n + "(x)");
@@ -253,6 +273,8 @@ std::string Checker::hint_for(const std::string &n) const {
 }
 
 Value Checker::call(const ast::Expr &e) {
+  if (is_simt_call(e.name))
+    return simt_call(e, without_cuda(e.name));
   std::string n = e.name;
   bool from_math = n.rfind("math.", 0) == 0;
   if (from_math) {
@@ -271,6 +293,8 @@ Value Checker::call(const ast::Expr &e) {
     error(e.begin, n + "() can only be the iterable of a 'for' loop");
   if (n == "len") {
     expect_arity(1);
+    if (const Symbol *shared = shared_symbol(*e.operands[0]))
+      return i64_literal(shared->shared->extents[0]);
     return Value::of(
         ir::ArrayExtent::make(array_argument(*e.operands[0], "the argument of len()"), 0));
   }
@@ -317,7 +341,10 @@ Value Checker::call(const ast::Expr &e) {
   if (n == "int" || n == "float")
     error(e.begin, "'" + n + "' is not a loom type; convert with " +
                        (n == "int" ? "i32(x) or i64(x)" : "f32(x) or f64(x)"));
-  std::vector<std::string> known = {"min", "max", "len"};
+  std::vector<std::string> known = {
+      "min",      "max",       "len",          "syncthreads",    "grid",
+      "gridsize", "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
+      "any_sync", "all_sync",  "ballot_sync"};
   for (const auto &[name, f] : functions_)
     known.push_back(name);
   for (const auto &[name, f] : math_functions())
@@ -426,30 +453,47 @@ int Checker::array_argument(const ast::Expr &e, const std::string &what) {
 // The indices of `a[i, j]` (e.operands[1..]), one i64 per dimension of the array.
 std::vector<ir::Expr> Checker::indices(const ast::Expr &e, int array) {
   const ir::Param &p = array_param(array);
+  return indices(e, p.name, p.rank);
+}
+
+std::vector<ir::Expr> Checker::indices(const ast::Expr &e, const std::string &name, int rank) {
   size_t n = e.operands.size() - 1;
-  if (static_cast<int>(n) != p.rank)
-    error(e.begin, "'" + p.name + "' has rank " + std::to_string(p.rank) + " but is indexed with " +
+  if (static_cast<int>(n) != rank)
+    error(e.begin, "'" + name + "' has rank " + std::to_string(rank) + " but is indexed with " +
                        std::to_string(n) + (n == 1 ? " index" : " indices"));
   std::vector<ir::Expr> idx;
   bool ok = true;
   for (size_t k = 1; k <= n; ++k) {
-    std::optional<Value> v = try_expr(*e.operands[k]);
-    if (v && !ir::is_int(v->type)) {
-      diag_.error(e.operands[k]->begin, "an array index must be an integer, got " + describe(*v));
-      v.reset();
+    try {
+      idx.push_back(index(*e.operands[k]));
+    } catch (const CheckFailed &) {
+      ok = false;
     }
-    ok = ok && v.has_value();
-    if (v)
-      idx.push_back(convert(*v, ir::ScalarType::I64));
   }
   if (!ok)
     throw CheckFailed{};
   return idx;
 }
 
+ir::Expr Checker::index(const ast::Expr &e) {
+  Value v = expr(e);
+  if (!ir::is_int(v.type))
+    error(e.begin, "an array index must be an integer, got " + describe(v));
+  return convert(v, ir::ScalarType::I64);
+}
+
 Value Checker::subscript(const ast::Expr &e) {
   const ast::Expr &base = *e.operands[0];
   if (base.kind == ast::ExprKind::Attribute && base.name == "shape") {
+    if (const Symbol *shared = shared_symbol(*base.operands[0])) {
+      const ir::SharedArray &a = *shared->shared;
+      const ast::Expr &index = *e.operands.back();
+      int rank = static_cast<int>(a.extents.size());
+      if (e.operands.size() != 2 || index.kind != ast::ExprKind::Int || index.int_value >= rank)
+        error(index.begin, a.name + ".shape takes one integer literal index below its rank, " +
+                               std::to_string(rank) + ", as in " + a.name + ".shape[0]");
+      return i64_literal(a.extents[index.int_value]);
+    }
     int array = array_argument(*base.operands[0], "the object of '.shape'");
     const ir::Param &p = array_param(array);
     const ast::Expr &index = *e.operands.back();
@@ -460,6 +504,11 @@ Value Checker::subscript(const ast::Expr &e) {
       error(index.begin, "'" + p.name + "' has rank " + std::to_string(p.rank) + ", so " + p.name +
                              ".shape[" + std::to_string(index.int_value) + "] does not exist");
     return Value::of(ir::ArrayExtent::make(array, static_cast<int>(index.int_value)));
+  }
+  if (const Symbol *shared = shared_symbol(base)) {
+    const ir::Shared &a = shared->shared;
+    std::vector<ir::Expr> idx = indices(e, a->name, static_cast<int>(a->extents.size()));
+    return Value::of(ir::SharedLoad::make(a, std::move(idx)));
   }
   int array = array_argument(base, "");
   std::vector<ir::Expr> idx = indices(e, array);
@@ -475,6 +524,17 @@ Value Checker::attribute(const ast::Expr &e) {
       return Value::float_literal(std::numbers::e);
     error(e.loc, "unknown name 'math." + e.name + "'; the math constants are math.pi and math.e");
   }
+  if (std::optional<Value> v = simt_attribute(e))
+    return *v;
+  if (const Symbol *shared = shared_symbol(base)) {
+    const ir::SharedArray &a = *shared->shared;
+    if (e.name == "size")
+      return i64_literal(a.size());
+    if (e.name == "shape")
+      error(e.loc, a.name + ".shape must be indexed, as in " + a.name + ".shape[0]");
+    error(e.loc, "shared arrays have the attributes 'shape' and 'size'; '" + a.name +
+                     "' has no attribute '" + e.name + "'");
+  }
   int array = array_argument(base, "the object of '." + e.name + "'");
   const ir::Param &p = array_param(array);
   if (e.name == "shape")
@@ -487,6 +547,304 @@ Value Checker::attribute(const ast::Expr &e) {
   for (int d = 1; d < p.rank; ++d)
     n = ir::Binary::make(ir::BinaryOp::Mul, n, ir::ArrayExtent::make(array, d));
   return Value::of(n);
+}
+
+// ---- the SIMT level ------------------------------------------------------------------------
+
+namespace {
+
+const std::map<std::string, ir::Reg> &geometry() {
+  static const std::map<std::string, ir::Reg> g = {{"threadIdx", ir::Reg::ThreadIdx},
+                                                   {"blockIdx", ir::Reg::BlockIdx},
+                                                   {"blockDim", ir::Reg::BlockDim},
+                                                   {"gridDim", ir::Reg::GridDim}};
+  return g;
+}
+
+const std::map<std::string, ir::AtomicOp> &atomics() {
+  static const std::map<std::string, ir::AtomicOp> a = {
+      {"atomic.add", ir::AtomicOp::Add},
+      {"atomic.min", ir::AtomicOp::Min},
+      {"atomic.max", ir::AtomicOp::Max},
+      {"atomic.exch", ir::AtomicOp::Exchange},
+      {"atomic.cas", ir::AtomicOp::CompareExchange}};
+  return a;
+}
+
+const std::map<std::string, ir::WarpOpKind> &warp_functions() {
+  static const std::map<std::string, ir::WarpOpKind> w = {
+      {"shfl_sync", ir::WarpOpKind::ShflIdx},
+      {"shfl_up_sync", ir::WarpOpKind::ShflUp},
+      {"shfl_down_sync", ir::WarpOpKind::ShflDown},
+      {"shfl_xor_sync", ir::WarpOpKind::ShflXor},
+      {"any_sync", ir::WarpOpKind::Any},
+      {"all_sync", ir::WarpOpKind::All},
+      {"ballot_sync", ir::WarpOpKind::Ballot}};
+  return w;
+}
+
+// The thread's lane, as the C++ DSL's lane_id(): its index in the block (x fastest) modulo 32.
+Value lane_id() {
+  auto reg = [](ir::Reg r, int dim) { return Value::of(ir::SpecialReg::make(r, dim)); };
+  Value tx = reg(ir::Reg::ThreadIdx, 0), ty = reg(ir::Reg::ThreadIdx, 1),
+        tz = reg(ir::Reg::ThreadIdx, 2), bx = reg(ir::Reg::BlockDim, 0),
+        by = reg(ir::Reg::BlockDim, 1);
+  Value linear =
+      binary(ir::BinaryOp::Add, binary(ir::BinaryOp::Add, tx, binary(ir::BinaryOp::Mul, ty, bx)),
+             binary(ir::BinaryOp::Mul, binary(ir::BinaryOp::Mul, tz, bx), by));
+  return binary(ir::BinaryOp::BitAnd, linear, Value::int_literal(31));
+}
+
+} // namespace
+
+std::string without_cuda(const std::string &callee) {
+  return callee.rfind("cuda.", 0) == 0 ? callee.substr(5) : callee;
+}
+
+bool is_simt_call(const std::string &callee) {
+  if (callee.rfind("cuda.", 0) == 0)
+    return true;
+  return callee == "syncthreads" || callee == "grid" || callee == "gridsize" ||
+         callee.rfind("shared.", 0) == 0 || callee.rfind("atomic.", 0) == 0 ||
+         warp_functions().count(callee);
+}
+
+void Checker::require_simt(SourceLocation at, const std::string &what) {
+  const ast::Function &root = *frames_.front().function;
+  if (!root.is_kernel || kernel_.simt)
+    return;
+  error(at,
+        what + " is only for SIMT kernels; declare '" + root.name + "' with @kernel(simt=True)");
+}
+
+const Symbol *Checker::shared_symbol(const ast::Expr &e) const {
+  if (e.kind != ast::ExprKind::Name)
+    return nullptr;
+  const Symbol *s = lookup(e.name);
+  return s && s->kind == Symbol::Kind::Shared ? s : nullptr;
+}
+
+// `laneid` and `warpsize` where no variable has the name; a geometry name without its axis.
+std::optional<Value> Checker::simt_name(const ast::Expr &e) {
+  if (e.name == "laneid") {
+    require_simt(e.loc, "laneid");
+    return lane_id();
+  }
+  if (e.name == "warpsize") {
+    require_simt(e.loc, "warpsize");
+    return Value::int_literal(32);
+  }
+  if (geometry().count(e.name))
+    error(e.loc, "'" + e.name + "' has the attributes x, y and z, as in " + e.name + ".x");
+  return std::nullopt;
+}
+
+// threadIdx.x ... gridDim.z (i32), also with Numba's cuda. prefix; cuda.laneid, cuda.warpsize.
+std::optional<Value> Checker::simt_attribute(const ast::Expr &e) {
+  const ast::Expr &base = *e.operands[0];
+  auto is_cuda = [&](const ast::Expr &x) {
+    return x.kind == ast::ExprKind::Name && x.name == "cuda" && !lookup("cuda");
+  };
+  if (is_cuda(base)) {
+    if (e.name == "laneid" || e.name == "warpsize") {
+      require_simt(e.begin, "cuda." + e.name);
+      return e.name == "laneid" ? lane_id() : Value::int_literal(32);
+    }
+    if (geometry().count(e.name))
+      error(e.loc,
+            "'cuda." + e.name + "' has the attributes x, y and z, as in cuda." + e.name + ".x");
+    error(e.loc, "unknown name 'cuda." + e.name +
+                     "'; the thread geometry is threadIdx, blockIdx, blockDim and gridDim (each "
+                     "with .x, .y and .z), laneid and warpsize");
+  }
+  std::string reg;
+  if (base.kind == ast::ExprKind::Name && geometry().count(base.name) && !lookup(base.name))
+    reg = base.name;
+  else if (base.kind == ast::ExprKind::Attribute && geometry().count(base.name) &&
+           is_cuda(*base.operands[0]))
+    reg = "cuda." + base.name;
+  else
+    return std::nullopt;
+  int dim = e.name == "x" ? 0 : e.name == "y" ? 1 : e.name == "z" ? 2 : -1;
+  if (dim < 0)
+    error(e.loc, reg + " has the attributes x, y and z; it has no attribute '" + e.name + "'");
+  require_simt(e.begin, reg + "." + e.name);
+  return Value::of(ir::SpecialReg::make(geometry().at(without_cuda(reg)), dim));
+}
+
+std::vector<ir::Expr> Checker::grid_axes(const ast::Expr &call, const std::string &function) {
+  require_simt(call.begin, call.name + "()");
+  const ast::Expr *n = call.operands.size() == 1 ? call.operands[0].get() : nullptr;
+  if (!n || n->kind != ast::ExprKind::Int || n->int_value < 1 || n->int_value > 3)
+    error(n ? n->begin : call.begin,
+          call.name + "() takes the number of axes: the integer 1, 2 or 3");
+  // As the C++ DSL's grid<N>() and grid_size<N>(): each register widened to i64.
+  auto reg = [](ir::Reg r, int dim) {
+    return ir::Cast::make(ir::ScalarType::I64, ir::SpecialReg::make(r, dim));
+  };
+  std::vector<ir::Expr> axes;
+  for (int d = 0; d < n->int_value; ++d) {
+    if (function == "grid")
+      axes.push_back(ir::Binary::make(
+          ir::BinaryOp::Add,
+          ir::Binary::make(ir::BinaryOp::Mul, reg(ir::Reg::BlockIdx, d), reg(ir::Reg::BlockDim, d)),
+          reg(ir::Reg::ThreadIdx, d)));
+    else
+      axes.push_back(
+          ir::Binary::make(ir::BinaryOp::Mul, reg(ir::Reg::BlockDim, d), reg(ir::Reg::GridDim, d)));
+  }
+  return axes;
+}
+
+// A call of the SIMT level's (`function` is its name without "cuda.").
+Value Checker::simt_call(const ast::Expr &e, const std::string &function) {
+  if (function == "syncthreads")
+    error(e.begin, e.name + "() is a statement; it has no value");
+  if (function == "grid" || function == "gridsize") {
+    std::vector<ir::Expr> axes = grid_axes(e, function);
+    if (axes.size() != 1) {
+      std::string n = std::to_string(axes.size());
+      error(e.begin, e.name + "(" + n + ") gives " + n + " values; assign them to " + n +
+                         " names, as in '" + (axes.size() == 2 ? "x, y" : "x, y, z") + " = " +
+                         e.name + "(" + n + ")'");
+    }
+    return Value::of(axes[0]);
+  }
+  if (function == "shared.array")
+    error(e.begin, e.name + "() declares a shared array; assign it to a new name, as in 'tile = " +
+                       e.name + "(256, f32)'");
+  if (auto a = atomics().find(function); a != atomics().end())
+    return atomic(e, e.name, a->second);
+  if (auto w = warp_functions().find(function); w != warp_functions().end())
+    return warp_operation(e, e.name, w->second);
+  if (function.rfind("atomic.", 0) == 0)
+    error(e.begin, "unknown function '" + e.name +
+                       "'; the atomics are atomic.add, atomic.min, atomic.max, atomic.exch and "
+                       "atomic.cas" +
+                       (function == "atomic.sub" ? " (subtract with atomic.add of -value)" : ""));
+  if (function.rfind("shared.", 0) == 0)
+    error(e.begin, "unknown function '" + e.name +
+                       "'; a shared array is declared with shared.array(shape, type)");
+  error(e.begin, "unknown function '" + e.name +
+                     "'; the SIMT level's functions are grid, gridsize, syncthreads, shared.array, "
+                     "atomic.add/min/max/exch/cas, shfl_sync, shfl_up_sync, shfl_down_sync, "
+                     "shfl_xor_sync, any_sync, all_sync and ballot_sync");
+}
+
+// atomic.add(ary, idx, val) ... atomic.cas(ary, idx, old, val), Numba's signatures, on an array
+// parameter or a shared array. As the C++ DSL's atomics: the old value goes to a fresh local
+// "old", declared with 0 before the Atomic.
+Value Checker::atomic(const ast::Expr &e, const std::string &function, ir::AtomicOp op) {
+  require_simt(e.begin, function + "()");
+  const bool cas = op == ir::AtomicOp::CompareExchange;
+  const size_t arity = cas ? 4 : 3;
+  if (e.operands.size() != arity)
+    error(e.begin, function + "() takes " + arguments(arity) +
+                       (cas ? " (array, index, old, value)" : " (array, index, value)") + ", got " +
+                       std::to_string(e.operands.size()));
+  const ast::Expr &target = *e.operands[0];
+  ir::Shared shared;
+  int array = -1;
+  ir::ScalarType element;
+  std::string name;
+  size_t rank;
+  if (const Symbol *s = shared_symbol(target)) {
+    shared = s->shared;
+    element = shared->type, name = shared->name, rank = shared->extents.size();
+  } else {
+    array = array_argument(target, "the first argument of " + function + "()");
+    const ir::Param &p = array_param(array);
+    element = p.type, name = p.name, rank = static_cast<size_t>(p.rank);
+  }
+  if (element == ir::ScalarType::Bool || ir::is_storage_only(element))
+    error(target.begin, function + "() updates elements of i32, i64, f32 or f64; '" + name +
+                            "' holds " + ir::type_name(element));
+  const ast::Expr &where = *e.operands[1];
+  std::vector<const ast::Expr *> written;
+  if (where.kind == ast::ExprKind::Tuple)
+    for (const ast::ExprPtr &i : where.operands)
+      written.push_back(i.get());
+  else
+    written.push_back(&where);
+  if (written.size() != rank)
+    error(where.begin, "'" + name + "' has rank " + std::to_string(rank) + " but the index of " +
+                           function + "() has " + std::to_string(written.size()) +
+                           (rank > 1 ? "; index with a tuple, as in (i, j)" : ""));
+  std::vector<ir::Expr> idx;
+  bool ok = true;
+  for (const ast::Expr *i : written) {
+    try {
+      idx.push_back(index(*i));
+    } catch (const CheckFailed &) {
+      ok = false;
+    }
+  }
+  std::optional<Value> compare = cas ? try_expr(*e.operands[2]) : std::nullopt;
+  std::optional<Value> value = try_expr(*e.operands.back());
+  if (!ok || !value || (cas && !compare))
+    throw CheckFailed{};
+  ir::Var old = ir::make_var("old", element);
+  emit(ir::Declare::make(old, convert(Value::int_literal(0), element)));
+  emit(ir::Atomic::make(op, array, shared, element, std::move(idx), convert(*value, element),
+                        cas ? convert(*compare, element) : ir::Expr(), old));
+  ++simt_effects_;
+  return Value::of(ir::VarRef::make(old));
+}
+
+// shfl_sync(mask, value, lane) ... ballot_sync(mask, predicate), Numba's signatures. loom's warp
+// operations take the whole warp, so the mask must be the constant 0xffffffff. As the C++ DSL's
+// collectives, the result is a fresh local "warp" declared where the operation is called (a
+// value is re-evaluated where it is used, and the lanes must all take part).
+Value Checker::warp_operation(const ast::Expr &e, const std::string &function, ir::WarpOpKind op) {
+  require_simt(e.begin, function + "()");
+  const bool vote =
+      op == ir::WarpOpKind::Any || op == ir::WarpOpKind::All || op == ir::WarpOpKind::Ballot;
+  const char *operand = op == ir::WarpOpKind::ShflIdx   ? "lane"
+                        : op == ir::WarpOpKind::ShflXor ? "lane mask"
+                                                        : "delta";
+  const size_t arity = vote ? 2 : 3;
+  if (e.operands.size() != arity)
+    error(e.begin, function + "() takes " + arguments(arity) +
+                       (vote ? std::string(" (mask, predicate)")
+                             : std::string(" (mask, value, ") + operand + ")") +
+                       ", got " + std::to_string(e.operands.size()));
+  const ast::Expr &mask_expr = *e.operands[0];
+  std::optional<Value> mask = try_expr(mask_expr);
+  if (mask &&
+      !(mask->literal && ir::is_int(mask->type) && (mask->i == -1 || mask->i == 0xffffffffLL))) {
+    diag_.error(mask_expr.begin, "the mask of " + function +
+                                     "() must be 0xffffffff (or -1): loom's warp operations take "
+                                     "the whole warp");
+    mask.reset();
+  }
+  std::optional<Value> value = try_expr(*e.operands[1]);
+  ir::Expr result;
+  if (vote) {
+    if (!mask || !value)
+      throw CheckFailed{};
+    result = ir::WarpOp::make(op, convert(*value, ir::ScalarType::Bool));
+  } else {
+    if (value && value->type == ir::ScalarType::Bool) {
+      diag_.error(e.operands[1]->begin,
+                  function + "() moves an i32, i64, f32 or f64 value, got " + describe(*value));
+      value.reset();
+    }
+    const ast::Expr &lane_expr = *e.operands[2];
+    std::optional<Value> lane = try_expr(lane_expr);
+    if (lane && !ir::is_int(lane->type)) {
+      diag_.error(lane_expr.begin, std::string("the ") + operand + " of " + function +
+                                       "() must be an integer, got " + describe(*lane));
+      lane.reset();
+    }
+    if (!mask || !value || !lane)
+      throw CheckFailed{};
+    result =
+        ir::WarpOp::make(op, convert(*value, value->type), convert(*lane, ir::ScalarType::I32));
+  }
+  ir::Var v = ir::make_var("warp", result.type());
+  emit(ir::Declare::make(v, result));
+  ++simt_effects_;
+  return Value::of(ir::VarRef::make(v));
 }
 
 } // namespace loom::text

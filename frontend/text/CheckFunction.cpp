@@ -33,8 +33,12 @@ const char *loom_type_for(const std::string &name) {
 
 const std::set<std::string> &builtin_functions() {
   static const std::set<std::string> b = {
-      "range", "parallel", "len",  "bool", "i32", "i64",   "f32", "f64", "sqrt", "exp", "log",
-      "sin",   "cos",      "tanh", "pow",  "abs", "floor", "fma", "min", "max",  "math"};
+      "range", "parallel", "len", "bool", "i32", "i64", "f32", "f64", "sqrt", "exp", "log", "sin",
+      "cos", "tanh", "pow", "abs", "floor", "fma", "min", "max", "math",
+      // the SIMT level
+      "cuda", "shared", "atomic", "syncthreads", "grid", "gridsize", "shfl_sync", "shfl_up_sync",
+      "shfl_down_sync", "shfl_xor_sync", "any_sync", "all_sync", "ballot_sync", "threadIdx",
+      "blockIdx", "blockDim", "gridDim", "laneid", "warpsize"};
   return b;
 }
 
@@ -206,13 +210,15 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
   for (const ast::Option &o : f.options) {
     if (!seen.insert(o.key).second) {
       diag_.error(o.loc, "option '" + o.key + "' is given twice");
-    } else if (o.key != "fastmath" && o.key != "bounds_check") {
+    } else if (o.key != "fastmath" && o.key != "bounds_check" && o.key != "simt") {
       diag_.error(o.loc, "unknown option '" + o.key +
-                             "' of @kernel; the options are fastmath and bounds_check");
+                             "' of @kernel; the options are fastmath, bounds_check and simt");
     } else if (o.value->kind != ast::ExprKind::Bool) {
       diag_.error(o.value->begin, "option '" + o.key + "' takes True or False");
     } else {
-      (o.key == "fastmath" ? k.fast_math : k.bounds_check) = o.value->bool_value;
+      (o.key == "fastmath" ? k.fast_math
+       : o.key == "simt"   ? k.simt
+                           : k.bounds_check) = o.value->bool_value;
     }
   }
 }
@@ -231,11 +237,13 @@ std::optional<ir::Kernel> Checker::kernel(const ast::Function &f) {
   ir::Kernel k;
   k.name = f.name;
   options(f, k);
+  kernel_.simt = k.simt;
   k.body = block(f.body, nullptr);
   close_scope();
   frames_.clear();
   k.params = kernel_.params;
   k.shape_symbols = kernel_.shape_symbols;
+  k.shared = kernel_.shared;
   if (diag_.size() != errors || !sig.ok)
     return std::nullopt;
   try {

@@ -2,6 +2,9 @@
 // while loops and the return of helpers. Each emits its IR into the current block.
 #include "frontend/text/Checker.h"
 
+#include <string>
+#include <vector>
+
 namespace loom::text {
 
 namespace {
@@ -55,16 +58,31 @@ void Checker::statement(const ast::Stmt &s, bool last) {
         inline_helper(*f->second, e);
         return;
       }
+      std::string simt = without_cuda(e.name);
+      if (simt == "syncthreads") {
+        barrier(e);
+        return;
+      }
+      if (simt.rfind("atomic.", 0) == 0) {
+        expr(e); // an atomic whose old value is not used
+        return;
+      }
       expr(e); // reports what is wrong with the call, if anything
     }
     error(e.begin, "this expression does nothing; a statement is an assignment, a call of a "
                    "helper function, or if, for, while or pass");
   }
   case ast::StmtKind::Assign:
-    if (s.target->kind == ast::ExprKind::Subscript)
-      store(s);
-    else
+    if (s.target->kind == ast::ExprKind::Tuple) {
+      tuple_assignment(s);
+    } else if (s.target->kind == ast::ExprKind::Subscript) {
+      if (const Symbol *shared = shared_symbol(*s.target->operands[0]))
+        shared_store(s, *shared);
+      else
+        store(s);
+    } else {
       assignment(s);
+    }
     return;
   case ast::StmtKind::If:
     if_statement(s);
@@ -94,6 +112,9 @@ std::string describe_symbol(const Symbol &s, const std::string &name) {
            "[i] = ...";
   case Symbol::Kind::Shape:
     return "cannot assign to shape symbol '" + name + "'; it is the extent of an array";
+  case Symbol::Kind::Shared:
+    return "cannot assign to shared array '" + name + "'; assign to its elements, as in " + name +
+           "[i] = ...";
   default:
     return "";
   }
@@ -112,6 +133,8 @@ void Checker::assignment(const ast::Stmt &s) {
     declare(name, p);
     throw CheckFailed{};
   };
+  if (s.value->kind == ast::ExprKind::Call && without_cuda(s.value->name) == "shared.array")
+    return shared_declaration(s, s.value->name);
   if (sym && sym->kind == Symbol::Kind::Poison)
     throw CheckFailed{};
   if (s.annotation) {
@@ -195,11 +218,17 @@ void Checker::if_statement(const ast::Stmt &s) {
 
 void Checker::while_statement(const ast::Stmt &s) {
   size_t before = blocks_.back().size();
+  int effects = simt_effects_;
   std::optional<Value> cond = try_expr(*s.value);
   if (cond && blocks_.back().size() != before) {
     diag_.error(s.value->begin,
-                "this condition calls a helper function that has statements, which would run "
-                "only once, before the loop; compute the condition into a variable instead");
+                simt_effects_ != effects
+                    ? "this condition has an atomic or a warp operation, which would run only "
+                      "once, before the loop; compute the condition into a variable before the "
+                      "loop and again at the end of its body"
+                    : "this condition calls a helper function that has statements, which would "
+                      "run only once, before the loop; compute the condition into a variable "
+                      "instead");
     blocks_.back().resize(before);
     cond.reset();
   }
@@ -281,6 +310,10 @@ void Checker::parallel_loop(const ast::Stmt &s, const ast::Expr &call) {
   if (!f.is_kernel)
     report(s.loc,
            "parallel loops are only allowed in kernels; '" + f.name + "' is a helper function");
+  else if (kernel_.simt)
+    report(s.loc, "parallel loops are not allowed in a SIMT kernel, where every thread runs the "
+                  "body once; index with grid(1) (or threadIdx and blockIdx) and loop with "
+                  "range()");
   else if (enclosing_ && std::string(enclosing_) == "a parallel loop")
     report(s.loc, "parallel loops cannot nest; use range() for the inner loop");
   else if (enclosing_)
@@ -371,6 +404,188 @@ void Checker::return_statement(const ast::Stmt &s, bool last) {
     error(s.loc, "helper '" + f.name + "' must return a " + ir::type_name(*sig.returns) + " value");
   Value v = expr(*s.value);
   returned_.back() = Value::of(convert(v, *sig.returns));
+}
+
+// `name = v` without annotation: declares a local of v's type the first time, assigns after.
+void Checker::bind_name(const ast::Expr &target, const Value &v) {
+  const std::string &name = target.name;
+  const Symbol *sym = lookup(name);
+  if (sym && sym->kind == Symbol::Kind::Poison)
+    throw CheckFailed{};
+  if (!sym) {
+    ir::Var var = ir::make_var(name, v.type);
+    emit(ir::Declare::make(var, convert(v, v.type)));
+    declare(name, Symbol::variable(Symbol::Kind::Local, target.loc, var));
+    return;
+  }
+  if (sym->kind != Symbol::Kind::Local)
+    error(target.loc, describe_symbol(*sym, name));
+  emit(ir::Assign::make(sym->var, convert(v, sym->var->type)));
+}
+
+// ---- the SIMT level -----------------------------------------------------------------------
+
+// `tile = shared.array(256, f32)`, `tile = shared.array((16, 16), f32)`: a shared array of the
+// kernel named after the variable (Numba's cuda.shared.array(shape, dtype)).
+void Checker::shared_declaration(const ast::Stmt &s, const std::string &function) {
+  const ast::Expr &target = *s.target;
+  const ast::Expr &call = *s.value;
+  const std::string &name = target.name;
+  const Symbol *old = lookup(name);
+  auto quietly = [&] {
+    if (!old)
+      declare(name, Symbol()); // later uses of the name fail quietly
+    throw CheckFailed{};
+  };
+  auto fail = [&](SourceLocation at, const std::string &message) {
+    diag_.error(at, message);
+    quietly();
+  };
+  if (old && old->kind == Symbol::Kind::Poison)
+    throw CheckFailed{};
+  try {
+    require_simt(call.begin, function + "()");
+  } catch (const CheckFailed &) {
+    quietly();
+  }
+  if (s.compound)
+    fail(s.op_loc, function + "() declares a shared array; assign it to a new name with '='");
+  if (s.annotation)
+    fail(s.annotation->loc, "a shared array takes no type annotation; its element type is the "
+                            "second argument of " +
+                                function + "()");
+  if (old)
+    fail(target.loc, "'" + name + "' is already defined on line " + std::to_string(old->loc.line) +
+                         "; " + function + "() declares a new shared array");
+  if (call.operands.size() != 2)
+    fail(call.begin, function + "() takes 2 arguments, a shape and an element type, as in " +
+                         function + "(256, f32) or " + function + "((16, 16), f32); got " +
+                         std::to_string(call.operands.size()));
+  const ast::Expr &shape = *call.operands[0];
+  std::vector<const ast::Expr *> dims;
+  if (shape.kind == ast::ExprKind::Tuple)
+    for (const ast::ExprPtr &d : shape.operands)
+      dims.push_back(d.get());
+  else
+    dims.push_back(&shape);
+  if (dims.size() > 3)
+    fail(shape.begin,
+         "a shared array has 1 to 3 dimensions; this shape has " + std::to_string(dims.size()));
+  std::vector<int64_t> extents;
+  for (const ast::Expr *d : dims) {
+    std::optional<Value> v = try_expr(*d);
+    if (!v)
+      quietly();
+    if (!v->literal || !ir::is_int(v->type))
+      fail(d->begin,
+           "an extent of " + function +
+               "() must be an integer literal (the size of a shared array is fixed "
+               "when the kernel is compiled), got " +
+               (v->literal ? "a literal of type " + describe(*v)
+                           : "a value of type " + describe(*v) + " computed at run time"));
+    if (v->i <= 0)
+      fail(d->begin,
+           "an extent of " + function + "() must be positive, got " + std::to_string(v->i));
+    extents.push_back(v->i);
+  }
+  const ast::Expr &dtype = *call.operands[1];
+  if (dtype.kind != ast::ExprKind::Name)
+    fail(dtype.begin, "the second argument of " + function +
+                          "() is the element type: bool, i32, i64, f32 or f64");
+  if (dtype.name == "f16" || dtype.name == "bf16")
+    fail(dtype.begin, "shared arrays hold bool, i32, i64, f32 or f64, not " + dtype.name);
+  ast::TypeExpr written;
+  written.loc = dtype.begin;
+  written.scalar = dtype.name;
+  std::optional<CheckedType> type = checked_type(written, "a shared array");
+  if (!type)
+    quietly();
+  // An extent past the limit is reported without its product, which could overflow.
+  bool huge = false;
+  int64_t bytes = ir::byte_size(type->scalar), total = 0;
+  for (int64_t e : extents) {
+    huge = huge || e > ir::max_shared_bytes;
+    bytes *= huge ? 1 : e;
+  }
+  ir::shared_offsets(kernel_.shared, &total);
+  total = (total + 15) / 16 * 16 + bytes; // as shared_offsets lays them out
+  if (huge || total > ir::max_shared_bytes)
+    fail(call.begin, "a kernel's shared arrays take at most " +
+                         std::to_string(ir::max_shared_bytes) + " bytes (48 KiB); with '" + name +
+                         "' (" + (huge ? "more than that" : std::to_string(bytes) + " bytes") +
+                         ") this kernel's would take " + (huge ? "more" : std::to_string(total)));
+  Symbol sym;
+  sym.kind = Symbol::Kind::Shared;
+  sym.loc = target.loc;
+  sym.shared = ir::make_shared_array(name, type->scalar, extents);
+  kernel_.shared.push_back(sym.shared);
+  declare(name, sym);
+}
+
+// `tile[i] = v`, `tile[i, j] += v`: a plain store (shared memory has no parallel loop whose
+// updates a reduction would combine), as the embedded DSL's SharedElementRef stores.
+void Checker::shared_store(const ast::Stmt &s, const Symbol &array) {
+  const ast::Expr &target = *s.target;
+  const ir::Shared &a = array.shared;
+  std::vector<ir::Expr> idx = indices(target, a->name, static_cast<int>(a->extents.size()));
+  Value v = expr(*s.value);
+  if (s.compound) {
+    try {
+      v = binary(to_ir(*s.compound), Value::of(ir::SharedLoad::make(a, idx)), v);
+    } catch (const TypeError &e) {
+      error(s.op_loc, e.message);
+    }
+  }
+  emit(ir::SharedStore::make(a, idx, convert(v, a->type)));
+}
+
+// `x, y = grid(2)`, `x, y, z = gridsize(3)`: each name bound to its axis, as by `name = value`.
+void Checker::tuple_assignment(const ast::Stmt &s) {
+  const ast::Expr &names = *s.target;
+  const ast::Expr &value = *s.value;
+  auto poison_all = [&] {
+    for (const ast::ExprPtr &n : names.operands)
+      if (!lookup(n->name))
+        declare(n->name, Symbol());
+    throw CheckFailed{};
+  };
+  std::string function = value.kind == ast::ExprKind::Call ? without_cuda(value.name) : "";
+  if (function != "grid" && function != "gridsize") {
+    diag_.error(names.begin, "multiple assignment is only for the axes of grid() and gridsize(), "
+                             "as in 'x, y = grid(2)'; assign one name per line");
+    poison_all();
+  }
+  std::vector<ir::Expr> axes;
+  try {
+    axes = grid_axes(value, function);
+  } catch (const CheckFailed &) {
+    poison_all();
+  }
+  if (axes.size() != names.operands.size()) {
+    diag_.error(s.op_loc, value.name + "(" + std::to_string(axes.size()) + ") gives " +
+                              std::to_string(axes.size()) + " values but " +
+                              std::to_string(names.operands.size()) + " names are assigned");
+    poison_all();
+  }
+  bool ok = true;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    try {
+      bind_name(*names.operands[k], Value::of(axes[k]));
+    } catch (const CheckFailed &) {
+      ok = false;
+    }
+  }
+  if (!ok)
+    throw CheckFailed{};
+}
+
+// `syncthreads()`: CUDA's __syncthreads, a Barrier.
+void Checker::barrier(const ast::Expr &call) {
+  require_simt(call.begin, call.name + "()");
+  if (!call.operands.empty())
+    error(call.begin,
+          call.name + "() takes no arguments, got " + std::to_string(call.operands.size()));
+  emit(ir::Barrier::make());
 }
 
 } // namespace loom::text

@@ -19,12 +19,13 @@ namespace loom::text {
 struct CheckFailed {};
 
 struct Symbol {
-  enum class Kind { Local, LoopIndex, Scalar, Array, Shape, Poison };
+  enum class Kind { Local, LoopIndex, Scalar, Array, Shape, Shared, Poison };
   Kind kind = Kind::Poison;
   SourceLocation loc; // where it was declared
   ir::Var var;        // Local, LoopIndex
   Value value;        // Scalar (a parameter), Shape (an array extent)
   int array = -1;     // Array: the kernel parameter it names
+  ir::Shared shared;  // Shared: a shared array of a SIMT kernel
 
   static Symbol variable(Kind kind, SourceLocation loc, ir::Var var) {
     Symbol s;
@@ -50,6 +51,12 @@ struct Signature {
 // The IR operator of a syntax-tree operator.
 ir::BinaryOp to_ir(ast::BinaryOp op);
 
+// A call's function name without Numba's "cuda." prefix (cuda.grid is grid).
+std::string without_cuda(const std::string &callee);
+// Whether a call (its name without "cuda.") is one of the SIMT level's: syncthreads, grid,
+// gridsize, shared.array, atomic.*, the shuffles and votes; or any other cuda.* name.
+bool is_simt_call(const std::string &callee);
+
 class Checker {
 public:
   Checker(const ast::Module &module, Diagnostics &diagnostics);
@@ -74,6 +81,8 @@ private:
   struct KernelState {
     std::vector<ir::Param> params;
     std::vector<ir::ShapeSymbol> shape_symbols;
+    bool simt = false;              // @kernel(simt=True)
+    std::vector<ir::Shared> shared; // a SIMT kernel's shared arrays, in declaration order
   };
   enum class HelperState { Unchecked, Ok, Bad };
 
@@ -101,6 +110,25 @@ private:
   void return_statement(const ast::Stmt &s, bool last);
   ir::Expr loop_bound(const ast::Expr &e, const char *what);
   void check_extent(const ir::Expr &e, const ast::Expr &at);
+  void bind_name(const ast::Expr &target, const Value &v);
+
+  // ---- the SIMT level (CheckStatement.cpp and CheckExpression.cpp) ----
+  // Reports `what` (as written: "threadIdx.x", "syncthreads()") outside a SIMT kernel. A helper
+  // checked on its own may use the SIMT level; the kernels it is inlined into must be SIMT ones.
+  void require_simt(SourceLocation at, const std::string &what);
+  void shared_declaration(const ast::Stmt &s, const std::string &function);
+  void shared_store(const ast::Stmt &s, const Symbol &array);
+  void tuple_assignment(const ast::Stmt &s);
+  void barrier(const ast::Expr &call);
+  // grid(n) and gridsize(n): the n axes (x first), as i64; `function` is "grid" or "gridsize".
+  std::vector<ir::Expr> grid_axes(const ast::Expr &call, const std::string &function);
+  std::optional<Value> simt_name(const ast::Expr &e);      // laneid, warpsize
+  std::optional<Value> simt_attribute(const ast::Expr &e); // threadIdx.x, cuda.laneid, ...
+  Value simt_call(const ast::Expr &e, const std::string &function);
+  Value atomic(const ast::Expr &e, const std::string &function, ir::AtomicOp op);
+  Value warp_operation(const ast::Expr &e, const std::string &function, ir::WarpOpKind op);
+  ir::Expr index(const ast::Expr &e);                    // one integer index, as i64
+  const Symbol *shared_symbol(const ast::Expr &e) const; // a name of a shared array, or null
 
   // ---- expressions (CheckExpression.cpp) ----
   Value expr(const ast::Expr &e);
@@ -110,6 +138,8 @@ private:
   Value subscript(const ast::Expr &e);
   Value attribute(const ast::Expr &e);
   std::vector<ir::Expr> indices(const ast::Expr &e, int array);
+  // The indices of `e` (a subscript) into `name`, an array or shared array of rank `rank`.
+  std::vector<ir::Expr> indices(const ast::Expr &e, const std::string &name, int rank);
   int array_argument(const ast::Expr &e, const std::string &what);
   // Inlines a helper at a call; returns its value (none for a helper without a return type).
   std::optional<Value> inline_helper(const ast::Function &f, const ast::Expr &call);
@@ -144,6 +174,7 @@ private:
   const char *enclosing_ = nullptr; // the construct around the statement; null at the top level
   int expression_depth_ = 0;        // of the expression being checked
   int inlined_calls_ = 0;           // into the function being checked
+  int simt_effects_ = 0;            // atomics and warp operations emitted so far (while conditions)
   // The values that the helpers being checked return (innermost last), once their return is seen.
   std::vector<std::optional<Value>> returned_;
 };

@@ -1,6 +1,8 @@
 #include "frontend/text/Parser.h"
 
 #include <set>
+#include <string>
+#include <vector>
 
 namespace loom::text {
 
@@ -305,8 +307,28 @@ private:
   StmtPtr assignment_or_expression() {
     auto s = make_stmt(StmtKind::Assign);
     ExprPtr lhs = expr();
-    if (at(TokenKind::Comma))
-      fail(cur().loc, "multiple assignment is not supported; assign one name per line");
+    if (at(TokenKind::Comma)) {
+      // `x, y = grid(2)`: names only (the checker allows it for grid() and gridsize()).
+      if (lhs->kind != ExprKind::Name)
+        fail(cur().loc, "multiple assignment is not supported; assign one name per line");
+      auto names = make_expr(ExprKind::Tuple, lhs->begin, lhs->begin);
+      names->operands.push_back(std::move(lhs));
+      while (accept(TokenKind::Comma)) {
+        const Token &n = expect_name("a name after ',' (multiple assignment takes names only)");
+        auto name = make_expr(ExprKind::Name, n.loc, n.loc);
+        name->name = n.text;
+        names->operands.push_back(std::move(name));
+      }
+      if (!at(TokenKind::Assign))
+        fail(cur().loc,
+             "expected '=' after the names of a multiple assignment, got " + describe(cur()));
+      s->op_loc = take().loc;
+      s->target = std::move(names);
+      s->value = expr();
+      if (at(TokenKind::Assign))
+        fail(cur().loc, "chained assignment is not supported; assign one name per line");
+      return s;
+    }
     if (at(TokenKind::Colon)) {
       if (lhs->kind != ExprKind::Name)
         fail(cur().loc, "only a name can have a type annotation");
@@ -479,13 +501,9 @@ private:
     while (true) {
       if (at(TokenKind::LParen)) {
         SourceLocation loc = take().loc;
-        std::string callee;
-        if (e->kind == ExprKind::Name)
-          callee = e->name;
-        else if (e->kind == ExprKind::Attribute && e->operands[0]->kind == ExprKind::Name &&
-                 e->operands[0]->name == "math")
-          callee = "math." + e->name;
-        else
+        std::string callee = dotted_name(*e);
+        std::string root = callee.substr(0, callee.find('.'));
+        if (callee.empty() || (e->kind != ExprKind::Name && !function_modules().count(root)))
           fail(loc, "only functions can be called; this expression is not a function name");
         auto call = make_expr(ExprKind::Call, e->begin, e->begin);
         call->name = callee;
@@ -524,6 +542,26 @@ private:
     }
   }
 
+  // The modules whose functions are called by a dotted name: math.sqrt, and Numba's spellings of
+  // the SIMT level (cuda.grid, cuda.shared.array, shared.array, atomic.add).
+  static const std::set<std::string> &function_modules() {
+    static const std::set<std::string> m = {"math", "cuda", "shared", "atomic"};
+    return m;
+  }
+  // "a.b.c" for names joined by '.', else empty (a loop: the chain can be long).
+  static std::string dotted_name(const Expr &e) {
+    std::vector<const std::string *> parts; // innermost last
+    const Expr *part = &e;
+    for (; part->kind == ExprKind::Attribute; part = part->operands[0].get())
+      parts.push_back(&part->name);
+    if (part->kind != ExprKind::Name)
+      return "";
+    std::string name = part->name;
+    for (auto it = parts.rbegin(); it != parts.rend(); ++it)
+      name += "." + **it;
+    return name;
+  }
+
   ExprPtr atom() {
     const Token &t = cur();
     switch (t.kind) {
@@ -555,10 +593,17 @@ private:
     case TokenKind::LParen: {
       take();
       ExprPtr e = expr();
-      if (at(TokenKind::Comma))
-        fail(cur().loc, "tuples are not supported");
-      expect(TokenKind::RParen, "to close the parenthesis");
-      return e;
+      if (!at(TokenKind::Comma)) {
+        expect(TokenKind::RParen, "to close the parenthesis");
+        return e;
+      }
+      // A tuple, as in shared.array((16, 16), f32) or atomic.add(A, (i, j), v); (i,) has one.
+      auto tuple = make_expr(ExprKind::Tuple, t.loc, t.loc);
+      tuple->operands.push_back(std::move(e));
+      while (accept(TokenKind::Comma) && !at(TokenKind::RParen))
+        tuple->operands.push_back(expr());
+      expect(TokenKind::RParen, "to close the tuple");
+      return tuple;
     }
     default:
       fail(t.loc, "expected an expression, got " + describe(t));

@@ -21,6 +21,8 @@ struct BadProgram {
 // A kernel header for the cases that need one.
 #define HEAD "@kernel\ndef k(x: f32[n], A: f32[N, M], m: i32):\n"
 #define LOOP HEAD "    for i in parallel(n):\n"
+#define SIMT "@kernel(simt=True)\ndef k(x: f32[n], A: f32[N, M], c: i32[n], m: i32):\n"
+#define IN_SIMT "is only for SIMT kernels; declare 'k' with @kernel(simt=True)"
 
 const BadProgram bad_programs[] = {
     // ---- lexical ----
@@ -176,7 +178,8 @@ const BadProgram bad_programs[] = {
      "only once, before the loop; compute the condition into a variable instead"},
     // ---- options and built-ins ----
     {"UnknownOption", "@kernel(fastmath=True, unroll=4)\ndef k(x: f32[n]):\n    pass\n",
-     "1:24: error: unknown option 'unroll' of @kernel; the options are fastmath and bounds_check"},
+     "1:24: error: unknown option 'unroll' of @kernel; the options are fastmath, bounds_check "
+     "and simt"},
     {"MathArity", LOOP "        x[i] = sqrt(x[i], 2.0)\n",
      "4:16: error: sqrt() takes 1 argument, got 2"},
     {"MinArity", LOOP "        x[i] = min(x[i], 1.0, 2.0)\n",
@@ -186,6 +189,183 @@ const BadProgram bad_programs[] = {
      "function, or if, for, while or pass"},
     {"RangeOutsideFor", LOOP "        t = range(3)\n",
      "4:13: error: range() can only be the iterable of a 'for' loop"},
+    // ---- the SIMT level: outside SIMT kernels ----
+    {"ThreadIdxOutsideSimt", HEAD "    x[0] = threadIdx.x\n", "3:12: error: threadIdx.x " IN_SIMT},
+    {"NumbaThreadIdxOutsideSimt", LOOP "        x[i] = cuda.blockDim.y\n",
+     "4:16: error: cuda.blockDim.y " IN_SIMT},
+    {"SyncthreadsOutsideSimt", HEAD "    syncthreads()\n", "3:5: error: syncthreads() " IN_SIMT},
+    {"GridOutsideSimt", HEAD "    x[cuda.grid(1)] = 1.0\n", "3:7: error: cuda.grid() " IN_SIMT},
+    {"GridTupleOutsideSimt", HEAD "    a, b = gridsize(2)\n", "3:12: error: gridsize() " IN_SIMT},
+    {"SharedArrayOutsideSimt", HEAD "    t = shared.array(8, f32)\n",
+     "3:9: error: shared.array() " IN_SIMT},
+    {"AtomicOutsideSimt", LOOP "        atomic.add(x, 0, 1.0)\n",
+     "4:9: error: atomic.add() " IN_SIMT},
+    {"ShuffleOutsideSimt", HEAD "    x[0] = shfl_sync(-1, x[0], 0)\n",
+     "3:12: error: shfl_sync() " IN_SIMT},
+    {"VoteOutsideSimt", HEAD "    t = any_sync(-1, m > 0)\n", "3:9: error: any_sync() " IN_SIMT},
+    {"LaneidOutsideSimt", HEAD "    x[0] = laneid\n", "3:12: error: laneid " IN_SIMT},
+    {"WarpsizeOutsideSimt", HEAD "    x[0] = cuda.warpsize\n",
+     "3:12: error: cuda.warpsize " IN_SIMT},
+    // A helper may use the SIMT level; the kernels it is inlined into must be SIMT kernels.
+    {"SimtHelperInPlainKernel",
+     "def lane() -> i32:\n    return laneid\n" HEAD "    x[0] = f32(lane())\n",
+     "2:12: error: laneid " IN_SIMT},
+    {"SimtNotBool", "@kernel(simt=1)\ndef k(x: f32[n]):\n    pass\n",
+     "1:14: error: option 'simt' takes True or False"},
+    // ---- the SIMT level: in SIMT kernels ----
+    {"ParallelInSimt", SIMT "    for i in parallel(n):\n        pass\n",
+     "3:5: error: parallel loops are not allowed in a SIMT kernel, where every thread runs the "
+     "body "
+     "once; index with grid(1) (or threadIdx and blockIdx) and loop with range()"},
+    {"GeometryWithoutAxis", SIMT "    t = threadIdx\n",
+     "3:9: error: 'threadIdx' has the attributes x, y and z, as in threadIdx.x"},
+    {"NumbaGeometryWithoutAxis", SIMT "    t = cuda.gridDim\n",
+     "3:14: error: 'cuda.gridDim' has the attributes x, y and z, as in cuda.gridDim.x"},
+    {"GeometryBadAxis", SIMT "    t = blockDim.w\n",
+     "3:18: error: blockDim has the attributes x, y and z; it has no attribute 'w'"},
+    {"UnknownCudaName", SIMT "    t = cuda.lane\n",
+     "3:14: error: unknown name 'cuda.lane'; the thread geometry is threadIdx, blockIdx, blockDim "
+     "and gridDim (each with .x, .y and .z), laneid and warpsize"},
+    {"SimtFunctionAsValue", SIMT "    t = syncthreads\n",
+     "3:9: error: 'syncthreads' is a function; call it, as in syncthreads(...)"},
+    {"SimtBuiltinAsHelperName", "def grid(a: i32) -> i32:\n    return a\n",
+     "1:5: error: 'grid' is a built-in name; choose another function name"},
+    {"GridAxes", SIMT "    t = grid(4)\n",
+     "3:14: error: grid() takes the number of axes: the integer 1, 2 or 3"},
+    {"GridAxesNotLiteral", SIMT "    t = gridsize(m)\n",
+     "3:18: error: gridsize() takes the number of axes: the integer 1, 2 or 3"},
+    {"GridOfTwoAsValue", SIMT "    t = grid(2)\n",
+     "3:9: error: grid(2) gives 2 values; assign them to 2 names, as in 'x, y = grid(2)'"},
+    {"GridNameCount", SIMT "    a, b = cuda.grid(3)\n",
+     "3:10: error: cuda.grid(3) gives 3 values but 2 names are assigned"},
+    {"MultipleAssignmentOfOther", SIMT "    a, b = m\n",
+     "3:5: error: multiple assignment is only for the axes of grid() and gridsize(), as in 'x, y "
+     "= grid(2)'; assign one name per line"},
+    {"MultipleAssignmentOfElements", SIMT "    a, x[0] = grid(2)\n",
+     "3:9: error: expected '=' after the names of a multiple assignment, got '['"},
+    {"GridAxisToParameter", SIMT "    m, b = grid(2)\n",
+     "3:5: error: cannot assign to parameter 'm'; copy it into a local variable first"},
+    {"SyncthreadsAsValue", SIMT "    t = syncthreads()\n",
+     "3:9: error: syncthreads() is a statement; it has no value"},
+    {"SyncthreadsArguments", SIMT "    cuda.syncthreads(1)\n",
+     "3:5: error: cuda.syncthreads() takes no arguments, got 1"},
+    {"UnknownCudaFunction", SIMT "    cuda.threadfence()\n",
+     "3:5: error: unknown function 'cuda.threadfence'; the SIMT level's functions are grid, "
+     "gridsize, syncthreads, shared.array, atomic.add/min/max/exch/cas, shfl_sync, shfl_up_sync, "
+     "shfl_down_sync, shfl_xor_sync, any_sync, all_sync and ballot_sync"},
+    {"TupleAsValue", SIMT "    t = (1, 2)\n",
+     "3:9: error: a tuple can only be the shape of shared.array() or the index of an atomic, as in "
+     "atomic.add(A, (i, j), v)"},
+    {"CallOfAnAttribute", SIMT "    t = x.size()\n",
+     "3:15: error: only functions can be called; this expression is not a function name"},
+    // shared arrays
+    {"SharedArity", SIMT "    s = shared.array(8)\n",
+     "3:9: error: shared.array() takes 2 arguments, a shape and an element type, as in "
+     "shared.array(256, f32) or shared.array((16, 16), f32); got 1"},
+    {"SharedExtentNotLiteral", SIMT "    s = shared.array(m, f32)\n",
+     "3:22: error: an extent of shared.array() must be an integer literal (the size of a shared "
+     "array is fixed when the kernel is compiled), got a value of type i32 computed at run time"},
+    {"SharedExtentFloat", SIMT "    s = cuda.shared.array((4, 2.0), f32)\n",
+     "3:31: error: an extent of cuda.shared.array() must be an integer literal (the size of a "
+     "shared array is fixed when the kernel is compiled), got a literal of type f64"},
+    {"SharedExtentZero", SIMT "    s = shared.array((4, 0), f32)\n",
+     "3:26: error: an extent of shared.array() must be positive, got 0"},
+    {"SharedFourDimensions", SIMT "    s = shared.array((2, 2, 2, 2), f32)\n",
+     "3:22: error: a shared array has 1 to 3 dimensions; this shape has 4"},
+    {"SharedNumpyType", SIMT "    s = shared.array(8, float32)\n",
+     "3:25: error: unknown type 'float32' (loom writes f32); the types are bool, i32, i64, f32 and "
+     "f64 (and f16 and bf16 for array elements)"},
+    {"SharedTypeNotAName", SIMT "    s = shared.array(8, np.float32)\n",
+     "3:25: error: the second argument of shared.array() is the element type: bool, i32, i64, f32 "
+     "or f64"},
+    {"SharedHalf", SIMT "    s = shared.array(8, f16)\n",
+     "3:25: error: shared arrays hold bool, i32, i64, f32 or f64, not f16"},
+    {"SharedTooLarge", SIMT "    s = shared.array(16384, f32)\n",
+     "3:9: error: a kernel's shared arrays take at most 49152 bytes (48 KiB); with 's' (65536 "
+     "bytes) this kernel's would take 65536"},
+    {"SharedTooLargeTogether",
+     SIMT "    s = shared.array(6000, f64)\n    t = shared.array((2, 1000), i32)\n",
+     "4:9: error: a kernel's shared arrays take at most 49152 bytes (48 KiB); with 't' (8000 "
+     "bytes) this kernel's would take 56000"},
+    {"SharedHuge", SIMT "    s = shared.array((100000, 100000, 100000), bool)\n",
+     "3:9: error: a kernel's shared arrays take at most 49152 bytes (48 KiB); with 's' (more than "
+     "that) this kernel's would take more"},
+    {"SharedAnnotated", SIMT "    s: f32 = shared.array(8, f32)\n",
+     "3:8: error: a shared array takes no type annotation; its element type is the second argument "
+     "of shared.array()"},
+    {"SharedRedeclared", SIMT "    s = 1\n    s = shared.array(8, f32)\n",
+     "4:5: error: 's' is already defined on line 3; shared.array() declares a new shared array"},
+    {"SharedCompound", SIMT "    s += shared.array(8, f32)\n",
+     "3:7: error: shared.array() declares a shared array; assign it to a new name with '='"},
+    {"SharedInExpression", SIMT "    t = 1.0 + shared.array(8, f32)\n",
+     "3:15: error: shared.array() declares a shared array; assign it to a new name, as in 'tile = "
+     "shared.array(256, f32)'"},
+    {"SharedAsValue", SIMT "    s = shared.array((8, 8), f32)\n    t = s\n",
+     "4:9: error: 's' is a shared array; use one of its elements (s[i, j])"},
+    {"SharedRank", SIMT "    s = shared.array(8, f32)\n    s[0, 1] = 1.0\n",
+     "4:5: error: 's' has rank 1 but is indexed with 2 indices"},
+    {"SharedFloatIndex", SIMT "    s = shared.array(8, f32)\n    t = s[1.5]\n",
+     "4:11: error: an array index must be an integer, got f64"},
+    {"AssignToShared", SIMT "    s = shared.array(8, f32)\n    s = 2.0\n",
+     "4:5: error: cannot assign to shared array 's'; assign to its elements, as in s[i] = ..."},
+    {"SharedBadAttribute", SIMT "    s = shared.array(8, f32)\n    t = s.dtype\n",
+     "4:11: error: shared arrays have the attributes 'shape' and 'size'; 's' has no attribute "
+     "'dtype'"},
+    {"SharedShapeIndex", SIMT "    s = shared.array(8, f32)\n    t = s.shape[1]\n",
+     "4:17: error: s.shape takes one integer literal index below its rank, 1, as in s.shape[0]"},
+    {"SharedToHelper",
+     "def first(v: f32[p]) -> f32:\n    return v[0]\n" SIMT
+     "    s = shared.array(8, f32)\n    x[0] = first(s)\n",
+     "6:18: error: argument 1 of 'first' must be an array; 's' is a shared array"},
+    // atomics
+    {"AtomicArity", SIMT "    atomic.add(x, 0)\n",
+     "3:5: error: atomic.add() takes 3 arguments (array, index, value), got 2"},
+    {"CasArity", SIMT "    t = cuda.atomic.cas(c, 0, 1)\n",
+     "3:9: error: cuda.atomic.cas() takes 4 arguments (array, index, old, value), got 3"},
+    {"AtomicRank", SIMT "    atomic.add(A, 0, 1.0)\n",
+     "3:19: error: 'A' has rank 2 but the index of atomic.add() has 1; index with a tuple, as in "
+     "(i, j)"},
+    {"AtomicTupleRank", SIMT "    atomic.max(x, (0, 1), 1.0)\n",
+     "3:19: error: 'x' has rank 1 but the index of atomic.max() has 2"},
+    {"AtomicFloatIndex", SIMT "    atomic.min(A, (0, 1.0), 1.0)\n",
+     "3:23: error: an array index must be an integer, got f64"},
+    {"AtomicOnScalar", SIMT "    atomic.add(m, 0, 1)\n",
+     "3:16: error: the first argument of atomic.add() must be an array; 'm' is a scalar parameter "
+     "of type i32"},
+    {"AtomicOnBool", "@kernel(simt=True)\ndef k(b: bool[n]):\n    atomic.exch(b, 0, True)\n",
+     "3:17: error: atomic.exch() updates elements of i32, i64, f32 or f64; 'b' holds bool"},
+    {"AtomicOnHalf", "@kernel(simt=True)\ndef k(h: f16[n]):\n    atomic.add(h, 0, 1.0)\n",
+     "3:16: error: atomic.add() updates elements of i32, i64, f32 or f64; 'h' holds f16"},
+    {"UnknownAtomic", SIMT "    atomic.sub(c, 0, 1)\n",
+     "3:5: error: unknown function 'atomic.sub'; the atomics are atomic.add, atomic.min, "
+     "atomic.max, atomic.exch and atomic.cas (subtract with atomic.add of -value)"},
+    {"UnknownShared", SIMT "    s = shared.zeros(8, f32)\n",
+     "3:9: error: unknown function 'shared.zeros'; a shared array is declared with "
+     "shared.array(shape, type)"},
+    // warp operations
+    {"MaskNotFull", SIMT "    x[0] = shfl_sync(0xffff, x[0], 0)\n",
+     "3:22: error: the mask of shfl_sync() must be 0xffffffff (or -1): loom's warp operations "
+     "take the whole warp"},
+    {"MaskNotConstant", SIMT "    t = ballot_sync(m, x[0] > 0.0)\n",
+     "3:21: error: the mask of ballot_sync() must be 0xffffffff (or -1): loom's warp operations "
+     "take the whole warp"},
+    {"ShuffleOfBool", SIMT "    t = shfl_sync(-1, m > 0, 0)\n",
+     "3:23: error: shfl_sync() moves an i32, i64, f32 or f64 value, got bool"},
+    {"ShuffleDeltaFloat", SIMT "    x[0] = shfl_up_sync(-1, x[0], 1.5)\n",
+     "3:35: error: the delta of shfl_up_sync() must be an integer, got f64"},
+    {"ShuffleArity", SIMT "    x[0] = cuda.shfl_xor_sync(x[0], 1)\n",
+     "3:12: error: cuda.shfl_xor_sync() takes 3 arguments (mask, value, lane mask), got 2"},
+    {"VoteArity", SIMT "    t = all_sync(m > 0)\n",
+     "3:9: error: all_sync() takes 2 arguments (mask, predicate), got 1"},
+    {"ShuffleAsStatement", SIMT "    shfl_sync(-1, m, 0)\n",
+     "3:5: error: this expression does nothing; a statement is an assignment, a call of a helper "
+     "function, or if, for, while or pass"},
+    {"MisspelledSimtFunction", SIMT "    syncthread()\n",
+     "3:5: error: unknown function 'syncthread' (did you mean 'syncthreads'?)"},
+    {"WarpOperationInWhileCondition", SIMT "    while any_sync(-1, m > 0):\n        pass\n",
+     "3:11: error: this condition has an atomic or a warp operation, which would run only once, "
+     "before the loop; compute the condition into a variable before the loop and again at the "
+     "end of its body"},
 };
 
 class BadPrograms : public ::testing::TestWithParam<BadProgram> {};
@@ -353,13 +533,29 @@ def k(A: f32[N, K], B: f32[K, M], C: f32[N, M], n: i32):
             acc /= 2
         C[i, j] = acc
 )";
-  for (size_t len = 0; len <= program.size(); ++len) {
-    try {
-      text::parse_kernels(program.substr(0, len));
-    } catch (const SourceError &) {
+  std::string simt = R"(def warp_sum(v: f32) -> f32:
+    s = v + cuda.shfl_xor_sync(0xffffffff, v, 16)
+    return s
+
+@kernel(simt=True)
+def k(x: f32[n], A: i32[N, M], total: f32[1]):
+    tile = shared.array((16, 16,), f32)
+    tx, ty = grid(2)
+    tile[threadIdx.y, threadIdx.x] = x[tx] if tx < n else 0.0
+    syncthreads()
+    if laneid == 0 and all_sync(-1, ty < N):
+        old = atomic.cas(A, (ty, 0), 0, ballot_sync(-1, True))
+    atomic.add(total, 0, warp_sum(tile[0, laneid % 16]) + f32(warpsize))
+)";
+  for (const std::string &p : {program, simt}) {
+    for (size_t len = 0; len <= p.size(); ++len) {
+      try {
+        text::parse_kernels(p.substr(0, len));
+      } catch (const SourceError &) {
+      }
     }
+    EXPECT_EQ(text::parse_kernels(p).size(), 1u);
   }
-  EXPECT_EQ(text::parse_kernels(program).size(), 1u);
 }
 
 } // namespace

@@ -3,10 +3,13 @@
 #include "frontend/DSL.h"
 #include "frontend/text/Compile.h"
 #include "ir/AccessSummary.h"
+#include "ir/Mutator.h"
 #include "ir/Printer.h"
 #include "support/Error.h"
 
 #include <gtest/gtest.h>
+
+#include <map>
 
 using namespace loom;
 
@@ -262,6 +265,395 @@ def stages(x: f32[n], y: f32[n], scale: f32):
     for i in parallel(n):
         y[i] = x[n - 1 - i] + 0.5
 )");
+}
+
+// ---- the SIMT level ----------------------------------------------------------------------
+//
+// The text DSL names a shared array after its variable (`tile = shared.array(256, f32)` prints as
+// tile[...]); the embedded DSL, which cannot know the C++ variable's name, calls them shared0,
+// shared1, ... in declaration order. The comparison renames the text kernel's shared arrays in
+// the same way first, so that everything else is compared character for character.
+
+class RenameShared : public ir::Mutator {
+public:
+  std::map<const ir::SharedArray *, ir::Shared> renamed;
+
+protected:
+  ir::Expr mutate_node(const ir::SharedLoad *n, const ir::Expr &) override {
+    bool changed = false;
+    return ir::SharedLoad::make(renamed.at(n->array.get()), mutate_all(n->indices, changed));
+  }
+  ir::Stmt mutate_node(const ir::SharedStore *n, const ir::Stmt &) override {
+    bool changed = false;
+    std::vector<ir::Expr> idx = mutate_all(n->indices, changed);
+    return ir::SharedStore::make(renamed.at(n->array.get()), std::move(idx), mutate(n->value));
+  }
+  ir::Stmt mutate_node(const ir::Atomic *n, const ir::Stmt &self) override {
+    if (!n->shared)
+      return ir::Mutator::mutate_node(n, self);
+    bool changed = false;
+    std::vector<ir::Expr> idx = mutate_all(n->indices, changed);
+    return ir::Atomic::make(n->op, -1, renamed.at(n->shared.get()), n->shared->type, std::move(idx),
+                            mutate(n->value),
+                            n->compare.defined() ? mutate(n->compare) : ir::Expr(), n->result);
+  }
+};
+
+// The one kernel of `source`, its shared arrays renamed shared0, shared1, ... as the embedded
+// DSL names them.
+ir::Kernel parse_simt(const std::string &source) {
+  ir::Kernel k = parse_one(source);
+  RenameShared rename;
+  std::vector<ir::Shared> shared;
+  for (const ir::Shared &a : k.shared) {
+    shared.push_back(
+        ir::make_shared_array("shared" + std::to_string(shared.size()), a->type, a->extents));
+    rename.renamed[a.get()] = shared.back();
+  }
+  k.body = rename.mutate(k.body);
+  k.shared = shared;
+  return k;
+}
+
+#define EXPECT_SAME_SIMT_IR(traced, source)                                                        \
+  do {                                                                                             \
+    std::string from_cpp_ = ir::to_string(traced), from_text_ = ir::to_string(parse_simt(source)); \
+    EXPECT_EQ(from_text_, from_cpp_) << "text:\n" << from_text_ << "embedded:\n" << from_cpp_;     \
+  } while (0)
+
+// The classic block reduction: a tree in shared memory with a barrier per level, then one atomic
+// add per block (tests/e2e/simt_test.cpp, with its C++ loops as loops of the IR).
+TEST(SameIR, SimtBlockReductionWithAtomicAdd) {
+  ir::Kernel cpp = trace(
+      "block_sum",
+      [](Array<float> x, Array<float> total) {
+        auto partial = shared_array<float>(256);
+        Var<int32_t> t("t", thread_idx().x);
+        Var<int64_t> i("i", grid<1>());
+        partial[t] = select(i < x.size(), x[min(i, x.size() - 1)], 0.0f);
+        barrier();
+        Var<int32_t> stride("stride", 128);
+        while_(stride > 0, [&] {
+          if_(t < stride, [&] { partial[t] += partial[t + stride]; });
+          barrier();
+          stride /= 2;
+        });
+        if_(t == 0, [&] { atomic_add(total[0], partial[0]); });
+      },
+      {"x", "total"}, true);
+  EXPECT_SAME_SIMT_IR(cpp, R"(
+@kernel(simt=True)
+def block_sum(x: f32[n], total: f32[1]):
+    partial = shared.array(256, f32)
+    t = threadIdx.x
+    i = grid(1)
+    partial[t] = x[min(i, n - 1)] if i < n else 0.0
+    syncthreads()
+    stride = 128
+    while stride > 0:
+        if t < stride:
+            partial[t] += partial[t + stride]
+        syncthreads()
+        stride /= 2
+    if t == 0:
+        atomic.add(total, 0, partial[0])
+)");
+}
+
+// Warp shuffles of four types: a down-shuffle tree sum, a butterfly, a broadcast and an
+// up-shuffle scan, with the mask spelled each way.
+TEST(SameIR, SimtWarpShuffles) {
+  ir::Kernel cpp = trace(
+      "shuffles",
+      [](Array<int32_t> a, Array<double> b, Array<int64_t> c, Array<float> d, Array<int32_t> sums,
+         Array<double> bsum, Array<int64_t> bcast, Array<float> scan) {
+        Var<int64_t> i("i", grid<1>());
+        Var<int32_t> lane("lane", lane_id());
+        Var<int32_t> s("s", a[i]);
+        for (int off = 16; off > 0; off /= 2)
+          s += shfl_down_sync(s, off);
+        if_(lane == 0, [&] { sums[i / 32] = s; });
+        Var<double> t("t", b[i]);
+        for (int m = 1; m < 32; m *= 2)
+          t += shfl_xor_sync(t, m);
+        bsum[i] = t;
+        bcast[i] = shfl_sync(c[i], 3);
+        Var<float> p("p", d[i]);
+        Var<int32_t> off("off", 1);
+        while_(off < 32, [&] {
+          Var<float> up("up", shfl_up_sync(p, off));
+          if_(lane >= off, [&] { p += up; });
+          off *= 2;
+        });
+        scan[i] = p;
+      },
+      {"a", "b", "c", "d", "sums", "bsum", "bcast", "scan"}, true);
+  EXPECT_SAME_SIMT_IR(cpp, R"(
+@kernel(simt=True)
+def shuffles(a: i32[n], b: f64[n], c: i64[n], d: f32[n], sums: i32[w], bsum: f64[n],
+             bcast: i64[n], scan: f32[n]):
+    i = grid(1)
+    lane = laneid
+    s = a[i]
+    s += shfl_down_sync(0xffffffff, s, 16)
+    s += shfl_down_sync(0xffffffff, s, 8)
+    s += shfl_down_sync(-1, s, 4)
+    s += cuda.shfl_down_sync(0xFFFF_FFFF, s, 2)
+    s += shfl_down_sync(~0, s, 1)
+    if lane == 0:
+        sums[i / 32] = s
+    t = b[i]
+    t += shfl_xor_sync(-1, t, 1)
+    t += shfl_xor_sync(-1, t, 2)
+    t += shfl_xor_sync(-1, t, 4)
+    t += shfl_xor_sync(-1, t, 8)
+    t += shfl_xor_sync(-1, t, 16)
+    bsum[i] = t
+    bcast[i] = shfl_sync(-1, c[i], 3)
+    p = d[i]
+    off = 1
+    while off < 32:
+        up = shfl_up_sync(-1, p, off)
+        if lane >= off:
+            p += up
+        off *= 2
+    scan[i] = p
+)");
+}
+
+// Votes: any, all and ballot, of a bool and (any) of an integer, which means != 0.
+TEST(SameIR, SimtWarpVotes) {
+  ir::Kernel cpp = trace(
+      "votes",
+      [](Array<int32_t> x, Array<int32_t> ballots, Array<int32_t> flags) {
+        Var<int64_t> i("i", grid<1>());
+        Var<bool> positive("positive", x[i] > 0);
+        Var<int32_t> bits("bits", ballot_sync(positive));
+        Var<bool> some("some", any_sync(positive));
+        Var<bool> every("every", all_sync(positive));
+        Var<bool> nonzero("nonzero", any_sync(x[i]));
+        if_(lane_id() == 0, [&] {
+          ballots[i / 32] = bits;
+          flags[i / 32] = select(some, 1, 0) + select(every, 2, 0) + select(nonzero, 4, 0);
+        });
+      },
+      {"x", "ballots", "flags"}, true);
+  EXPECT_SAME_SIMT_IR(cpp, R"(
+@kernel(simt=True)
+def votes(x: i32[n], ballots: i32[w], flags: i32[w]):
+    i = grid(1)
+    positive = x[i] > 0
+    bits = ballot_sync(0xffffffff, positive)
+    some = any_sync(0xffffffff, positive)
+    every = all_sync(0xffffffff, positive)
+    nonzero = cuda.any_sync(0xffffffff, x[i])
+    if laneid == 0:
+        ballots[i / 32] = bits
+        flags[i / 32] = (1 if some else 0) + (2 if every else 0) + (4 if nonzero else 0)
+)");
+}
+
+// A 2-D grid of 2-D blocks: x, y = grid(2) and every register along x and y.
+TEST(SameIR, SimtTwoDimensionalGrid) {
+  ir::Kernel cpp = trace(
+      "grid2",
+      [](Array2<int32_t> out) {
+        auto [gx, gy] = grid<2>();
+        Var<int64_t> x("x", gx), y("y", gy);
+        if_(y < out.dim(0) && x < out.dim(1), [&] {
+          out(y, x) = block_idx().y * 1000000 + block_idx().x * 10000 + thread_idx().y * 100 +
+                      thread_idx().x + grid_dim().x * 0 + block_dim().y * 0;
+        });
+      },
+      {"out"}, true);
+  EXPECT_SAME_SIMT_IR(cpp, R"(
+@kernel(simt=True)
+def grid2(out: i32[H, W]):
+    x, y = grid(2)
+    if y < H and x < W:
+        out[y, x] = (blockIdx.y * 1000000 + blockIdx.x * 10000 + threadIdx.y * 100 +
+                     threadIdx.x + gridDim.x * 0 + blockDim.y * 0)
+)");
+}
+
+// A grid-stride loop (gridsize), the z axis, and Numba's cuda. spellings.
+TEST(SameIR, SimtGridStrideAndNumbaSpellings) {
+  ir::Kernel cpp = trace(
+      "stride_fill",
+      [](Array<float> x, Array3<int32_t> cube) {
+        Var<int64_t> i("i", grid<1>());
+        Var<int64_t> step("step", grid_size<1>());
+        while_(i < x.size(), [&] {
+          x[i] = 1.0f;
+          i += step;
+        });
+        auto [a, b, c] = grid<3>();
+        auto [sa, sb, sc] = grid_size<3>();
+        Var<int64_t> gx("gx", a), gy("gy", b), gz("gz", c);
+        Var<int64_t> nx("nx", sa), ny("ny", sb), nz("nz", sc);
+        cube(gz, gy, gx) = thread_idx().z + block_idx().z + block_dim().z + grid_dim().z +
+                           grid_dim().y + block_dim().x + lane_id() + warp_size;
+      },
+      {"x", "cube"}, true);
+  EXPECT_SAME_SIMT_IR(cpp, R"(
+@kernel(simt=True)
+def stride_fill(x: f32[n], cube: i32[Z, Y, X]):
+    i = cuda.grid(1)
+    step = gridsize(1)
+    while i < n:
+        x[i] = 1.0
+        i += step
+    gx, gy, gz = grid(3)
+    nx, ny, nz = cuda.gridsize(3)
+    cube[gz, gy, gx] = (cuda.threadIdx.z + blockIdx.z + cuda.blockDim.z + gridDim.z +
+                        cuda.gridDim.y + blockDim.x + cuda.laneid + cuda.warpsize)
+)");
+}
+
+// Every atomic, on array parameters (1-D and 2-D) and shared arrays, as statements and values.
+TEST(SameIR, SimtAtomics) {
+  ir::Kernel cpp = trace(
+      "atomics",
+      [](Array<int32_t> flag, Array2<double> grid2, Array<int64_t> olds, Array<float> f) {
+        auto local = shared_array<int32_t>(8);
+        auto pairs = shared_array<float>(4, 2);
+        Var<int64_t> i("i", grid<1>());
+        I32 id = I32(i) + 1;
+        Var<int32_t> seen("seen", atomic_cas(flag[0], 0, id));
+        I32 swapped = atomic_exchange(flag[1], seen); // C++ may evaluate `+`'s right side first
+        olds[i] = swapped + atomic_add(flag[2], 1);
+        atomic_min(grid2(i, 1), 2.5);
+        atomic_max(grid2(0, i), f[i]);
+        atomic_add(local[i & 7], 1);
+        atomic_max(pairs(i % 4, 1), f[i]);
+        f[i] = atomic_min(pairs(0, 0), -1.0f);
+        barrier();
+      },
+      {"flag", "grid2", "olds", "f"}, true);
+  EXPECT_SAME_SIMT_IR(cpp, R"(
+@kernel(simt=True)
+def atomics(flag: i32[k], grid2: f64[r, c], olds: i64[n], f: f32[n]):
+    local = shared.array(8, i32)
+    pairs = cuda.shared.array((4, 2), f32)
+    i = grid(1)
+    seen = atomic.cas(flag, 0, 0, i32(i) + 1)
+    olds[i] = atomic.exch(flag, 1, seen) + cuda.atomic.add(flag, (2,), 1)
+    atomic.min(grid2, (i, 1), 2.5)
+    atomic.max(grid2, (0, i), f[i])
+    atomic.add(local, i & 7, 1)
+    atomic.max(pairs, (i % 4, 1), f[i])
+    f[i] = atomic.min(pairs, (0, 0), -1.0)
+    cuda.syncthreads()
+)");
+}
+
+// The tiled matmul of CUDA's programming guide: 16 x 16 tiles of A and B in shared memory.
+TEST(SameIR, SimtTiledMatmul) {
+  ir::Kernel cpp = trace(
+      "tiled_matmul",
+      [](Array2<float> A, Array2<float> B, Array2<float> C) {
+        auto As = shared_array<float>(16, 16);
+        auto Bs = shared_array<float>(16, 16);
+        Var<int32_t> tx("tx", thread_idx().x), ty("ty", thread_idx().y);
+        Var<int64_t> row("row", Index(block_idx().y) * 16 + Index(ty));
+        Var<int64_t> col("col", Index(block_idx().x) * 16 + Index(tx));
+        Var<float> acc("acc", 0.0f);
+        Index n = A.dim(0), kk = A.dim(1), m = B.dim(1);
+        for_range(0, (kk + 15) / 16, [&](Index k) { // for_range names its index k
+          Var<int64_t> ak("ak", k * 16 + Index(tx)), bk("bk", k * 16 + Index(ty));
+          As(ty, tx) = select(row < n && ak < kk, A(min(row, n - 1), min(ak, kk - 1)), 0.0f);
+          Bs(ty, tx) = select(bk < kk && col < m, B(min(bk, kk - 1), min(col, m - 1)), 0.0f);
+          barrier();
+          Var<int64_t> e("e", 0);
+          while_(e < 16, [&] {
+            acc += As(ty, e) * Bs(e, tx);
+            e += 1;
+          });
+          barrier();
+        });
+        if_(row < n && col < m, [&] { C(row, col) = acc; });
+      },
+      {"A", "B", "C"}, true);
+  EXPECT_SAME_SIMT_IR(cpp, R"(
+@kernel(simt=True)
+def tiled_matmul(A: f32[N, K], B: f32[K, M], C: f32[N, M]):
+    As = shared.array((16, 16), f32)
+    Bs = shared.array((16, 16), f32)
+    tx = threadIdx.x
+    ty = threadIdx.y
+    row = i64(blockIdx.y) * 16 + ty
+    col = i64(blockIdx.x) * 16 + tx
+    acc: f32 = 0.0
+    for k in range(0, (K + 15) / 16):
+        ak = k * 16 + tx
+        bk = k * 16 + ty
+        As[ty, tx] = A[min(row, N - 1), min(ak, K - 1)] if row < N and ak < K else 0.0
+        Bs[ty, tx] = B[min(bk, K - 1), min(col, M - 1)] if bk < K and col < M else 0.0
+        syncthreads()
+        e: i64 = 0
+        while e < 16:
+            acc += As[ty, e] * Bs[e, tx]
+            e += 1
+        syncthreads()
+    if row < N and col < M:
+        C[row, col] = acc
+)");
+}
+
+// The text kernel itself keeps the variables' names for its shared arrays, and is a SIMT kernel.
+TEST(TextKernel, SimtKernelAndSharedArrayNames) {
+  ir::Kernel k = parse_one(R"(
+@kernel(simt=True, fastmath=True)
+def k(x: f32[n]):
+    tile = shared.array((16, 16), f32)
+    flags = shared.array(32, bool)
+    tile[threadIdx.y, threadIdx.x] = x[grid(1)]
+    flags[laneid] = tile[0, 1] > 0.0
+    x[grid(1)] = f32(len(tile) + tile.shape[1] + tile.size + len(flags))
+)");
+  EXPECT_TRUE(k.simt);
+  EXPECT_TRUE(k.fast_math);
+  ASSERT_EQ(k.shared.size(), 2u);
+  EXPECT_EQ(k.shared[0]->name, "tile");
+  EXPECT_EQ(k.shared[0]->extents, (std::vector<int64_t>{16, 16}));
+  EXPECT_EQ(k.shared[1]->name, "flags");
+  EXPECT_EQ(k.shared[1]->type, ir::ScalarType::Bool);
+  std::string text = ir::to_string(k);
+  EXPECT_NE(text.find("simt kernel k("), std::string::npos) << text;
+  EXPECT_NE(text.find("  tile: shared f32[16, 16]\n"), std::string::npos) << text;
+  // Shapes are constants, folded with the other literals.
+  EXPECT_NE(text.find("] = 320.0f\n"), std::string::npos) << text;
+  EXPECT_FALSE(parse_one("@kernel(simt=False)\ndef k(x: f32[n]):\n    pass\n").simt);
+}
+
+// Helpers may use the SIMT level: each inlining declares its own shared arrays and locals.
+TEST(TextKernel, SimtHelpers) {
+  ir::Kernel k = parse_one(R"(
+def block_total(v: f32) -> f32:
+    sums = shared.array(32, f32)
+    s = v
+    s += shfl_down_sync(0xffffffff, s, 16)
+    if laneid == 0:
+        sums[threadIdx.x / 32] = s
+    syncthreads()
+    return sums[0]
+
+@kernel(simt=True)
+def k(x: f32[n], out: f32[2]):
+    a = block_total(x[grid(1)])
+    b = block_total(a * 2.0)
+    if threadIdx.x == 0:
+        atomic.add(out, 0, a)
+        atomic.add(out, 1, b)
+)");
+  ASSERT_EQ(k.shared.size(), 2u);
+  EXPECT_EQ(k.shared[0]->name, "sums");
+  EXPECT_EQ(k.shared[1]->name, "sums");
+  EXPECT_NE(k.shared[0].get(), k.shared[1].get());
+  std::string text = ir::to_string(k);
+  EXPECT_NE(text.find("  sums.1: shared f32[32]\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("var warp.1: f32 = shfl_down(s.1, 16i32)"), std::string::npos) << text;
+  EXPECT_NE(text.find("var b: f32 = sums.1[0]"), std::string::npos) << text;
 }
 
 TEST(TextKernel, ShapeSymbolsOptionsAndParameters) {
