@@ -308,6 +308,30 @@ bool tiled_matmul_bench(uint64_t seed) {
   return ok;
 }
 
+// The register-tiled SGEMM at the SIMT level (bench::make_sgemm_simt) at 4096^2, against cuBLAS.
+bool sgemm_simt_bench(uint64_t seed) {
+  const int64_t n = 4096;
+  loom::Kernel sgemm = bench::make_sgemm_simt("sgemm_simt");
+  sgemm.shape({unsigned(n / 128), unsigned(n / 128)}, 256);
+  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
+  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
+  DeviceArray<float> dA(A, {n, n}), dB(B, {n, n});
+  DeviceArray<float> dC(std::vector<float>(size_t(n * n), NAN), {n, n});
+  sgemm(dA, dB, dC);
+  std::vector<float> C = dC.to_host();
+  bool ok = bench::check(
+      "register-tiled SGEMM 4096^2 (loom SIMT)",
+      bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
+      bench::matmul_tolerance);
+  CallTimes t = time_calls([&] { sgemm(dA, dB, dC); }, 2, 20);
+  print_times("register-tiled SGEMM 4096^2 (loom SIMT)", t);
+  double ms = bench::median(t.gpu_ms);
+  result("loom_sgemm_simt4096_ms", ms, "ms");
+  result("loom_sgemm_simt4096_tflops", 2.0 * n * n * n / (ms * 1e9), "TFLOP/s");
+  std::printf("%s", sgemm.explain().c_str());
+  return ok;
+}
+
 // The cost of a call itself: a cached kernel with four arguments (two device arrays of 1024
 // floats, two scalars) called synchronously, against cuLaunchKernel + cuCtxSynchronize of the
 // very same machine code with the same grid and parameters, straight through the driver. Calls
@@ -611,6 +635,8 @@ int main(int argc, char **argv) {
       ok &= bench::section("softmax_simt", [&] { return softmax_simt_bench(seed + 85); });
     if (wanted("tiled_matmul"))
       ok &= bench::section("tiled_matmul", [&] { return tiled_matmul_bench(seed + 90); });
+    if (wanted("sgemm_simt"))
+      ok &= bench::section("sgemm_simt", [&] { return sgemm_simt_bench(seed + 95); });
     if (wanted("ptx"))
       ok &= ptx_section();
     if (wanted("linkers"))

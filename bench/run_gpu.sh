@@ -151,6 +151,8 @@ table() {
     reference nvcc_tiled_matmul4096_tflops
   row rate "tiled matmul 4096 TFLOP/s, loom SIMT vs cuBLAS" loom_gpu \
     loom_tiled_matmul4096_tflops cublas cublas_sgemm4096_tflops
+  row rate "register-tiled SGEMM 4096, loom SIMT vs cuBLAS" loom_gpu \
+    loom_sgemm_simt4096_tflops cublas cublas_sgemm4096_tflops
   row time "4-arg call us vs raw cuLaunchKernel+sync" loom_gpu loom_call_4args_us \
     loom_gpu raw_launch_sync_us
   row rate "1 GiB to the device GB/s vs plain cuMemcpyHtoD" loom_gpu loom_h2d_gbps loom_gpu raw_h2d_gbps
