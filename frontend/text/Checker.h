@@ -51,6 +51,7 @@ struct Signature {
 // The IR operator of a syntax-tree operator.
 ir::BinaryOp to_ir(ast::BinaryOp op);
 
+// The SIMT level's names (CheckSimt.cpp).
 // A call's function name without Numba's "cuda." prefix (cuda.grid is grid).
 std::string without_cuda(const std::string &callee);
 // Whether a call (its name without "cuda.") is one of the SIMT level's: syncthreads, grid,
@@ -112,7 +113,7 @@ private:
   void check_extent(const ir::Expr &e, const ast::Expr &at);
   void bind_name(const ast::Expr &target, const Value &v);
 
-  // ---- the SIMT level (CheckStatement.cpp and CheckExpression.cpp) ----
+  // ---- the SIMT level (CheckSimt.cpp) ----
   // Reports `what` (as written: "threadIdx.x", "syncthreads()") outside a SIMT kernel. A helper
   // checked on its own may use the SIMT level; the kernels it is inlined into must be SIMT ones.
   void require_simt(SourceLocation at, const std::string &what);
@@ -127,7 +128,6 @@ private:
   Value simt_call(const ast::Expr &e, const std::string &function);
   Value atomic(const ast::Expr &e, const std::string &function, ir::AtomicOp op);
   Value warp_operation(const ast::Expr &e, const std::string &function, ir::WarpOpKind op);
-  ir::Expr index(const ast::Expr &e);                    // one integer index, as i64
   const Symbol *shared_symbol(const ast::Expr &e) const; // a name of a shared array, or null
 
   // ---- expressions (CheckExpression.cpp) ----
@@ -140,6 +140,7 @@ private:
   std::vector<ir::Expr> indices(const ast::Expr &e, int array);
   // The indices of `e` (a subscript) into `name`, an array or shared array of rank `rank`.
   std::vector<ir::Expr> indices(const ast::Expr &e, const std::string &name, int rank);
+  ir::Expr index(const ast::Expr &e); // one integer index, as i64
   int array_argument(const ast::Expr &e, const std::string &what);
   // Inlines a helper at a call; returns its value (none for a helper without a return type).
   std::optional<Value> inline_helper(const ast::Function &f, const ast::Expr &call);
