@@ -256,6 +256,34 @@ bool softmax_bench(uint64_t seed) {
   return ok;
 }
 
+// The same softmax kernel as softmax_bench, under the block_per_iteration schedule (a block per
+// row, 256, 512 or 1024 threads; the best is loom's figure).
+bool softmax_scheduled_bench(uint64_t seed) {
+  const int64_t n = 8192;
+  std::vector<float> x = bench::softmax_input(size_t(n * n), seed);
+  DeviceArray<float> dx(x, {n, n});
+  DeviceArray<float> dy(std::vector<float>(size_t(n * n), NAN), {n, n});
+  loom::Kernel softmax = bench::make_softmax("softmax_scheduled");
+  bool ok = true;
+  double best = 1e30;
+  for (int block : {256, 512, 1024}) {
+    softmax.block_per_iteration(block);
+    softmax(dx, dy);
+    std::string what =
+        name_of("softmax 8192 x 8192 (loom, block_per_iteration(%lld))", int64_t(block));
+    ok &= bench::check(what.c_str(), bench::softmax_error(x.data(), dy.to_host().data(), n, n),
+                       bench::softmax_tolerance);
+    CallTimes t = time_calls([&] { softmax(dx, dy); }, warmup_calls, timed_calls);
+    print_times(what, t);
+    double ms = bench::median(t.gpu_ms);
+    result(name_of("loom_softmax_sched8192_b%lld_ms", int64_t(block)).c_str(), ms, "ms");
+    best = std::min(best, ms);
+  }
+  result("loom_softmax_sched8192_ms", best, "ms");
+  std::printf("%s", softmax.explain().c_str());
+  return ok;
+}
+
 // The SIMT-level softmax (bench::make_softmax_simt), block per row as the CUDA C peer, with 256,
 // 512 and 1024 threads a row; the best is loom's figure.
 bool softmax_simt_bench(uint64_t seed) {
@@ -631,6 +659,8 @@ int main(int argc, char **argv) {
       ok &= bench::section("stencil", [&] { return stencil_bench(seed + 70); });
     if (wanted("softmax"))
       ok &= bench::section("softmax", [&] { return softmax_bench(seed + 80); });
+    if (wanted("softmax_scheduled"))
+      ok &= bench::section("softmax_scheduled", [&] { return softmax_scheduled_bench(seed + 83); });
     if (wanted("softmax_simt"))
       ok &= bench::section("softmax_simt", [&] { return softmax_simt_bench(seed + 85); });
     if (wanted("tiled_matmul"))

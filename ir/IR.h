@@ -458,6 +458,9 @@ struct Kernel {
   bool fast_math = false;                 // @kernel(fastmath=True): GPU code may approximate
   bool bounds_check = false;              // @kernel(bounds_check=True), LOOM_BOUNDS_CHECK=1
   std::vector<ShapeSymbol> shape_symbols; // checked against the arguments of every call
+  // Schedule: on the GPU, each iteration of a 1-D parallel loop runs on a block of this many
+  // threads, which split its inner loops (ir/BlockPerIteration.cpp); 0: the default mapping.
+  int block_per_iteration = 0;
   // A SIMT kernel (CUDA's model): `body` is what each thread of an explicitly shaped launch runs,
   // reading its position from SpecialReg; it has no parallel loops. Its shared arrays are listed
   // here.
@@ -495,6 +498,9 @@ struct Task {
   Stmt body;
   std::vector<TaskReduction> reductions; // parallel tasks: combined after the body
   int64_t run = 1; // GPU parallel tasks: consecutive iterations a thread takes at a time
+  // GPU parallel tasks under the block_per_iteration schedule: the block's threads (each
+  // iteration runs on one block; ir/BlockPerIteration.cpp); 0 otherwise.
+  int threads = 0;
 };
 enum class Target : uint8_t { CPU, GPU };
 const char *target_name(Target t);

@@ -174,7 +174,11 @@ public:
   // as compiled CPU code does. Throws what a thread throws, and InterpreterError when a block's
   // threads deadlock.
   void run_simt(const Stmt &body, const std::vector<Shared> &shared) {
-    const std::array<unsigned, 3> &grid = options_.simt_grid, &block = options_.simt_block;
+    run_simt(body, shared, options_.simt_grid, options_.simt_block);
+  }
+  // The same with the launch given (lowered block_per_iteration tasks).
+  void run_simt(const Stmt &body, const std::vector<Shared> &shared,
+                const std::array<unsigned, 3> &grid, const std::array<unsigned, 3> &block) {
     auto text = [](const std::array<unsigned, 3> &v) {
       return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " +
              std::to_string(v[2]) + ")";
@@ -893,6 +897,9 @@ InterpreterResult interpret(const LoweredKernel &kernel, std::vector<Interpreter
     for (const Task &task : kernel.tasks) {
       if (task.kind == TaskKind::Simt)
         m.run_simt(task.body, kernel.shared);
+      else if (task.threads > 0) // block_per_iteration: the simulated grid's blocks, that wide
+        m.run_simt(task.body, kernel.shared, {std::max(options.gpu_grid[0], 1u), 1, 1},
+                   {static_cast<unsigned>(task.threads), 1, 1});
       else if (kernel.target == Target::GPU)
         run_gpu_task(m, task, options);
       else

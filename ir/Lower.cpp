@@ -48,7 +48,10 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log) {
   dump("lower_reductions", out);
 
   for (Task &t : out.tasks)
-    t = map_parallel_loops(t, target);
+    t = target == Target::GPU && kernel.block_per_iteration > 0
+            ? map_block_per_iteration(t, kernel.name, out.params, kernel.block_per_iteration,
+                                      out.shared)
+            : map_parallel_loops(t, target);
   dump("map_parallel_loops", out);
 
   for (Task &t : out.tasks)

@@ -29,6 +29,14 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params);
 //      [chunk_begin, chunk_end).
 Task map_parallel_loops(const Task &task, Target target);
 
+// The block_per_iteration schedule (GPU): each iteration of the task's 1-D parallel loop runs on a
+// block of `threads` threads (a multiple of 32), which split the iteration's range loops among
+// them and combine the locals those loops reduce into; the shared arrays it needs are appended
+// to `shared`. CompileError when the loop or its body does not allow it, saying why.
+Task map_block_per_iteration(const Task &task, const std::string &kernel,
+                             const std::vector<Param> &params, int threads,
+                             std::vector<Shared> &shared);
+
 // Folds constants and removes arithmetic identities (x + 0, x * 1, casts of constants).
 Stmt simplify(const Stmt &s);
 Expr simplify(const Expr &e);

@@ -399,6 +399,8 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
       os << ")";
       if (t.chunk_begin)
         os << " chunk [" << p.name_of(t.chunk_begin) << ", " << p.name_of(t.chunk_end) << ")";
+      if (t.threads > 0)
+        os << " block of " << t.threads << " threads per iteration";
     }
     os << " {\n";
     if (!canonical)

@@ -263,8 +263,9 @@ public:
   }
 
 private:
+  // SIMT kernels, and lowered GPU code (the block_per_iteration schedule's block reductions).
   void simt_only(const std::string &what, const Stmt &where) {
-    if (!simt_)
+    if (!simt_ && !lowered_gpu_)
       fail(what + " outside a SIMT kernel", where);
   }
   void shared(const Shared &a, const Stmt &where) {
@@ -305,6 +306,11 @@ void verify(const Kernel &kernel) {
     v.fail("the kernel has no body");
   if (!kernel.simt && !kernel.shared.empty())
     v.fail("shared arrays in a kernel that is not a SIMT kernel");
+  if (kernel.block_per_iteration != 0 &&
+      (kernel.block_per_iteration < 32 || kernel.block_per_iteration > 1024 ||
+       kernel.block_per_iteration % 32 != 0))
+    v.fail("block_per_iteration takes a multiple of 32 threads from 32 to 1024, not " +
+           std::to_string(kernel.block_per_iteration));
   v.stmt(kernel.body, true, false);
 }
 

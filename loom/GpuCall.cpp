@@ -41,8 +41,19 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
   }
   std::vector<int64_t> &known = state.call.grid_domains[t];
   if (known.empty() || known != domain || state.call.grid_code[t] != &g) {
-    state.last_grids[t] = runtime::choose_grid(
-        g.functions[t], domain, runtime::GpuContext::get().info(), state.launch_policy);
+    const int threads = g.lowered.tasks[t].threads;
+    if (threads > 0 && domain.size() == 1) {
+      // block_per_iteration: a block per iteration, up to the usual cap in waves.
+      runtime::LaunchPolicy policy = state.launch_policy;
+      policy.block = {unsigned(threads), 1, 1};
+      state.last_grids[t] = runtime::choose_grid(g.functions[t], {domain[0] * threads},
+                                                 runtime::GpuContext::get().info(), policy);
+      state.last_grids[t].reason = "block_per_iteration: one block of " + std::to_string(threads) +
+                                   " threads per iteration; " + state.last_grids[t].reason;
+    } else {
+      state.last_grids[t] = runtime::choose_grid(
+          g.functions[t], domain, runtime::GpuContext::get().info(), state.launch_policy);
+    }
     known = domain;
     state.call.grid_code[t] = &g;
   }

@@ -63,6 +63,22 @@ Kernel &Kernel::bounds_check(bool on) {
   return *this;
 }
 
+Kernel &Kernel::block_per_iteration(int threads) {
+  if (threads != 0 && (threads < 32 || threads > 1024 || threads % 32 != 0))
+    throw ArgumentError("kernel '" + name() +
+                        "': block_per_iteration takes a multiple of 32 threads from 32 to 1024 "
+                        "(or 0 for the default mapping), not " +
+                        std::to_string(threads));
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  if (state_->kernel.block_per_iteration == threads)
+    return *this;
+  state_->kernel.block_per_iteration = threads;
+  state_->gpu.reset();
+  state_->gpu_by_index_width = {};
+  state_->call.grid_domains.clear();
+  return *this;
+}
+
 Kernel &Kernel::fast_math(bool on) {
   set_code_option(*state_, &ir::Kernel::fast_math, on);
   return *this;
@@ -269,6 +285,9 @@ std::string Kernel::explain() const {
         for (size_t i = 0; i < task.domain.size(); ++i)
           os << (i ? ", " : "") << ir::to_string(task.domain[i], k.params);
         os << ")";
+        if (task.threads > 0)
+          os << "; block_per_iteration: each iteration on a block of " << task.threads
+             << " threads, which split its inner loops and combine their reductions";
         if (task.run > 1)
           os << "; each thread takes runs of " << task.run
              << " consecutive iterations (neighbouring elements: 16-byte vector loads)";

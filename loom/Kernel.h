@@ -84,6 +84,16 @@ public:
   // square root and flush subnormals (docs/semantics.md). The code compiles again on the next call.
   Kernel &fast_math(bool on = true);
 
+  // Schedule: on the GPU, each iteration of the kernel's (1-D) parallel loops runs on a block of
+  // `threads` threads (a multiple of 32 up to 1024; 0: back to the default mapping), which split
+  // the iteration's range loops among them and combine the locals those loops reduce into (sums,
+  // products, min, max) across the block: a row of a softmax or of a matrix-vector product is
+  // read by neighbouring threads instead of one. The reductions are reordered (float sums can
+  // change in the last bits, the same way every run). A loop the schedule cannot split throws
+  // CompileError saying why, at the next call. The CPU ignores it. Text DSL:
+  // @kernel(block_per_iteration=256).
+  Kernel &block_per_iteration(int threads);
+
   const std::string &name() const;
   const ir::Kernel &ir() const;
 

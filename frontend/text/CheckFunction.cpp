@@ -210,9 +210,18 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
   for (const ast::Option &o : f.options) {
     if (!seen.insert(o.key).second) {
       diag_.error(o.loc, "option '" + o.key + "' is given twice");
+    } else if (o.key == "block_per_iteration") {
+      const int64_t v = o.value->kind == ast::ExprKind::Int ? o.value->int_value : -1;
+      if (v < 32 || v > 1024 || v % 32 != 0)
+        diag_.error(o.value->begin, "option 'block_per_iteration' takes a multiple of 32 from "
+                                    "32 to 1024 (the threads of the block each iteration runs "
+                                    "on)");
+      else
+        k.block_per_iteration = static_cast<int>(v);
     } else if (o.key != "fastmath" && o.key != "bounds_check" && o.key != "simt") {
       diag_.error(o.loc, "unknown option '" + o.key +
-                             "' of @kernel; the options are fastmath, bounds_check and simt");
+                             "' of @kernel; the options are fastmath, bounds_check, simt and "
+                             "block_per_iteration");
     } else if (o.value->kind != ast::ExprKind::Bool) {
       diag_.error(o.value->begin, "option '" + o.key + "' takes True or False");
     } else {

@@ -178,8 +178,11 @@ const BadProgram bad_programs[] = {
      "only once, before the loop; compute the condition into a variable instead"},
     // ---- options and built-ins ----
     {"UnknownOption", "@kernel(fastmath=True, unroll=4)\ndef k(x: f32[n]):\n    pass\n",
-     "1:24: error: unknown option 'unroll' of @kernel; the options are fastmath, bounds_check "
-     "and simt"},
+     "1:24: error: unknown option 'unroll' of @kernel; the options are fastmath, bounds_check, "
+     "simt and block_per_iteration"},
+    {"BlockPerIterationValue", "@kernel(block_per_iteration=100)\ndef k(x: f32[n]):\n    pass\n",
+     "1:29: error: option 'block_per_iteration' takes a multiple of 32 from 32 to 1024 (the "
+     "threads of the block each iteration runs on)"},
     {"MathArity", LOOP "        x[i] = sqrt(x[i], 2.0)\n",
      "4:16: error: sqrt() takes 1 argument, got 2"},
     {"MinArity", LOOP "        x[i] = min(x[i], 1.0, 2.0)\n",

@@ -1,0 +1,417 @@
+// The block_per_iteration schedule on the GPU: each iteration of a 1-D parallel loop runs on a
+// whole thread block, whose threads split the iteration's inner loops among them (a row of a
+// softmax or of a matrix-vector product read by 256 neighbouring threads instead of one).
+//
+//   for i in parallel(N):            for i = blockIdx.x; i < N; i += gridDim.x:
+//     s = 0                            s = 0
+//     for j in range(M):               s_part = 0
+//       s += x[i, j]          ==>      for j = threadIdx.x; j < M; j += blockDim.x:
+//     y[i] = s                           s_part += x[i, j]
+//                                      s = s + block_reduce(s_part)   (shuffles, shared memory)
+//                                      barrier; if threadIdx.x == 0: y[i] = s; barrier
+//
+// Every thread runs the iteration's other statements itself (they compute the same values);
+// stores outside the inner loops are made by thread 0 between barriers. An inner loop may update
+// locals from outside it only as reductions (v = v op e with op +, *, min or max, or the
+// select form of a maximum or minimum), which the block combines in a fixed tree: the schedule
+// reorders those reductions (float sums can change in the last bits), the same way every run.
+#include "ir/Mutator.h"
+#include "ir/Passes.h"
+#include "ir/Printer.h"
+#include "support/Error.h"
+
+#include <limits>
+#include <map>
+#include <set>
+
+namespace loom::ir {
+
+namespace {
+
+Expr i64(Expr e) {
+  return Cast::make(ScalarType::I64, std::move(e));
+}
+Expr i64c(int64_t v) {
+  return IntConst::make(ScalarType::I64, v);
+}
+Expr i32c(int64_t v) {
+  return IntConst::make(ScalarType::I32, v);
+}
+Expr bin(BinaryOp op, Expr a, Expr b) {
+  return Binary::make(op, std::move(a), std::move(b));
+}
+
+// How an inner loop updates a local from outside it.
+enum class Combine { Add, Mul, Min, Max, SelectMax, SelectMin };
+
+Expr identity(Combine c, ScalarType t) {
+  const bool fp = is_float(t);
+  const double inf = std::numeric_limits<double>::infinity();
+  const int64_t lo = t == ScalarType::I32 ? std::numeric_limits<int32_t>::min()
+                                          : std::numeric_limits<int64_t>::min();
+  const int64_t hi = t == ScalarType::I32 ? std::numeric_limits<int32_t>::max()
+                                          : std::numeric_limits<int64_t>::max();
+  switch (c) {
+  case Combine::Add:
+    return fp ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
+  case Combine::Mul:
+    return fp ? FloatConst::make(t, 1.0) : IntConst::make(t, 1);
+  case Combine::Min:
+  case Combine::SelectMin:
+    return fp ? FloatConst::make(t, inf) : IntConst::make(t, hi);
+  case Combine::Max:
+  case Combine::SelectMax:
+    return fp ? FloatConst::make(t, -inf) : IntConst::make(t, lo);
+  }
+  return Expr();
+}
+
+// a combined with b as the loop combined them.
+Expr combine(Combine c, const Expr &a, const Expr &b) {
+  switch (c) {
+  case Combine::Add:
+    return bin(BinaryOp::Add, a, b);
+  case Combine::Mul:
+    return bin(BinaryOp::Mul, a, b);
+  case Combine::Min:
+    return bin(BinaryOp::Min, a, b);
+  case Combine::Max:
+    return bin(BinaryOp::Max, a, b);
+  case Combine::SelectMax:
+    return Select::make(bin(BinaryOp::Gt, b, a), b, a);
+  case Combine::SelectMin:
+    return Select::make(bin(BinaryOp::Lt, b, a), b, a);
+  }
+  return Expr();
+}
+
+bool is_var(const Expr &e, const Variable *v) {
+  auto *r = e.as<VarRef>();
+  return r && r->var.get() == v;
+}
+
+struct Mentions : Visitor {
+  const Variable *v;
+  int count = 0;
+  void visit_node(const VarRef *n) override { count += n->var.get() == v; }
+};
+int mentions(const Expr &e, const Variable *v) {
+  Mentions m;
+  m.v = v;
+  m.visit(e);
+  return m.count;
+}
+
+// The reduction `v = value` performs, if it is one: v op e, e op v (commutative ops), min/max,
+// or select(e > v, e, v) and its mirror forms; e must not read v.
+std::optional<Combine> reduction_of(const Variable *v, const Expr &value) {
+  if (auto *b = value.as<Binary>()) {
+    std::optional<Combine> c;
+    switch (b->op) {
+    case BinaryOp::Add:
+      c = Combine::Add;
+      break;
+    case BinaryOp::Mul:
+      c = Combine::Mul;
+      break;
+    case BinaryOp::Min:
+      c = Combine::Min;
+      break;
+    case BinaryOp::Max:
+      c = Combine::Max;
+      break;
+    default:
+      return std::nullopt;
+    }
+    if ((is_var(b->a, v) && mentions(b->b, v) == 0) || (is_var(b->b, v) && mentions(b->a, v) == 0))
+      return c;
+    return std::nullopt;
+  }
+  if (auto *s = value.as<Select>()) {
+    auto *cmp = s->cond.as<Binary>();
+    if (!cmp)
+      return std::nullopt;
+    // select(e > v, e, v) and select(v < e, e, v): the larger; with < / > swapped, the smaller.
+    const Expr &e = s->a;
+    if (!is_var(s->b, v) || mentions(e, v) != 0)
+      return std::nullopt;
+    const bool e_first = equal(cmp->a, e) && is_var(cmp->b, v);
+    const bool v_first = is_var(cmp->a, v) && equal(cmp->b, e);
+    if (!e_first && !v_first)
+      return std::nullopt;
+    if ((cmp->op == BinaryOp::Gt && e_first) || (cmp->op == BinaryOp::Lt && v_first))
+      return Combine::SelectMax;
+    if ((cmp->op == BinaryOp::Lt && e_first) || (cmp->op == BinaryOp::Gt && v_first))
+      return Combine::SelectMin;
+  }
+  return std::nullopt;
+}
+
+// What an inner loop's body does with locals declared outside it and with arrays.
+class LoopUses : public Visitor {
+public:
+  explicit LoopUses(const std::set<const Variable *> &outer) : outer_(outer) {}
+  std::map<const Variable *, std::vector<const Assign *>> assigned; // outer locals assigned
+  std::map<const Variable *, int> reads;                            // reads of outer locals
+  std::map<int, std::vector<std::vector<Expr>>> accesses;           // per array: every index list
+  std::set<int> written;
+  bool synchronizes = false;
+
+protected:
+  void visit_node(const VarRef *n) override {
+    if (outer_.count(n->var.get()))
+      ++reads[n->var.get()];
+  }
+  void visit_node(const Assign *n) override {
+    if (outer_.count(n->var.get()))
+      assigned[n->var.get()].push_back(n);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Load *n) override {
+    accesses[n->array].push_back(n->indices);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Store *n) override {
+    accesses[n->array].push_back(n->indices);
+    written.insert(n->array);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Reduce *n) override { // atomic on the GPU: any thread may update
+    written.insert(n->array);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Barrier *) override { synchronizes = true; }
+  void visit_node(const WarpOp *n) override {
+    synchronizes = true;
+    Visitor::visit_node(n);
+  }
+
+private:
+  const std::set<const Variable *> &outer_;
+};
+
+class Substitute : public Mutator {
+public:
+  std::map<const Variable *, Var> to;
+
+protected:
+  Expr mutate_node(const VarRef *n, const Expr &self) override {
+    auto it = to.find(n->var.get());
+    return it == to.end() ? self : VarRef::make(it->second);
+  }
+  Stmt mutate_node(const Assign *n, const Stmt &self) override {
+    auto it = to.find(n->var.get());
+    Expr v = mutate(n->value);
+    if (it != to.end())
+      return Assign::make(it->second, v);
+    return v.same_as(n->value) ? self : Assign::make(n->var, v);
+  }
+};
+
+class BlockPerIteration {
+public:
+  BlockPerIteration(const std::string &kernel, const std::vector<Param> &params, int threads,
+                    std::vector<Shared> &shared)
+      : kernel_(kernel), params_(params), threads_(threads), shared_(shared) {}
+
+  // The iteration body, as every thread of the block runs it.
+  Stmt iteration(const Stmt &body) { return statements(body); }
+
+private:
+  [[noreturn]] void fail(const std::string &what, const Stmt &where) {
+    throw CompileError("kernel '" + kernel_ + "', schedule block_per_iteration: " + what +
+                       "\n  in: " + to_string(where, params_));
+  }
+
+  Stmt statements(const Stmt &s) {
+    if (!s.defined())
+      return s;
+    if (auto *b = s.as<Block>()) {
+      std::vector<Stmt> out;
+      for (const Stmt &c : b->stmts) {
+        if (auto *d = c.as<Declare>())
+          declared_.insert(d->var.get());
+        out.push_back(statements(c));
+      }
+      return Block::make(std::move(out));
+    }
+    if (auto *d = s.as<Declare>()) {
+      declared_.insert(d->var.get());
+      return s;
+    }
+    if (s.as<Assign>())
+      return s; // every thread computes the same value
+    if (auto *f = s.as<For>())
+      return inner_loop(f, s);
+    if (auto *i = s.as<IfThenElse>()) // its condition is the same in every thread
+      return IfThenElse::make(i->cond, statements(i->then_case), statements(i->else_case));
+    if (s.as<Store>() || s.as<Reduce>()) {
+      // One thread writes; the barriers keep every thread's reads of the element before it, and
+      // the write before their reads after it.
+      return Block::make(
+          {Barrier::make(),
+           IfThenElse::make(bin(BinaryOp::Eq, SpecialReg::make(Reg::ThreadIdx, 0), i32c(0)), s),
+           Barrier::make()});
+    }
+    fail("only local variables, stores, ifs and range loops can be in the loop's body (a while "
+         "loop cannot be split among the block's threads)",
+         s);
+  }
+
+  Stmt inner_loop(const For *f, const Stmt &s) {
+    std::set<const Variable *> outer = declared_;
+    for (const Param &p : params_)
+      if (p.var)
+        outer.insert(p.var.get());
+    LoopUses uses(outer);
+    uses.visit(f->body);
+    if (uses.synchronizes)
+      fail("the inner loop already has barriers or warp operations", s);
+
+    // Locals from outside updated in the loop: reductions only.
+    std::vector<std::pair<Var, Combine>> reduced;
+    for (auto &[v, assigns] : uses.assigned) {
+      std::optional<Combine> c;
+      for (const Assign *a : assigns) {
+        std::optional<Combine> here = reduction_of(v, a->value);
+        if (!here || (c && *c != *here))
+          fail("the inner loop updates '" + v->name +
+                   "', declared outside it, other than as one reduction (v = v + e, v * e, "
+                   "min, max, or select(e > v, e, v)); its iterations would depend on each other",
+               s);
+        c = here;
+      }
+      int own_reads = 0;
+      for (const Assign *a : assigns)
+        own_reads += mentions(a->value, v);
+      if (uses.reads[v] != own_reads)
+        fail("the inner loop reads '" + v->name + "', which it also reduces into", s);
+      if (v->type == ScalarType::Bool)
+        fail("the reduction into the bool '" + v->name + "'", s);
+      reduced.push_back({assigns.front()->var, *c});
+    }
+    // An array the loop stores to is accessed at one element per iteration, an element no other
+    // iteration touches: one of its indices is the loop's variable, which no other index reads.
+    for (int a : uses.written) {
+      const auto &list = uses.accesses[a];
+      if (list.empty())
+        continue; // only atomic updates (Reduce)
+      bool own = false;
+      for (size_t d = 0; d < list.front().size(); ++d)
+        own = own || is_var(list.front()[d], f->var.get());
+      for (const auto &idx : list)
+        for (size_t d = 0; d < idx.size(); ++d) {
+          if (!equal(idx[d], list.front()[d]))
+            own = false;
+          if (!is_var(idx[d], f->var.get()) && mentions(idx[d], f->var.get()) != 0)
+            own = false;
+        }
+      if (!own)
+        fail("the inner loop stores to '" + params_[a].name +
+                 "' other than at one element per iteration indexed by '" + f->var->name +
+                 "' (accumulate into a local declared before the loop instead)",
+             s);
+    }
+
+    // Each thread's share of the iterations, and its partial of each reduction.
+    std::vector<Stmt> out;
+    Substitute partials;
+    for (auto &[v, c] : reduced) {
+      Var p = make_var(v->name + "_part", v->type);
+      out.push_back(Declare::make(p, identity(c, v->type)));
+      partials.to[v.get()] = p;
+    }
+    Expr tid = i64(SpecialReg::make(Reg::ThreadIdx, 0));
+    Expr threads = i64(SpecialReg::make(Reg::BlockDim, 0));
+    Expr begin = bin(BinaryOp::Add, f->begin, bin(BinaryOp::Mul, f->step, tid));
+    Expr step = bin(BinaryOp::Mul, f->step, threads);
+    out.push_back(For::make(f->var, begin, f->end, step, partials.mutate(f->body)));
+    for (auto &[v, c] : reduced) {
+      Expr total = block_reduce(out, VarRef::make(partials.to[v.get()]), c, v->type);
+      out.push_back(Assign::make(v, combine(c, VarRef::make(v), total)));
+    }
+    if (!uses.written.empty())
+      out.push_back(Barrier::make()); // later statements may read what other threads wrote
+    return Block::make(std::move(out));
+  }
+
+  // The combination of `partial` over the block, in every thread: a butterfly of shuffles in each
+  // warp, the warps' results through shared memory, and a butterfly over those.
+  Expr block_reduce(std::vector<Stmt> &out, const Expr &partial, Combine c, ScalarType t) {
+    Shared slots = make_shared_array("block_reduce" + std::to_string(shared_.size()), t, {32});
+    shared_.push_back(slots);
+    Var v = make_var("warp_total", t);
+    out.push_back(Declare::make(v, partial));
+    auto butterfly = [&] {
+      for (int offset = 16; offset > 0; offset /= 2) {
+        Var other = make_var("other", t);
+        out.push_back(
+            Declare::make(other, WarpOp::make(WarpOpKind::ShflXor, VarRef::make(v), i32c(offset))));
+        out.push_back(Assign::make(v, combine(c, VarRef::make(v), VarRef::make(other))));
+      }
+    };
+    butterfly();
+    Expr tid = SpecialReg::make(Reg::ThreadIdx, 0);
+    Expr lane = bin(BinaryOp::BitAnd, tid, i32c(31));
+    Expr warp = i64(bin(BinaryOp::Shr, tid, i32c(5)));
+    out.push_back(IfThenElse::make(bin(BinaryOp::Eq, lane, i32c(0)),
+                                   SharedStore::make(slots, {warp}, VarRef::make(v))));
+    out.push_back(Barrier::make());
+    Expr warps = i32c(threads_ / 32);
+    // Every lane reads slot `lane` (in range: 32 slots), the warps past the last give the identity.
+    out.push_back(
+        Assign::make(v, Select::make(bin(BinaryOp::Lt, lane, warps),
+                                     SharedLoad::make(slots, {i64(lane)}), identity(c, t))));
+    butterfly();
+    out.push_back(Barrier::make()); // every warp read the slots before a later reduction writes
+    return VarRef::make(v);
+  }
+
+  const std::string &kernel_;
+  const std::vector<Param> &params_;
+  int threads_;
+  std::vector<Shared> &shared_;
+  std::set<const Variable *> declared_;
+};
+
+} // namespace
+
+Task map_block_per_iteration(const Task &task, const std::string &kernel,
+                             const std::vector<Param> &params, int threads,
+                             std::vector<Shared> &shared) {
+  if (task.kind != TaskKind::Parallel)
+    return task;
+  // The task body: declarations re-made for the task, then the parallel loop.
+  std::vector<Stmt> top{task.body};
+  if (auto *b = task.body.as<Block>())
+    top = b->stmts;
+  std::vector<Stmt> out;
+  for (const Stmt &s : top) {
+    auto *loop = s.as<ParallelFor>();
+    if (!loop) {
+      out.push_back(s);
+      continue;
+    }
+    if (loop->vars.size() != 1)
+      throw CompileError("kernel '" + kernel +
+                         "', schedule block_per_iteration: it applies to 1-D parallel loops, "
+                         "and this one has " +
+                         std::to_string(loop->vars.size()) + " dimensions");
+    if (!task.reductions.empty())
+      throw CompileError("kernel '" + kernel +
+                         "', schedule block_per_iteration: the parallel loop reduces into an "
+                         "array element all iterations share, which the schedule does not "
+                         "support yet");
+    BlockPerIteration map(kernel, params, threads, shared);
+    Stmt body = map.iteration(loop->body);
+    Expr first = i64(SpecialReg::make(Reg::BlockIdx, 0));
+    Expr stride = i64(SpecialReg::make(Reg::GridDim, 0));
+    out.push_back(For::make(loop->vars[0], first, loop->extents[0], stride, body));
+  }
+  Task mapped = task;
+  mapped.body = out.size() == 1 ? out[0] : Block::make(std::move(out));
+  mapped.threads = threads;
+  return mapped;
+}
+
+} // namespace loom::ir
