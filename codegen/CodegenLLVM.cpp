@@ -230,8 +230,15 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
     llvm::Argument *arg = function_->getArg(first_flat_arg_[i]);
     arg->setName(p.name);
     if (p.kind == ir::ParamKind::Array) {
-      // The runtime guarantees that an array the kernel writes overlaps no other argument.
-      arg->addAttr(llvm::Attribute::NoAlias);
+      // The runtime guarantees that an array the kernel writes overlaps no other argument. But
+      // where threads share an iteration's work and synchronize (SIMT tasks, block_per_iteration),
+      // other threads write such an array across a barrier: noalias would let LLVM keep values
+      // loaded before the barrier (it then cannot touch the array), so only arrays nobody writes
+      // keep it.
+      const bool written = stores.written.count(static_cast<int>(i)) != 0;
+      const bool shared_work = task.kind == ir::TaskKind::Simt || task.threads > 0;
+      if (!(written && shared_work))
+        arg->addAttr(llvm::Attribute::NoAlias);
       arg->addAttr(llvm::Attribute::NoCapture);
       arg->addAttr(llvm::Attribute::getWithAlignment(
           context, llvm::Align(std::max(ir::byte_size(p.type), array_alignment()))));
@@ -627,8 +634,8 @@ llvm::Value *CodegenLLVM::special_reg(const ir::SpecialReg *op) {
     throw CompileError("kernel '" + kernel->name +
                        "' reads a GPU thread/block index outside a SIMT kernel");
   // SimtThread::regs[reg][dim] (support/Abi.h).
-  llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(
-      builder.getInt32Ty(), simt_thread_, static_cast<int>(op->reg) * 3 + op->dim);
+  llvm::Value *slot = builder.CreateConstInBoundsGEP1_64(builder.getInt32Ty(), simt_thread_,
+                                                         static_cast<int>(op->reg) * 3 + op->dim);
   return builder.CreateAlignedLoad(builder.getInt32Ty(), slot, llvm::Align(4));
 }
 

@@ -79,8 +79,8 @@ llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
     llvm::IRBuilderBase::InsertPointGuard guard(builder);
     llvm::BasicBlock *start = &*std::next(function_->begin());
     builder.SetInsertPoint(start, start->getFirstInsertionPt());
-    if (simt_thread_ && llvm::isa<llvm::Instruction>(simt_thread_))
-      builder.SetInsertPoint(llvm::cast<llvm::Instruction>(simt_thread_)->getNextNode());
+    if (auto *call = llvm::dyn_cast_or_null<llvm::Instruction>(simt_thread_)) // after it
+      builder.SetInsertPoint(call->getParent(), std::next(call->getIterator()));
     shared_bases_[index] = shared_base(array, index);
   }
   // Row-major over static extents: the offset always fits 32 bits (shared arrays are small).
@@ -141,7 +141,8 @@ llvm::Value *CodegenLLVM::atomic_update(ir::AtomicOp op, ScalarType t, llvm::Val
   llvm::BasicBlock *before = builder.GetInsertBlock();
   llvm::BasicBlock *loop = llvm::BasicBlock::Create(context, "atomic.loop", function_);
   llvm::BasicBlock *done = llvm::BasicBlock::Create(context, "atomic.done", function_);
-  llvm::Value *first = builder.CreateAlignedLoad(bits, address, align);
+  llvm::LoadInst *first = builder.CreateAlignedLoad(bits, address, align);
+  first->setAtomic(order); // other threads update it meanwhile
   builder.CreateBr(loop);
   builder.SetInsertPoint(loop);
   llvm::PHINode *old = builder.CreatePHI(bits, 2);

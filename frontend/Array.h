@@ -16,6 +16,7 @@ template <DslElement E> class ElementRef {
 public:
   using T = element_value_t<E>;
   using dsl_value_type = T;
+  using element_type = E; // what the array holds (f16 and bf16 read as f32)
 
   ElementRef(int array, std::vector<ir::Expr> indices)
       : array_(array), indices_(std::move(indices)) {}

@@ -10,6 +10,11 @@
 //     ...
 //   });
 //   k.shape(blocks, 256)(x, out);
+//
+// DSL values are expressions, evaluated where they are used: `I32 left = tile[t - 1];` is the
+// read itself, so a use after a barrier() reads again, after the barrier. To keep what a thread
+// read before a barrier, take it into a local: `Var<int32_t> left("left", tile[t - 1]);`.
+// (Warp collectives and atomics are taken into locals where they are called.)
 #pragma once
 
 #include "frontend/Array.h"
@@ -130,6 +135,7 @@ inline void syncthreads() {
 template <DslScalar T> class SharedElementRef {
 public:
   using dsl_value_type = T;
+  using element_type = T;
 
   SharedElementRef(ir::Shared array, std::vector<ir::Expr> indices)
       : array_(std::move(array)), indices_(std::move(indices)) {}
@@ -217,12 +223,14 @@ Value<T> atomic(ir::AtomicOp op, const Ref &ref, ir::Expr value, ir::Expr compar
   frontend::Tracer &t = simt_tracer(ir::op_name(op));
   ir::Var old = t.fresh_var("old", dtype_of<T>());
   t.emit(ir::Declare::make(old, constant<T>(0)));
+  // The element's own type: an atomic on an f16 or bf16 array is refused (ir::Atomic::make).
+  constexpr ir::ScalarType element = dtype_of<typename Ref::element_type>();
   if constexpr (requires { ref.array()->extents; })
-    t.emit(ir::Atomic::make(op, -1, ref.array(), dtype_of<T>(), ref.indices(), std::move(value),
+    t.emit(ir::Atomic::make(op, -1, ref.array(), element, ref.indices(), std::move(value),
                             std::move(compare), old));
   else
-    t.emit(ir::Atomic::make(op, ref.array(), nullptr, dtype_of<T>(), ref.indices(),
-                            std::move(value), std::move(compare), old));
+    t.emit(ir::Atomic::make(op, ref.array(), nullptr, element, ref.indices(), std::move(value),
+                            std::move(compare), old));
   return Value<T>(ir::VarRef::make(old));
 }
 

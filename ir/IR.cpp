@@ -222,6 +222,8 @@ Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t>
     if (e <= 0 || e > (int64_t(1) << 20))
       ill_typed("shared array '" + name + "' has extent " + std::to_string(e) +
                 " (each must be 1 to 2^20)");
+    if (size > (int64_t(1) << 20) / e) // checked before it could overflow
+      ill_typed("shared array '" + name + "' has more than 2^20 elements");
     size *= e;
   }
   if (is_storage_only(type))
@@ -230,7 +232,8 @@ Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t>
   if (size * byte_size(type) > (int64_t(1) << 20))
     ill_typed("shared array '" + name + "' takes " + std::to_string(size * byte_size(type)) +
               " bytes (a block's shared memory is far smaller)");
-  return std::make_shared<const SharedArray>(SharedArray{std::move(name), type, std::move(extents)});
+  return std::make_shared<const SharedArray>(
+      SharedArray{std::move(name), type, std::move(extents)});
 }
 
 std::vector<int64_t> shared_offsets(const std::vector<Shared> &shared, int64_t *total_bytes) {

@@ -1,11 +1,33 @@
 #include "ir/Lower.h"
 
+#include "ir/Mutator.h"
+
 #include "ir/Passes.h"
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "support/Error.h"
 
 namespace loom::ir {
+
+namespace {
+
+// In a SIMT kernel `x[i] += v` means what it means in CUDA: a load, the operation and a store,
+// not an atomic (atomic_add is there for that).
+class PlainUpdates : public Mutator {
+public:
+  explicit PlainUpdates(const std::vector<Param> &params) : params_(params) {}
+
+protected:
+  Stmt mutate_node(const Reduce *n, const Stmt &) override {
+    Expr old = Load::make(params_.at(n->array).type, n->array, n->indices);
+    return Store::make(n->array, n->indices, Binary::make(binary_op_of(n->op), old, n->value));
+  }
+
+private:
+  const std::vector<Param> &params_;
+};
+
+} // namespace
 
 LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log) {
   auto dump = [&](const char *pass, const auto &ir) {
@@ -34,7 +56,7 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log) {
     Task task;
     task.name = kernel.name;
     task.kind = TaskKind::Simt;
-    task.body = simplify(kernel.body);
+    task.body = simplify(PlainUpdates(kernel.params).mutate(kernel.body));
     out.tasks.push_back(std::move(task));
     dump("simplify", out);
     verify(out);

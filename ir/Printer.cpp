@@ -386,6 +386,11 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
   std::ostringstream os;
   os << "kernel " << p.name_text(kernel.name) << "(" << p.params_text() << ") for "
      << target_name(kernel.target) << (kernel.bounds_check ? ", bounds-checked" : "") << ":\n";
+  // The block's layout depends on every shared array, in declaration order: canonical text (a
+  // cache key) names them all first.
+  if (canonical)
+    for (const Shared &a : kernel.shared)
+      p.shared_name(a);
   for (const Task &t : kernel.tasks) {
     os << "task " << p.name_text(t.name);
     if (t.kind == TaskKind::Serial) {

@@ -140,9 +140,10 @@ public:
       simt_only(op_name(n->op), s);
       if (n->shared)
         shared(n->shared, s);
-      else if (value_type(array(n->array, n->indices.size(), s).type) != n->value.type())
+      else if (array(n->array, n->indices.size(), s).type != n->value.type())
         fail(std::string(op_name(n->op)) + " of a " + type_name(n->value.type()) + " into '" +
-                 params_[n->array].name + "', an array of " + type_name(params_[n->array].type),
+                 params_[n->array].name + "', an array of " + type_name(params_[n->array].type) +
+                 " (atomics take i32, i64, f32 or f64 elements of the value's type)",
              s);
       for (const Expr &i : n->indices)
         expr(i, s);
@@ -154,8 +155,7 @@ public:
                  "' is not a local in scope",
              s);
       if (n->result && loop_vars_.count(n->result.get()))
-        fail(std::string(op_name(n->op)) + " result into loop index '" + n->result->name + "'",
-             s);
+        fail(std::string(op_name(n->op)) + " result into loop index '" + n->result->name + "'", s);
       return;
     }
     case StmtKind::ParallelFor: {

@@ -21,16 +21,25 @@ constexpr std::array<uint64_t, bounds_record::slots> cleared_record{};
 const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, size_t t,
                                    const std::vector<int64_t> &domain) {
   const size_t tasks = g.lowered.tasks.size();
-  if (state.shape) { // Kernel::shape: the same for every task
+  const ir::Task &task = g.lowered.tasks[t];
+  if (state.shape && task.threads == 0) {
+    // Kernel::shape: a SIMT task's launch; for a parallel task the axes its grid-stride loops
+    // use (the others would run every iteration again); a serial task stays one thread.
     if (state.last_grids.size() != tasks)
       state.last_grids.assign(tasks, runtime::GridShape());
     runtime::GridShape &shape = state.last_grids[t];
+    const int axes = task.kind == ir::TaskKind::Simt       ? 3
+                     : task.kind == ir::TaskKind::Parallel ? static_cast<int>(domain.size())
+                                                           : 0;
     for (int d = 0; d < 3; ++d) {
-      shape.grid[d] = state.shape->grid[d];
-      shape.block[d] = state.shape->block[d];
+      shape.grid[d] = d < axes ? state.shape->grid[d] : 1;
+      shape.block[d] = d < axes ? state.shape->block[d] : 1;
     }
     if (shape.reason.empty())
-      shape.reason = "the shape given by Kernel::shape()";
+      shape.reason = axes == 0                         ? "a serial task: one thread"
+                     : task.kind == ir::TaskKind::Simt ? "the shape given by Kernel::shape()"
+                                                       : "the shape given by Kernel::shape() "
+                                                         "(axes past the loop's dimensions: 1)";
     return shape;
   }
   if (state.last_grids.size() != tasks || state.call.grid_domains.size() != tasks ||

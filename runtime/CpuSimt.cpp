@@ -56,65 +56,68 @@ void run_cpu_simt_task(CpuTaskFn fn, void *const *params, const SimtShape &shape
   std::exception_ptr failure;
   std::mutex failure_mutex;
 
+  // Every worker's storage is made before the parallel region: an allocation failing inside it
+  // would leave its thread out of the team's loop. (Fiber stacks come on a block's first run,
+  // inside the loop, where a failure is caught like the block's own.)
+  std::vector<BlockWorker> pool(static_cast<size_t>(workers));
+  for (BlockWorker &w : pool) {
+    w.threads.resize(block_threads);
+    unsigned char *shared = aligned_buffer(w.shared, static_cast<size_t>(shared_bytes));
+    if (synchronizes)
+      w.fibers = std::make_unique<support::SimtBlock>(static_cast<int>(block_threads));
+    // Each thread's registers but the block index, once.
+    for (int64_t t = 0; t < block_threads; ++t) {
+      SimtThread &th = w.threads[t];
+      const int64_t x = t % shape.block[0], y = t / shape.block[0] % shape.block[1],
+                    z = t / (int64_t(shape.block[0]) * shape.block[1]);
+      const int64_t regs[3] = {x, y, z};
+      for (int d = 0; d < 3; ++d) {
+        th.regs[int(ir::Reg::ThreadIdx)][d] = static_cast<int32_t>(regs[d]);
+        th.regs[int(ir::Reg::BlockDim)][d] = static_cast<int32_t>(shape.block[d]);
+        th.regs[int(ir::Reg::GridDim)][d] = static_cast<int32_t>(shape.grid[d]);
+      }
+      th.shared = shared;
+    }
+  }
+
 #pragma omp parallel num_threads(workers)
   {
-    BlockWorker w;
-    try {
-      w.threads.resize(block_threads);
-      unsigned char *shared = aligned_buffer(w.shared, static_cast<size_t>(shared_bytes));
-      if (synchronizes)
-        w.fibers = std::make_unique<support::SimtBlock>(static_cast<int>(block_threads));
-      // Each thread's registers but the block index, once.
-      for (int64_t t = 0; t < block_threads; ++t) {
-        SimtThread &th = w.threads[t];
-        const int64_t x = t % shape.block[0], y = t / shape.block[0] % shape.block[1],
-                      z = t / (int64_t(shape.block[0]) * shape.block[1]);
-        const int64_t regs[3] = {x, y, z};
-        for (int d = 0; d < 3; ++d) {
-          th.regs[int(ir::Reg::ThreadIdx)][d] = static_cast<int32_t>(regs[d]);
-          th.regs[int(ir::Reg::BlockDim)][d] = static_cast<int32_t>(shape.block[d]);
-          th.regs[int(ir::Reg::GridDim)][d] = static_cast<int32_t>(shape.grid[d]);
-        }
-        th.shared = shared;
-      }
+    // The team may be smaller than asked, never larger.
+    BlockWorker &w = pool[static_cast<size_t>(omp_get_thread_num())];
+    unsigned char *shared = w.shared.get();
 #pragma omp for schedule(dynamic)
-      for (int64_t b = 0; b < blocks; ++b) {
-        const int64_t bx = b % shape.grid[0], by = b / shape.grid[0] % shape.grid[1],
-                      bz = b / (int64_t(shape.grid[0]) * shape.grid[1]);
-        for (SimtThread &th : w.threads) {
-          th.regs[int(ir::Reg::BlockIdx)][0] = static_cast<int32_t>(bx);
-          th.regs[int(ir::Reg::BlockIdx)][1] = static_cast<int32_t>(by);
-          th.regs[int(ir::Reg::BlockIdx)][2] = static_cast<int32_t>(bz);
-        }
-        // Shared memory starts zeroed in every block (on the GPU its contents are undefined).
-        std::memset(shared, 0, static_cast<size_t>(shared_bytes));
-        {
-          std::lock_guard<std::mutex> lock(failure_mutex);
-          if (failure)
-            continue; // the launch failed: the remaining blocks are skipped
-        }
-        try {
-          if (synchronizes) {
-            w.fibers->run(static_cast<int>(block_threads), [&](int t) {
-              starting_thread = &w.threads[t];
-              fn(params, 0, 0, 0);
-            });
-          } else {
-            for (const SimtThread &th : w.threads) {
-              starting_thread = &th;
-              fn(params, 0, 0, 0);
-            }
-          }
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(failure_mutex);
-          if (!failure)
-            failure = std::current_exception();
-        }
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t bx = b % shape.grid[0], by = b / shape.grid[0] % shape.grid[1],
+                    bz = b / (int64_t(shape.grid[0]) * shape.grid[1]);
+      for (SimtThread &th : w.threads) {
+        th.regs[int(ir::Reg::BlockIdx)][0] = static_cast<int32_t>(bx);
+        th.regs[int(ir::Reg::BlockIdx)][1] = static_cast<int32_t>(by);
+        th.regs[int(ir::Reg::BlockIdx)][2] = static_cast<int32_t>(bz);
       }
-    } catch (...) { // allocation failures: an exception must not leave the parallel region
-      std::lock_guard<std::mutex> lock(failure_mutex);
-      if (!failure)
-        failure = std::current_exception();
+      // Shared memory starts zeroed in every block (on the GPU its contents are undefined).
+      std::memset(shared, 0, static_cast<size_t>(shared_bytes));
+      {
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (failure)
+          continue; // the launch failed: the remaining blocks are skipped
+      }
+      try {
+        if (synchronizes) {
+          w.fibers->run(static_cast<int>(block_threads), [&](int t) {
+            starting_thread = &w.threads[t];
+            fn(params, 0, 0, 0);
+          });
+        } else {
+          for (const SimtThread &th : w.threads) {
+            starting_thread = &th;
+            fn(params, 0, 0, 0);
+          }
+        }
+      } catch (...) { // an exception must not leave the parallel region
+        std::lock_guard<std::mutex> lock(failure_mutex);
+        if (!failure)
+          failure = std::current_exception();
+      }
     }
     starting_thread = nullptr;
   }

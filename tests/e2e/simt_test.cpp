@@ -3,6 +3,9 @@
 // exactly; float sums against references computed in double, with the stated tolerance.
 #include "support/TestUtil.h"
 
+#include "ir/Lower.h"
+#include "ir/Printer.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -424,6 +427,101 @@ TEST_P(Simt, BoundsCheckCoversSharedArraysAndAtomics) {
     EXPECT_EQ(e.array(), "x");
     EXPECT_EQ(e.extent(), 64);
   }
+}
+
+// Threads that communicate through a global array across barriers see each other's writes:
+// written arrays are not noalias in SIMT code, so nothing loaded before a barrier is reused after.
+TEST_P(Simt, GlobalMemoryAcrossBarriers) {
+  auto k = simt_kernel("neighbours",
+                       [](Array<int32_t> a, Array<int32_t> out) {
+                         Var<int64_t> t("t", Index(thread_idx().x));
+                         Var<int32_t> x1("x1", a[t + 1]);
+                         barrier();
+                         a[t] = x1 * 2;
+                         barrier();
+                         out[t] = a[t + 1];
+                       },
+                       {"a", "out"});
+  prepare(k);
+  std::vector<int32_t> a = random_vector<int32_t>(65, -1000, 1000, 23), a0 = a, out(64, 0);
+  k.shape(1, 64)(a, out);
+  for (int t = 0; t < 63; ++t)
+    ASSERT_EQ(out[t], 2 * a0[t + 2]) << t;
+  EXPECT_EQ(out[63], a0[64]);
+}
+
+// A shared store of a constant as the body's first statement (its base address is computed
+// where the task starts), and `x[i] += v`, which in a SIMT kernel is a plain update (not an
+// atomic), also on f16 arrays.
+TEST_P(Simt, FirstStatementsAndPlainUpdates) {
+  auto k = simt_kernel("zero_then_add",
+                       [](Array<f16> h, Array<float> out) {
+                         auto s = shared_array<float>(64);
+                         I32 t = thread_idx().x;
+                         s[t] = 0.0f;
+                         barrier();
+                         s[t] += 1.5f;
+                         h[Index(t)] += s[t];
+                         barrier();
+                         out[Index(t)] = s[(t + 1) & 63];
+                       },
+                       {"h", "out"});
+  prepare(k);
+  std::vector<f16> h(64, f16(0.25f));
+  std::vector<float> out(64, 0);
+  k.shape(1, 64)(h, out);
+  for (int t = 0; t < 64; ++t) {
+    ASSERT_EQ(float(h[t]), 1.75f) << t;
+    ASSERT_EQ(out[t], 1.5f) << t;
+  }
+  EXPECT_EQ(k.lowered(ir::Target::GPU).find("+="), std::string::npos) << k.lowered(ir::Target::GPU);
+}
+
+// Kernel::shape on a kernel of parallel loops: a serial task stays one thread, and block axes
+// past the loop's dimensions do not run iterations twice.
+TEST_P(Simt, ShapeOfParallelLoopKernels) {
+  auto k = kernel("serial_then_sum",
+                  [](Array<float> x, Array<float> total) {
+                    total[0] = total[0] + 1.0f;
+                    parallel_for(x.size(), [&](Index i) { total[1] += x[i]; });
+                  },
+                  {"x", "total"});
+  prepare(k);
+  std::vector<float> x(1000, 0.5f), total{0.0f, 0.0f};
+  k.shape(4, {32, 4})(x, total);
+  EXPECT_EQ(total[0], 1.0f);
+  EXPECT_EQ(total[1], 500.0f);
+}
+
+// Typed errors at trace time: an atomic on a 16-bit array, a shared array too large to count.
+TEST(SimtErrors, TraceTimeChecks) {
+  EXPECT_THROW(simt_kernel("f16_atomic", [](Array<f16> h) { atomic_add(h[0], 1.0f); }),
+               VerifyError);
+  EXPECT_THROW(simt_kernel("huge_shared",
+                           [](Array<float> x) {
+                             auto s = shared_array<double>(1 << 20, 1 << 20, 1 << 20);
+                             x[0] = s(0, 0, 0);
+                           }),
+               VerifyError);
+}
+
+// The compile caches' key describes the whole shared layout: kernels that differ only in a shared
+// array the body never touches (it moves the others) are different code.
+TEST(SimtCacheKey, SharedLayoutIsPartOfTheKey) {
+  auto with = simt_kernel("layout", [](Array<int32_t> x) {
+    auto unused = shared_array<float>(1000);
+    auto s = shared_array<int32_t>(64);
+    (void)unused;
+    s[thread_idx().x] = 1;
+    x[Index(thread_idx().x)] = s[thread_idx().x];
+  });
+  auto without = simt_kernel("layout", [](Array<int32_t> x) {
+    auto s = shared_array<int32_t>(64);
+    s[thread_idx().x] = 1;
+    x[Index(thread_idx().x)] = s[thread_idx().x];
+  });
+  EXPECT_NE(ir::canonical_text(ir::lower(with.ir(), ir::Target::CPU)),
+            ir::canonical_text(ir::lower(without.ir(), ir::Target::CPU)));
 }
 
 // On the CPU, threads that wait at different barriers are a deadlock, reported instead of hung.
