@@ -122,6 +122,8 @@ llvm::Value *CodegenLLVM::from_memory(llvm::Value *v, ScalarType t) {
   if (t == ScalarType::Bool)
     return builder.CreateICmpNE(v, builder.getInt8(0));
   // f16 and bf16 are storage: values are f32, exactly (every f16 and bf16 is an f32).
+  if (t == ir::ScalarType::BF16)
+    return widen_bf16(v);
   if (ir::is_storage_only(t))
     return builder.CreateFPExt(v, builder.getFloatTy());
   return v;

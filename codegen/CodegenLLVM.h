@@ -69,6 +69,10 @@ protected:
   }
   // An f32 rounded to nearest even into bf16 (subnormals kept); CodegenPTX uses cvt.rn.bf16.f32.
   virtual llvm::Value *round_to_bf16(llvm::Value *v);
+  // A bf16 widened to f32, exactly. The CPU's is the bits shifted into the high half: from an
+  // fpext, InstCombine folds a comparison into one of bf16 values, which x86 (LLVM 19, Sapphire
+  // Rapids) evaluated with bf16 subnormals taken as zero. CodegenPTX keeps the fpext.
+  virtual llvm::Value *widen_bf16(llvm::Value *v);
   // Float `a % b`, which is C's fmod.
   virtual llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t);
 
@@ -144,8 +148,8 @@ private:
   llvm::IRBuilder<> alloca_builder_;
   std::unordered_map<const ir::Variable *, llvm::AllocaInst *> slots_;
   llvm::Value *value_ = nullptr;
-  llvm::Value *bounds_record_ = nullptr; // the task's bounds record, when the kernel has one
-  llvm::Value *simt_thread_ = nullptr;   // CPU SIMT tasks: the thread's SimtThread
+  llvm::Value *bounds_record_ = nullptr;    // the task's bounds record, when the kernel has one
+  llvm::Value *simt_thread_ = nullptr;      // CPU SIMT tasks: the thread's SimtThread
   std::vector<llvm::Value *> shared_bases_; // per shared array, once asked for
   IndexRanges counters32_; // the 32-bit loop counters in scope (index32), and their ranges
   // LLVM 19's InstSimplify crashes on minnum(minnum(x, y), fma(x, y, z)) (it takes any intrinsic

@@ -207,6 +207,12 @@ std::string CodegenLLVM::math_function_name(MathFn fn, ScalarType t) const {
   return t == ScalarType::F32 ? name + "f" : name;
 }
 
+llvm::Value *CodegenLLVM::widen_bf16(llvm::Value *v) {
+  llvm::Value *bits =
+      builder.CreateZExt(builder.CreateBitCast(v, builder.getInt16Ty()), builder.getInt32Ty());
+  return builder.CreateBitCast(builder.CreateShl(bits, 16), builder.getFloatTy());
+}
+
 llvm::Value *CodegenLLVM::round_to_bf16(llvm::Value *v) {
   // x86's vcvtneps2bf16, which LLVM picks for fptrunc on AVX512-BF16 hosts, reads f32 subnormals
   // as zero; loom rounds every f32 to nearest even (support/Float16.h), in integer arithmetic:

@@ -21,6 +21,15 @@ CodegenLLVM::TaskFunction CodegenPTX::define_task(const ir::Task &task,
                                   llvm::ValueAsMetadata::get(builder.getInt32(1))};
   module->getOrInsertNamedMetadata("nvvm.annotations")
       ->addOperand(llvm::MDNode::get(context, annotation));
+  if (task.threads > 0) {
+    // block_per_iteration launches exactly this many threads: ptxas keeps the registers within
+    // what such a block may have.
+    llvm::Metadata *threads[] = {llvm::ValueAsMetadata::get(kernel_fn),
+                                 llvm::MDString::get(context, "maxntidx"),
+                                 llvm::ValueAsMetadata::get(builder.getInt32(task.threads))};
+    module->getOrInsertNamedMetadata("nvvm.annotations")
+        ->addOperand(llvm::MDNode::get(context, threads));
+  }
   return {kernel_fn, nullptr, nullptr};
 }
 
@@ -256,7 +265,8 @@ llvm::MDNode *CodegenPTX::loop_hint(const ir::For &loop) {
     return nullptr;
   llvm::Metadata *count[] = {llvm::MDString::get(context, "llvm.loop.unroll.count"),
                              llvm::ConstantAsMetadata::get(builder.getInt32(16))};
-  llvm::MDNode *self = llvm::MDNode::getDistinct(context, {nullptr, llvm::MDNode::get(context, count)});
+  llvm::MDNode *self =
+      llvm::MDNode::getDistinct(context, {nullptr, llvm::MDNode::get(context, count)});
   self->replaceOperandWith(0, self);
   return self;
 }

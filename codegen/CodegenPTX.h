@@ -31,6 +31,9 @@ protected:
   llvm::Value *round_to_bf16(llvm::Value *v) override {
     return builder.CreateFPTrunc(v, builder.getBFloatTy());
   }
+  llvm::Value *widen_bf16(llvm::Value *v) override {
+    return builder.CreateFPExt(v, builder.getFloatTy());
+  }
   // PTX's min/max (NaN operands ignored, as minnum/maxnum) as inline PTX: LLVM cannot misjudge
   // the result's sign (see CodegenLLVM::float_min_max) and ptxas still sees one instruction,
   // where the NaN guards of the CPU's version would cost two more each.

@@ -52,14 +52,18 @@ Expr identity(Combine c, ScalarType t) {
   const int64_t hi = t == ScalarType::I32 ? std::numeric_limits<int32_t>::max()
                                           : std::numeric_limits<int64_t>::max();
   switch (c) {
-  case Combine::Add:
-    return fp ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
+  case Combine::Add: // -0 + -0 is -0: +0 would change an all-(-0) sum's sign
+    return fp ? FloatConst::make(t, -0.0) : IntConst::make(t, 0);
   case Combine::Mul:
     return fp ? FloatConst::make(t, 1.0) : IntConst::make(t, 1);
-  case Combine::Min:
+  case Combine::Min: // loom's min and max on floats skip NaNs (fmin, fmax): NaN is the identity
+    return fp ? FloatConst::make(t, std::numeric_limits<double>::quiet_NaN())
+              : IntConst::make(t, hi);
+  case Combine::Max:
+    return fp ? FloatConst::make(t, std::numeric_limits<double>::quiet_NaN())
+              : IntConst::make(t, lo);
   case Combine::SelectMin:
     return fp ? FloatConst::make(t, inf) : IntConst::make(t, hi);
-  case Combine::Max:
   case Combine::SelectMax:
     return fp ? FloatConst::make(t, -inf) : IntConst::make(t, lo);
   }
@@ -152,8 +156,10 @@ class LoopUses : public Visitor {
 public:
   explicit LoopUses(const std::set<const Variable *> &outer) : outer_(outer) {}
   std::map<const Variable *, std::vector<const Assign *>> assigned; // outer locals assigned
-  std::map<const Variable *, int> reads;                            // reads of outer locals
-  std::map<int, std::vector<std::vector<Expr>>> accesses;           // per array: every index list
+  std::vector<const Variable *> order;                              // ... in order of first use
+  std::set<int> plain;                   // arrays loaded or stored (not only updated atomically)
+  std::map<const Variable *, int> reads; // reads of outer locals
+  std::map<int, std::vector<std::vector<Expr>>> accesses; // per array: every index list
   std::set<int> written;
   bool synchronizes = false;
 
@@ -163,20 +169,27 @@ protected:
       ++reads[n->var.get()];
   }
   void visit_node(const Assign *n) override {
-    if (outer_.count(n->var.get()))
-      assigned[n->var.get()].push_back(n);
+    if (outer_.count(n->var.get())) {
+      std::vector<const Assign *> &list = assigned[n->var.get()];
+      if (list.empty())
+        order.push_back(n->var.get());
+      list.push_back(n);
+    }
     Visitor::visit_node(n);
   }
   void visit_node(const Load *n) override {
     accesses[n->array].push_back(n->indices);
+    plain.insert(n->array);
     Visitor::visit_node(n);
   }
   void visit_node(const Store *n) override {
     accesses[n->array].push_back(n->indices);
+    plain.insert(n->array);
     written.insert(n->array);
     Visitor::visit_node(n);
   }
   void visit_node(const Reduce *n) override { // atomic on the GPU: any thread may update
+    accesses[n->array].push_back(n->indices);
     written.insert(n->array);
     Visitor::visit_node(n);
   }
@@ -270,7 +283,8 @@ private:
 
     // Locals from outside updated in the loop: reductions only.
     std::vector<std::pair<Var, Combine>> reduced;
-    for (auto &[v, assigns] : uses.assigned) {
+    for (const Variable *v : uses.order) { // in order of first use: the lowered text is stable
+      const std::vector<const Assign *> &assigns = uses.assigned[v];
       std::optional<Combine> c;
       for (const Assign *a : assigns) {
         std::optional<Combine> here = reduction_of(v, a->value);
@@ -294,8 +308,8 @@ private:
     // iteration touches: one of its indices is the loop's variable, which no other index reads.
     for (int a : uses.written) {
       const auto &list = uses.accesses[a];
-      if (list.empty())
-        continue; // only atomic updates (Reduce)
+      if (!uses.plain.count(a))
+        continue; // only atomic updates (Reduce): any thread may make them
       bool own = false;
       for (size_t d = 0; d < list.front().size(); ++d)
         own = own || is_var(list.front()[d], f->var.get());
@@ -321,11 +335,24 @@ private:
       out.push_back(Declare::make(p, identity(c, v->type)));
       partials.to[v.get()] = p;
     }
+    Expr first = f->begin, end = f->end, stride = f->step;
+    if (!uses.written.empty()) {
+      // Every thread reads what it needs (the bounds, and the statements before) before any
+      // writes: the bounds into locals, then a barrier.
+      Var b = make_var(f->var->name + "_begin", ScalarType::I64);
+      Var e = make_var(f->var->name + "_end", ScalarType::I64);
+      Var st = make_var(f->var->name + "_step", ScalarType::I64);
+      out.push_back(Declare::make(b, first));
+      out.push_back(Declare::make(e, end));
+      out.push_back(Declare::make(st, stride));
+      out.push_back(Barrier::make());
+      first = VarRef::make(b), end = VarRef::make(e), stride = VarRef::make(st);
+    }
     Expr tid = i64(SpecialReg::make(Reg::ThreadIdx, 0));
     Expr threads = i64(SpecialReg::make(Reg::BlockDim, 0));
-    Expr begin = bin(BinaryOp::Add, f->begin, bin(BinaryOp::Mul, f->step, tid));
-    Expr step = bin(BinaryOp::Mul, f->step, threads);
-    out.push_back(For::make(f->var, begin, f->end, step, partials.mutate(f->body)));
+    Expr begin = bin(BinaryOp::Add, first, bin(BinaryOp::Mul, stride, tid));
+    Expr step = bin(BinaryOp::Mul, stride, threads);
+    out.push_back(For::make(f->var, begin, end, step, partials.mutate(f->body)));
     for (auto &[v, c] : reduced) {
       Expr total = block_reduce(out, VarRef::make(partials.to[v.get()]), c, v->type);
       out.push_back(Assign::make(v, combine(c, VarRef::make(v), total)));
@@ -363,6 +390,10 @@ private:
         Assign::make(v, Select::make(bin(BinaryOp::Lt, lane, warps),
                                      SharedLoad::make(slots, {i64(lane)}), identity(c, t))));
     butterfly();
+    // Lane 0's total in every lane: the lanes of a butterfly pair combine (a, b) and (b, a),
+    // which for +0 and -0 in a max differ; lane 0 of every warp combined the same values in
+    // the same order, so the result is the same in every thread of the block.
+    out.push_back(Assign::make(v, WarpOp::make(WarpOpKind::ShflIdx, VarRef::make(v), i32c(0))));
     out.push_back(Barrier::make()); // every warp read the slots before a later reduction writes
     return VarRef::make(v);
   }

@@ -500,5 +500,38 @@ TEST(DifferentialRegression, SubtractionOfMaxOfConstantsRoundsATieToEvenSeed4040
   expect_backends_agree(p);
 }
 
+// A bf16 subnormal (2^-133) read from an array and compared with 0: the CPU code took it for 0.
+TEST(DifferentialRegression, Bf16SubnormalComparedWithZeroSeed42017541) {
+  Program p;
+  p.seed = 42017541u;
+  p.kernel.name = "diff_42017541";
+  p.kernel.params = {array("a0", ScalarType::Bool, 1), array("a1", ScalarType::Bool, 2),
+                     array("a2", ScalarType::Bool, 1), array("a3", ScalarType::BF16, 3),
+                     array("a4", ScalarType::F64, 2)};
+  Var v0 = make_var("i13", ScalarType::I64);
+  Var v1 = make_var("acc14", ScalarType::F32);
+  p.kernel.body = block(
+      {pfor({v0}, {extent(0, 0)},
+            block({decl(v1, fc(ScalarType::F32, 0x0p+0)),
+                   assign(v1, load(ScalarType::F32, 3,
+                                   {bin(BinaryOp::Mod, var(v0), extent(3, 0)),
+                                    ic(ScalarType::I64, 1), ic(ScalarType::I64, 0)})),
+                   store(0, {var(v0)},
+                         bin(BinaryOp::BitOr,
+                             load(ScalarType::Bool, 2, {bin(BinaryOp::Mod, var(v0), extent(2, 0))}),
+                             bin(BinaryOp::Le, var(v1), fc(ScalarType::F32, 0x0p+0))))}))});
+  p.args = {
+      ibuffer(ScalarType::Bool, {20}, {0, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0}),
+      ibuffer(ScalarType::Bool, {5, 1}, {0, 0, 0, 0, 0}),
+      ibuffer(ScalarType::Bool, {20}, {1, 1, 0, 1, 0, 1, 0, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 0}),
+      fbuffer(ScalarType::BF16, {4, 3, 1},
+              {0x1p-1, 0x1.5p+2, -0x1.d8p+2, -0x1.4p+3, 0x1.88p+2, 0x1.18p+3, -0x1.18p+1, 0x1p-133,
+               0x1.b8p+1, 0x1.5p+2, -0x1.9cp+1, 0x1.56p+2}),
+      fbuffer(ScalarType::F64, {5, 1},
+              {-0x1.50b89884ada6p-2, 0x1.6c0593d59c54p+2, 0x1.059010efd7528p+0,
+               0x1.0c8028c7ac61ap+3, 0x1.5p+1})};
+  expect_backends_agree(p);
+}
+
 } // namespace
 } // namespace loom::difftest

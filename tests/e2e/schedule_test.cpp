@@ -168,6 +168,64 @@ TEST(ScheduleInterpreter, RunsTheGpuLowering) {
   }
 }
 
+// Cases a review found: a value read before the loop that the loop then overwrites (every
+// thread must read it before any writes), min over a row of NaNs (NaN, as sequentially), a sum
+// of -0s (-0), and a max whose ties between +0 and -0 must give every thread the same value.
+// Run through the interpreter, whose fibers switch at every barrier and warp operation.
+TEST(ScheduleInterpreter, ReadsBeforeWritesAndSpecialValues) {
+  auto k = kernel("row_cases",
+                  [](Array2<float> x, Array<float> lo, Array<float> sum, Array<float> inv) {
+                    parallel_for(x.dim(0), [&](Index i) {
+                      Var<float> first("first", x(i, 0));
+                      Var<float> small("small", std::numeric_limits<float>::quiet_NaN());
+                      Var<float> total("total", -0.0f);
+                      Var<float> top("top", -1.0f);
+                      for_range(x.dim(1), [&](Index j) {
+                        small = min(small, x(i, j));
+                        total += x(i, j) * 0.0f - 0.0f; // -0 for every finite x
+                        top = select(x(i, j) * 0.0f > top, x(i, j) * 0.0f, top);
+                      });
+                      lo[i] = small;
+                      sum[i] = total;
+                      for_range(x.dim(1), [&](Index j) { x(i, j) = x(i, j) - first + 1.0f / top; });
+                      inv[i] = 1.0f / top;
+                    });
+                  },
+                  {"x", "lo", "sum", "inv"});
+  k.block_per_iteration(64);
+  const int64_t n = 3, m = 200;
+  std::vector<float> x = random_vector<float>(n * m, -4, 4, 41);
+  for (int64_t j = 0; j < m; ++j)
+    x[j] = std::numeric_limits<float>::quiet_NaN(); // row 0: all NaN
+  for (int64_t j = 0; j < m; ++j)
+    x[2 * m + j] = j % 2 ? -0.0f : 0.0f; // row 2: zeros of both signs
+  auto buffer = [](std::vector<float> v, std::vector<int64_t> shape) {
+    ir::Buffer b(ir::ScalarType::F32, shape);
+    std::memcpy(b.data(), v.data(), v.size() * sizeof(float));
+    return ir::InterpreterArg::of_array(b);
+  };
+  auto run = [&](bool lowered) {
+    std::vector<ir::InterpreterArg> args{buffer(x, {n, m}), buffer(std::vector<float>(n), {n}),
+                                         buffer(std::vector<float>(n), {n}),
+                                         buffer(std::vector<float>(n), {n})};
+    ir::InterpreterOptions options;
+    options.gpu_grid = {2, 1, 1};
+    if (lowered)
+      ir::interpret(ir::lower(k.ir(), ir::Target::GPU), args, options);
+    else
+      ir::interpret(k.ir(), args, options);
+    return args;
+  };
+  std::vector<ir::InterpreterArg> want = run(false), got = run(true);
+  for (size_t a = 0; a < want.size(); ++a)
+    for (int64_t e = 0; e < want[a].array.size(); ++e) {
+      ir::ScalarValue w = want[a].array.get(e), g = got[a].array.get(e);
+      ASSERT_TRUE(std::memcmp(&w.f, &g.f, sizeof w.f) == 0 || (std::isnan(w.f) && std::isnan(g.f)))
+          << "argument " << a << " element " << e << ": sequential " << w.f << ", scheduled "
+          << g.f;
+    }
+}
+
 // What the schedule cannot split is a CompileError that says why (at the GPU lowering, whatever
 // the target runs).
 TEST(ScheduleErrors, SayWhyALoopCannotBeSplit) {
@@ -209,6 +267,16 @@ TEST(ScheduleErrors, SayWhyALoopCannotBeSplit) {
                         });
                       }),
                "accumulate into a local");
+  expect_error(kernel("count_and_read",
+                      [](Array2<int32_t> c, Array2<int32_t> p, Array2<int32_t> seen) {
+                        parallel_for(c.dim(0), [&](Index i) {
+                          for_range(c.dim(1), [&](Index j) {
+                            seen(i, j) = c(i, j);
+                            c(i, cast<int64_t>(p(i, j))) += 1;
+                          });
+                        });
+                      }),
+               "other than at one element per iteration");
   EXPECT_THROW(softmax_kernel().block_per_iteration(100), ArgumentError);
   EXPECT_THROW(softmax_kernel().block_per_iteration(2048), ArgumentError);
 }
