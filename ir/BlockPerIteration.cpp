@@ -31,9 +31,6 @@ namespace {
 Expr i64(Expr e) {
   return Cast::make(ScalarType::I64, std::move(e));
 }
-Expr i64c(int64_t v) {
-  return IntConst::make(ScalarType::I64, v);
-}
 Expr i32c(int64_t v) {
   return IntConst::make(ScalarType::I32, v);
 }
@@ -250,17 +247,29 @@ private:
     }
     if (auto *d = s.as<Declare>()) {
       declared_.insert(d->var.get());
+      note_loads(d->init);
       return s;
     }
-    if (s.as<Assign>())
-      return s; // every thread computes the same value
+    if (auto *a = s.as<Assign>()) { // every thread computes the same value
+      note_loads(a->value);
+      return s;
+    }
     if (auto *f = s.as<For>())
       return inner_loop(f, s);
-    if (auto *i = s.as<IfThenElse>()) // its condition is the same in every thread
-      return IfThenElse::make(i->cond, statements(i->then_case), statements(i->else_case));
+    if (auto *i = s.as<IfThenElse>()) { // its condition is the same in every thread
+      note_loads(i->cond);
+      std::set<int> before = read_since_barrier_;
+      Stmt then_case = statements(i->then_case);
+      std::set<int> after_then = read_since_barrier_;
+      read_since_barrier_ = before;
+      Stmt else_case = statements(i->else_case);
+      read_since_barrier_.insert(after_then.begin(), after_then.end());
+      return IfThenElse::make(i->cond, then_case, else_case);
+    }
     if (s.as<Store>() || s.as<Reduce>()) {
       // One thread writes; the barriers keep every thread's reads of the element before it, and
       // the write before their reads after it.
+      read_since_barrier_.clear();
       return Block::make(
           {Barrier::make(),
            IfThenElse::make(bin(BinaryOp::Eq, SpecialReg::make(Reg::ThreadIdx, 0), i32c(0)), s),
@@ -336,9 +345,13 @@ private:
       partials.to[v.get()] = p;
     }
     Expr first = f->begin, end = f->end, stride = f->step;
-    if (!uses.written.empty()) {
-      // Every thread reads what it needs (the bounds, and the statements before) before any
-      // writes: the bounds into locals, then a barrier.
+    note_loads(first), note_loads(end), note_loads(stride);
+    bool reads_what_it_writes = false;
+    for (int a : uses.written)
+      reads_what_it_writes = reads_what_it_writes || read_since_barrier_.count(a) != 0;
+    if (reads_what_it_writes) {
+      // Every thread reads what it needs (the bounds, and the statements since the last barrier)
+      // before any writes: the bounds into locals, then a barrier.
       Var b = make_var(f->var->name + "_begin", ScalarType::I64);
       Var e = make_var(f->var->name + "_end", ScalarType::I64);
       Var st = make_var(f->var->name + "_step", ScalarType::I64);
@@ -346,8 +359,12 @@ private:
       out.push_back(Declare::make(e, end));
       out.push_back(Declare::make(st, stride));
       out.push_back(Barrier::make());
+      read_since_barrier_.clear();
       first = VarRef::make(b), end = VarRef::make(e), stride = VarRef::make(st);
     }
+    for (const auto &[a, list] : uses.accesses)
+      if (uses.plain.count(a))
+        read_since_barrier_.insert(a); // loaded (or stored: a later loop's write must wait too)
     Expr tid = i64(SpecialReg::make(Reg::ThreadIdx, 0));
     Expr threads = i64(SpecialReg::make(Reg::BlockDim, 0));
     Expr begin = bin(BinaryOp::Add, first, bin(BinaryOp::Mul, stride, tid));
@@ -357,8 +374,12 @@ private:
       Expr total = block_reduce(out, VarRef::make(partials.to[v.get()]), c, v->type);
       out.push_back(Assign::make(v, combine(c, VarRef::make(v), total)));
     }
-    if (!uses.written.empty())
+    if (!reduced.empty())
+      read_since_barrier_.clear(); // the block reductions end in barriers
+    if (!uses.written.empty()) {
       out.push_back(Barrier::make()); // later statements may read what other threads wrote
+      read_since_barrier_.clear();
+    }
     return Block::make(std::move(out));
   }
 
@@ -398,9 +419,24 @@ private:
     return VarRef::make(v);
   }
 
+  // The arrays this thread may have loaded since the last barrier: a loop that writes one of them
+  // waits at a barrier first, so no other thread's read comes after its writes.
+  void note_loads(const Expr &e) {
+    struct Loads : Visitor {
+      std::set<int> &out;
+      explicit Loads(std::set<int> &o) : out(o) {}
+      void visit_node(const Load *n) override {
+        out.insert(n->array);
+        Visitor::visit_node(n);
+      }
+    } loads(read_since_barrier_);
+    loads.visit(e);
+  }
+
   const std::string &kernel_;
   const std::vector<Param> &params_;
   int threads_;
+  std::set<int> read_since_barrier_;
   std::vector<Shared> &shared_;
   std::set<const Variable *> declared_;
 };
