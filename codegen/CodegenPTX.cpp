@@ -21,15 +21,6 @@ CodegenLLVM::TaskFunction CodegenPTX::define_task(const ir::Task &task,
                                   llvm::ValueAsMetadata::get(builder.getInt32(1))};
   module->getOrInsertNamedMetadata("nvvm.annotations")
       ->addOperand(llvm::MDNode::get(context, annotation));
-  if (task.threads > 0) {
-    // block_per_iteration launches exactly this many threads: ptxas keeps the registers within
-    // what such a block may have.
-    llvm::Metadata *threads[] = {llvm::ValueAsMetadata::get(kernel_fn),
-                                 llvm::MDString::get(context, "maxntidx"),
-                                 llvm::ValueAsMetadata::get(builder.getInt32(task.threads))};
-    module->getOrInsertNamedMetadata("nvvm.annotations")
-        ->addOperand(llvm::MDNode::get(context, threads));
-  }
   return {kernel_fn, nullptr, nullptr};
 }
 

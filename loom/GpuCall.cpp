@@ -52,7 +52,14 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
   if (known.empty() || known != domain || state.call.grid_code[t] != &g) {
     const int threads = g.lowered.tasks[t].threads;
     if (threads > 0 && domain.size() == 1) {
-      // block_per_iteration: a block per iteration, up to the usual cap in waves.
+      // block_per_iteration: a block per iteration, up to the usual cap in waves. (No .maxntid
+      // in the PTX to bound the registers instead: ptxas then scheduled the softmax 15% slower.)
+      const int regs = g.functions[t].num_regs;
+      if (int64_t(regs) * threads > 65536)
+        throw CompileError("kernel '" + state.kernel.name + "': block_per_iteration(" +
+                           std::to_string(threads) + ") needs " + std::to_string(regs) +
+                           " registers per thread, more than a block of that many threads may "
+                           "have (65536 in all); use fewer threads");
       runtime::LaunchPolicy policy = state.launch_policy;
       policy.block = {unsigned(threads), 1, 1};
       state.last_grids[t] = runtime::choose_grid(g.functions[t], {domain[0] * threads},
