@@ -178,53 +178,53 @@ inline loom::Kernel make_tiled_matmul(const std::string &name) {
 // Launch: shape({n / 128, n / 128}, 256).
 inline loom::Kernel make_sgemm_simt(const std::string &name) {
   using namespace loom;
-  return simt_kernel(
-      name,
-      [](Array2<float> A, Array2<float> B, Array2<float> C) {
-        constexpr int bm = 128, bn = 128, bk = 8, tm = 8, tn = 8, threads = 256;
-        auto As = shared_array<float>(bk, bm); // As(k, row): A's tile transposed
-        auto Bs = shared_array<float>(bk, bn);
-        I32 t = thread_idx().x;
-        I32 thread_row = t / (bn / tn), thread_col = t % (bn / tn);
-        Index row0 = Index(block_idx().y) * bm, col0 = Index(block_idx().x) * bn;
-        std::vector<Var<float>> acc;
-        acc.reserve(tm * tn); // a Var copied would declare a new variable
-        for (int e = 0; e < tm * tn; ++e)
-          acc.emplace_back("acc", 0.0f);
-        for_range(0, A.dim(1) / bk, [&](Index kt) {
-          for (int l = 0; l < bm * bk / threads; ++l) {
-            I32 a = t + l * threads; // A's tile: row a / 8, column a % 8
-            As(a % bk, a / bk) = A(row0 + Index(a / bk), kt * bk + Index(a % bk));
-            I32 b = t + l * threads; // B's tile: row b / 128, column b % 128
-            Bs(b / bn, b % bn) = B(kt * bk + Index(b / bn), col0 + Index(b % bn));
-          }
-          barrier();
-          for (int k = 0; k < bk; ++k) {
-            std::vector<F32> m, n;
-            for (int i = 0; i < tm; ++i)
-              m.push_back(As(k, thread_row * tm + i));
-            for (int j = 0; j < tn; ++j)
-              n.push_back(Bs(k, thread_col * tn + j));
-            // Each register of A and B read once into a local, then 64 multiply-adds.
-            std::vector<Var<float>> mv, nv;
-            mv.reserve(tm);
-            nv.reserve(tn);
-            for (int i = 0; i < tm; ++i)
-              mv.emplace_back("a", m[i]);
-            for (int j = 0; j < tn; ++j)
-              nv.emplace_back("b", n[j]);
-            for (int i = 0; i < tm; ++i)
-              for (int j = 0; j < tn; ++j)
-                acc[i * tn + j] += mv[i] * nv[j];
-          }
-          barrier();
-        });
-        for (int i = 0; i < tm; ++i)
-          for (int j = 0; j < tn; ++j)
-            C(row0 + Index(thread_row * tm + i), col0 + Index(thread_col * tn + j)) =
-                acc[i * tn + j];
-      },
-      {"A", "B", "C"});
+  return simt_kernel(name,
+                     [](Array2<float> A, Array2<float> B, Array2<float> C) {
+                       constexpr int bm = 128, bn = 128, bk = 8, tm = 8, tn = 8, threads = 256;
+                       auto As = shared_array<float>(bk, bm); // As(k, row): A's tile transposed
+                       auto Bs = shared_array<float>(bk, bn);
+                       I32 t = thread_idx().x;
+                       I32 thread_row = t / (bn / tn), thread_col = t % (bn / tn);
+                       Index row0 = Index(block_idx().y) * bm, col0 = Index(block_idx().x) * bn;
+                       std::vector<Var<float>> acc;
+                       acc.reserve(tm * tn); // a Var copied would declare a new variable
+                       for (int e = 0; e < tm * tn; ++e)
+                         acc.emplace_back("acc", 0.0f);
+                       for_range(0, A.dim(1) / bk, [&](Index kt) {
+                         for (int l = 0; l < bm * bk / threads; ++l) {
+                           I32 a = t + l * threads; // A's tile: row a / 8, column a % 8
+                           As(a % bk, a / bk) = A(row0 + Index(a / bk), kt * bk + Index(a % bk));
+                           I32 b = t + l * threads; // B's tile: row b / 128, column b % 128
+                           Bs(b / bn, b % bn) = B(kt * bk + Index(b / bn), col0 + Index(b % bn));
+                         }
+                         barrier();
+                         for (int k = 0; k < bk; ++k) {
+                           std::vector<F32> m, n;
+                           for (int i = 0; i < tm; ++i)
+                             m.push_back(As(k, thread_row * tm + i));
+                           for (int j = 0; j < tn; ++j)
+                             n.push_back(Bs(k, thread_col * tn + j));
+                           // Each register of A and B read once into a local, then 64
+                           // multiply-adds.
+                           std::vector<Var<float>> mv, nv;
+                           mv.reserve(tm);
+                           nv.reserve(tn);
+                           for (int i = 0; i < tm; ++i)
+                             mv.emplace_back("a", m[i]);
+                           for (int j = 0; j < tn; ++j)
+                             nv.emplace_back("b", n[j]);
+                           for (int i = 0; i < tm; ++i)
+                             for (int j = 0; j < tn; ++j)
+                               acc[i * tn + j] += mv[i] * nv[j];
+                         }
+                         barrier();
+                       });
+                       for (int i = 0; i < tm; ++i)
+                         for (int j = 0; j < tn; ++j)
+                           C(row0 + Index(thread_row * tm + i), col0 + Index(thread_col * tn + j)) =
+                               acc[i * tn + j];
+                     },
+                     {"A", "B", "C"});
 }
 
 } // namespace bench

@@ -514,7 +514,7 @@ struct LoweredKernel {
   // Kernel::bounds_check: every array access checks its indices against the extents; a task then
   // takes a bounds record after its other parameters (support/Abi.h).
   bool bounds_check = false;
-  bool simt = false;              // Kernel::simt: one task, of kind Simt
+  bool simt = false;               // Kernel::simt: one task, of kind Simt
   std::vector<Shared> shared = {}; // Kernel::shared
 };
 

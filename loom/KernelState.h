@@ -40,7 +40,7 @@ struct CompiledGpu {
 struct CompiledCpu {
   ir::LoweredKernel lowered;
   std::unique_ptr<codegen::CpuCode> code;
-  std::vector<int64_t> grains; // per task: the fewest iterations a thread gets (cpu_grain)
+  std::vector<int64_t> grains;    // per task: the fewest iterations a thread gets (cpu_grain)
   std::vector<char> synchronizes; // per task: a SIMT task with barriers or warp collectives
 };
 
@@ -102,7 +102,7 @@ struct KernelState {
   std::shared_ptr<CompiledCpu> cpu;
   CompileTimes gpu_times, cpu_times; // how this object got its code
   runtime::LaunchPolicy launch_policy;
-  std::optional<runtime::SimtShape> shape; // Kernel::shape; required by SIMT kernels
+  std::optional<runtime::SimtShape> shape;    // Kernel::shape; required by SIMT kernels
   std::vector<runtime::GridShape> last_grids; // GPU: one per task, from the last call
   CallScratch call;
   // GPU tasks with reductions: their scratch slots (support/Abi.h), grown as launches need;
