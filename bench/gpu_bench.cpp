@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -256,108 +257,89 @@ bool softmax_bench(uint64_t seed) {
   return ok;
 }
 
-// The same softmax kernel as softmax_bench, under the block_per_iteration schedule (a block per
-// row, 256, 512 or 1024 threads; the best is loom's figure).
-bool softmax_scheduled_bench(uint64_t seed) {
+// A block-per-row softmax of 8192 x 8192 with 256, 512 and 1024 threads a row, as the CUDA C peer
+// is swept; the best is loom's figure. `per_row(threads)` sets the kernel up for a width; results
+// are `<prefix>_b<threads>_ms` and `<prefix>_ms`.
+bool softmax_rows_sweep(loom::Kernel &softmax, const std::function<void(int)> &per_row,
+                        const std::string &label, const std::string &prefix, uint64_t seed) {
   const int64_t n = 8192;
   std::vector<float> x = bench::softmax_input(size_t(n * n), seed);
   DeviceArray<float> dx(x, {n, n});
   DeviceArray<float> dy(std::vector<float>(size_t(n * n), NAN), {n, n});
-  loom::Kernel softmax = bench::make_softmax("softmax_scheduled");
   bool ok = true;
   double best = 1e30;
-  for (int block : {256, 512, 1024}) {
-    softmax.block_per_iteration(block);
+  for (int threads : {256, 512, 1024}) {
+    per_row(threads);
     softmax(dx, dy);
     std::string what =
-        name_of("softmax 8192 x 8192 (loom, block_per_iteration(%lld))", int64_t(block));
+        "softmax 8192 x 8192 (" + label + ", " + std::to_string(threads) + " threads a row)";
     ok &= bench::check(what.c_str(), bench::softmax_error(x.data(), dy.to_host().data(), n, n),
                        bench::softmax_tolerance);
     CallTimes t = time_calls([&] { softmax(dx, dy); }, warmup_calls, timed_calls);
     print_times(what, t);
     double ms = bench::median(t.gpu_ms);
-    result(name_of("loom_softmax_sched8192_b%lld_ms", int64_t(block)).c_str(), ms, "ms");
+    result((prefix + "_b" + std::to_string(threads) + "_ms").c_str(), ms, "ms");
     best = std::min(best, ms);
   }
-  result("loom_softmax_sched8192_ms", best, "ms");
+  result((prefix + "_ms").c_str(), best, "ms");
   std::printf("%s", softmax.explain().c_str());
   return ok;
 }
 
-// The SIMT-level softmax (bench::make_softmax_simt), block per row as the CUDA C peer, with 256,
-// 512 and 1024 threads a row; the best is loom's figure.
+// The same softmax kernel as softmax_bench, under the block_per_iteration schedule.
+bool softmax_scheduled_bench(uint64_t seed) {
+  loom::Kernel softmax = bench::make_softmax("softmax_scheduled");
+  return softmax_rows_sweep(
+      softmax, [&](int threads) { softmax.block_per_iteration(threads); },
+      "loom, block_per_iteration", "loom_softmax_sched8192", seed);
+}
+
+// The SIMT-level softmax (bench::make_softmax_simt), block per row as the CUDA C peer.
 bool softmax_simt_bench(uint64_t seed) {
-  const int64_t n = 8192;
-  std::vector<float> x = bench::softmax_input(size_t(n * n), seed);
-  DeviceArray<float> dx(x, {n, n});
-  DeviceArray<float> dy(std::vector<float>(size_t(n * n), NAN), {n, n});
   loom::Kernel softmax = bench::make_softmax_simt("softmax_simt");
-  bool ok = true;
-  double best = 1e30;
-  for (unsigned block : {256u, 512u, 1024u}) {
-    softmax.shape(unsigned(n), block);
-    softmax(dx, dy);
-    std::string what = name_of("softmax 8192 x 8192 (loom SIMT, %lld threads a row)", block);
-    ok &= bench::check(what.c_str(), bench::softmax_error(x.data(), dy.to_host().data(), n, n),
-                       bench::softmax_tolerance);
-    CallTimes t = time_calls([&] { softmax(dx, dy); }, warmup_calls, timed_calls);
-    print_times(what, t);
-    double ms = bench::median(t.gpu_ms);
-    result(name_of("loom_softmax_simt8192_b%lld_ms", block).c_str(), ms, "ms");
-    best = std::min(best, ms);
-  }
-  result("loom_softmax_simt8192_ms", best, "ms");
-  std::printf("%s", softmax.explain().c_str());
+  return softmax_rows_sweep(
+      softmax, [&](int threads) { softmax.shape(8192u, unsigned(threads)); }, "loom SIMT",
+      "loom_softmax_simt8192", seed);
+}
+
+// A 4096^2 SIMT-level matmul with its launch shape already given: checked on sampled rows, timed;
+// results `<prefix>_ms` and `<prefix>_tflops`.
+bool simt_matmul_bench(loom::Kernel &matmul, const std::string &what, const std::string &prefix,
+                       uint64_t seed) {
+  const int64_t n = 4096;
+  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
+  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
+  DeviceArray<float> dA(A, {n, n}), dB(B, {n, n});
+  DeviceArray<float> dC(std::vector<float>(size_t(n * n), NAN), {n, n});
+  matmul(dA, dB, dC);
+  std::vector<float> C = dC.to_host();
+  bool ok = bench::check(
+      what.c_str(),
+      bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
+      bench::matmul_tolerance);
+  CallTimes t = time_calls([&] { matmul(dA, dB, dC); }, 2, 20);
+  print_times(what, t);
+  double ms = bench::median(t.gpu_ms);
+  result((prefix + "_ms").c_str(), ms, "ms");
+  result((prefix + "_tflops").c_str(), 2.0 * n * n * n / (ms * 1e9), "TFLOP/s");
+  std::printf("%s", matmul.explain().c_str());
   return ok;
 }
 
-// The SIMT-level tiled matmul (16 x 16 shared-memory tiles) at 4096^2, against the same CUDA C
+// The programming guide's tiled matmul (16 x 16 shared-memory tiles), against the same CUDA C
 // kernel and cuBLAS.
 bool tiled_matmul_bench(uint64_t seed) {
-  const int64_t n = 4096;
   loom::Kernel tiled = bench::make_tiled_matmul("tiled_matmul");
-  tiled.shape({unsigned(n / 16), unsigned(n / 16)}, {16, 16});
-  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
-  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
-  DeviceArray<float> dA(A, {n, n}), dB(B, {n, n});
-  DeviceArray<float> dC(std::vector<float>(size_t(n * n), NAN), {n, n});
-  tiled(dA, dB, dC);
-  std::vector<float> C = dC.to_host();
-  bool ok = bench::check(
-      "tiled matmul 4096^2 (loom SIMT)",
-      bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
-      bench::matmul_tolerance);
-  CallTimes t = time_calls([&] { tiled(dA, dB, dC); }, 2, 20);
-  print_times("tiled matmul 4096^2 (loom SIMT)", t);
-  double ms = bench::median(t.gpu_ms);
-  result("loom_tiled_matmul4096_ms", ms, "ms");
-  result("loom_tiled_matmul4096_tflops", 2.0 * n * n * n / (ms * 1e9), "TFLOP/s");
-  std::printf("%s", tiled.explain().c_str());
-  return ok;
+  tiled.shape({4096 / 16, 4096 / 16}, {16, 16});
+  return simt_matmul_bench(tiled, "tiled matmul 4096^2 (loom SIMT)", "loom_tiled_matmul4096", seed);
 }
 
-// The register-tiled SGEMM at the SIMT level (bench::make_sgemm_simt) at 4096^2, against cuBLAS.
+// The register-tiled SGEMM (bench::make_sgemm_simt), against cuBLAS.
 bool sgemm_simt_bench(uint64_t seed) {
-  const int64_t n = 4096;
   loom::Kernel sgemm = bench::make_sgemm_simt("sgemm_simt");
-  sgemm.shape({unsigned(n / 128), unsigned(n / 128)}, 256);
-  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
-  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
-  DeviceArray<float> dA(A, {n, n}), dB(B, {n, n});
-  DeviceArray<float> dC(std::vector<float>(size_t(n * n), NAN), {n, n});
-  sgemm(dA, dB, dC);
-  std::vector<float> C = dC.to_host();
-  bool ok = bench::check(
-      "register-tiled SGEMM 4096^2 (loom SIMT)",
-      bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
-      bench::matmul_tolerance);
-  CallTimes t = time_calls([&] { sgemm(dA, dB, dC); }, 2, 20);
-  print_times("register-tiled SGEMM 4096^2 (loom SIMT)", t);
-  double ms = bench::median(t.gpu_ms);
-  result("loom_sgemm_simt4096_ms", ms, "ms");
-  result("loom_sgemm_simt4096_tflops", 2.0 * n * n * n / (ms * 1e9), "TFLOP/s");
-  std::printf("%s", sgemm.explain().c_str());
-  return ok;
+  sgemm.shape({4096 / 128, 4096 / 128}, 256);
+  return simt_matmul_bench(sgemm, "register-tiled SGEMM 4096^2 (loom SIMT)", "loom_sgemm_simt4096",
+                           seed);
 }
 
 // The cost of a call itself: a cached kernel with four arguments (two device arrays of 1024

@@ -1,6 +1,7 @@
 // Array parameters of kernels: Array<float> x; x[i], A(i, j), x.size(), A.dim(1).
 #pragma once
 
+#include "frontend/CompoundAssign.h"
 #include "frontend/Tracer.h"
 #include "frontend/Value.h"
 #include "support/Error.h"
@@ -12,7 +13,8 @@ namespace loom {
 
 // One element of an array parameter: reads as a value, assignment stores.
 // An element of an f16 or bf16 array reads as an f32 and stores an f32 rounded to 16 bits.
-template <DslElement E> class ElementRef {
+template <DslElement E>
+class ElementRef : public detail::CompoundAssign<ElementRef<E>, element_value_t<E>> {
 public:
   using T = element_value_t<E>;
   using dsl_value_type = T;
@@ -27,25 +29,14 @@ public:
   const std::vector<ir::Expr> &indices() const { return indices_; }
   operator Value<T>() const { return value(); }
 
-  ElementRef &operator=(const ElementRef &other) { return store(other.value().expr()); }
-  template <Operand U> ElementRef &operator=(const U &v) { return store(detail::to_expr<T>(v)); }
-
-#define LOOM_COMPOUND(sym, op)                                                                     \
-  template <Operand U> ElementRef &operator sym(const U &v) {                                      \
-    return store(detail::to_expr<T>(value() op v));                                                \
+  ElementRef &operator=(const ElementRef &other) { return assign_value(other.value().expr()); }
+  template <Operand U> ElementRef &operator=(const U &v) {
+    return assign_value(detail::to_expr<T>(v));
   }
-  LOOM_COMPOUND(+=, +)
-  LOOM_COMPOUND(-=, -)
-  LOOM_COMPOUND(*=, *)
-  LOOM_COMPOUND(/=, /)
-  LOOM_COMPOUND(%=, %)
-  LOOM_COMPOUND(&=, &)
-  LOOM_COMPOUND(|=, |)
-  LOOM_COMPOUND(^=, ^)
-#undef LOOM_COMPOUND
 
 private:
-  ElementRef &store(ir::Expr v) {
+  friend class detail::CompoundAssign<ElementRef, T>;
+  ElementRef &assign_value(ir::Expr v) {
     // `x[i] += v`, `x[i] = x[i] * v`, `x[i] = min(x[i], v)`: a reduction (ir::store_or_reduce).
     frontend::Tracer::current().emit(ir::store_or_reduce(array_, indices_, std::move(v)));
     return *this;

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "frontend/Array.h"
+#include "frontend/CompoundAssign.h"
 #include "frontend/Tracer.h"
 #include "frontend/Value.h"
 #include "support/Error.h"
@@ -132,7 +133,8 @@ inline void syncthreads() {
 }
 
 // One element of a shared array: reads as a value, assignment stores.
-template <DslScalar T> class SharedElementRef {
+template <DslScalar T>
+class SharedElementRef : public detail::CompoundAssign<SharedElementRef<T>, T> {
 public:
   using dsl_value_type = T;
   using element_type = T;
@@ -143,33 +145,19 @@ public:
   Value<T> value() const { return Value<T>(ir::SharedLoad::make(array_, indices_)); }
   operator Value<T>() const { return value(); }
 
-  SharedElementRef &operator=(const SharedElementRef &other) { return store(other.value().expr()); }
+  SharedElementRef &operator=(const SharedElementRef &other) {
+    return assign_value(other.value().expr());
+  }
   template <Operand U> SharedElementRef &operator=(const U &v) {
-    return store(detail::to_expr<T>(v));
+    return assign_value(detail::to_expr<T>(v));
   }
-#define LOOM_COMPOUND(sym, op)                                                                     \
-  template <Operand U> SharedElementRef &operator sym(const U &v) {                                \
-    return store(detail::to_expr<T>(value() op v));                                                \
-  }
-  LOOM_COMPOUND(+=, +)
-  LOOM_COMPOUND(-=, -)
-  LOOM_COMPOUND(*=, *)
-  LOOM_COMPOUND(/=, /)
-  LOOM_COMPOUND(%=, %)
-  LOOM_COMPOUND(&=, &)
-  LOOM_COMPOUND(|=, |)
-  LOOM_COMPOUND(^=, ^)
-#undef LOOM_COMPOUND
 
-  const ir::Shared &array() const {
-    return array_;
-  }
-  const std::vector<ir::Expr> &indices() const {
-    return indices_;
-  }
+  const ir::Shared &array() const { return array_; }
+  const std::vector<ir::Expr> &indices() const { return indices_; }
 
 private:
-  SharedElementRef &store(ir::Expr v) {
+  friend class detail::CompoundAssign<SharedElementRef, T>;
+  SharedElementRef &assign_value(ir::Expr v) {
     // A plain store, not a reduction: shared memory has no parallel loops to combine across.
     frontend::Tracer::current().emit(ir::SharedStore::make(array_, indices_, std::move(v)));
     return *this;

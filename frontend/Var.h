@@ -1,12 +1,13 @@
 // Mutable local variables of a kernel: Var<float> acc = 0.0f; acc += x;
 #pragma once
 
+#include "frontend/CompoundAssign.h"
 #include "frontend/Tracer.h"
 #include "frontend/Value.h"
 
 namespace loom {
 
-template <DslScalar T> class Var {
+template <DslScalar T> class Var : public detail::CompoundAssign<Var<T>, T> {
 public:
   using dsl_value_type = T;
 
@@ -18,34 +19,12 @@ public:
   // Copying a Var declares a new variable with the same current value.
   Var(const Var &other) { declare("v", other.value().expr()); }
 
-  Var &operator=(const Var &other) { return assign(other.value().expr()); }
-  template <Operand U> Var &operator=(const U &v) { return assign(detail::to_expr<T>(v)); }
+  Var &operator=(const Var &other) { return assign_value(other.value().expr()); }
+  template <Operand U> Var &operator=(const U &v) { return assign_value(detail::to_expr<T>(v)); }
 
-#define LOOM_COMPOUND(sym, op)                                                                     \
-  template <Operand U> Var &operator sym(const U &v) {                                             \
-    return assign(detail::to_expr<T>(value() op v));                                               \
-  }
-  LOOM_COMPOUND(+=, +)
-  LOOM_COMPOUND(-=, -)
-  LOOM_COMPOUND(*=, *)
-  LOOM_COMPOUND(/=, /)
-  LOOM_COMPOUND(%=, %)
-  LOOM_COMPOUND(&=, &)
-  LOOM_COMPOUND(|=, |)
-  LOOM_COMPOUND(^=, ^)
-  LOOM_COMPOUND(<<=, <<)
-  LOOM_COMPOUND(>>=, >>)
-#undef LOOM_COMPOUND
-
-  Value<T> value() const {
-    return Value<T>(ir::VarRef::make(var_));
-  }
-  operator Value<T>() const {
-    return value();
-  }
-  const ir::Var &var() const {
-    return var_;
-  }
+  Value<T> value() const { return Value<T>(ir::VarRef::make(var_)); }
+  operator Value<T>() const { return value(); }
+  const ir::Var &var() const { return var_; }
 
 private:
   void declare(const char *name, ir::Expr init) {
@@ -53,7 +32,8 @@ private:
     var_ = t.fresh_var(name, dtype_of<T>());
     t.emit(ir::Declare::make(var_, std::move(init)));
   }
-  Var &assign(ir::Expr v) {
+  friend class detail::CompoundAssign<Var, T>;
+  Var &assign_value(ir::Expr v) {
     frontend::Tracer::current().emit(ir::Assign::make(var_, std::move(v)));
     return *this;
   }

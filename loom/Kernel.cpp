@@ -45,7 +45,7 @@ namespace {
 
 // Sets one of the kernel's code options; the code compiles (or is found in the caches) again on
 // the next call when it changes.
-void set_code_option(KernelState &state, bool ir::Kernel::*option, bool on) {
+template <class T> void set_code_option(KernelState &state, T ir::Kernel::*option, T on) {
   std::lock_guard<std::mutex> lock(state.mutex);
   if (state.kernel.*option == on)
     return;
@@ -69,13 +69,7 @@ Kernel &Kernel::block_per_iteration(int threads) {
                         "': block_per_iteration takes a multiple of 32 threads from 32 to 1024 "
                         "(or 0 for the default mapping), not " +
                         std::to_string(threads));
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  if (state_->kernel.block_per_iteration == threads)
-    return *this;
-  state_->kernel.block_per_iteration = threads;
-  state_->gpu.reset();
-  state_->gpu_by_index_width = {};
-  state_->call.grid_domains.clear();
+  set_code_option(*state_, &ir::Kernel::block_per_iteration, threads);
   return *this;
 }
 

@@ -345,13 +345,15 @@ TEST_P(Simt, ExplicitShapeForParallelLoops) {
   k.shape(3, 64)(2.0f, x, y);
   for (size_t i = 0; i < n; ++i) // one rounding (contracted) or two
     ASSERT_NEAR(y[i], 2.0 * x[i] + y0[i], 1e-6) << i;
-  if (target() == ir::Target::GPU)
+  if (target() == ir::Target::GPU) {
     EXPECT_NE(k.explain().find("grid (3,1,1) x block (64,1,1)"), std::string::npos) << k.explain();
+  }
   k.automatic_shape();
   y = y0;
   k(2.0f, x, y);
-  if (target() == ir::Target::GPU)
+  if (target() == ir::Target::GPU) {
     EXPECT_EQ(k.explain().find("given by Kernel::shape()"), std::string::npos) << k.explain();
+  }
 }
 
 TEST_P(Simt, ErrorsSayWhatWasExpected) {
