@@ -84,12 +84,22 @@ llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
     shared_bases_[index] = shared_base(array, index);
   }
   // Row-major over static extents: the offset always fits 32 bits (shared arrays are small).
+  // A constant added to the last index becomes a constant offset of its own, so that elements
+  // read at base + 0, base + 1, ... share one address computation and merge into vector loads.
   std::vector<llvm::Value *> wide;
   for (const ir::Expr &e : indices)
     wide.push_back(codegen(e));
+  llvm::Value *last = wide.back();
+  int64_t constant = 0;
+  if (auto *add = indices.back().as<ir::Binary>(); add && add->op == ir::BinaryOp::Add)
+    if (auto *c = add->b.as<ir::IntConst>()) {
+      last = codegen(add->a);
+      constant = c->value;
+    }
   llvm::Value *linear = nullptr;
   for (size_t d = 0; d < indices.size(); ++d) {
-    llvm::Value *i = builder.CreateTrunc(wide[d], builder.getInt32Ty());
+    llvm::Value *i =
+        builder.CreateTrunc(d + 1 == indices.size() ? last : wide[d], builder.getInt32Ty());
     linear = linear ? builder.CreateAdd(
                           builder.CreateMul(
                               linear, builder.getInt32(static_cast<int32_t>(array->extents[d]))),
@@ -98,6 +108,8 @@ llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
   }
   llvm::Value *address = builder.CreateGEP(memory_type(array->type), shared_bases_[index],
                                            builder.CreateSExt(linear, builder.getInt64Ty()));
+  if (constant != 0)
+    address = builder.CreateGEP(memory_type(array->type), address, builder.getInt64(constant));
   if (!bounds_record_)
     return address;
   // A bounds-checked kernel checks shared indices too, against the static extents; the record

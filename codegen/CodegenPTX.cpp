@@ -19,8 +19,22 @@ CodegenLLVM::TaskFunction CodegenPTX::define_task(const ir::Task &task,
   llvm::Metadata *annotation[] = {llvm::ValueAsMetadata::get(kernel_fn),
                                   llvm::MDString::get(context, "kernel"),
                                   llvm::ValueAsMetadata::get(builder.getInt32(1))};
-  module->getOrInsertNamedMetadata("nvvm.annotations")
-      ->addOperand(llvm::MDNode::get(context, annotation));
+  llvm::NamedMDNode *annotations = module->getOrInsertNamedMetadata("nvvm.annotations");
+  annotations->addOperand(llvm::MDNode::get(context, annotation));
+  // The tile schedule's launch bounds (CUDA's __launch_bounds__): its block size, and the blocks
+  // an SM should hold at once, which caps ptxas's registers per thread.
+  auto annotate = [&](const char *key, int value) {
+    llvm::Metadata *bound[] = {llvm::ValueAsMetadata::get(kernel_fn),
+                               llvm::MDString::get(context, key),
+                               llvm::ValueAsMetadata::get(builder.getInt32(value))};
+    annotations->addOperand(llvm::MDNode::get(context, bound));
+  };
+  if (task.tile.rows > 0 && task.tile.min_blocks > 0) {
+    annotate("maxntidx", task.threads);
+    annotate("maxntidy", 1);
+    annotate("maxntidz", 1);
+    annotate("minctasm", task.tile.min_blocks);
+  }
   return {kernel_fn, nullptr, nullptr};
 }
 

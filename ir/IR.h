@@ -450,6 +450,27 @@ struct ShapeSymbol {
   std::optional<int64_t> extent;         // a literal extent: every dimension must equal it
 };
 
+// The tile schedule (GPU; ir/Tile.cpp): a 2-D parallel loop runs as tiles of rows x cols
+// iterations, a thread block per tile, each thread taking thread_rows x thread_cols of them with
+// their inner loops fused; with a depth, the arrays the inner loop reads at [i, k] or [k, j] are
+// staged through shared memory `depth` steps of k at a time. rows == 0: no tiling.
+// {128, 128, 8, 8, 8, 2}: a float SGEMM's usual schedule.
+struct TileSchedule {
+  int rows = 0, cols = 0;
+  int thread_rows = 1, thread_cols = 1;
+  int depth = 0;
+  // The blocks an SM should hold at once (CUDA's __launch_bounds__ minimum): ptxas then keeps a
+  // thread's registers within 65536 / (threads x min_blocks); 0 leaves the choice to ptxas.
+  int min_blocks = 0;
+  int threads() const {
+    return rows > 0 ? (rows / thread_rows) * (cols / thread_cols) : 0;
+  }
+  bool operator==(const TileSchedule &) const = default;
+};
+// Why `tile` is not a valid schedule, or empty: rows and cols multiples of thread_rows and
+// thread_cols, 1 to 1024 threads, depth 0 to 64.
+std::string tile_problem(const TileSchedule &tile);
+
 // A kernel as a front end produces it.
 struct Kernel {
   std::string name;
@@ -461,6 +482,7 @@ struct Kernel {
   // Schedule: on the GPU, each iteration of a 1-D parallel loop runs on a block of this many
   // threads, which split its inner loops (ir/BlockPerIteration.cpp); 0: the default mapping.
   int block_per_iteration = 0;
+  TileSchedule tile = {}; // schedule: see TileSchedule
   // A SIMT kernel (CUDA's model): `body` is what each thread of an explicitly shaped launch runs,
   // reading its position from SpecialReg; it has no parallel loops. Its shared arrays are listed
   // here.
@@ -501,6 +523,7 @@ struct Task {
   // GPU parallel tasks under the block_per_iteration schedule: the block's threads (each
   // iteration runs on one block; ir/BlockPerIteration.cpp); 0 otherwise.
   int threads = 0;
+  TileSchedule tile = {}; // GPU parallel tasks under the tile schedule: the schedule
 };
 enum class Target : uint8_t { CPU, GPU };
 const char *target_name(Target t);

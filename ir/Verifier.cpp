@@ -263,7 +263,7 @@ public:
   }
 
 private:
-  // SIMT kernels, and lowered GPU code (the block_per_iteration schedule's block reductions).
+  // SIMT kernels, and lowered GPU code (the schedules' block reductions and staged tiles).
   void simt_only(const std::string &what, const Stmt &where) {
     if (!simt_ && !lowered_gpu_)
       fail(what + " outside a SIMT kernel", where);
@@ -311,6 +311,11 @@ void verify(const Kernel &kernel) {
        kernel.block_per_iteration % 32 != 0))
     v.fail("block_per_iteration takes a multiple of 32 threads from 32 to 1024, not " +
            std::to_string(kernel.block_per_iteration));
+  if (std::string problem = tile_problem(kernel.tile); !problem.empty())
+    v.fail("schedule " + problem);
+  if (kernel.tile.rows > 0 && (kernel.block_per_iteration > 0 || kernel.simt))
+    v.fail(std::string("the tile schedule together with ") +
+           (kernel.simt ? "the SIMT level" : "block_per_iteration"));
   v.stmt(kernel.body, true, false);
 }
 

@@ -63,6 +63,16 @@ Kernel &Kernel::bounds_check(bool on) {
   return *this;
 }
 
+Kernel &Kernel::tile(const ir::TileSchedule &tile) {
+  if (std::string problem = ir::tile_problem(tile); !problem.empty())
+    throw ArgumentError("kernel '" + name() + "': schedule " + problem);
+  if (tile.rows > 0 && (state_->kernel.simt || state_->kernel.block_per_iteration > 0))
+    throw ArgumentError("kernel '" + name() + "': the tile schedule does not combine with " +
+                        (state_->kernel.simt ? "the SIMT level" : "block_per_iteration"));
+  set_code_option(*state_, &ir::Kernel::tile, tile);
+  return *this;
+}
+
 Kernel &Kernel::block_per_iteration(int threads) {
   if (threads != 0 && (threads < 32 || threads > 1024 || threads % 32 != 0))
     throw ArgumentError("kernel '" + name() +
@@ -279,7 +289,14 @@ std::string Kernel::explain() const {
         for (size_t i = 0; i < task.domain.size(); ++i)
           os << (i ? ", " : "") << ir::to_string(task.domain[i], k.params);
         os << ")";
-        if (task.threads > 0)
+        if (task.tile.rows > 0)
+          os << "; tile: a block of " << task.threads << " threads per " << task.tile.rows << "x"
+             << task.tile.cols << " tile, " << task.tile.thread_rows << "x"
+             << task.tile.thread_cols << " iterations per thread"
+             << (task.tile.depth > 0 ? ", staged in shared memory " +
+                                           std::to_string(task.tile.depth) + " steps at a time"
+                                     : std::string());
+        else if (task.threads > 0)
           os << "; block_per_iteration: each iteration on a block of " << task.threads
              << " threads, which split its inner loops and combine their reductions";
         if (task.run > 1)

@@ -94,6 +94,17 @@ public:
   // @kernel(block_per_iteration=256).
   Kernel &block_per_iteration(int threads);
 
+  // Schedule: on the GPU, the kernel's 2-D parallel loops run as tiles of rows x cols iterations,
+  // a block per tile, each thread taking thread_rows x thread_cols of them with their inner range
+  // loops fused into one (a value loaded once serves several iterations, kept in registers). A
+  // depth > 0 stages the arrays the inner loop reads at [i, k] or [k, j] (either order) through
+  // shared memory, `depth` steps of k at a time, double-buffered and prefetched. Results are
+  // those of the default mapping, bit for bit. What the schedule cannot do throws CompileError
+  // saying why, at the next call; {} is back to the default mapping; the CPU ignores it. A
+  // schedule for a float SGEMM: {128, 128, 8, 8, 8}. Text DSL: @kernel(tile=(128, 128),
+  // thread_tile=(8, 8), stage=8).
+  Kernel &tile(const ir::TileSchedule &tile);
+
   const std::string &name() const;
   const ir::Kernel &ir() const;
 

@@ -218,10 +218,42 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
                                     "on)");
       else
         k.block_per_iteration = static_cast<int>(v);
+    } else if (o.key == "tile" || o.key == "thread_tile") {
+      // A tuple of two positive integers.
+      const ast::Expr &v = *o.value;
+      bool pair = v.kind == ast::ExprKind::Tuple && v.operands.size() == 2;
+      for (size_t d = 0; pair && d < 2; ++d)
+        pair = v.operands[d]->kind == ast::ExprKind::Int && v.operands[d]->int_value >= 1 &&
+               v.operands[d]->int_value <= 1024;
+      if (!pair) {
+        diag_.error(v.begin, "option '" + o.key + "' takes two integers from 1 to 1024, as in " +
+                                 o.key + (o.key == "tile" ? "=(128, 128)" : "=(8, 8)"));
+      } else {
+        const int r = static_cast<int>(v.operands[0]->int_value);
+        const int c = static_cast<int>(v.operands[1]->int_value);
+        if (o.key == "tile")
+          k.tile.rows = r, k.tile.cols = c;
+        else
+          k.tile.thread_rows = r, k.tile.thread_cols = c;
+      }
+    } else if (o.key == "blocks_per_sm") {
+      const int64_t v = o.value->kind == ast::ExprKind::Int ? o.value->int_value : -1;
+      if (v < 1 || v > 32)
+        diag_.error(o.value->begin, "option 'blocks_per_sm' takes the blocks of the tile "
+                                    "schedule each SM should hold at once, from 1 to 32");
+      else
+        k.tile.min_blocks = static_cast<int>(v);
+    } else if (o.key == "stage") {
+      const int64_t v = o.value->kind == ast::ExprKind::Int ? o.value->int_value : -1;
+      if (v < 1 || v > 64)
+        diag_.error(o.value->begin, "option 'stage' takes the steps of the inner loop staged in "
+                                    "shared memory at a time, from 1 to 64");
+      else
+        k.tile.depth = static_cast<int>(v);
     } else if (o.key != "fastmath" && o.key != "bounds_check" && o.key != "simt") {
       diag_.error(o.loc, "unknown option '" + o.key +
-                             "' of @kernel; the options are fastmath, bounds_check, simt and "
-                             "block_per_iteration");
+                             "' of @kernel; the options are fastmath, bounds_check, simt, "
+                             "block_per_iteration, tile, thread_tile, stage and blocks_per_sm");
     } else if (o.value->kind != ast::ExprKind::Bool) {
       diag_.error(o.value->begin, "option '" + o.key + "' takes True or False");
     } else {
@@ -229,6 +261,18 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
        : o.key == "simt"   ? k.simt
                            : k.bounds_check) = o.value->bool_value;
     }
+  }
+  const bool tiled = seen.count("tile") != 0;
+  if (!tiled && (seen.count("thread_tile") || seen.count("stage") || seen.count("blocks_per_sm"))) {
+    diag_.error(f.loc, "options 'thread_tile', 'stage' and 'blocks_per_sm' belong to the tile "
+                       "schedule: give "
+                       "'tile' too, as in @kernel(tile=(128, 128), thread_tile=(8, 8), stage=8)");
+  } else if (tiled && k.tile.rows > 0) {
+    if (std::string problem = ir::tile_problem(k.tile); !problem.empty())
+      diag_.error(f.loc, "schedule " + problem);
+    else if (k.simt || k.block_per_iteration > 0)
+      diag_.error(f.loc, std::string("the tile schedule does not combine with ") +
+                             (k.simt ? "simt=True" : "block_per_iteration"));
   }
 }
 

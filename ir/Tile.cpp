@@ -1,0 +1,600 @@
+// The tile schedule on the GPU: a 2-D parallel loop runs as tiles of rows x cols iterations, one
+// thread block per tile, each thread taking thread_rows x thread_cols of the tile's iterations
+// (their inner loops fused, so that one loaded value serves several iterations). With a depth,
+// the arrays the inner loop reads at [i, k] or [k, j] (either order) are staged through shared
+// memory, depth steps of k at a time, double-buffered and prefetched into registers:
+//
+//   for i, j in parallel(M, N):         for tile = blockIdx.x; tile < tiles; tile += gridDim.x:
+//     acc = 0                             each of the thread's (i, j): acc_r = 0
+//     for k in range(K):        ==>       next = A[its rows, k0 .. k0+depth), B[...]  (registers)
+//       acc += A[i, k] * B[k, j]          for k0 in range(0, K, depth):
+//     C[i, j] = acc                         A_tile[buf] = next; B_tile[buf] = next; barrier
+//                                           next = the chunk after (prefetch)
+//                                           for kk in range(depth): for each (i, j): acc_r += ...
+//                                         each of the thread's (i, j) in range: C[i, j] = acc_r
+//
+// Each iteration's statements run in the order written, its inner loop's steps in order: results
+// are those of the default mapping, bit for bit. Iterations past the loop's extents (the edge
+// tiles') compute the last row's or column's values again, reading only what the loop reads,
+// and write nothing. What the schedule cannot do is a CompileError that says why.
+#include "ir/Mutator.h"
+#include "ir/Passes.h"
+#include "ir/Printer.h"
+#include "support/Error.h"
+
+#include <map>
+#include <set>
+
+namespace loom::ir {
+
+namespace {
+
+Expr i64c(int64_t v) {
+  return IntConst::make(ScalarType::I64, v);
+}
+Expr var_ref(const Var &v) {
+  return VarRef::make(v);
+}
+Expr bin(BinaryOp op, Expr a, Expr b) {
+  return Binary::make(op, std::move(a), std::move(b));
+}
+Expr add(Expr a, Expr b) {
+  return bin(BinaryOp::Add, std::move(a), std::move(b));
+}
+Expr mul(Expr a, Expr b) {
+  return bin(BinaryOp::Mul, std::move(a), std::move(b));
+}
+bool is_var(const Expr &e, const Variable *v) {
+  auto *r = e.as<VarRef>();
+  return r && r->var.get() == v;
+}
+
+// Elements of a shared array's row beyond the tile's: stores of a transposed tile then fall in
+// distinct banks, and 4 elements keep every row 16-byte aligned (vector loads).
+constexpr int64_t row_padding = 4;
+
+// An array the inner loop reads at [x, k] or [k, x], x one of the parallel loop's variables.
+struct Pattern {
+  int array;
+  int k_dim; // the index that is the inner loop's variable
+  int axis;  // 0: x is the loop's first variable (rows), 1: its second (columns)
+  auto operator<=>(const Pattern &) const = default;
+};
+
+// The pattern of a load, if it has one.
+std::optional<Pattern> pattern_of(const Load *n, const Variable *i, const Variable *j,
+                                  const Variable *k) {
+  if (n->indices.size() != 2)
+    return std::nullopt;
+  for (int kd = 0; kd < 2; ++kd) {
+    if (!is_var(n->indices[kd], k))
+      continue;
+    const Expr &other = n->indices[1 - kd];
+    if (is_var(other, i))
+      return Pattern{n->array, kd, 0};
+    if (is_var(other, j))
+      return Pattern{n->array, kd, 1};
+  }
+  return std::nullopt;
+}
+
+// The loads of an expression, with the patterns they have.
+struct Loads : Visitor {
+  const Variable *i, *j, *k;
+  std::set<Pattern> found;
+  void visit_node(const Load *n) override {
+    if (auto p = pattern_of(n, i, j, k))
+      found.insert(*p);
+    Visitor::visit_node(n);
+  }
+};
+
+// What the loop body writes and reads, and whether it synchronizes.
+struct Effects : Visitor {
+  std::set<int> written;
+  std::set<const Variable *> mentioned;
+  bool synchronizes = false;
+  void visit_node(const Store *n) override {
+    written.insert(n->array);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Reduce *n) override {
+    written.insert(n->array);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Atomic *n) override {
+    written.insert(n->array);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const VarRef *n) override { mentioned.insert(n->var.get()); }
+  void visit_node(const Barrier *) override { synchronizes = true; }
+  void visit_node(const WarpOp *n) override {
+    synchronizes = true;
+    Visitor::visit_node(n);
+  }
+};
+
+// An array staged through shared memory: tile[buffer][kk][position], filled cooperatively.
+struct Staged {
+  Pattern pattern;
+  ScalarType type;
+  Shared tile;
+  int64_t extent; // the tile's rows or columns
+  std::vector<Var> next; // this thread's prefetched elements
+};
+
+// One copy of an iteration's statements: the loop's variables replaced, locals renamed, loads of
+// staged arrays read from shared memory, and writes made only where `valid`.
+class Copy : public Mutator {
+public:
+  std::map<const Variable *, Expr> values;
+  std::map<const Variable *, Var> renamed;
+  std::map<Pattern, Expr> staged; // what a staged load reads instead
+  const Variable *i = nullptr, *j = nullptr, *k = nullptr;
+  Expr valid; // null: writes unguarded
+
+protected:
+  Expr mutate_node(const VarRef *n, const Expr &self) override {
+    if (auto it = values.find(n->var.get()); it != values.end())
+      return it->second;
+    if (auto it = renamed.find(n->var.get()); it != renamed.end())
+      return var_ref(it->second);
+    return self;
+  }
+  Expr mutate_node(const Load *n, const Expr &self) override {
+    if (k)
+      if (auto p = pattern_of(n, i, j, k))
+        if (auto it = staged.find(*p); it != staged.end())
+          return it->second;
+    return Mutator::mutate_node(n, self);
+  }
+  Stmt mutate_node(const Declare *n, const Stmt &) override {
+    Expr init = mutate(n->init);
+    Var v = make_var(n->var->name, n->var->type);
+    renamed[n->var.get()] = v;
+    return Declare::make(v, init);
+  }
+  Stmt mutate_node(const Assign *n, const Stmt &) override {
+    Expr value = mutate(n->value);
+    auto it = renamed.find(n->var.get());
+    return Assign::make(it == renamed.end() ? n->var : it->second, value);
+  }
+  Stmt mutate_node(const For *n, const Stmt &) override {
+    Expr b = mutate(n->begin), e = mutate(n->end), s = mutate(n->step);
+    Var v = make_var(n->var->name, n->var->type);
+    renamed[n->var.get()] = v;
+    return For::make(v, b, e, s, mutate(n->body));
+  }
+  Stmt mutate_node(const Store *n, const Stmt &self) override {
+    return guarded(Mutator::mutate_node(n, self));
+  }
+  Stmt mutate_node(const Reduce *n, const Stmt &self) override {
+    return guarded(Mutator::mutate_node(n, self));
+  }
+  Stmt mutate_node(const Atomic *n, const Stmt &self) override {
+    Stmt s = Mutator::mutate_node(n, self);
+    if (n->result) {
+      auto *a = s.as<Atomic>();
+      auto it = renamed.find(n->result.get());
+      if (it != renamed.end())
+        s = Stmt(std::make_shared<Atomic>(a->op, a->array, a->shared, a->indices, a->value,
+                                          a->compare, it->second));
+    }
+    return guarded(s);
+  }
+
+private:
+  Stmt guarded(Stmt s) { return valid.defined() ? IfThenElse::make(valid, std::move(s)) : s; }
+};
+
+class Tiler {
+public:
+  Tiler(const std::string &kernel, const std::vector<Param> &params, const TileSchedule &tile,
+        std::vector<Shared> &shared)
+      : kernel_(kernel), params_(params), tile_(tile), shared_(shared) {}
+
+  [[noreturn]] void fail(const std::string &what, const Stmt &where = Stmt()) {
+    std::string msg = "kernel '" + kernel_ + "', schedule tile: " + what;
+    if (where.defined())
+      msg += "\n  in: " + to_string(where, params_);
+    throw CompileError(msg);
+  }
+
+  // The loop as the block's threads run it: a grid-stride loop over tiles; `tiles` receives the
+  // number of tiles (the task's domain).
+  Stmt map(const ParallelFor *loop, const Stmt &where, Expr &tiles) {
+    i_ = loop->vars[0].get(), j_ = loop->vars[1].get();
+    split_body(loop->body, where);
+
+    std::vector<Stmt> out;
+    Var m = make_var("rows", ScalarType::I64), n = make_var("cols", ScalarType::I64);
+    out.push_back(Declare::make(m, loop->extents[0]));
+    out.push_back(Declare::make(n, loop->extents[1]));
+    Expr tiles_j = bin(BinaryOp::Div, add(var_ref(n), i64c(tile_.cols - 1)), i64c(tile_.cols));
+    Expr tiles_i =
+        bin(BinaryOp::Div, add(loop->extents[0], i64c(tile_.rows - 1)), i64c(tile_.rows));
+    tiles = mul(tiles_i, bin(BinaryOp::Div, add(loop->extents[1], i64c(tile_.cols - 1)),
+                              i64c(tile_.cols)));
+    Var t = make_var("tile", ScalarType::I64);
+    std::vector<Stmt> body;
+    Var i0 = make_var("tile_row", ScalarType::I64), j0 = make_var("tile_col", ScalarType::I64);
+    body.push_back(
+        Declare::make(i0, mul(bin(BinaryOp::Div, var_ref(t), tiles_j), i64c(tile_.rows))));
+    body.push_back(
+        Declare::make(j0, mul(bin(BinaryOp::Mod, var_ref(t), tiles_j), i64c(tile_.cols))));
+    tile_body(body, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n));
+    body.push_back(Barrier::make()); // the next tile's stores wait for this one's last reads
+    out.push_back(For::make(t, i64(SpecialReg::make(Reg::BlockIdx, 0)), tiles,
+                            i64(SpecialReg::make(Reg::GridDim, 0)), Block::make(std::move(body))));
+    return Block::make(std::move(out));
+  }
+
+private:
+  static Expr i64(Expr e) { return Cast::make(ScalarType::I64, std::move(e)); }
+
+  // The iteration's statements before its inner loop, the loop, and those after it.
+  void split_body(const Stmt &body, const Stmt &where) {
+    std::vector<Stmt> top{body};
+    if (auto *b = body.as<Block>())
+      top = b->stmts;
+    for (const Stmt &s : top) {
+      if (s.as<For>() || s.as<While>()) {
+        if (inner_.defined())
+          fail("the iteration has more than one loop; the schedule fuses the inner loops of the "
+               "iterations a thread takes, and needs exactly one",
+               where);
+        if (!s.as<For>())
+          fail("the iteration's loop is a while loop; the schedule needs a range loop", s);
+        inner_ = s;
+        continue;
+      }
+      (inner_.defined() ? after_ : before_).push_back(s);
+    }
+    if (!inner_.defined())
+      fail("the iteration has no inner range loop to fuse and stage (use the default mapping)",
+           where);
+    const For *f = inner_.as<For>();
+    Effects body_effects;
+    body_effects.visit(f->body);
+    if (!body_effects.written.empty())
+      fail("the inner loop writes to array '" + params_[*body_effects.written.begin()].name +
+               "'; the schedule fuses the inner loops of several iterations, so it may only "
+               "update locals",
+           inner_);
+    if (body_effects.synchronizes)
+      fail("the inner loop has barriers or warp operations", inner_);
+    std::set<const Variable *> locals;
+    for (const Stmt &s : before_)
+      if (auto *d = s.as<Declare>())
+        locals.insert(d->var.get());
+    Effects bounds;
+    bounds.visit(f->begin), bounds.visit(f->end), bounds.visit(f->step);
+    for (const Variable *v : bounds.mentioned)
+      if (v == i_ || v == j_ || locals.count(v))
+        fail("the inner loop's bounds depend on '" + v->name +
+                 "'; the iterations a block runs share the loop, so its bounds may depend only "
+                 "on parameters and array shapes",
+             inner_);
+    auto *step = f->step.as<IntConst>();
+    if (tile_.depth > 0 && (!step || step->value != 1))
+      fail("the inner loop's step is not 1; staging takes `depth` consecutive steps at a time",
+           inner_);
+    Effects all;
+    for (const Stmt &s : top)
+      all.visit(s);
+    written_ = all.written;
+  }
+
+  // Where along its axis of the tile the r-th of a thread's iterations lies, for thread t of
+  // `threads` along that axis taking `per_thread`: groups of 4 consecutive iterations, the
+  // threads' groups side by side (16-byte vector reads of shared memory in neighbouring banks).
+  // The position is base + offset(r), base = t * group the same for all r: shared loads at
+  // constant distances, which the vectorizer merges.
+  static int64_t group(int per_thread) { return per_thread % 4 == 0 ? 4 : per_thread; }
+  static Expr position_base(const Expr &t, int per_thread) {
+    return mul(t, i64c(group(per_thread)));
+  }
+  static int64_t offset(int64_t threads, int per_thread, int r) {
+    const int64_t g = group(per_thread);
+    return (r / g) * threads * g + r % g;
+  }
+
+  void tile_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
+                 const Expr &n) {
+    const int64_t col_threads = tile_.cols / tile_.thread_cols;
+    const int64_t row_threads = tile_.rows / tile_.thread_rows;
+    const int64_t threads = row_threads * col_threads;
+    Var tid = make_var("thread", ScalarType::I64);
+    out.push_back(Declare::make(tid, i64(SpecialReg::make(Reg::ThreadIdx, 0))));
+    Expr trow = bin(BinaryOp::Div, var_ref(tid), i64c(col_threads));
+    Expr tcol = bin(BinaryOp::Mod, var_ref(tid), i64c(col_threads));
+
+    // Each of the thread's iterations: its position in the tile, its clamped indices, validity.
+    struct Replica {
+      Var row, col; // position in the tile
+      Var i, j;     // clamped into the loop's extents
+      Var valid;
+      Copy copy;
+    };
+    std::vector<Replica> replicas(size_t(tile_.thread_rows) * tile_.thread_cols);
+    std::vector<Var> rows(tile_.thread_rows), cols(tile_.thread_cols), ci(tile_.thread_rows),
+        cj(tile_.thread_cols), vi(tile_.thread_rows), vj(tile_.thread_cols);
+    Var row_base = make_var("row_base", ScalarType::I64);
+    Var col_base = make_var("col_base", ScalarType::I64);
+    out.push_back(Declare::make(row_base, position_base(trow, tile_.thread_rows)));
+    out.push_back(Declare::make(col_base, position_base(tcol, tile_.thread_cols)));
+    for (int r = 0; r < tile_.thread_rows; ++r) {
+      rows[r] = make_var("row", ScalarType::I64);
+      out.push_back(Declare::make(
+          rows[r], add(var_ref(row_base), i64c(offset(row_threads, tile_.thread_rows, r)))));
+      Expr at = add(i0, var_ref(rows[r]));
+      vi[r] = make_var("row_valid", ScalarType::Bool);
+      out.push_back(Declare::make(vi[r], bin(BinaryOp::Lt, at, m)));
+      ci[r] = make_var(i_->name, ScalarType::I64);
+      out.push_back(
+          Declare::make(ci[r], bin(BinaryOp::Min, at, bin(BinaryOp::Sub, m, i64c(1)))));
+    }
+    for (int c = 0; c < tile_.thread_cols; ++c) {
+      cols[c] = make_var("col", ScalarType::I64);
+      out.push_back(Declare::make(
+          cols[c], add(var_ref(col_base), i64c(offset(col_threads, tile_.thread_cols, c)))));
+      Expr at = add(j0, var_ref(cols[c]));
+      vj[c] = make_var("col_valid", ScalarType::Bool);
+      out.push_back(Declare::make(vj[c], bin(BinaryOp::Lt, at, n)));
+      cj[c] = make_var(j_->name, ScalarType::I64);
+      out.push_back(
+          Declare::make(cj[c], bin(BinaryOp::Min, at, bin(BinaryOp::Sub, n, i64c(1)))));
+    }
+    for (int r = 0; r < tile_.thread_rows; ++r)
+      for (int c = 0; c < tile_.thread_cols; ++c) {
+        Replica &x = replicas[size_t(r) * tile_.thread_cols + c];
+        x.row = rows[r], x.col = cols[c], x.i = ci[r], x.j = cj[c];
+        x.valid = make_var("valid", ScalarType::Bool);
+        out.push_back(
+            Declare::make(x.valid, bin(BinaryOp::And, var_ref(vi[r]), var_ref(vj[c]))));
+        x.copy.values[i_] = var_ref(x.i);
+        x.copy.values[j_] = var_ref(x.j);
+        x.copy.valid = var_ref(x.valid);
+      }
+
+    // The statements before the inner loop, iteration by iteration.
+    for (Replica &x : replicas)
+      for (const Stmt &s : before_)
+        out.push_back(x.copy.mutate(s));
+
+    const For *f = inner_.as<For>();
+    std::vector<Staged> staged = choose_staged(f);
+    Var kb = make_var(f->var->name + "_begin", ScalarType::I64);
+    Var ke = make_var(f->var->name + "_end", ScalarType::I64);
+    out.push_back(Declare::make(kb, f->begin));
+    out.push_back(Declare::make(ke, f->end));
+    const Variable *k = f->var.get();
+
+    // One step k of the fused loop: the staged elements the thread's iterations read, one after
+    // another (neighbours merge into vector loads), then every iteration's copy of the loop body.
+    // `kk`: the step's place in the staged chunk (staging only).
+    auto fused_step = [&](std::vector<Stmt> &into, const Expr &kval, const Expr &buf,
+                          const Expr &kk) {
+      Var kv = make_var(f->var->name, ScalarType::I64);
+      into.push_back(Declare::make(kv, kval));
+      std::map<std::pair<const SharedArray *, const Variable *>, Expr> elements;
+      for (const Staged &s : staged) {
+        const bool by_row = s.pattern.axis == 0;
+        const std::vector<Var> &positions = by_row ? rows : cols;
+        for (size_t r = 0; r < positions.size(); ++r) {
+          Var e = make_var(params_[s.pattern.array].name + "_element", s.type);
+          Expr at = add(var_ref(by_row ? row_base : col_base),
+                        i64c(by_row ? offset(row_threads, tile_.thread_rows, int(r))
+                                    : offset(col_threads, tile_.thread_cols, int(r))));
+          into.push_back(Declare::make(e, SharedLoad::make(s.tile, {buf, kk, at})));
+          elements[{s.tile.get(), positions[r].get()}] = var_ref(e);
+        }
+      }
+      for (Replica &x : replicas) {
+        x.copy.values[k] = var_ref(kv);
+        x.copy.i = i_, x.copy.j = j_, x.copy.k = staged.empty() ? nullptr : k;
+        x.copy.staged.clear();
+        for (const Staged &s : staged)
+          x.copy.staged[s.pattern] =
+              elements.at({s.tile.get(), (s.pattern.axis == 0 ? x.row : x.col).get()});
+        x.copy.valid = Expr(); // the loop body writes only locals
+        into.push_back(x.copy.mutate(f->body));
+        x.copy.valid = var_ref(x.valid);
+      }
+    };
+
+    if (staged.empty()) {
+      Var kv = make_var(f->var->name + "_step", ScalarType::I64);
+      std::vector<Stmt> step;
+      fused_step(step, var_ref(kv), Expr(), Expr());
+      out.push_back(For::make(kv, var_ref(kb), var_ref(ke), f->step, Block::make(std::move(step))));
+    } else {
+      out.push_back(IfThenElse::make(bin(BinaryOp::Lt, var_ref(kb), var_ref(ke)),
+                                     staged_loop(staged, var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid),
+                                                 threads, fused_step)));
+    }
+    // The statements after the inner loop, in the iterations in range only: there the indices
+    // need no clamping (nor the values they keep in registers through the loop).
+    for (Replica &x : replicas) {
+      x.copy.k = nullptr;
+      x.copy.values.erase(k);
+      Expr i = add(i0, var_ref(x.row)), j = add(j0, var_ref(x.col));
+      x.copy.values[i_] = i;
+      x.copy.values[j_] = j;
+      x.copy.valid = Expr();
+      std::vector<Stmt> after;
+      for (const Stmt &s : after_)
+        after.push_back(x.copy.mutate(s));
+      if (!after.empty())
+        out.push_back(IfThenElse::make(
+            bin(BinaryOp::And, bin(BinaryOp::Lt, i, m), bin(BinaryOp::Lt, j, n)),
+            Block::make(std::move(after))));
+    }
+  }
+
+  // The arrays worth staging: read at a pattern unconditionally in every step of the inner loop
+  // (so the original reads every element the tile holds), never written, with an element type
+  // shared memory holds.
+  std::vector<Staged> choose_staged(const For *f) {
+    std::vector<Staged> out;
+    if (tile_.depth == 0)
+      return out;
+    Loads loads;
+    loads.i = i_, loads.j = j_, loads.k = f->var.get();
+    std::vector<Stmt> top{f->body};
+    if (auto *b = f->body.as<Block>())
+      top = b->stmts;
+    for (const Stmt &s : top) {
+      if (auto *d = s.as<Declare>())
+        loads.visit(d->init);
+      else if (auto *a = s.as<Assign>())
+        loads.visit(a->value);
+    }
+    int64_t bytes = 0;
+    shared_offsets(shared_, &bytes);
+    for (const Pattern &p : loads.found) {
+      const Param &param = params_[p.array];
+      ScalarType t = param.type;
+      if (written_.count(p.array) || !(t == ScalarType::F32 || t == ScalarType::F64 ||
+                                       t == ScalarType::I32 || t == ScalarType::I64))
+        continue;
+      Staged s;
+      s.pattern = p;
+      s.type = t;
+      s.extent = p.axis == 0 ? tile_.rows : tile_.cols;
+      s.tile = make_shared_array(param.name + "_tile", t, {2, tile_.depth, s.extent + row_padding});
+      out.push_back(s);
+      shared_.push_back(s.tile);
+    }
+    int64_t total = 0;
+    shared_offsets(shared_, &total);
+    if (total > max_shared_bytes)
+      fail("the staged tiles need " + std::to_string(total - bytes) +
+           " bytes of shared memory (two buffers of depth x tile elements each), more than a "
+           "block's " +
+           std::to_string(max_shared_bytes) + "; use a smaller depth or tile");
+    return out;
+  }
+
+  // The staged inner loop: chunks of `depth` steps, each chunk's tiles stored from the registers
+  // the previous chunk prefetched them into.
+  template <class Step>
+  Stmt staged_loop(std::vector<Staged> &staged, const Expr &kb, const Expr &ke, const Expr &i0,
+                   const Expr &j0, const Expr &m, const Expr &n, const Expr &tid, int64_t threads,
+                   Step &fused_step) {
+    const int64_t depth = tile_.depth;
+    std::vector<Stmt> out;
+    // The elements of chunk `k0` this thread loads: element e = tid + l * threads of the tile,
+    // numbered along the array's contiguous dimension first (coalesced reads).
+    auto element = [&](const Staged &s, int64_t l, Expr &kk, Expr &pos) {
+      Expr e = add(tid, i64c(l * threads));
+      const int64_t fast = s.pattern.k_dim == 1 ? depth : s.extent;
+      Expr inner = bin(BinaryOp::Mod, e, i64c(fast)), outer = bin(BinaryOp::Div, e, i64c(fast));
+      kk = s.pattern.k_dim == 1 ? inner : outer;
+      pos = s.pattern.k_dim == 1 ? outer : inner;
+    };
+    auto count = [&](const Staged &s) { return (s.extent * depth + threads - 1) / threads; };
+    auto in_tile = [&](const Staged &s, int64_t l) {
+      return (l + 1) * threads <= s.extent * depth; // every thread's element l exists
+    };
+    auto prefetch = [&](std::vector<Stmt> &into, const Expr &k0, bool declare) {
+      for (Staged &s : staged)
+        for (int64_t l = 0; l < count(s); ++l) {
+          Expr kk, pos;
+          element(s, l, kk, pos);
+          Expr k = bin(BinaryOp::Min, add(k0, kk), bin(BinaryOp::Sub, ke, i64c(1)));
+          const Expr &base = s.pattern.axis == 0 ? i0 : j0;
+          const Expr &extent = s.pattern.axis == 0 ? m : n;
+          Expr x = bin(BinaryOp::Min, add(base, pos), bin(BinaryOp::Sub, extent, i64c(1)));
+          std::vector<Expr> idx = s.pattern.k_dim == 0 ? std::vector<Expr>{k, x}
+                                                       : std::vector<Expr>{x, k};
+          Expr value = Load::make(s.type, s.pattern.array, idx);
+          if (declare) {
+            s.next.push_back(make_var(params_[s.pattern.array].name + "_next", s.type));
+            into.push_back(Declare::make(s.next.back(), value));
+          } else {
+            into.push_back(Assign::make(s.next[l], value));
+          }
+        }
+    };
+    prefetch(out, kb, true);
+    Var buf = make_var("buffer", ScalarType::I64);
+    out.push_back(Declare::make(buf, i64c(0)));
+    Var k0 = make_var("chunk", ScalarType::I64);
+    std::vector<Stmt> chunk;
+    for (const Staged &s : staged)
+      for (int64_t l = 0; l < count(s); ++l) {
+        Expr kk, pos;
+        element(s, l, kk, pos);
+        Stmt store = SharedStore::make(s.tile, {var_ref(buf), kk, pos}, var_ref(s.next[l]));
+        if (!in_tile(s, l))
+          store = IfThenElse::make(
+              bin(BinaryOp::Lt, add(tid, i64c(l * threads)), i64c(s.extent * depth)), store);
+        chunk.push_back(store);
+      }
+    chunk.push_back(Barrier::make());
+    prefetch(chunk, add(var_ref(k0), i64c(depth)), false);
+    // A whole chunk runs `depth` steps; the last, partial one checks each step.
+    Var kk = make_var("kk", ScalarType::I64), kt = make_var("kk", ScalarType::I64);
+    std::vector<Stmt> whole, partial;
+    fused_step(whole, add(var_ref(k0), var_ref(kk)), var_ref(buf), var_ref(kk));
+    fused_step(partial, add(var_ref(k0), var_ref(kt)), var_ref(buf), var_ref(kt));
+    chunk.push_back(IfThenElse::make(
+        bin(BinaryOp::Le, add(var_ref(k0), i64c(depth)), ke),
+        For::make(kk, i64c(0), i64c(depth), i64c(1), Block::make(std::move(whole))),
+        For::make(kt, i64c(0), i64c(depth), i64c(1),
+                  IfThenElse::make(bin(BinaryOp::Lt, add(var_ref(k0), var_ref(kt)), ke),
+                                   Block::make(std::move(partial))))));
+    chunk.push_back(Assign::make(buf, bin(BinaryOp::Sub, i64c(1), var_ref(buf))));
+    out.push_back(For::make(k0, kb, ke, i64c(depth), Block::make(std::move(chunk))));
+    return Block::make(std::move(out));
+  }
+
+  const std::string &kernel_;
+  const std::vector<Param> &params_;
+  const TileSchedule &tile_;
+  std::vector<Shared> &shared_;
+  const Variable *i_ = nullptr, *j_ = nullptr;
+  std::vector<Stmt> before_, after_;
+  Stmt inner_;
+  std::set<int> written_;
+};
+
+} // namespace
+
+Task map_tile(const Task &task, const std::string &kernel, const std::vector<Param> &params,
+              const TileSchedule &tile, std::vector<Shared> &shared) {
+  if (task.kind != TaskKind::Parallel)
+    return task;
+  std::vector<Stmt> top{task.body};
+  if (auto *b = task.body.as<Block>())
+    top = b->stmts;
+  const ParallelFor *loop = nullptr;
+  for (const Stmt &s : top)
+    if (auto *p = s.as<ParallelFor>())
+      loop = p;
+  if (!loop || loop->vars.size() != 2)
+    return map_parallel_loops(task, Target::GPU); // the schedule tiles 2-D loops
+  if (!task.reductions.empty())
+    throw CompileError("kernel '" + kernel +
+                       "', schedule tile: the parallel loop reduces into an array element all "
+                       "iterations share, which the schedule does not support");
+  std::vector<Stmt> out;
+  Expr tiles;
+  for (const Stmt &s : top) {
+    if (s.as<ParallelFor>()) {
+      Tiler tiler(kernel, params, tile, shared);
+      out.push_back(tiler.map(loop, s, tiles));
+    } else {
+      out.push_back(s);
+    }
+  }
+  Task mapped = task;
+  mapped.body = out.size() == 1 ? out[0] : Block::make(std::move(out));
+  mapped.domain = {tiles};
+  mapped.threads = tile.threads();
+  mapped.tile = tile;
+  return mapped;
+}
+
+} // namespace loom::ir
