@@ -302,10 +302,10 @@ bool softmax_simt_bench(uint64_t seed) {
       "loom_softmax_simt8192", seed);
 }
 
-// A 4096^2 SIMT-level matmul with its launch shape already given: checked on sampled rows, timed;
-// results `<prefix>_ms` and `<prefix>_tflops`.
+// A 4096^2 matmul (SIMT level with its launch shape given, or scheduled): checked on sampled
+// rows, timed; results `<prefix>_ms` and `<prefix>_tflops` (also in *tflops, 0 when wrong).
 bool simt_matmul_bench(loom::Kernel &matmul, const std::string &what, const std::string &prefix,
-                       uint64_t seed) {
+                       uint64_t seed, double *tflops = nullptr) {
   const int64_t n = 4096;
   std::vector<float> A = bench::random_vector(size_t(n * n), seed);
   std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
@@ -322,6 +322,8 @@ bool simt_matmul_bench(loom::Kernel &matmul, const std::string &what, const std:
   double ms = bench::median(t.gpu_ms);
   result((prefix + "_ms").c_str(), ms, "ms");
   result((prefix + "_tflops").c_str(), 2.0 * n * n * n / (ms * 1e9), "TFLOP/s");
+  if (tflops)
+    *tflops = ok ? 2.0 * n * n * n / (ms * 1e9) : 0;
   std::printf("%s", matmul.explain().c_str());
   return ok;
 }
@@ -340,6 +342,36 @@ bool sgemm_simt_bench(uint64_t seed) {
   sgemm.shape({4096 / 128, 4096 / 128}, 256);
   return simt_matmul_bench(sgemm, "register-tiled SGEMM 4096^2 (loom SIMT)", "loom_sgemm_simt4096",
                            seed);
+}
+
+// The naive matmul kernel (bench::make_matmul) under the tile schedule, a sweep of schedules
+// against cuBLAS; `loom_scheduled_matmul4096_tflops` is the best of them.
+bool scheduled_matmul_bench(uint64_t seed) {
+  struct Choice {
+    const char *label;
+    loom::ir::TileSchedule tile;
+  };
+  const Choice choices[] = {
+      {"128x128_8x8_d8_b2", {128, 128, 8, 8, 8, 2}},  {"128x128_8x8_d8", {128, 128, 8, 8, 8, 0}},
+      {"128x128_8x8_d16_b2", {128, 128, 8, 8, 16, 2}}, {"128x64_8x4_d8_b2", {128, 64, 8, 4, 8, 2}},
+      {"64x64_4x4_d8", {64, 64, 4, 4, 8, 0}},          {"256x128_16x8_d8_b1", {256, 128, 16, 8, 8, 1}},
+  };
+  bool ok = true;
+  double best = 0;
+  std::string best_label;
+  for (const Choice &c : choices) {
+    loom::Kernel matmul = bench::make_matmul("matmul_tiled");
+    matmul.tile(c.tile);
+    const std::string prefix = std::string("loom_tile_") + c.label + "_4096";
+    double tflops = 0;
+    ok &= simt_matmul_bench(matmul, std::string("scheduled matmul 4096^2, tile ") + c.label, prefix,
+                            seed, &tflops);
+    if (tflops > best)
+      best = tflops, best_label = c.label;
+  }
+  std::printf("best schedule: %s\n", best_label.c_str());
+  result("loom_scheduled_matmul4096_tflops", best, "TFLOP/s");
+  return ok;
 }
 
 // The cost of a call itself: a cached kernel with four arguments (two device arrays of 1024
@@ -649,6 +681,8 @@ int main(int argc, char **argv) {
       ok &= bench::section("tiled_matmul", [&] { return tiled_matmul_bench(seed + 90); });
     if (wanted("sgemm_simt"))
       ok &= bench::section("sgemm_simt", [&] { return sgemm_simt_bench(seed + 95); });
+    if (wanted("scheduled_matmul"))
+      ok &= bench::section("scheduled_matmul", [&] { return scheduled_matmul_bench(seed + 97); });
     if (wanted("ptx"))
       ok &= ptx_section();
     if (wanted("linkers"))

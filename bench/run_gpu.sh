@@ -155,6 +155,10 @@ table() {
     loom_tiled_matmul4096_tflops cublas cublas_sgemm4096_tflops
   row rate "register-tiled SGEMM 4096, loom SIMT vs cuBLAS" loom_gpu \
     loom_sgemm_simt4096_tflops cublas cublas_sgemm4096_tflops
+  row rate "scheduled matmul 4096 (tile, best) vs cuBLAS" loom_gpu \
+    loom_scheduled_matmul4096_tflops cublas cublas_sgemm4096_tflops
+  row rate "scheduled matmul 4096 (tile 128/8x8/d8/b2) vs cuBLAS" loom_gpu \
+    loom_tile_128x128_8x8_d8_b2_4096_tflops cublas cublas_sgemm4096_tflops
   row time "4-arg call us vs raw cuLaunchKernel+sync" loom_gpu loom_call_4args_us \
     loom_gpu raw_launch_sync_us
   row rate "1 GiB to the device GB/s vs plain cuMemcpyHtoD" loom_gpu loom_h2d_gbps loom_gpu raw_h2d_gbps
