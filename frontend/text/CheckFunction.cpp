@@ -207,6 +207,7 @@ void Checker::bind_shape(const std::string &name, SourceLocation loc, int array,
 
 void Checker::options(const ast::Function &f, ir::Kernel &k) {
   std::set<std::string> seen;
+  const size_t errors = diag_.size();
   for (const ast::Option &o : f.options) {
     if (!seen.insert(o.key).second) {
       diag_.error(o.loc, "option '" + o.key + "' is given twice");
@@ -267,7 +268,7 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
     diag_.error(f.loc, "options 'thread_tile', 'stage' and 'blocks_per_sm' belong to the tile "
                        "schedule: give "
                        "'tile' too, as in @kernel(tile=(128, 128), thread_tile=(8, 8), stage=8)");
-  } else if (tiled && k.tile.rows > 0) {
+  } else if (tiled && k.tile.rows > 0 && diag_.size() == errors) {
     if (std::string problem = ir::tile_problem(k.tile); !problem.empty())
       diag_.error(f.loc, "schedule " + problem);
     else if (k.simt || k.block_per_iteration > 0)

@@ -179,7 +179,26 @@ const BadProgram bad_programs[] = {
     // ---- options and built-ins ----
     {"UnknownOption", "@kernel(fastmath=True, unroll=4)\ndef k(x: f32[n]):\n    pass\n",
      "1:24: error: unknown option 'unroll' of @kernel; the options are fastmath, bounds_check, "
-     "simt and block_per_iteration"},
+     "simt, block_per_iteration, tile, thread_tile, stage and blocks_per_sm"},
+    {"TileValue", "@kernel(tile=128)\ndef k(x: f32[n]):\n    pass\n",
+     "1:14: error: option 'tile' takes two integers from 1 to 1024, as in tile=(128, 128)"},
+    {"ThreadTileValue", "@kernel(tile=(16, 16), thread_tile=(4, 0))\ndef k(x: f32[n]):\n    pass\n",
+     "1:36: error: option 'thread_tile' takes two integers from 1 to 1024, as in "
+     "thread_tile=(8, 8)"},
+    {"StageValue", "@kernel(tile=(64, 64), stage=65)\ndef k(x: f32[n]):\n    pass\n",
+     "1:30: error: option 'stage' takes the steps of the inner loop staged in shared memory at a "
+     "time, from 1 to 64"},
+    {"BlocksPerSmValue", "@kernel(tile=(64, 64), blocks_per_sm=0)\ndef k(x: f32[n]):\n    pass\n",
+     "1:38: error: option 'blocks_per_sm' takes the blocks of the tile schedule each SM should "
+     "hold at once, from 1 to 32"},
+    {"StageWithoutTile", "@kernel(stage=8)\ndef k(x: f32[n]):\n    pass\n",
+     "2:1: error: options 'thread_tile', 'stage' and 'blocks_per_sm' belong to the tile schedule: "
+     "give 'tile' too, as in @kernel(tile=(128, 128), thread_tile=(8, 8), stage=8)"},
+    {"TileNotAMultiple", "@kernel(tile=(64, 64), thread_tile=(3, 4))\ndef k(x: f32[n]):\n    pass\n",
+     "2:1: error: schedule tile 64 x 64, per thread 3 x 4, depth 0: rows and columns must be "
+     "positive multiples of the thread's rows and columns"},
+    {"TileWithSimt", "@kernel(simt=True, tile=(16, 16))\ndef k(x: f32[n]):\n    pass\n",
+     "2:1: error: the tile schedule does not combine with simt=True"},
     {"BlockPerIterationValue", "@kernel(block_per_iteration=100)\ndef k(x: f32[n]):\n    pass\n",
      "1:29: error: option 'block_per_iteration' takes a multiple of 32 from 32 to 1024 (the "
      "threads of the block each iteration runs on)"},
