@@ -1,6 +1,6 @@
 // loom on the CPU (ORC JIT, OpenMP threads) against the same loops compiled by the host compiler
 // with -O3 -march=native -fopenmp (cpu_reference.cpp): saxpy 2^26, sum 2^27, naive matmul 512^2
-// and 1024^2, the 5-point stencil over 4096^2 and row softmax of 4096 x 4096, plus how long loom
+// and 1024^2, the matmul under the tile schedule at 1024^2, the 5-point stencil over 4096^2 and row softmax of 4096 x 4096, plus how long loom
 // takes to compile a small kernel for the CPU. bench/numba_bench.py times Numba on the same. Speed
 // ratios are g++ time / loom time, so > 1 means loom is faster.
 #include "BenchSupport.h"
@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -147,6 +148,51 @@ bool matmul_bench(int64_t n, uint64_t seed) {
   return ok;
 }
 
+// The naive matmul kernel under the tile schedule, against the same blocking in C++: loom
+// against g++ without contraction (both round every product), and loom's fastmath against g++'s
+// default (both contract a * b + c into fma).
+bool scheduled_matmul_bench(int64_t n, uint64_t seed) {
+  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
+  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
+  std::vector<float> C_loom(size_t(n * n), NAN), C_gpp(size_t(n * n), NAN);
+  const loom::ir::TileSchedule schedule{64, 128, 8, 32};
+  loom::Kernel matmul = on_cpu(bench::make_matmul("matmul_tiled"));
+  matmul.tile(schedule);
+  loom::Kernel fast = on_cpu(bench::make_matmul("matmul_tiled_fast"));
+  fast.tile(schedule).fast_math();
+  auto loom_call = [&](loom::Kernel &k) {
+    k(loom::view(A, {n, n}), loom::view(B, {n, n}), loom::view(C_loom, {n, n}));
+  };
+  auto gpp_call = [&] { bench::matmul_tiled_gpp(A.data(), B.data(), C_gpp.data(), n); };
+  auto strict_call = [&] {
+    bench::matmul_tiled_strict_gpp(A.data(), B.data(), C_gpp.data(), n);
+  };
+  bool ok = true;
+  for (loom::Kernel *k : {&matmul, &fast}) {
+    loom_call(*k);
+    ok &= bench::check(
+        name_of("scheduled matmul %lld^2 (loom, CPU)", n).c_str(),
+        bench::matmul_error(A.data(), B.data(), C_loom.data(), n, bench::matmul_check_rows, seed),
+        bench::matmul_tolerance);
+  }
+  for (const std::function<void()> &call :
+       {std::function<void()>(gpp_call), std::function<void()>(strict_call)}) {
+    call();
+    ok &= bench::check(
+        name_of("scheduled matmul %lld^2 (g++)", n).c_str(),
+        bench::matmul_error(A.data(), B.data(), C_gpp.data(), n, bench::matmul_check_rows, seed),
+        bench::matmul_tolerance);
+  }
+  PairTimes t = time_pair([&] { loom_call(matmul); }, strict_call);
+  report_pair(name_of("scheduled matmul %lld^2 (g++ without fma)", n),
+              name_of("matmul_tiled%lld", n), t,
+              2.0 * n * n * n, "gflops", "GFLOP/s");
+  PairTimes f = time_pair([&] { loom_call(fast); }, gpp_call);
+  report_pair(name_of("scheduled matmul %lld^2, loom fastmath (g++ default, fma)", n),
+              name_of("matmul_tiled_fast%lld", n), f, 2.0 * n * n * n, "gflops", "GFLOP/s");
+  return ok;
+}
+
 // The largest error of `got` against a double-precision reference, relative to 1 + |reference|.
 double max_error(const std::vector<double> &reference, const std::vector<float> &got) {
   double worst = 0;
@@ -245,7 +291,7 @@ int main(int argc, char **argv) {
   for (int a = 1; a < argc; ++a) {
     std::string arg = argv[a];
     if (arg.rfind("--only=", 0) != 0) {
-      std::fprintf(stderr, "usage: loom_cpu_bench [--only=saxpy|sum|matmul|stencil|softmax|"
+      std::fprintf(stderr, "usage: loom_cpu_bench [--only=saxpy|sum|matmul|scheduled_matmul|stencil|softmax|"
                            "compile time]\n");
       return 2;
     }
@@ -282,6 +328,9 @@ int main(int argc, char **argv) {
       passed &= matmul_bench(1024, seed + 30);
       return passed;
     });
+  if (wanted("scheduled_matmul", only))
+    ok &= bench::section("scheduled_matmul",
+                         [&] { return scheduled_matmul_bench(1024, seed + 35); });
   if (wanted("stencil", only))
     ok &= bench::section("stencil", [&] { return stencil_bench(seed + 50); });
   if (wanted("softmax", only))

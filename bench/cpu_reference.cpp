@@ -34,6 +34,42 @@ void matmul_gpp(const float *A, const float *B, float *C, int64_t n) {
     }
 }
 
+// The matmul as the tile schedule runs it on the CPU (ir/Tile.cpp): tiles of 64 x 128 among the
+// threads, each tile in register blocks of 8 x 32 outputs whose k loops run together (the block
+// in 16 vector registers). n must be a multiple of 128. One body, compiled twice: as g++
+// -O3 -march=native does by default (a * b + c contracted into fma), and without contraction
+// (every product rounded, as loom computes without fastmath).
+#define LOOM_MATMUL_TILED_BODY                                                                     \
+  constexpr int64_t tile_rows = 64, tile_cols = 128, rows = 8, cols = 32;                          \
+  const int64_t tiles_j = n / tile_cols, tiles = (n / tile_rows) * tiles_j;                        \
+  _Pragma("omp parallel for schedule(static)") for (int64_t tile = 0; tile < tiles; ++tile) {      \
+    const int64_t i0 = tile / tiles_j * tile_rows, j0 = tile % tiles_j * tile_cols;                \
+    for (int64_t bi = i0; bi < i0 + tile_rows; bi += rows)                                         \
+      for (int64_t bj = j0; bj < j0 + tile_cols; bj += cols) {                                     \
+        float acc[rows][cols] = {};                                                                \
+        for (int64_t k = 0; k < n; ++k)                                                            \
+          for (int64_t r = 0; r < rows; ++r) {                                                     \
+            const float a = A[(bi + r) * n + k];                                                   \
+            for (int64_t c = 0; c < cols; ++c)                                                     \
+              acc[r][c] += a * B[k * n + bj + c];                                                  \
+          }                                                                                        \
+        for (int64_t r = 0; r < rows; ++r)                                                         \
+          for (int64_t c = 0; c < cols; ++c)                                                       \
+            C[(bi + r) * n + bj + c] = acc[r][c];                                                  \
+      }                                                                                            \
+  }
+
+void matmul_tiled_gpp(const float *A, const float *B, float *C, int64_t n) {
+  LOOM_MATMUL_TILED_BODY
+}
+
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+void matmul_tiled_strict_gpp(const float *A, const float *B, float *C, int64_t n) {
+  LOOM_MATMUL_TILED_BODY
+}
+#pragma GCC pop_options
+
 void stencil_gpp(const float *u, float *v, int64_t n, int64_t m) {
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < n - 2; ++i)

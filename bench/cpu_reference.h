@@ -14,6 +14,12 @@ void saxpy_gpp(float a, const float *x, float *y, int64_t n);
 float sum_gpp(const float *x, int64_t n);
 // The naive matmul of n x n row-major matrices: rows among threads, then j, then k innermost.
 void matmul_gpp(const float *A, const float *B, float *C, int64_t n);
+// The same, blocked as the tile schedule {64, 128, 8, 32} runs it on the CPU (n a multiple of
+// 128): tiles among threads, register blocks of 8 x 32 outputs.
+// g++'s default contracts a * b + c into fma; the strict variant does not (as loom without
+// fastmath).
+void matmul_tiled_gpp(const float *A, const float *B, float *C, int64_t n);
+void matmul_tiled_strict_gpp(const float *A, const float *B, float *C, int64_t n);
 // The 5-point stencil over the interior of an n x m row-major grid: rows among threads.
 void stencil_gpp(const float *u, float *v, int64_t n, int64_t m);
 // Softmax of each row of an n x m row-major matrix: rows among threads, expf from libm.

@@ -315,14 +315,29 @@ llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr>
   auto narrow = [&](llvm::Value *v) {
     return index32 ? builder.CreateTrunc(v, builder.getInt32Ty()) : v;
   };
-  llvm::Value *linear = narrow(index[0]);
+  // A constant added to the last index of a multi-dimensional array becomes a constant offset
+  // of its own: elements at x + 0, x + 1, ... then share one address computation, which the
+  // vectorizers need to see them as neighbours (the tile schedule's iterations on the CPU).
+  llvm::Value *last = index.back();
+  int64_t constant = 0;
+  if (index.size() > 1)
+    if (auto *add = indices.back().as<ir::Binary>(); add && add->op == ir::BinaryOp::Add)
+      if (auto *c = add->b.as<ir::IntConst>()) {
+        last = codegen(add->a);
+        constant = c->value;
+      }
+  llvm::Value *linear = narrow(index.size() > 1 ? index[0] : last);
   for (size_t d = 1; d < index.size(); ++d) {
     llvm::Value *scaled =
         builder.CreateMul(linear, narrow(array_extent(array, d)), "", false, true);
-    linear = builder.CreateAdd(scaled, narrow(index[d]), "", false, true);
+    linear = builder.CreateAdd(scaled, narrow(d + 1 == index.size() ? last : index[d]), "",
+                               false, true);
   }
   llvm::Value *address = builder.CreateInBoundsGEP(
       memory_type(p.type), function_->getArg(first_flat_arg_[array]), linear);
+  if (constant != 0)
+    address = builder.CreateInBoundsGEP(memory_type(p.type), address,
+                                        narrow(builder.getInt64(constant)));
   if (!bounds_record_)
     return address;
   std::vector<llvm::Value *> extents;

@@ -6,6 +6,8 @@
 #include "codegen/LlvmSupport.h"
 #include "codegen/Targets.h"
 
+#include <algorithm>
+
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -144,7 +146,10 @@ std::unique_ptr<llvm::Module> cpu_module(const ir::LoweredKernel &kernel,
   if (optimize) {
     std::lock_guard<std::mutex> lock(host.mutex);
     StageTimer timer(times ? &times->optimize_ms : nullptr);
-    optimize_module(*module, *host.machine, add_cpu_loop_hints);
+    const bool tiled = std::any_of(kernel.tasks.begin(), kernel.tasks.end(),
+                                   [](const ir::Task &t) { return t.tile.rows > 0; });
+    optimize_module(*module, *host.machine,
+                    [tiled](llvm::PassBuilder &builder) { add_cpu_loop_hints(builder, tiled); });
   }
   return module;
 }

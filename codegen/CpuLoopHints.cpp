@@ -9,7 +9,9 @@
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Utils/LoopUtils.h>
+#include <llvm/Transforms/Vectorize/SLPVectorizer.h>
 
 namespace loom::codegen {
 
@@ -43,11 +45,19 @@ struct NoInterleaveWithoutReduction : llvm::PassInfoMixin<NoInterleaveWithoutRed
 
 } // namespace
 
-void add_cpu_loop_hints(llvm::PassBuilder &builder) {
+void add_cpu_loop_hints(llvm::PassBuilder &builder, bool tiled) {
   builder.registerVectorizerStartEPCallback(
       [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
         passes.addPass(NoInterleaveWithoutReduction());
       });
+  if (tiled)
+    builder.registerOptimizerLastEPCallback(
+        [](llvm::ModulePassManager &passes, llvm::OptimizationLevel) {
+          llvm::FunctionPassManager last;
+          last.addPass(llvm::SLPVectorizerPass());
+          last.addPass(llvm::InstCombinePass());
+          passes.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(last)));
+        });
 }
 
 } // namespace loom::codegen

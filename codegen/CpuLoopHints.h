@@ -12,6 +12,10 @@ namespace loom::codegen {
 // with no loop-carried chain to hide; unrolled 4 times, 256 or 512 bits wide, it ran 10-15% slower
 // than one vector per iteration, which is also what g++ emits. Reductions keep LLVM's choice:
 // there the copies are independent partial sums.
-void add_cpu_loop_hints(llvm::PassBuilder &builder);
+// `tiled` (a kernel under the tile schedule) adds the SLP vectorizer and InstCombine once more at
+// the end of the pipeline: the schedule's accumulators of neighbouring iterations become vector
+// registers only there, once LICM has made their loads' addresses constant offsets of one base
+// (in the pipeline's own SLP run they are not yet, and the loop stays scalar: 4.5x slower).
+void add_cpu_loop_hints(llvm::PassBuilder &builder, bool tiled = false);
 
 } // namespace loom::codegen

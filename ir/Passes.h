@@ -37,12 +37,13 @@ Task map_block_per_iteration(const Task &task, const std::string &kernel,
                              const std::vector<Param> &params, int threads,
                              std::vector<Shared> &shared);
 
-// The tile schedule (GPU; ir/Tile.cpp): the task's 2-D parallel loop runs as tiles, a block of
+// The tile schedule (ir/Tile.cpp): the task's 2-D parallel loop runs as tiles. GPU: a block of
 // tile.threads() threads per tile; the shared arrays it stages through are appended to `shared`.
-// A task without a 2-D parallel loop is mapped as map_parallel_loops does. CompileError when the
-// loop or its body does not allow the schedule, saying why.
+// CPU: a parallel loop over tiles, each tile's thread shares (register blocks) one after another,
+// nothing staged. A task without a 2-D parallel loop is mapped as map_parallel_loops does.
+// CompileError when the loop or its body does not allow the schedule, saying why.
 Task map_tile(const Task &task, const std::string &kernel, const std::vector<Param> &params,
-              const TileSchedule &tile, std::vector<Shared> &shared);
+              const TileSchedule &tile, std::vector<Shared> &shared, Target target);
 
 // Folds constants and removes arithmetic identities (x + 0, x * 1, casts of constants).
 Stmt simplify(const Stmt &s);

@@ -190,8 +190,9 @@ private:
 class Tiler {
 public:
   Tiler(const std::string &kernel, const std::vector<Param> &params, const TileSchedule &tile,
-        std::vector<Shared> &shared)
-      : kernel_(kernel), params_(params), tile_(tile), shared_(shared) {}
+        std::vector<Shared> &shared, Target target)
+      : kernel_(kernel), params_(params), tile_(tile), shared_(shared),
+        gpu_(target == Target::GPU) {}
 
   [[noreturn]] void fail(const std::string &what, const Stmt &where = Stmt()) {
     std::string msg = "kernel '" + kernel_ + "', schedule tile: " + what;
@@ -200,8 +201,9 @@ public:
     throw CompileError(msg);
   }
 
-  // The loop as the block's threads run it: a grid-stride loop over tiles; `tiles` receives the
-  // number of tiles (the task's domain).
+  // The loop as the GPU's blocks run it: a grid-stride loop over tiles, a block per tile; on the
+  // CPU a parallel loop over tiles, each tile's threads' shares one after another. `tiles`
+  // receives the number of tiles (the task's domain).
   Stmt map(const ParallelFor *loop, const Stmt &where, Expr &tiles) {
     i_ = loop->vars[0].get(), j_ = loop->vars[1].get();
     split_body(loop->body, where);
@@ -222,7 +224,36 @@ public:
         Declare::make(i0, mul(bin(BinaryOp::Div, var_ref(t), tiles_j), i64c(tile_.rows))));
     body.push_back(
         Declare::make(j0, mul(bin(BinaryOp::Mod, var_ref(t), tiles_j), i64c(tile_.cols))));
-    tile_body(body, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n));
+    const int64_t col_threads = tile_.cols / tile_.thread_cols;
+    if (!gpu_) {
+      // Each share whole in the loop's extents runs without clamps or guards (the common case,
+      // and the one the vectorizer gets to work on), the others clamped and guarded.
+      Var tr = make_var("thread_row", ScalarType::I64), tc = make_var("thread_col", ScalarType::I64);
+      Expr r0 = add(var_ref(i0), mul(var_ref(tr), i64c(tile_.thread_rows)));
+      Expr c0 = add(var_ref(j0), mul(var_ref(tc), i64c(tile_.thread_cols)));
+      std::vector<Stmt> interior, edge;
+      thread_body(interior, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n), var_ref(tr),
+                  var_ref(tc), Expr(), true);
+      thread_body(edge, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n), var_ref(tr),
+                  var_ref(tc), Expr(), false);
+      Expr whole = bin(BinaryOp::And,
+                       bin(BinaryOp::Le, add(r0, i64c(tile_.thread_rows)), var_ref(m)),
+                       bin(BinaryOp::Le, add(c0, i64c(tile_.thread_cols)), var_ref(n)));
+      Expr some = bin(BinaryOp::And, bin(BinaryOp::Lt, r0, var_ref(m)),
+                      bin(BinaryOp::Lt, c0, var_ref(n)));
+      Stmt share = IfThenElse::make(whole, Block::make(std::move(interior)),
+                                    IfThenElse::make(some, Block::make(std::move(edge))));
+      body.push_back(For::make(
+          tr, i64c(0), i64c(tile_.rows / tile_.thread_rows), i64c(1),
+          For::make(tc, i64c(0), i64c(col_threads), i64c(1), share)));
+      out.push_back(ParallelFor::make({t}, {tiles}, Block::make(std::move(body))));
+      return Block::make(std::move(out));
+    }
+    Var tid = make_var("thread", ScalarType::I64);
+    body.push_back(Declare::make(tid, i64(SpecialReg::make(Reg::ThreadIdx, 0))));
+    thread_body(body, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n),
+                bin(BinaryOp::Div, var_ref(tid), i64c(col_threads)),
+                bin(BinaryOp::Mod, var_ref(tid), i64c(col_threads)), var_ref(tid), false);
     body.push_back(Barrier::make()); // the next tile's stores wait for this one's last reads
     out.push_back(For::make(t, i64(SpecialReg::make(Reg::BlockIdx, 0)), tiles,
                             i64(SpecialReg::make(Reg::GridDim, 0)), Block::make(std::move(body))));
@@ -286,28 +317,30 @@ private:
   }
 
   // Where along its axis of the tile the r-th of a thread's iterations lies, for thread t of
-  // `threads` along that axis taking `per_thread`: groups of 4 consecutive iterations, the
-  // threads' groups side by side (16-byte vector reads of shared memory in neighbouring banks).
-  // The position is base + offset(r), base = t * group the same for all r: shared loads at
-  // constant distances, which the vectorizer merges.
-  static int64_t group(int per_thread) { return per_thread % 4 == 0 ? 4 : per_thread; }
-  static Expr position_base(const Expr &t, int per_thread) {
+  // `threads` along that axis taking `per_thread`. GPU: groups of 4 consecutive iterations, the
+  // threads' groups side by side (16-byte vector reads of shared memory in neighbouring banks);
+  // CPU: all of a thread's consecutive (vector loads from memory). The position is
+  // base + offset(r), base = t * group the same for all r: loads at constant distances, which
+  // the vectorizers merge.
+  int64_t group(int per_thread) const {
+    return gpu_ && per_thread % 4 == 0 ? 4 : per_thread;
+  }
+  Expr position_base(const Expr &t, int per_thread) const {
     return mul(t, i64c(group(per_thread)));
   }
-  static int64_t offset(int64_t threads, int per_thread, int r) {
+  int64_t offset(int64_t threads, int per_thread, int r) const {
     const int64_t g = group(per_thread);
     return (r / g) * threads * g + r % g;
   }
 
-  void tile_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
-                 const Expr &n) {
+  // What the thread at (trow, tcol) of the tile runs (`tid`: its number, on the GPU). An
+  // `interior` thread's iterations are all in the loop's extents: no clamps and no guards.
+  void thread_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
+                   const Expr &n, const Expr &trow, const Expr &tcol, const Expr &tid,
+                   bool interior) {
     const int64_t col_threads = tile_.cols / tile_.thread_cols;
     const int64_t row_threads = tile_.rows / tile_.thread_rows;
     const int64_t threads = row_threads * col_threads;
-    Var tid = make_var("thread", ScalarType::I64);
-    out.push_back(Declare::make(tid, i64(SpecialReg::make(Reg::ThreadIdx, 0))));
-    Expr trow = bin(BinaryOp::Div, var_ref(tid), i64c(col_threads));
-    Expr tcol = bin(BinaryOp::Mod, var_ref(tid), i64c(col_threads));
 
     // Each of the thread's iterations: its position in the tile, its clamped indices, validity.
     struct Replica {
@@ -331,8 +364,8 @@ private:
       vi[r] = make_var("row_valid", ScalarType::Bool);
       out.push_back(Declare::make(vi[r], bin(BinaryOp::Lt, at, m)));
       ci[r] = make_var(i_->name, ScalarType::I64);
-      out.push_back(
-          Declare::make(ci[r], bin(BinaryOp::Min, at, bin(BinaryOp::Sub, m, i64c(1)))));
+      out.push_back(Declare::make(
+          ci[r], interior ? at : bin(BinaryOp::Min, at, bin(BinaryOp::Sub, m, i64c(1)))));
     }
     for (int c = 0; c < tile_.thread_cols; ++c) {
       cols[c] = make_var("col", ScalarType::I64);
@@ -342,19 +375,34 @@ private:
       vj[c] = make_var("col_valid", ScalarType::Bool);
       out.push_back(Declare::make(vj[c], bin(BinaryOp::Lt, at, n)));
       cj[c] = make_var(j_->name, ScalarType::I64);
-      out.push_back(
-          Declare::make(cj[c], bin(BinaryOp::Min, at, bin(BinaryOp::Sub, n, i64c(1)))));
+      out.push_back(Declare::make(
+          cj[c], interior ? at : bin(BinaryOp::Min, at, bin(BinaryOp::Sub, n, i64c(1)))));
+    }
+    // Inside the extents, iteration (r, c) is at (first row + offset, first column + offset):
+    // loads at constant distances from one address, which the vectorizers merge.
+    Var first_i = make_var(i_->name + "_first", ScalarType::I64);
+    Var first_j = make_var(j_->name + "_first", ScalarType::I64);
+    if (interior) {
+      out.push_back(Declare::make(first_i, add(i0, var_ref(row_base))));
+      out.push_back(Declare::make(first_j, add(j0, var_ref(col_base))));
     }
     for (int r = 0; r < tile_.thread_rows; ++r)
       for (int c = 0; c < tile_.thread_cols; ++c) {
         Replica &x = replicas[size_t(r) * tile_.thread_cols + c];
         x.row = rows[r], x.col = cols[c], x.i = ci[r], x.j = cj[c];
+        if (interior) {
+          x.copy.values[i_] =
+              add(var_ref(first_i), i64c(offset(row_threads, tile_.thread_rows, r)));
+          x.copy.values[j_] =
+              add(var_ref(first_j), i64c(offset(col_threads, tile_.thread_cols, c)));
+          continue;
+        }
         x.valid = make_var("valid", ScalarType::Bool);
         out.push_back(
             Declare::make(x.valid, bin(BinaryOp::And, var_ref(vi[r]), var_ref(vj[c]))));
         x.copy.values[i_] = var_ref(x.i);
         x.copy.values[j_] = var_ref(x.j);
-        x.copy.valid = var_ref(x.valid);
+        x.copy.valid = interior ? Expr() : var_ref(x.valid);
       }
 
     // The statements before the inner loop, iteration by iteration.
@@ -399,7 +447,6 @@ private:
               elements.at({s.tile.get(), (s.pattern.axis == 0 ? x.row : x.col).get()});
         x.copy.valid = Expr(); // the loop body writes only locals
         into.push_back(x.copy.mutate(f->body));
-        x.copy.valid = var_ref(x.valid);
       }
     };
 
@@ -410,8 +457,8 @@ private:
       out.push_back(For::make(kv, var_ref(kb), var_ref(ke), f->step, Block::make(std::move(step))));
     } else {
       out.push_back(IfThenElse::make(bin(BinaryOp::Lt, var_ref(kb), var_ref(ke)),
-                                     staged_loop(staged, var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid),
-                                                 threads, fused_step)));
+                                     staged_loop(staged, var_ref(kb), var_ref(ke), i0, j0, m,
+                                                 n, tid, threads, fused_step)));
     }
     // The statements after the inner loop, in the iterations in range only: there the indices
     // need no clamping (nor the values they keep in registers through the loop).
@@ -419,13 +466,17 @@ private:
       x.copy.k = nullptr;
       x.copy.values.erase(k);
       Expr i = add(i0, var_ref(x.row)), j = add(j0, var_ref(x.col));
-      x.copy.values[i_] = i;
-      x.copy.values[j_] = j;
+      if (!interior) {
+        x.copy.values[i_] = i;
+        x.copy.values[j_] = j;
+      }
       x.copy.valid = Expr();
       std::vector<Stmt> after;
       for (const Stmt &s : after_)
         after.push_back(x.copy.mutate(s));
-      if (!after.empty())
+      if (interior)
+        out.insert(out.end(), after.begin(), after.end());
+      else if (!after.empty())
         out.push_back(IfThenElse::make(
             bin(BinaryOp::And, bin(BinaryOp::Lt, i, m), bin(BinaryOp::Lt, j, n)),
             Block::make(std::move(after))));
@@ -437,7 +488,7 @@ private:
   // shared memory holds.
   std::vector<Staged> choose_staged(const For *f) {
     std::vector<Staged> out;
-    if (tile_.depth == 0)
+    if (tile_.depth == 0 || !gpu_)
       return out;
     Loads loads;
     loads.i = i_, loads.j = j_, loads.k = f->var.get();
@@ -554,6 +605,7 @@ private:
   const std::vector<Param> &params_;
   const TileSchedule &tile_;
   std::vector<Shared> &shared_;
+  bool gpu_;
   const Variable *i_ = nullptr, *j_ = nullptr;
   std::vector<Stmt> before_, after_;
   Stmt inner_;
@@ -563,7 +615,7 @@ private:
 } // namespace
 
 Task map_tile(const Task &task, const std::string &kernel, const std::vector<Param> &params,
-              const TileSchedule &tile, std::vector<Shared> &shared) {
+              const TileSchedule &tile, std::vector<Shared> &shared, Target target) {
   if (task.kind != TaskKind::Parallel)
     return task;
   std::vector<Stmt> top{task.body};
@@ -574,7 +626,7 @@ Task map_tile(const Task &task, const std::string &kernel, const std::vector<Par
     if (auto *p = s.as<ParallelFor>())
       loop = p;
   if (!loop || loop->vars.size() != 2)
-    return map_parallel_loops(task, Target::GPU); // the schedule tiles 2-D loops
+    return map_parallel_loops(task, target); // the schedule tiles 2-D loops
   if (!task.reductions.empty())
     throw CompileError("kernel '" + kernel +
                        "', schedule tile: the parallel loop reduces into an array element all "
@@ -583,7 +635,7 @@ Task map_tile(const Task &task, const std::string &kernel, const std::vector<Par
   Expr tiles;
   for (const Stmt &s : top) {
     if (s.as<ParallelFor>()) {
-      Tiler tiler(kernel, params, tile, shared);
+      Tiler tiler(kernel, params, tile, shared, target);
       out.push_back(tiler.map(loop, s, tiles));
     } else {
       out.push_back(s);
@@ -592,8 +644,10 @@ Task map_tile(const Task &task, const std::string &kernel, const std::vector<Par
   Task mapped = task;
   mapped.body = out.size() == 1 ? out[0] : Block::make(std::move(out));
   mapped.domain = {tiles};
-  mapped.threads = tile.threads();
   mapped.tile = tile;
+  if (target == Target::CPU)
+    return map_parallel_loops(mapped, target); // chunks of the loop over tiles
+  mapped.threads = tile.threads();
   return mapped;
 }
 
