@@ -450,10 +450,11 @@ struct ShapeSymbol {
   std::optional<int64_t> extent;         // a literal extent: every dimension must equal it
 };
 
-// The tile schedule (GPU; ir/Tile.cpp): a 2-D parallel loop runs as tiles of rows x cols
-// iterations, a thread block per tile, each thread taking thread_rows x thread_cols of them with
-// their inner loops fused; with a depth, the arrays the inner loop reads at [i, k] or [k, j] are
-// staged through shared memory `depth` steps of k at a time. rows == 0: no tiling.
+// The tile schedule (ir/Tile.cpp): a 2-D parallel loop runs as tiles of rows x cols iterations,
+// a thread block per tile on the GPU (tiles shared among threads on the CPU), each thread taking
+// thread_rows x thread_cols of them with their inner loops fused; with a depth, the GPU stages
+// the arrays the inner loop reads at [i, k] or [k, j] through shared memory `depth` steps of k
+// at a time. rows == 0: no tiling.
 // {128, 128, 8, 8, 8, 2}: a float SGEMM's usual schedule.
 struct TileSchedule {
   int rows = 0, cols = 0;

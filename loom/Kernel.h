@@ -100,9 +100,12 @@ public:
   // depth > 0 stages the arrays the inner loop reads at [i, k] or [k, j] (either order) through
   // shared memory, `depth` steps of k at a time, double-buffered and prefetched. Results are
   // those of the default mapping, bit for bit. What the schedule cannot do throws CompileError
-  // saying why, at the next call; {} is back to the default mapping; the CPU ignores it. A
-  // schedule for a float SGEMM: {128, 128, 8, 8, 8}. Text DSL: @kernel(tile=(128, 128),
-  // thread_tile=(8, 8), stage=8).
+  // saying why, at the next call; {} is back to the default mapping. min_blocks: CUDA's launch
+  // bounds. On the CPU, tiles are shared among threads and each thread's share of a tile is a
+  // register block (consecutive iterations in vector registers); depth and min_blocks are GPU
+  // settings. Schedules measured: {256, 128, 16, 8, 8, 1} on the H200, {64, 128, 8, 32} on an
+  // AVX-512 CPU (bench/RESULTS.md). Text DSL: @kernel(tile=(128, 128), thread_tile=(8, 8),
+  // stage=8, blocks_per_sm=2).
   Kernel &tile(const ir::TileSchedule &tile);
 
   const std::string &name() const;

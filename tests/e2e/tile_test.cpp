@@ -1,5 +1,6 @@
-// The tile schedule: on the GPU a 2-D parallel loop runs as register-blocked tiles, the arrays its
-// inner loop reads at [i, k] / [k, j] staged through shared memory; the CPU ignores it.
+// The tile schedule: a 2-D parallel loop runs as register-blocked tiles; on the GPU the arrays its
+// inner loop reads at [i, k] / [k, j] are staged through shared memory, on the CPU the tiles are
+// shared among threads and the register blocks vectorized.
 // The GPU lowering is run by the IR interpreter on the CPU instance (blocks on fibers) and must
 // give the default lowering's results bit for bit (each iteration's steps stay in order); calls
 // on each target are checked against references computed in double. Edge tiles (extents that are
@@ -288,9 +289,33 @@ TEST(TileErrors, InvalidSchedulesAreArgumentErrors) {
   EXPECT_THROW(s.tile({32, 32, 2, 2, 4}), ArgumentError);
 }
 
+// On the CPU the tiled kernel gives the untiled kernel's bits: whole register blocks (vectorized)
+// and the clamped edge blocks alike.
+TEST(TileCpu, SameBitsAsTheDefaultMapping) {
+  Kernel plain = matmul_kernel(), tiled = matmul_kernel();
+  plain.on(ir::Target::CPU);
+  tiled.on(ir::Target::CPU);
+  for (ir::TileSchedule tile : {ir::TileSchedule{64, 128, 8, 32}, ir::TileSchedule{16, 16, 4, 4},
+                                ir::TileSchedule{8, 24, 2, 3}}) {
+    tiled.tile(tile);
+    for (auto [m, n, kk] : {std::array<int64_t, 3>{150, 270, 45}, {128, 256, 64}, {7, 5, 3}}) {
+      std::vector<float> A = random_vector<float>(m * kk, -1, 1, 70 + m);
+      std::vector<float> B = random_vector<float>(kk * n, -1, 1, 71 + n);
+      std::vector<float> want(m * n, NAN), got(m * n, NAN);
+      plain(view(A, {m, kk}), view(B, {kk, n}), view(want, {m, n}));
+      tiled(view(A, {m, kk}), view(B, {kk, n}), view(got, {m, n}));
+      ASSERT_EQ(std::memcmp(want.data(), got.data(), want.size() * sizeof(float)), 0)
+          << tile.rows << "x" << tile.cols << " " << m << "x" << n << "x" << kk;
+    }
+  }
+  std::string lowered = tiled.lowered(ir::Target::CPU);
+  EXPECT_NE(lowered.find("tiles of 8x24, 2x3 per thread"), std::string::npos) << lowered;
+  EXPECT_NE(lowered.find("chunk [chunk_begin, chunk_end)"), std::string::npos) << lowered;
+}
+
 class Tile : public loomtest::TargetTest {};
 
-// A call of the tiled matmul on each target (the CPU ignores the schedule), checked in double.
+// A call of the tiled matmul on each target, checked in double.
 TEST_P(Tile, MatmulSchedulesCompute) {
   Kernel k = matmul_kernel();
   k.tile({128, 128, 8, 8, 8, 2});
