@@ -108,6 +108,27 @@ inline loom::Kernel make_softmax(const std::string &name) {
       {"x", "y"});
 }
 
+// The same softmax computed as the CUDA C peer computes it: the row's maximum, the sum of the
+// exponentials, then each output as its exponential (computed again) over the sum. It reads the
+// row three times and writes it once, where make_softmax writes it twice and reads it back:
+// on a GPU, memory traffic costs more than a second exp.
+inline loom::Kernel make_softmax_recompute(const std::string &name) {
+  return loom::kernel(
+      name,
+      [](loom::Array2<float> x, loom::Array2<float> y) {
+        loom::parallel_for(x.dim(0), [&](loom::Index i) {
+          loom::Var<float> top("top", x(i, 0));
+          loom::for_range(x.dim(1),
+                          [&](loom::Index j) { top = loom::select(x(i, j) > top, x(i, j), top); });
+          loom::Var<float> total("total", 0.0f);
+          loom::for_range(x.dim(1), [&](loom::Index j) { total += loom::exp(x(i, j) - top); });
+          loom::for_range(x.dim(1),
+                          [&](loom::Index j) { y(i, j) = loom::exp(x(i, j) - top) / total; });
+        });
+      },
+      {"x", "y"});
+}
+
 // The softmax written at the SIMT level, as the CUDA C peer is: one block per row, three
 // block-strided passes, each maximum and sum combined by warp shuffles and one shared-memory
 // exchange between the warps (block_dim().x a multiple of 32). Launch: shape(rows, threads).

@@ -294,6 +294,15 @@ bool softmax_scheduled_bench(uint64_t seed) {
       "loom, block_per_iteration", "loom_softmax_sched8192", seed);
 }
 
+// The softmax computed as the CUDA C peer computes it (bench::make_softmax_recompute), under the
+// block_per_iteration schedule.
+bool softmax_recompute_bench(uint64_t seed) {
+  loom::Kernel softmax = bench::make_softmax_recompute("softmax_recompute");
+  return softmax_rows_sweep(
+      softmax, [&](int threads) { softmax.block_per_iteration(threads); },
+      "loom, block_per_iteration, exp twice", "loom_softmax_sched_recompute8192", seed);
+}
+
 // The SIMT-level softmax (bench::make_softmax_simt), block per row as the CUDA C peer.
 bool softmax_simt_bench(uint64_t seed) {
   loom::Kernel softmax = bench::make_softmax_simt("softmax_simt");
@@ -675,6 +684,8 @@ int main(int argc, char **argv) {
       ok &= bench::section("softmax", [&] { return softmax_bench(seed + 80); });
     if (wanted("softmax_scheduled"))
       ok &= bench::section("softmax_scheduled", [&] { return softmax_scheduled_bench(seed + 83); });
+    if (wanted("softmax_recompute"))
+      ok &= bench::section("softmax_recompute", [&] { return softmax_recompute_bench(seed + 84); });
     if (wanted("softmax_simt"))
       ok &= bench::section("softmax_simt", [&] { return softmax_simt_bench(seed + 85); });
     if (wanted("tiled_matmul"))
