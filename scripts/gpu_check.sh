@@ -31,7 +31,7 @@ grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | sort | uniq -c
 grep -E "^\[  FAILED  \]|FAILED BINARIES|: (PASS|FAIL) " "$out/tests.log"
 
 if command -v compute-sanitizer >/dev/null; then
-  # The GPU instances of the kernel, reduction, SIMT and schedule tests (they use
+  # The GPU instances of the kernel, reduction, SIMT, schedule and tile tests (they use
   # shared memory and barriers, which racecheck and synccheck look at). The SIMT tests' bounds
   # and deadlock cases are left out: they fault or skip on purpose.
   simt='Simt.*/gpu:-*Bounds*:*Divergent*'
@@ -44,12 +44,16 @@ if command -v compute-sanitizer >/dev/null; then
       --gtest_filter="$simt" --gtest_color=no
     compute-sanitizer --tool memcheck --leak-check full "$tree/tests/e2e_schedule_test" \
       --gtest_filter='*/gpu' --gtest_color=no
+    compute-sanitizer --tool memcheck --leak-check full "$tree/tests/e2e_tile_test" \
+      --gtest_filter='*/gpu' --gtest_color=no
     for tool in racecheck synccheck; do
       compute-sanitizer --tool $tool "$tree/tests/e2e_reductions_test" --gtest_filter='*/gpu' \
         --gtest_color=no
       compute-sanitizer --tool $tool "$tree/tests/e2e_simt_test" --gtest_filter="$simt" \
         --gtest_color=no
       compute-sanitizer --tool $tool "$tree/tests/e2e_schedule_test" --gtest_filter='*/gpu' \
+        --gtest_color=no
+      compute-sanitizer --tool $tool "$tree/tests/e2e_tile_test" --gtest_filter='*/gpu' \
         --gtest_color=no
     done
   } >"$out/sanitizers.log" 2>&1
