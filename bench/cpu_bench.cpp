@@ -1,8 +1,9 @@
 // loom on the CPU (ORC JIT, OpenMP threads) against the same loops compiled by the host compiler
 // with -O3 -march=native -fopenmp (cpu_reference.cpp): saxpy 2^26, sum 2^27, naive matmul 512^2
-// and 1024^2, the matmul under the tile schedule at 1024^2, the 5-point stencil over 4096^2 and row softmax of 4096 x 4096, plus how long loom
-// takes to compile a small kernel for the CPU. bench/numba_bench.py times Numba on the same. Speed
-// ratios are g++ time / loom time, so > 1 means loom is faster.
+// and 1024^2, the matmul under the tile schedule at 1024^2, the 5-point stencil over 4096^2 and row
+// softmax of 4096 x 4096, plus how long loom takes to compile a small kernel for the CPU.
+// bench/numba_bench.py times Numba on the same. Speed ratios are g++ time / loom time, so > 1 means
+// loom is faster.
 #include "BenchSupport.h"
 #include "Kernels.h"
 #include "cpu_reference.h"
@@ -164,9 +165,7 @@ bool scheduled_matmul_bench(int64_t n, uint64_t seed) {
     k(loom::view(A, {n, n}), loom::view(B, {n, n}), loom::view(C_loom, {n, n}));
   };
   auto gpp_call = [&] { bench::matmul_tiled_gpp(A.data(), B.data(), C_gpp.data(), n); };
-  auto strict_call = [&] {
-    bench::matmul_tiled_strict_gpp(A.data(), B.data(), C_gpp.data(), n);
-  };
+  auto strict_call = [&] { bench::matmul_tiled_strict_gpp(A.data(), B.data(), C_gpp.data(), n); };
   bool ok = true;
   for (loom::Kernel *k : {&matmul, &fast}) {
     loom_call(*k);
@@ -185,8 +184,7 @@ bool scheduled_matmul_bench(int64_t n, uint64_t seed) {
   }
   PairTimes t = time_pair([&] { loom_call(matmul); }, strict_call);
   report_pair(name_of("scheduled matmul %lld^2 (g++ without fma)", n),
-              name_of("matmul_tiled%lld", n), t,
-              2.0 * n * n * n, "gflops", "GFLOP/s");
+              name_of("matmul_tiled%lld", n), t, 2.0 * n * n * n, "gflops", "GFLOP/s");
   PairTimes f = time_pair([&] { loom_call(fast); }, gpp_call);
   report_pair(name_of("scheduled matmul %lld^2, loom fastmath (g++ default, fma)", n),
               name_of("matmul_tiled_fast%lld", n), f, 2.0 * n * n * n, "gflops", "GFLOP/s");
@@ -291,8 +289,9 @@ int main(int argc, char **argv) {
   for (int a = 1; a < argc; ++a) {
     std::string arg = argv[a];
     if (arg.rfind("--only=", 0) != 0) {
-      std::fprintf(stderr, "usage: loom_cpu_bench [--only=saxpy|sum|matmul|scheduled_matmul|stencil|softmax|"
-                           "compile time]\n");
+      std::fprintf(
+          stderr, "usage: loom_cpu_bench [--only=saxpy|sum|matmul|scheduled_matmul|stencil|softmax|"
+                  "compile time]\n");
       return 2;
     }
     only = arg.substr(7);
@@ -329,8 +328,8 @@ int main(int argc, char **argv) {
       return passed;
     });
   if (wanted("scheduled_matmul", only))
-    ok &= bench::section("scheduled_matmul",
-                         [&] { return scheduled_matmul_bench(1024, seed + 35); });
+    ok &=
+        bench::section("scheduled_matmul", [&] { return scheduled_matmul_bench(1024, seed + 35); });
   if (wanted("stencil", only))
     ok &= bench::section("stencil", [&] { return stencil_bench(seed + 50); });
   if (wanted("softmax", only))

@@ -330,14 +330,14 @@ llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr>
   for (size_t d = 1; d < index.size(); ++d) {
     llvm::Value *scaled =
         builder.CreateMul(linear, narrow(array_extent(array, d)), "", false, true);
-    linear = builder.CreateAdd(scaled, narrow(d + 1 == index.size() ? last : index[d]), "",
-                               false, true);
+    linear =
+        builder.CreateAdd(scaled, narrow(d + 1 == index.size() ? last : index[d]), "", false, true);
   }
   llvm::Value *address = builder.CreateInBoundsGEP(
       memory_type(p.type), function_->getArg(first_flat_arg_[array]), linear);
   if (constant != 0)
-    address = builder.CreateInBoundsGEP(memory_type(p.type), address,
-                                        narrow(builder.getInt64(constant)));
+    address =
+        builder.CreateInBoundsGEP(memory_type(p.type), address, narrow(builder.getInt64(constant)));
   if (!bounds_record_)
     return address;
   std::vector<llvm::Value *> extents;

@@ -463,9 +463,7 @@ struct TileSchedule {
   // The blocks an SM should hold at once (CUDA's __launch_bounds__ minimum): ptxas then keeps a
   // thread's registers within 65536 / (threads x min_blocks); 0 leaves the choice to ptxas.
   int min_blocks = 0;
-  int threads() const {
-    return rows > 0 ? (rows / thread_rows) * (cols / thread_cols) : 0;
-  }
+  int threads() const { return rows > 0 ? (rows / thread_rows) * (cols / thread_cols) : 0; }
   bool operator==(const TileSchedule &) const = default;
 };
 // Why `tile` is not a valid schedule, or empty: rows and cols multiples of thread_rows and

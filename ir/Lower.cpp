@@ -70,8 +70,7 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log) {
   dump("lower_reductions", out);
 
   for (Task &t : out.tasks)
-    t = kernel.tile.rows > 0
-            ? map_tile(t, kernel.name, out.params, kernel.tile, out.shared, target)
+    t = kernel.tile.rows > 0 ? map_tile(t, kernel.name, out.params, kernel.tile, out.shared, target)
         : target == Target::GPU && kernel.block_per_iteration > 0
             ? map_block_per_iteration(t, kernel.name, out.params, kernel.block_per_iteration,
                                       out.shared)

@@ -405,8 +405,8 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
       if (t.chunk_begin)
         os << " chunk [" << p.name_of(t.chunk_begin) << ", " << p.name_of(t.chunk_end) << ")";
       if (t.tile.rows > 0)
-        os << " tiles of " << t.tile.rows << "x" << t.tile.cols << ", " << t.tile.thread_rows
-           << "x" << t.tile.thread_cols << " per thread, depth " << t.tile.depth
+        os << " tiles of " << t.tile.rows << "x" << t.tile.cols << ", " << t.tile.thread_rows << "x"
+           << t.tile.thread_cols << " per thread, depth " << t.tile.depth
            << (t.tile.min_blocks > 0 ? ", " + std::to_string(t.tile.min_blocks) + " blocks per SM"
                                      : std::string());
       else if (t.threads > 0)

@@ -119,7 +119,7 @@ struct Staged {
   Pattern pattern;
   ScalarType type;
   Shared tile;
-  int64_t extent; // the tile's rows or columns
+  int64_t extent;        // the tile's rows or columns
   std::vector<Var> next; // this thread's prefetched elements
 };
 
@@ -215,8 +215,8 @@ public:
     Expr tiles_j = bin(BinaryOp::Div, add(var_ref(n), i64c(tile_.cols - 1)), i64c(tile_.cols));
     Expr tiles_i =
         bin(BinaryOp::Div, add(loop->extents[0], i64c(tile_.rows - 1)), i64c(tile_.rows));
-    tiles = mul(tiles_i, bin(BinaryOp::Div, add(loop->extents[1], i64c(tile_.cols - 1)),
-                              i64c(tile_.cols)));
+    tiles = mul(tiles_i,
+                bin(BinaryOp::Div, add(loop->extents[1], i64c(tile_.cols - 1)), i64c(tile_.cols)));
     Var t = make_var("tile", ScalarType::I64);
     std::vector<Stmt> body;
     Var i0 = make_var("tile_row", ScalarType::I64), j0 = make_var("tile_col", ScalarType::I64);
@@ -228,24 +228,24 @@ public:
     if (!gpu_) {
       // Each share whole in the loop's extents runs without clamps or guards (the common case,
       // and the one the vectorizer gets to work on), the others clamped and guarded.
-      Var tr = make_var("thread_row", ScalarType::I64), tc = make_var("thread_col", ScalarType::I64);
+      Var tr = make_var("thread_row", ScalarType::I64),
+          tc = make_var("thread_col", ScalarType::I64);
       Expr r0 = add(var_ref(i0), mul(var_ref(tr), i64c(tile_.thread_rows)));
       Expr c0 = add(var_ref(j0), mul(var_ref(tc), i64c(tile_.thread_cols)));
       std::vector<Stmt> interior, edge;
       thread_body(interior, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n), var_ref(tr),
                   var_ref(tc), Expr(), true);
-      thread_body(edge, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n), var_ref(tr),
-                  var_ref(tc), Expr(), false);
-      Expr whole = bin(BinaryOp::And,
-                       bin(BinaryOp::Le, add(r0, i64c(tile_.thread_rows)), var_ref(m)),
-                       bin(BinaryOp::Le, add(c0, i64c(tile_.thread_cols)), var_ref(n)));
-      Expr some = bin(BinaryOp::And, bin(BinaryOp::Lt, r0, var_ref(m)),
-                      bin(BinaryOp::Lt, c0, var_ref(n)));
+      thread_body(edge, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n), var_ref(tr), var_ref(tc),
+                  Expr(), false);
+      Expr whole =
+          bin(BinaryOp::And, bin(BinaryOp::Le, add(r0, i64c(tile_.thread_rows)), var_ref(m)),
+              bin(BinaryOp::Le, add(c0, i64c(tile_.thread_cols)), var_ref(n)));
+      Expr some =
+          bin(BinaryOp::And, bin(BinaryOp::Lt, r0, var_ref(m)), bin(BinaryOp::Lt, c0, var_ref(n)));
       Stmt share = IfThenElse::make(whole, Block::make(std::move(interior)),
                                     IfThenElse::make(some, Block::make(std::move(edge))));
-      body.push_back(For::make(
-          tr, i64c(0), i64c(tile_.rows / tile_.thread_rows), i64c(1),
-          For::make(tc, i64c(0), i64c(col_threads), i64c(1), share)));
+      body.push_back(For::make(tr, i64c(0), i64c(tile_.rows / tile_.thread_rows), i64c(1),
+                               For::make(tc, i64c(0), i64c(col_threads), i64c(1), share)));
       out.push_back(ParallelFor::make({t}, {tiles}, Block::make(std::move(body))));
       return Block::make(std::move(out));
     }
@@ -322,9 +322,7 @@ private:
   // CPU: all of a thread's consecutive (vector loads from memory). The position is
   // base + offset(r), base = t * group the same for all r: loads at constant distances, which
   // the vectorizers merge.
-  int64_t group(int per_thread) const {
-    return gpu_ && per_thread % 4 == 0 ? 4 : per_thread;
-  }
+  int64_t group(int per_thread) const { return gpu_ && per_thread % 4 == 0 ? 4 : per_thread; }
   Expr position_base(const Expr &t, int per_thread) const {
     return mul(t, i64c(group(per_thread)));
   }
@@ -398,8 +396,7 @@ private:
           continue;
         }
         x.valid = make_var("valid", ScalarType::Bool);
-        out.push_back(
-            Declare::make(x.valid, bin(BinaryOp::And, var_ref(vi[r]), var_ref(vj[c]))));
+        out.push_back(Declare::make(x.valid, bin(BinaryOp::And, var_ref(vi[r]), var_ref(vj[c]))));
         x.copy.values[i_] = var_ref(x.i);
         x.copy.values[j_] = var_ref(x.j);
         x.copy.valid = interior ? Expr() : var_ref(x.valid);
@@ -456,9 +453,9 @@ private:
       fused_step(step, var_ref(kv), Expr(), Expr());
       out.push_back(For::make(kv, var_ref(kb), var_ref(ke), f->step, Block::make(std::move(step))));
     } else {
-      out.push_back(IfThenElse::make(bin(BinaryOp::Lt, var_ref(kb), var_ref(ke)),
-                                     staged_loop(staged, var_ref(kb), var_ref(ke), i0, j0, m,
-                                                 n, tid, threads, fused_step)));
+      out.push_back(IfThenElse::make(
+          bin(BinaryOp::Lt, var_ref(kb), var_ref(ke)),
+          staged_loop(staged, var_ref(kb), var_ref(ke), i0, j0, m, n, tid, threads, fused_step)));
     }
     // The statements after the inner loop, in the iterations in range only: there the indices
     // need no clamping (nor the values they keep in registers through the loop).
@@ -477,9 +474,9 @@ private:
       if (interior)
         out.insert(out.end(), after.begin(), after.end());
       else if (!after.empty())
-        out.push_back(IfThenElse::make(
-            bin(BinaryOp::And, bin(BinaryOp::Lt, i, m), bin(BinaryOp::Lt, j, n)),
-            Block::make(std::move(after))));
+        out.push_back(
+            IfThenElse::make(bin(BinaryOp::And, bin(BinaryOp::Lt, i, m), bin(BinaryOp::Lt, j, n)),
+                             Block::make(std::move(after))));
     }
   }
 
@@ -557,8 +554,8 @@ private:
           const Expr &base = s.pattern.axis == 0 ? i0 : j0;
           const Expr &extent = s.pattern.axis == 0 ? m : n;
           Expr x = bin(BinaryOp::Min, add(base, pos), bin(BinaryOp::Sub, extent, i64c(1)));
-          std::vector<Expr> idx = s.pattern.k_dim == 0 ? std::vector<Expr>{k, x}
-                                                       : std::vector<Expr>{x, k};
+          std::vector<Expr> idx =
+              s.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
           Expr value = Load::make(s.type, s.pattern.array, idx);
           if (declare) {
             s.next.push_back(make_var(params_[s.pattern.array].name + "_next", s.type));

@@ -56,23 +56,23 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
       // in the PTX to bound the registers instead: ptxas then scheduled the softmax 15% slower.)
       const int regs = g.functions[t].num_regs;
       if (int64_t(regs) * threads > 65536)
-        throw CompileError("kernel '" + state.kernel.name + "': " +
-                           (g.lowered.tasks[t].tile.rows > 0 ? "the tile schedule ("
-                                                             : "block_per_iteration(") +
-                           std::to_string(threads) + " threads) needs " + std::to_string(regs) +
-                           " registers per thread, more than a block of that many threads may "
-                           "have (65536 in all); use fewer threads");
+        throw CompileError(
+            "kernel '" + state.kernel.name + "': " +
+            (g.lowered.tasks[t].tile.rows > 0 ? "the tile schedule (" : "block_per_iteration(") +
+            std::to_string(threads) + " threads) needs " + std::to_string(regs) +
+            " registers per thread, more than a block of that many threads may "
+            "have (65536 in all); use fewer threads");
       runtime::LaunchPolicy policy = state.launch_policy;
       policy.block = {unsigned(threads), 1, 1};
       state.last_grids[t] = runtime::choose_grid(g.functions[t], {domain[0] * threads},
                                                  runtime::GpuContext::get().info(), policy);
       const ir::TileSchedule &tile = g.lowered.tasks[t].tile;
       state.last_grids[t].reason =
-          (tile.rows > 0 ? "tile: one block of " + std::to_string(threads) + " threads per " +
-                               std::to_string(tile.rows) + "x" + std::to_string(tile.cols) +
-                               " tile; "
-                         : "block_per_iteration: one block of " + std::to_string(threads) +
-                               " threads per iteration; ") +
+          (tile.rows > 0
+               ? "tile: one block of " + std::to_string(threads) + " threads per " +
+                     std::to_string(tile.rows) + "x" + std::to_string(tile.cols) + " tile; "
+               : "block_per_iteration: one block of " + std::to_string(threads) +
+                     " threads per iteration; ") +
           state.last_grids[t].reason;
     } else {
       state.last_grids[t] = runtime::choose_grid(

@@ -291,8 +291,8 @@ std::string Kernel::explain() const {
         os << ")";
         if (task.tile.rows > 0)
           os << "; tile: a block of " << task.threads << " threads per " << task.tile.rows << "x"
-             << task.tile.cols << " tile, " << task.tile.thread_rows << "x"
-             << task.tile.thread_cols << " iterations per thread"
+             << task.tile.cols << " tile, " << task.tile.thread_rows << "x" << task.tile.thread_cols
+             << " iterations per thread"
              << (task.tile.depth > 0 ? ", staged in shared memory " +
                                            std::to_string(task.tile.depth) + " steps at a time"
                                      : std::string());

@@ -41,8 +41,7 @@ Kernel transposed_kernel() {
                   parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
                     Var<double> acc("acc", 0.0);
                     Var<double> scale("scale", alpha * 2.0);
-                    for_range(At.dim(0),
-                              [&](Index k) { acc += At(k, i) * Bt(j, k) * w(k); });
+                    for_range(At.dim(0), [&](Index k) { acc += At(k, i) * Bt(j, k) * w(k); });
                     C(i, j) = scale * acc + beta * C(i, j);
                   });
                 },
@@ -112,9 +111,10 @@ TEST(TileInterpreter, MatmulMatchesTheDefaultLoweringBitForBit) {
         ref += double(A[i * kk + p]) * B[p * n + j];
       ASSERT_NEAR(want[2].array.get(i * n + j).f, ref, 1e-4) << i << "," << j;
     }
-  for (ir::TileSchedule tile : {ir::TileSchedule{8, 8, 2, 2, 4}, ir::TileSchedule{16, 8, 4, 2, 4},
-                                ir::TileSchedule{16, 16, 4, 4, 8}, ir::TileSchedule{8, 16, 1, 8, 3},
-                                ir::TileSchedule{8, 8, 2, 2, 0}, ir::TileSchedule{4, 32, 1, 4, 19}}) {
+  for (ir::TileSchedule tile :
+       {ir::TileSchedule{8, 8, 2, 2, 4}, ir::TileSchedule{16, 8, 4, 2, 4},
+        ir::TileSchedule{16, 16, 4, 4, 8}, ir::TileSchedule{8, 16, 1, 8, 3},
+        ir::TileSchedule{8, 8, 2, 2, 0}, ir::TileSchedule{4, 32, 1, 4, 19}}) {
     SCOPED_TRACE(ir::tile_problem(tile) + " tile " + std::to_string(tile.rows) + "x" +
                  std::to_string(tile.cols) + "/" + std::to_string(tile.thread_rows) + "x" +
                  std::to_string(tile.thread_cols) + " depth " + std::to_string(tile.depth));
@@ -228,13 +228,14 @@ TEST(TileErrors, SaysWhyALoopCannotBeTiled) {
                       },
                       {"A", "C"}),
                "more than one loop");
-  expect_error(kernel("no_loop",
-                      [](Array2<float> A, Array2<float> C) {
-                        parallel_for({C.dim(0), C.dim(1)},
-                                     [&](Index i, Index j) { C(i, j) = A(i, j) * 2.0f; });
-                      },
-                      {"A", "C"}),
-               "no inner range loop");
+  expect_error(
+      kernel(
+          "no_loop",
+          [](Array2<float> A, Array2<float> C) {
+            parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) { C(i, j) = A(i, j) * 2.0f; });
+          },
+          {"A", "C"}),
+      "no inner range loop");
   expect_error(kernel("bounds_of_i",
                       [](Array2<float> A, Array2<float> C) {
                         parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
@@ -276,7 +277,7 @@ TEST(TileErrors, SaysWhyALoopCannotBeTiled) {
 
 TEST(TileErrors, InvalidSchedulesAreArgumentErrors) {
   Kernel k = matmul_kernel();
-  EXPECT_THROW(k.tile({128, 128, 3, 8, 8}), ArgumentError);  // 128 % 3
+  EXPECT_THROW(k.tile({128, 128, 3, 8, 8}), ArgumentError);   // 128 % 3
   EXPECT_THROW(k.tile({1024, 1024, 1, 1, 8}), ArgumentError); // a million threads
   EXPECT_THROW(k.tile({128, 128, 8, 8, 65}), ArgumentError);  // depth past 64
   EXPECT_THROW(k.tile({128, 128, 8, 8, 8, 40}), ArgumentError);

@@ -194,7 +194,8 @@ const BadProgram bad_programs[] = {
     {"StageWithoutTile", "@kernel(stage=8)\ndef k(x: f32[n]):\n    pass\n",
      "2:1: error: options 'thread_tile', 'stage' and 'blocks_per_sm' belong to the tile schedule: "
      "give 'tile' too, as in @kernel(tile=(128, 128), thread_tile=(8, 8), stage=8)"},
-    {"TileNotAMultiple", "@kernel(tile=(64, 64), thread_tile=(3, 4))\ndef k(x: f32[n]):\n    pass\n",
+    {"TileNotAMultiple",
+     "@kernel(tile=(64, 64), thread_tile=(3, 4))\ndef k(x: f32[n]):\n    pass\n",
      "2:1: error: schedule tile 64 x 64, per thread 3 x 4, depth 0: rows and columns must be "
      "positive multiples of the thread's rows and columns"},
     {"TileWithSimt", "@kernel(simt=True, tile=(16, 16))\ndef k(x: f32[n]):\n    pass\n",
