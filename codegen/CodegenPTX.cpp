@@ -258,18 +258,23 @@ llvm::Value *CodegenPTX::special_reg(const ir::SpecialReg *op) {
 
 llvm::MDNode *CodegenPTX::loop_hint(const ir::For &loop) {
   struct Finder : ir::Visitor {
-    bool inner_loop = false, grid_stride = false;
+    bool inner_loop = false, grid_stride = false, block_stride = false;
     void visit_node(const ir::For *) override { inner_loop = true; }
     void visit_node(const ir::While *) override { inner_loop = true; }
-    void visit_node(const ir::SpecialReg *) override { grid_stride = true; }
+    void visit_node(const ir::SpecialReg *n) override {
+      (n->reg == ir::Reg::BlockDim ? block_stride : grid_stride) = true;
+    }
   };
   Finder body, step;
   body.visit(loop.body);
   step.visit(loop.step); // a grid-stride loop steps by blockDim * gridDim
   if (body.inner_loop || step.grid_stride)
     return nullptr;
+  // A block-strided loop (a row split among a block's threads) 4 times, as nvcc does: 4 loads
+  // of each thread in flight.
+  const int unroll = step.block_stride ? 4 : 16;
   llvm::Metadata *count[] = {llvm::MDString::get(context, "llvm.loop.unroll.count"),
-                             llvm::ConstantAsMetadata::get(builder.getInt32(16))};
+                             llvm::ConstantAsMetadata::get(builder.getInt32(unroll))};
   llvm::MDNode *self =
       llvm::MDNode::getDistinct(context, {nullptr, llvm::MDNode::get(context, count)});
   self->replaceOperandWith(0, self);
