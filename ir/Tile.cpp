@@ -331,6 +331,41 @@ private:
     return (r / g) * threads * g + r % g;
   }
 
+  // A thread's iterations along one axis of the tile, for thread t of `threads` along it taking
+  // `per_thread`, the tile starting at `origin` of the loop's `extent`.
+  struct Axis {
+    std::vector<Expr> position; // in the tile: base + offset (loads at constant distances)
+    std::vector<Expr> in_range; // origin + position: the loop's index where it is in range
+    std::vector<Expr> index;    // the index the iteration runs with: clamped into the extent
+    std::vector<Expr> valid;    // whether it is in range (edge threads only)
+  };
+  Axis axis(std::vector<Stmt> &out, const std::string &name, const Expr &t, const Expr &origin,
+            const Expr &extent, int64_t threads, int per_thread, bool interior) {
+    Axis a;
+    Var base = make_var(name + "_base", ScalarType::I64);
+    out.push_back(Declare::make(base, position_base(t, per_thread)));
+    // Inside the extents the indices are first + offset, the same constant distances apart.
+    Var first = make_var(name + "_first", ScalarType::I64);
+    out.push_back(Declare::make(first, add(origin, var_ref(base))));
+    for (int r = 0; r < per_thread; ++r) {
+      Expr off = i64c(offset(threads, per_thread, r));
+      a.position.push_back(add(var_ref(base), off));
+      a.in_range.push_back(add(var_ref(first), off));
+      if (interior) {
+        a.index.push_back(a.in_range.back());
+        continue;
+      }
+      Var valid = make_var(name + "_valid", ScalarType::Bool);
+      out.push_back(Declare::make(valid, bin(BinaryOp::Lt, a.in_range.back(), extent)));
+      a.valid.push_back(var_ref(valid));
+      Var clamped = make_var(name, ScalarType::I64);
+      out.push_back(Declare::make(
+          clamped, bin(BinaryOp::Min, a.in_range.back(), bin(BinaryOp::Sub, extent, i64c(1)))));
+      a.index.push_back(var_ref(clamped));
+    }
+    return a;
+  }
+
   // What the thread at (trow, tcol) of the tile runs (`tid`: its number, on the GPU). An
   // `interior` thread's iterations are all in the loop's extents: no clamps and no guards.
   void thread_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
@@ -340,66 +375,25 @@ private:
     const int64_t row_threads = tile_.rows / tile_.thread_rows;
     const int64_t threads = row_threads * col_threads;
 
-    // Each of the thread's iterations: its position in the tile, its clamped indices, validity.
+    // The thread's iterations: (r, c) is row iteration r and column iteration c of its block.
+    Axis rows = axis(out, i_->name, trow, i0, m, row_threads, tile_.thread_rows, interior);
+    Axis cols = axis(out, j_->name, tcol, j0, n, col_threads, tile_.thread_cols, interior);
     struct Replica {
-      Var row, col; // position in the tile
-      Var i, j;     // clamped into the loop's extents
-      Var valid;
+      int r, c;
       Copy copy;
     };
-    std::vector<Replica> replicas(size_t(tile_.thread_rows) * tile_.thread_cols);
-    std::vector<Var> rows(tile_.thread_rows), cols(tile_.thread_cols), ci(tile_.thread_rows),
-        cj(tile_.thread_cols), vi(tile_.thread_rows), vj(tile_.thread_cols);
-    Var row_base = make_var("row_base", ScalarType::I64);
-    Var col_base = make_var("col_base", ScalarType::I64);
-    out.push_back(Declare::make(row_base, position_base(trow, tile_.thread_rows)));
-    out.push_back(Declare::make(col_base, position_base(tcol, tile_.thread_cols)));
-    for (int r = 0; r < tile_.thread_rows; ++r) {
-      rows[r] = make_var("row", ScalarType::I64);
-      out.push_back(Declare::make(
-          rows[r], add(var_ref(row_base), i64c(offset(row_threads, tile_.thread_rows, r)))));
-      Expr at = add(i0, var_ref(rows[r]));
-      vi[r] = make_var("row_valid", ScalarType::Bool);
-      out.push_back(Declare::make(vi[r], bin(BinaryOp::Lt, at, m)));
-      ci[r] = make_var(i_->name, ScalarType::I64);
-      out.push_back(Declare::make(
-          ci[r], interior ? at : bin(BinaryOp::Min, at, bin(BinaryOp::Sub, m, i64c(1)))));
-    }
-    for (int c = 0; c < tile_.thread_cols; ++c) {
-      cols[c] = make_var("col", ScalarType::I64);
-      out.push_back(Declare::make(
-          cols[c], add(var_ref(col_base), i64c(offset(col_threads, tile_.thread_cols, c)))));
-      Expr at = add(j0, var_ref(cols[c]));
-      vj[c] = make_var("col_valid", ScalarType::Bool);
-      out.push_back(Declare::make(vj[c], bin(BinaryOp::Lt, at, n)));
-      cj[c] = make_var(j_->name, ScalarType::I64);
-      out.push_back(Declare::make(
-          cj[c], interior ? at : bin(BinaryOp::Min, at, bin(BinaryOp::Sub, n, i64c(1)))));
-    }
-    // Inside the extents, iteration (r, c) is at (first row + offset, first column + offset):
-    // loads at constant distances from one address, which the vectorizers merge.
-    Var first_i = make_var(i_->name + "_first", ScalarType::I64);
-    Var first_j = make_var(j_->name + "_first", ScalarType::I64);
-    if (interior) {
-      out.push_back(Declare::make(first_i, add(i0, var_ref(row_base))));
-      out.push_back(Declare::make(first_j, add(j0, var_ref(col_base))));
-    }
+    std::vector<Replica> replicas;
+    replicas.reserve(size_t(tile_.thread_rows) * tile_.thread_cols);
     for (int r = 0; r < tile_.thread_rows; ++r)
       for (int c = 0; c < tile_.thread_cols; ++c) {
-        Replica &x = replicas[size_t(r) * tile_.thread_cols + c];
-        x.row = rows[r], x.col = cols[c], x.i = ci[r], x.j = cj[c];
-        if (interior) {
-          x.copy.values[i_] =
-              add(var_ref(first_i), i64c(offset(row_threads, tile_.thread_rows, r)));
-          x.copy.values[j_] =
-              add(var_ref(first_j), i64c(offset(col_threads, tile_.thread_cols, c)));
-          continue;
+        Replica &x = replicas.emplace_back(Replica{r, c, Copy()});
+        x.copy.values[i_] = rows.index[r];
+        x.copy.values[j_] = cols.index[c];
+        if (!interior) {
+          Var valid = make_var("valid", ScalarType::Bool);
+          out.push_back(Declare::make(valid, bin(BinaryOp::And, rows.valid[r], cols.valid[c])));
+          x.copy.valid = var_ref(valid);
         }
-        x.valid = make_var("valid", ScalarType::Bool);
-        out.push_back(Declare::make(x.valid, bin(BinaryOp::And, var_ref(vi[r]), var_ref(vj[c]))));
-        x.copy.values[i_] = var_ref(x.i);
-        x.copy.values[j_] = var_ref(x.j);
-        x.copy.valid = interior ? Expr() : var_ref(x.valid);
       }
 
     // The statements before the inner loop, iteration by iteration.
@@ -422,17 +416,13 @@ private:
                           const Expr &kk) {
       Var kv = make_var(f->var->name, ScalarType::I64);
       into.push_back(Declare::make(kv, kval));
-      std::map<std::pair<const SharedArray *, const Variable *>, Expr> elements;
+      std::map<std::pair<const SharedArray *, int>, Expr> elements; // (tile, r or c) -> local
       for (const Staged &s : staged) {
-        const bool by_row = s.pattern.axis == 0;
-        const std::vector<Var> &positions = by_row ? rows : cols;
-        for (size_t r = 0; r < positions.size(); ++r) {
+        const Axis &along = s.pattern.axis == 0 ? rows : cols;
+        for (size_t r = 0; r < along.position.size(); ++r) {
           Var e = make_var(params_[s.pattern.array].name + "_element", s.type);
-          Expr at = add(var_ref(by_row ? row_base : col_base),
-                        i64c(by_row ? offset(row_threads, tile_.thread_rows, int(r))
-                                    : offset(col_threads, tile_.thread_cols, int(r))));
-          into.push_back(Declare::make(e, SharedLoad::make(s.tile, {buf, kk, at})));
-          elements[{s.tile.get(), positions[r].get()}] = var_ref(e);
+          into.push_back(Declare::make(e, SharedLoad::make(s.tile, {buf, kk, along.position[r]})));
+          elements[{s.tile.get(), int(r)}] = var_ref(e);
         }
       }
       for (Replica &x : replicas) {
@@ -440,8 +430,7 @@ private:
         x.copy.i = i_, x.copy.j = j_, x.copy.k = staged.empty() ? nullptr : k;
         x.copy.staged.clear();
         for (const Staged &s : staged)
-          x.copy.staged[s.pattern] =
-              elements.at({s.tile.get(), (s.pattern.axis == 0 ? x.row : x.col).get()});
+          x.copy.staged[s.pattern] = elements.at({s.tile.get(), s.pattern.axis == 0 ? x.r : x.c});
         x.copy.valid = Expr(); // the loop body writes only locals
         into.push_back(x.copy.mutate(f->body));
       }
@@ -462,11 +451,8 @@ private:
     for (Replica &x : replicas) {
       x.copy.k = nullptr;
       x.copy.values.erase(k);
-      Expr i = add(i0, var_ref(x.row)), j = add(j0, var_ref(x.col));
-      if (!interior) {
-        x.copy.values[i_] = i;
-        x.copy.values[j_] = j;
-      }
+      x.copy.values[i_] = rows.in_range[x.r];
+      x.copy.values[j_] = cols.in_range[x.c];
       x.copy.valid = Expr();
       std::vector<Stmt> after;
       for (const Stmt &s : after_)
@@ -474,9 +460,8 @@ private:
       if (interior)
         out.insert(out.end(), after.begin(), after.end());
       else if (!after.empty())
-        out.push_back(
-            IfThenElse::make(bin(BinaryOp::And, bin(BinaryOp::Lt, i, m), bin(BinaryOp::Lt, j, n)),
-                             Block::make(std::move(after))));
+        out.push_back(IfThenElse::make(bin(BinaryOp::And, rows.valid[x.r], cols.valid[x.c]),
+                                       Block::make(std::move(after))));
     }
   }
 
