@@ -208,17 +208,21 @@ void Checker::bind_shape(const std::string &name, SourceLocation loc, int array,
 void Checker::options(const ast::Function &f, ir::Kernel &k) {
   std::set<std::string> seen;
   const size_t errors = diag_.size();
+  // An integer option from lo to hi, a multiple of `multiple`; else `takes` says what it takes.
+  auto integer = [&](const ast::Option &o, int64_t lo, int64_t hi, int64_t multiple, int &into,
+                     const char *takes) {
+    const int64_t v = o.value->kind == ast::ExprKind::Int ? o.value->int_value : -1;
+    if (v < lo || v > hi || v % multiple != 0)
+      diag_.error(o.value->begin, "option '" + o.key + "' takes " + takes);
+    else
+      into = static_cast<int>(v);
+  };
   for (const ast::Option &o : f.options) {
     if (!seen.insert(o.key).second) {
       diag_.error(o.loc, "option '" + o.key + "' is given twice");
     } else if (o.key == "block_per_iteration") {
-      const int64_t v = o.value->kind == ast::ExprKind::Int ? o.value->int_value : -1;
-      if (v < 32 || v > 1024 || v % 32 != 0)
-        diag_.error(o.value->begin, "option 'block_per_iteration' takes a multiple of 32 from "
-                                    "32 to 1024 (the threads of the block each iteration runs "
-                                    "on)");
-      else
-        k.block_per_iteration = static_cast<int>(v);
+      integer(o, 32, 1024, 32, k.block_per_iteration,
+              "a multiple of 32 from 32 to 1024 (the threads of the block each iteration runs on)");
     } else if (o.key == "tile" || o.key == "thread_tile") {
       // A tuple of two positive integers.
       const ast::Expr &v = *o.value;
@@ -238,19 +242,11 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
           k.tile.thread_rows = r, k.tile.thread_cols = c;
       }
     } else if (o.key == "blocks_per_sm") {
-      const int64_t v = o.value->kind == ast::ExprKind::Int ? o.value->int_value : -1;
-      if (v < 1 || v > 32)
-        diag_.error(o.value->begin, "option 'blocks_per_sm' takes the blocks of the tile "
-                                    "schedule each SM should hold at once, from 1 to 32");
-      else
-        k.tile.min_blocks = static_cast<int>(v);
+      integer(o, 1, 32, 1, k.tile.min_blocks,
+              "the blocks of the tile schedule each SM should hold at once, from 1 to 32");
     } else if (o.key == "stage") {
-      const int64_t v = o.value->kind == ast::ExprKind::Int ? o.value->int_value : -1;
-      if (v < 1 || v > 64)
-        diag_.error(o.value->begin, "option 'stage' takes the steps of the inner loop staged in "
-                                    "shared memory at a time, from 1 to 64");
-      else
-        k.tile.depth = static_cast<int>(v);
+      integer(o, 1, 64, 1, k.tile.depth,
+              "the steps of the inner loop staged in shared memory at a time, from 1 to 64");
     } else if (o.key != "fastmath" && o.key != "bounds_check" && o.key != "simt") {
       diag_.error(o.loc, "unknown option '" + o.key +
                              "' of @kernel; the options are fastmath, bounds_check, simt, "
@@ -266,8 +262,8 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
   const bool tiled = seen.count("tile") != 0;
   if (!tiled && (seen.count("thread_tile") || seen.count("stage") || seen.count("blocks_per_sm"))) {
     diag_.error(f.loc, "options 'thread_tile', 'stage' and 'blocks_per_sm' belong to the tile "
-                       "schedule: give "
-                       "'tile' too, as in @kernel(tile=(128, 128), thread_tile=(8, 8), stage=8)");
+                       "schedule: give 'tile' too, as in @kernel(tile=(128, 128), "
+                       "thread_tile=(8, 8), stage=8)");
   } else if (tiled && k.tile.rows > 0 && diag_.size() == errors) {
     if (std::string problem = ir::tile_problem(k.tile); !problem.empty())
       diag_.error(f.loc, "schedule " + problem);
