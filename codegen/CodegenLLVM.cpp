@@ -300,14 +300,38 @@ llvm::Value *CodegenLLVM::array_extent(int array, int dim) const {
   return function_->getArg(first_flat_arg_[array] + 1 + dim);
 }
 
+std::vector<llvm::Value *> CodegenLLVM::index_values(const std::vector<ir::Expr> &indices,
+                                                     bool split, int64_t *constant) {
+  *constant = 0;
+  std::vector<llvm::Value *> index;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    const ir::Expr *e = &indices[d];
+    if (split && d + 1 == indices.size())
+      if (auto *add = e->as<ir::Binary>(); add && add->op == ir::BinaryOp::Add)
+        if (auto *c = add->b.as<ir::IntConst>()) {
+          *constant = c->value;
+          e = &add->a;
+        }
+    index.push_back(codegen(*e));
+  }
+  return index;
+}
+
+std::vector<llvm::Value *> CodegenLLVM::whole(std::vector<llvm::Value *> index, int64_t constant) {
+  if (constant != 0)
+    index.back() = builder.CreateAdd(index.back(), builder.getInt64(constant));
+  return index;
+}
+
 llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr> &indices) {
   const ir::Param &p = kernel->params.at(array);
   if (p.kind != ir::ParamKind::Array || static_cast<int>(indices.size()) != p.rank)
     internal_error("access to parameter '" + p.name + "' with " + std::to_string(indices.size()) +
                    " indices");
-  std::vector<llvm::Value *> index;
-  for (const ir::Expr &e : indices)
-    index.push_back(codegen(e));
+  // Multi-dimensional arrays split a constant off the last index (the tile schedule's
+  // neighbouring iterations on the CPU).
+  int64_t constant = 0;
+  std::vector<llvm::Value *> index = index_values(indices, indices.size() > 1, &constant);
   // Row-major: ((i0 * e1 + i1) * e2 + i2). In-bounds indices cannot overflow, so nsw is safe
   // and lets the vectorizer see consecutive accesses.
   // With 32-bit indices (GpuTarget::index32) the array has fewer than 2^31 elements, so an
@@ -315,23 +339,11 @@ llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr>
   auto narrow = [&](llvm::Value *v) {
     return index32 ? builder.CreateTrunc(v, builder.getInt32Ty()) : v;
   };
-  // A constant added to the last index of a multi-dimensional array becomes a constant offset
-  // of its own: elements at x + 0, x + 1, ... then share one address computation, which the
-  // vectorizers need to see them as neighbours (the tile schedule's iterations on the CPU).
-  llvm::Value *last = index.back();
-  int64_t constant = 0;
-  if (index.size() > 1)
-    if (auto *add = indices.back().as<ir::Binary>(); add && add->op == ir::BinaryOp::Add)
-      if (auto *c = add->b.as<ir::IntConst>()) {
-        last = codegen(add->a);
-        constant = c->value;
-      }
-  llvm::Value *linear = narrow(index.size() > 1 ? index[0] : last);
+  llvm::Value *linear = narrow(index[0]);
   for (size_t d = 1; d < index.size(); ++d) {
     llvm::Value *scaled =
         builder.CreateMul(linear, narrow(array_extent(array, d)), "", false, true);
-    linear =
-        builder.CreateAdd(scaled, narrow(d + 1 == index.size() ? last : index[d]), "", false, true);
+    linear = builder.CreateAdd(scaled, narrow(index[d]), "", false, true);
   }
   llvm::Value *address = builder.CreateInBoundsGEP(
       memory_type(p.type), function_->getArg(first_flat_arg_[array]), linear);
@@ -343,7 +355,7 @@ llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr>
   std::vector<llvm::Value *> extents;
   for (size_t d = 0; d < index.size(); ++d)
     extents.push_back(array_extent(array, static_cast<int>(d)));
-  return checked_address(array, index, extents, address);
+  return checked_address(array, whole(index, constant), extents, address);
 }
 
 llvm::Value *CodegenLLVM::checked_address(int array, const std::vector<llvm::Value *> &index,

@@ -97,6 +97,14 @@ protected:
   // The address of array[indices] (row-major), with the indices generated at the insert point.
   // A bounds-checked kernel's access checks every index first (checked_address).
   llvm::Value *element_address(int array, const std::vector<ir::Expr> &indices);
+  // The i64 values of `indices`. With `split`, a constant the last one adds (x + c) is left out
+  // of it and returned in *constant, to become an address step of its own: elements at x + 0,
+  // x + 1, ... then share one address computation, which the vectorizers need to merge their
+  // loads. `whole` gives an index list such a split left without its constant back whole (for
+  // the bounds checks).
+  std::vector<llvm::Value *> index_values(const std::vector<ir::Expr> &indices, bool split,
+                                          int64_t *constant);
+  std::vector<llvm::Value *> whole(std::vector<llvm::Value *> index, int64_t constant);
   // a op b for a non-comparison operator, with loom's semantics (also a reduction's operation,
   // through ir::binary_op_of).
   llvm::Value *arith(ir::BinaryOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);

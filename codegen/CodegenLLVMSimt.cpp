@@ -84,22 +84,13 @@ llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
     shared_bases_[index] = shared_base(array, index);
   }
   // Row-major over static extents: the offset always fits 32 bits (shared arrays are small).
-  // A constant added to the last index becomes a constant offset of its own, so that elements
-  // read at base + 0, base + 1, ... share one address computation and merge into vector loads.
-  std::vector<llvm::Value *> wide;
-  for (const ir::Expr &e : indices)
-    wide.push_back(codegen(e));
-  llvm::Value *last = wide.back();
+  // A constant added to the last index becomes an address step of its own (neighbouring
+  // elements merge into vector loads).
   int64_t constant = 0;
-  if (auto *add = indices.back().as<ir::Binary>(); add && add->op == ir::BinaryOp::Add)
-    if (auto *c = add->b.as<ir::IntConst>()) {
-      last = codegen(add->a);
-      constant = c->value;
-    }
+  std::vector<llvm::Value *> wide = index_values(indices, true, &constant);
   llvm::Value *linear = nullptr;
   for (size_t d = 0; d < indices.size(); ++d) {
-    llvm::Value *i =
-        builder.CreateTrunc(d + 1 == indices.size() ? last : wide[d], builder.getInt32Ty());
+    llvm::Value *i = builder.CreateTrunc(wide[d], builder.getInt32Ty());
     linear = linear ? builder.CreateAdd(
                           builder.CreateMul(
                               linear, builder.getInt32(static_cast<int32_t>(array->extents[d]))),
@@ -117,7 +108,8 @@ llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
   std::vector<llvm::Value *> extents;
   for (int64_t e : array->extents)
     extents.push_back(builder.getInt64(e));
-  return checked_address(static_cast<int>(kernel->params.size()) + index, wide, extents, address);
+  return checked_address(static_cast<int>(kernel->params.size()) + index, whole(wide, constant),
+                         extents, address);
 }
 
 llvm::Value *CodegenLLVM::atomic_update(ir::AtomicOp op, ScalarType t, llvm::Value *address,
