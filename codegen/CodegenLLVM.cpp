@@ -450,7 +450,8 @@ void CodegenLLVM::visit_node(const ir::Store *op) {
     internal_error("store of a " + std::string(ir::type_name(op->value.type())) + " into a " +
                    ir::type_name(t) + " array");
   llvm::Value *value = to_memory(codegen(op->value), t);
-  builder.CreateAlignedStore(value, element_address(op->array, op->indices),
+  llvm::Value *address = strided_address(op);
+  builder.CreateAlignedStore(value, address ? address : element_address(op->array, op->indices),
                              llvm::Align(ir::byte_size(t)));
 }
 
@@ -545,6 +546,7 @@ void CodegenLLVM::visit_node(const ir::For *op) {
   }
   llvm::AllocaInst *slot = create_alloca(op->var, type);
   builder.CreateStore(begin, slot);
+  begin_strided_pointers(*op);
 
   auto *head = llvm::BasicBlock::Create(context, op->var->name + ".head", function_);
   auto *body = llvm::BasicBlock::Create(context, op->var->name + ".body", function_);
@@ -558,12 +560,14 @@ void CodegenLLVM::visit_node(const ir::For *op) {
     counters32_[op->var.get()] = *range32;
   codegen(op->body);
   counters32_.erase(op->var.get());
+  advance_strided_pointers();
   llvm::Value *current = builder.CreateLoad(type, slot);
   // A 32-bit counter's last step provably does not overflow.
   builder.CreateStore(builder.CreateAdd(current, step, "", false, range32.has_value()), slot);
   llvm::BranchInst *back = builder.CreateBr(head);
   if (llvm::MDNode *hint = loop_hint(*op))
     back->setMetadata(llvm::LLVMContext::MD_loop, hint);
+  end_strided_pointers();
   exit->moveAfter(builder.GetInsertBlock());
   builder.SetInsertPoint(exit);
 }
@@ -629,7 +633,9 @@ void CodegenLLVM::visit_node(const ir::Load *op) {
   if (ir::value_type(t) != op->type)
     internal_error("load of a " + std::string(ir::type_name(op->type)) + " from a " +
                    ir::type_name(t) + " array");
-  llvm::Value *address = element_address(op->array, op->indices);
+  llvm::Value *address = strided_address(op);
+  if (!address)
+    address = element_address(op->array, op->indices);
   value_ = from_memory(
       builder.CreateAlignedLoad(memory_type(t), address, llvm::Align(ir::byte_size(t))), t);
 }

@@ -67,6 +67,13 @@ protected:
     (void)loop;
     return nullptr;
   }
+  // Whether `loop`'s array accesses that step through memory by a fixed stride
+  // (StridedPointers.cpp) advance pointers of their own instead of computing each address from the
+  // indices.
+  virtual bool strides_pointers(const ir::For &loop) {
+    (void)loop;
+    return false;
+  }
   // An f32 rounded to nearest even into bf16 (subnormals kept); CodegenPTX uses cvt.rn.bf16.f32.
   virtual llvm::Value *round_to_bf16(llvm::Value *v);
   // A bf16 widened to f32, exactly. The CPU's is the bits shifted into the high half: from an
@@ -149,6 +156,24 @@ private:
   llvm::Value *fma(llvm::Type *type, const std::vector<llvm::Value *> &args);
   llvm::Value *compare(ir::BinaryOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);
   llvm::Value *cast(ir::ScalarType to, ir::ScalarType from, llvm::Value *v);
+
+  // ---- pointers of strided accesses (StridedPointers.cpp) ---------------------------------------
+
+  // Before `loop`'s first iteration: a pointer for each access that steps by a fixed stride, when
+  // the target asks for them and no bounds are checked. After the body: each advances by its
+  // stride. After the loop: forgotten.
+  void begin_strided_pointers(const ir::For &loop);
+  void advance_strided_pointers();
+  void end_strided_pointers();
+  // The current address of a Load or Store node given a pointer, else null.
+  llvm::Value *strided_address(const void *access);
+  struct StridedPointer {
+    llvm::AllocaInst *slot; // the pointer
+    llvm::Value *stride;    // in elements
+    llvm::Type *element;
+  };
+  std::vector<StridedPointer> strided_;
+  std::unordered_map<const void *, size_t> strided_access_; // Load/Store node -> its pointer
 
   // Per task: the first flattened argument of each kernel parameter, and each variable's slot.
   std::vector<unsigned> first_flat_arg_;

@@ -256,7 +256,16 @@ llvm::Value *CodegenPTX::special_reg(const ir::SpecialReg *op) {
   return builder.CreateIntrinsic(ids[static_cast<int>(op->reg)][op->dim], {}, {});
 }
 
-llvm::MDNode *CodegenPTX::loop_hint(const ir::For &loop) {
+namespace {
+
+// What kind of sequential loop `loop` is on the GPU.
+enum class LoopKind {
+  Innermost,    // a loop of the kernel's own, holding no other loop, with a constant step
+  BlockStrided, // a row split among a block's threads (steps by blockDim), holding no other loop
+  Other,        // grid-stride loops and loops holding loops
+};
+
+LoopKind loop_kind(const ir::For &loop) {
   struct Finder : ir::Visitor {
     bool inner_loop = false, grid_stride = false, block_stride = false;
     void visit_node(const ir::For *) override { inner_loop = true; }
@@ -269,16 +278,31 @@ llvm::MDNode *CodegenPTX::loop_hint(const ir::For &loop) {
   body.visit(loop.body);
   step.visit(loop.step); // a grid-stride loop steps by blockDim * gridDim
   if (body.inner_loop || step.grid_stride)
+    return LoopKind::Other;
+  if (step.block_stride)
+    return LoopKind::BlockStrided;
+  return loop.step.as<ir::IntConst>() ? LoopKind::Innermost : LoopKind::Other;
+}
+
+} // namespace
+
+llvm::MDNode *CodegenPTX::loop_hint(const ir::For &loop) {
+  const LoopKind kind = loop_kind(loop);
+  if (kind == LoopKind::Other)
     return nullptr;
   // A block-strided loop (a row split among a block's threads) 4 times, as nvcc does: 4 loads
   // of each thread in flight.
-  const int unroll = step.block_stride ? 4 : 16;
+  const int unroll = kind == LoopKind::BlockStrided ? 4 : 16;
   llvm::Metadata *count[] = {llvm::MDString::get(context, "llvm.loop.unroll.count"),
                              llvm::ConstantAsMetadata::get(builder.getInt32(unroll))};
   llvm::MDNode *self =
       llvm::MDNode::getDistinct(context, {nullptr, llvm::MDNode::get(context, count)});
   self->replaceOperandWith(0, self);
   return self;
+}
+
+bool CodegenPTX::strides_pointers(const ir::For &loop) {
+  return loop_kind(loop) == LoopKind::Innermost;
 }
 
 llvm::Value *CodegenPTX::shared_base(const ir::Shared &array, int index) {

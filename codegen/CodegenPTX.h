@@ -48,6 +48,9 @@ protected:
   // unrolls such loops: LLVM's NVPTX default of 4 left the naive matmul's k loop at 115 SASS
   // instructions per 16 multiply-adds (nvcc's: 73), and 16 made it 25% faster at 4096^2.
   llvm::MDNode *loop_hint(const ir::For &loop) override;
+  // The same innermost loops advance pointers for their strided accesses (B[k, j] in the naive
+  // matmul's k loop), as nvcc's code does.
+  bool strides_pointers(const ir::For &loop) override;
   // SIMT kernels: nothing to fetch at a task's start; shared arrays are __shared__ globals;
   // bar.sync 0; shfl.sync and vote.sync over the full warp.
   void begin_simt_task() override {}
