@@ -211,6 +211,24 @@ TEST_F(TransferDirection, ReductionTargetBothWays) {
                   {"total", total.data(), bytes_of(total), copied(bytes_of(total), true, true)}});
 }
 
+// Stored in full by the first loop, read by the second: the summary says t's old contents never
+// matter, so t goes out only although the kernel reads it.
+TEST_F(TransferDirection, OverwrittenBeforeItIsReadOutOnly) {
+  Kernel k = kernel("two_steps",
+                    [](Array<float> x, Array<float> t, Array<float> y) {
+                      parallel_for(t.size(), [&](Index i) { t[i] = x[i] * 2.0f; });
+                      parallel_for(y.size(), [&](Index i) { y[i] = t[i] + 1.0f; });
+                    },
+                    {"x", "t", "y"})
+                 .on(ir::Target::GPU);
+  std::vector<float> x(256, 1.0f), t(256, 0.0f), y(256, 0.0f);
+  k(x, t, y);
+  auto copies = copies_of([&] { k(x, t, y); });
+  expect_traffic(copies, {{"x", x.data(), bytes_of(x), copied(bytes_of(x), true, false)},
+                          {"t", t.data(), bytes_of(t), copied(bytes_of(t), false, true)},
+                          {"y", y.data(), bytes_of(y), copied(bytes_of(y), false, true)}});
+}
+
 // Scalars only: no copy and no device memory.
 TEST_F(TransferDirection, ScalarKernelCopiesNothing) {
   Kernel k = kernel("scalars",
