@@ -188,6 +188,8 @@ table() {
   row time "warm call, saxpy 2^20, host wall ms" loom_gpu loom_saxpy_2e20_warm_call_ms
   row time "PTX generation ms, saxpy" loom_gpu loom_ptx_saxpy_ms
   row time "PTX generation ms, matmul" loom_gpu loom_ptx_matmul_ms
+  row time "tracing ms (C++ DSL to IR), saxpy" loom_gpu loom_ptx_saxpy_trace_ms
+  row time "tracing ms (C++ DSL to IR), matmul" loom_gpu loom_ptx_matmul_trace_ms
   row time "PTX to cubin ms, saxpy: nvJitLink vs cuLink*" loom_linkers loom_link_saxpy_nvjitlink_ms \
     loom_linkers loom_link_saxpy_driver_ms
   row time "PTX to cubin ms, matmul: nvJitLink vs cuLink*" loom_linkers \
