@@ -2,13 +2,17 @@
 # loom's benchmarks on the GPU machine, run from the repository root with the install tree in
 # .gpu/ (LOOM_INSTALL overrides): builds the CUDA C peers (bench/reference.cu, and cuBLAS's SGEMM
 # in bench/cublas_reference.cu) with nvcc, runs them, then loom's GPU benchmark twice (start-up
-# figures with the driver's JIT cache disabled, then everything), its launch-shape sweep and cache
-# benchmark, and the CPU benchmark, and ends with one table of loom against its peers.
+# figures with the driver's JIT cache disabled, then everything), the PTX compiler library's
+# timings beside its linkers' (bench/ptx_compiler_reference.cpp, where the library is found), its
+# launch-shape sweep and cache benchmark, and the CPU benchmark, and ends with one table of loom
+# against its peers.
 # Every part runs even when another fails; what failed is listed at the end (and the exit status is
 # then 1). Output goes to stdout and, when $OUT is set, also to $OUT/bench.log.
 #
 #   bash bench/run_gpu.sh    environment: LOOM_INSTALL=.gpu, NVCC=nvcc, BENCH_CPU=1 (0 skips the
-#                            CPU benchmark), PART_TIMEOUT=300 (seconds per part)
+#                            CPU benchmark), PART_TIMEOUT=300 (seconds per part),
+#                            NVPTXCOMPILER_HOME (include/nvPTXCompiler.h and
+#                            lib/libnvptxcompiler_static.a, when the CUDA installation lacks them)
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
@@ -68,6 +72,53 @@ else
   failed+=("cublas (not run: it did not build)")
 fi
 
+# PTX to machine code through the CUDA PTX compiler library (nvPTXCompiler), beside the driver's
+# linker and nvJitLink that loom_gpu_bench --only=linkers measures. It ships only as a static
+# archive, so loom cannot load it at run time; bench/ptx_compiler_reference.cpp times it on the
+# PTX of saxpy and the naive matmul that the installed dsl-to-ptx writes for this GPU. The header
+# and archive are looked for in NVPTXCOMPILER_HOME (e.g. an unpacked nvidia-nvptxcompiler wheel),
+# the CUDA installation of nvcc, and a pip-installed wheel; where they are missing this part says
+# so and is left out, not failed.
+ptx_compiler_reference() {
+  local root dir include="" lib="" candidates=()
+  for root in "${NVPTXCOMPILER_HOME:-}" "$cuda_root" \
+    "$(python3 -c 'import nvidia; print(list(nvidia.__path__)[0] + "/cu13")' 2>/dev/null)"; do
+    [[ -n $root ]] && candidates+=("$root")
+  done
+  for root in "${candidates[@]}"; do
+    [[ -f $root/include/nvPTXCompiler.h ]] || continue
+    for dir in lib64 lib; do
+      if [[ -f $root/$dir/libnvptxcompiler_static.a ]]; then
+        include=$root/include lib=$root/$dir
+        break 2
+      fi
+    done
+  done
+  if [[ -z $lib ]]; then
+    say "=== ptx_compiler: not measured: nvPTXCompiler.h with libnvptxcompiler_static.a not found" \
+      "in: ${candidates[*]} (set NVPTXCOMPILER_HOME to a directory holding include/ and lib/)"
+    return 0
+  fi
+  local dsl_to_ptx=$install/bin/dsl-to-ptx kernel
+  if [[ ! -x $dsl_to_ptx ]]; then
+    failed+=("ptx_compiler (not run: $dsl_to_ptx is missing)")
+    return 0
+  fi
+  for kernel in saxpy matmul; do
+    # 32-bit indices: the code a call with arrays of up to 2^30 elements runs, as measured by
+    # loom_gpu_bench's linker section.
+    part "ptx_${kernel}" "$dsl_to_ptx" "examples/dsl/$kernel.loom" --emit=ptx --index-bits=32 \
+      -o "$work/$kernel.ptx" || return 0
+  done
+  local sm cxx
+  sm=$(awk '$1 == ".target" { print $2; exit }' "$work/saxpy.ptx")
+  cxx=$(command -v g++ || command -v c++ || echo "$nvcc")
+  part ptx_compiler_build "$cxx" -O2 -std=c++20 -I"$include" -o "$work/ptx_compiler_reference" \
+    bench/ptx_compiler_reference.cpp -L"$lib" -lnvptxcompiler_static -lpthread &&
+    part ptx_compiler "$work/ptx_compiler_reference" "$sm" "$work/saxpy.ptx" "$work/matmul.ptx"
+}
+cuda_root=$(readlink -f "$(dirname "$(readlink -f "$nvcc")")/..")
+
 gpu_bench=$install/bench/loom_gpu_bench
 cpu_bench=$install/bench/loom_cpu_bench
 if [[ -x $gpu_bench ]]; then
@@ -79,6 +130,7 @@ if [[ -x $gpu_bench ]]; then
   part loom_gpu_index64 env LOOM_INDEX_BITS=64 "$gpu_bench" --only=matmul,stencil
   # PTX to machine code: the driver's linker, nvJitLink and the driver's JIT, the JIT uncached.
   part loom_linkers env CUDA_CACHE_DISABLE=1 "$gpu_bench" --only=linkers
+  ptx_compiler_reference
   [[ -x $install/bench/loom_launch_sweep ]] && part launch_sweep "$install/bench/loom_launch_sweep"
   # loom's compile caches (cold, disk, in-memory first calls) on the GPU and the CPU.
   [[ -x $install/bench/loom_cache_bench ]] && part loom_cache "$install/bench/loom_cache_bench"
@@ -188,10 +240,16 @@ table() {
   row time "warm call, saxpy 2^20, host wall ms" loom_gpu loom_saxpy_2e20_warm_call_ms
   row time "PTX generation ms, saxpy" loom_gpu loom_ptx_saxpy_ms
   row time "PTX generation ms, matmul" loom_gpu loom_ptx_matmul_ms
+  row time "tracing ms (C++ DSL to IR), saxpy" loom_gpu loom_ptx_saxpy_trace_ms
+  row time "tracing ms (C++ DSL to IR), matmul" loom_gpu loom_ptx_matmul_trace_ms
   row time "PTX to cubin ms, saxpy: nvJitLink vs cuLink*" loom_linkers loom_link_saxpy_nvjitlink_ms \
     loom_linkers loom_link_saxpy_driver_ms
   row time "PTX to cubin ms, matmul: nvJitLink vs cuLink*" loom_linkers \
     loom_link_matmul_nvjitlink_ms loom_linkers loom_link_matmul_driver_ms
+  row time "PTX to cubin ms, saxpy: nvPTXCompiler vs cuLink*" ptx_compiler \
+    nvptxcompiler_saxpy_ms loom_linkers loom_link_saxpy_driver_ms
+  row time "PTX to cubin ms, matmul: nvPTXCompiler vs cuLink*" ptx_compiler \
+    nvptxcompiler_matmul_ms loom_linkers loom_link_matmul_driver_ms
   row time "saxpy ms: cuLink*+load vs JIT at load (no cache)" loom_linkers \
     loom_link_saxpy_driver_and_load_ms loom_linkers loom_link_saxpy_jit_load_ms
   row time "matmul ms: cuLink*+load vs JIT at load (no cache)" loom_linkers \

@@ -1,5 +1,6 @@
 // Which array parameters a kernel reads and writes: the runtime copies host arrays to the device
-// only when they are read (or partly written) and back only when they are written.
+// only when their old contents may matter (read or partly written, and not overwritten whole
+// before any read) and back only when they are written.
 #pragma once
 
 #include "ir/IR.h"

@@ -140,7 +140,9 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     size_t bytes = static_cast<size_t>(a.size()) * ir::byte_size(a.type);
     call.staged.emplace_back(bytes);
     call.staged_index[p] = static_cast<int>(call.staged.size() - 1);
-    if (access.read || !access.fully_overwritten)
+    // Overwritten whole before any read (the kernel may read it afterwards): the old contents
+    // never matter.
+    if (!access.fully_overwritten)
       call.staged.back().copy_from_host(a.host, bytes);
     call.pointers[p] = call.staged.back().ptr();
   }

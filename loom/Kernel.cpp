@@ -15,11 +15,13 @@ namespace loom {
 namespace {
 
 const char *access_text(const ir::ArrayAccess &a) {
+  if (a.fully_overwritten)
+    return a.read ? "wholly overwritten, then read: copied out only"
+                  : "wholly overwritten: copied out only";
   if (a.read && a.written)
     return "read and written: copied in and out";
   if (a.written)
-    return a.fully_overwritten ? "wholly overwritten: copied out only"
-                               : "partly written: copied in and out";
+    return "partly written: copied in and out";
   if (a.read)
     return "read only: copied in only";
   return "unused: not copied";

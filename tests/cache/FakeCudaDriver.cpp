@@ -9,13 +9,18 @@
 // cuCtxSynchronize report CUDA_ERROR_ILLEGAL_ADDRESS, as after a kernel's out-of-bounds access,
 // and every later launch, copy, allocation and synchronization report it too (a sticky error).
 // loom_fake_cuda_device_bytes() and loom_fake_cuda_peak_device_bytes() say how much device memory
-// is allocated now and was at most since loom_fake_cuda_reset_peak().
+// is allocated now and was at most since loom_fake_cuda_reset_peak(). loom_fake_cuda_copies()
+// hands out every copy between host and device since loom_fake_cuda_clear_copies(): direction,
+// device and host addresses, the device allocation and the bytes (FakeCopies.h), so that a test
+// can tell which arrays were copied which way.
+#include "FakeCopies.h"
 #include "runtime/CudaApi.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -90,6 +95,29 @@ std::map<CUdeviceptr, size_t> &allocated() {
 size_t device_bytes = 0, peak_device_bytes = 0;
 std::atomic<CUresult> sticky{CUDA_SUCCESS};
 
+// The copies since the last clear (guarded by `mutex`), in a fixed array: recording allocates
+// nothing (CallAllocationTest counts allocations around calls that copy). Past
+// loom_fake_max_copies they are only counted.
+constexpr size_t max_copies = loom_fake_max_copies;
+LoomFakeCopy copies[max_copies];
+size_t copy_count = 0;
+
+void record_copy(bool to_device, CUdeviceptr device, const void *host, size_t bytes) {
+  std::lock_guard<std::mutex> lock(mutex);
+  LoomFakeCopy copy{to_device, device, 0, 0, host, bytes};
+  auto after = allocated().upper_bound(device); // the allocation holding `device` precedes it
+  if (after != allocated().begin()) {
+    auto holding = std::prev(after);
+    if (device < holding->first + holding->second) {
+      copy.allocation = holding->first;
+      copy.allocation_bytes = holding->second;
+    }
+  }
+  if (copy_count < max_copies)
+    copies[copy_count] = copy;
+  ++copy_count;
+}
+
 } // namespace
 
 extern "C" {
@@ -106,6 +134,18 @@ size_t loom_fake_cuda_peak_device_bytes() {
 void loom_fake_cuda_reset_peak() {
   std::lock_guard<std::mutex> lock(mutex);
   peak_device_bytes = device_bytes;
+}
+
+// Copies up to `capacity` of the copies recorded since the last clear into `out` and returns how
+// many there were (more than it copied when they overflowed `capacity` or the fake's own store).
+size_t loom_fake_cuda_copies(LoomFakeCopy *out, size_t capacity) {
+  std::lock_guard<std::mutex> lock(mutex);
+  std::copy_n(copies, std::min({copy_count, capacity, max_copies}), out);
+  return copy_count;
+}
+void loom_fake_cuda_clear_copies() {
+  std::lock_guard<std::mutex> lock(mutex);
+  copy_count = 0;
 }
 
 void loom_fake_cuda_trap() {
@@ -239,6 +279,7 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr destination, const void *source, size_t byt
   count("cuMemcpyHtoD_v2");
   if (sticky != CUDA_SUCCESS)
     return sticky;
+  record_copy(true, destination, source, bytes);
   std::memcpy(reinterpret_cast<void *>(destination), source, bytes);
   return CUDA_SUCCESS;
 }
@@ -246,6 +287,7 @@ CUresult cuMemcpyDtoH_v2(void *destination, CUdeviceptr source, size_t bytes) {
   count("cuMemcpyDtoH_v2");
   if (sticky != CUDA_SUCCESS)
     return sticky;
+  record_copy(false, source, destination, bytes);
   std::memcpy(destination, reinterpret_cast<const void *>(source), bytes);
   return CUDA_SUCCESS;
 }
@@ -254,6 +296,7 @@ CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr destination, const void *source, size_
   count("cuMemcpyHtoDAsync_v2");
   if (sticky != CUDA_SUCCESS)
     return sticky;
+  record_copy(true, destination, source, bytes);
   std::memcpy(reinterpret_cast<void *>(destination), source, bytes);
   return CUDA_SUCCESS;
 }
@@ -261,6 +304,7 @@ CUresult cuMemcpyDtoHAsync_v2(void *destination, CUdeviceptr source, size_t byte
   count("cuMemcpyDtoHAsync_v2");
   if (sticky != CUDA_SUCCESS)
     return sticky;
+  record_copy(false, source, destination, bytes);
   std::memcpy(destination, reinterpret_cast<const void *>(source), bytes);
   return CUDA_SUCCESS;
 }

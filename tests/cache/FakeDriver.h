@@ -4,12 +4,15 @@
 #pragma once
 
 #include "cache/CacheTestUtil.h"
+#include "cache/FakeCopies.h"
 #include "runtime/Driver.h"
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace loomtest::fake_cuda {
 
@@ -37,6 +40,19 @@ template <class F> F function(const char *name) {
 // How often loom called the driver entry point `name`.
 inline int calls(const char *name) {
   return function<int (*)(const char *)>("loom_fake_cuda_count")(name);
+}
+
+// The copies between host and device memory since the last clear_copies(), in order.
+inline std::vector<LoomFakeCopy> copies() {
+  auto list = function<size_t (*)(LoomFakeCopy *, size_t)>("loom_fake_cuda_copies");
+  std::vector<LoomFakeCopy> out(std::min(list(nullptr, 0), loom_fake_max_copies));
+  size_t count = list(out.data(), out.size());
+  if (count > out.size()) // more than the fake keeps
+    ADD_FAILURE() << count << " copies made, " << out.size() << " recorded";
+  return out;
+}
+inline void clear_copies() {
+  function<void (*)()>("loom_fake_cuda_clear_copies")();
 }
 
 } // namespace loomtest::fake_cuda
