@@ -523,6 +523,10 @@ struct Task {
   // iteration runs on one block; ir/BlockPerIteration.cpp); 0 otherwise.
   int threads = 0;
   TileSchedule tile = {}; // GPU parallel tasks under the tile schedule: the schedule
+  // GPU parallel tasks lowered for a launch that covers the domain: one iteration per thread,
+  // each dimension's index guarded by an `if` instead of stepped by a grid-stride loop
+  // (ir/MapParallelLoops.cpp); the launch must then give every iteration its own thread.
+  bool covering = false;
 };
 enum class Target : uint8_t { CPU, GPU };
 const char *target_name(Target t);

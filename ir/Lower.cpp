@@ -29,7 +29,8 @@ private:
 
 } // namespace
 
-LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log) {
+LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
+                    const LowerOptions &options) {
   auto dump = [&](const char *pass, const auto &ir) {
     if (log)
       log(pass, to_string(ir));
@@ -74,7 +75,7 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log) {
         : target == Target::GPU && kernel.block_per_iteration > 0
             ? map_block_per_iteration(t, kernel.name, out.params, kernel.block_per_iteration,
                                       out.shared)
-            : map_parallel_loops(t, target);
+            : map_parallel_loops(t, target, options.covering_launch);
   dump("map_parallel_loops", out);
 
   for (Task &t : out.tasks)

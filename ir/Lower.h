@@ -11,6 +11,14 @@ namespace loom::ir {
 // Called after each pass with the pass name and the IR text after it (LOOM_DUMP, dsl-to-ptx).
 using PassLog = std::function<void(const std::string &pass, const std::string &ir_text)>;
 
-LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log = nullptr);
+// How a kernel is lowered beyond its target.
+struct LowerOptions {
+  // GPU: parallel loops that can take one iteration per thread do (Task::covering), for a launch
+  // whose grid covers their domain.
+  bool covering_launch = false;
+};
+
+LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log = nullptr,
+                    const LowerOptions &options = {});
 
 } // namespace loom::ir

@@ -75,10 +75,11 @@ private:
 
 class MapParallelLoops : public Mutator {
 public:
-  MapParallelLoops(Target target, Var chunk_begin, Var chunk_end, bool reduces)
+  MapParallelLoops(Target target, Var chunk_begin, Var chunk_end, bool reduces, bool covering)
       : target_(target), chunk_begin_(std::move(chunk_begin)), chunk_end_(std::move(chunk_end)),
-        reduces_(reduces) {}
-  int64_t run = 1; // the iterations a GPU thread takes at a time
+        reduces_(reduces), covering_(covering) {}
+  int64_t run = 1;      // the iterations a GPU thread takes at a time
+  bool covered = false; // a GPU loop became one iteration per thread
 
 protected:
   Stmt mutate_node(const ParallelFor *n, const Stmt &) override {
@@ -97,10 +98,19 @@ protected:
       }
     }
     Stmt body = n->body;
+    // One iteration per thread where the launch covers the domain: an inner loop nested in a
+    // grid-stride loop ran up to 30% slower on the H200 than the same loop under an `if` (ptxas
+    // schedules it differently), and the guard leaves LLVM and ptxas less code.
+    const bool cover = target_ == Target::GPU && covering_ && !reduces_;
+    covered = covered || cover;
     // Build from the innermost dimension outwards.
     for (int k = dims - 1; k >= 0; --k) {
       const Var &v = n->vars[k];
-      if (target_ == Target::GPU) {
+      if (cover) {
+        int axis = dims - 1 - k;
+        Expr in_range = Binary::make(BinaryOp::Lt, VarRef::make(v), n->extents[k]);
+        body = Block::make({Declare::make(v, first_index(axis)), IfThenElse::make(in_range, body)});
+      } else if (target_ == Target::GPU) {
         int axis = dims - 1 - k; // innermost dimension -> x
         body = For::make(v, first_index(axis), n->extents[k], grid_stride(axis), body);
       } else if (k == 0) {
@@ -140,12 +150,12 @@ private:
 
   Target target_;
   Var chunk_begin_, chunk_end_;
-  bool reduces_;
+  bool reduces_, covering_;
 };
 
 } // namespace
 
-Task map_parallel_loops(const Task &task, Target target) {
+Task map_parallel_loops(const Task &task, Target target, bool covering) {
   if (task.kind != TaskKind::Parallel)
     return task;
   Task out = task;
@@ -153,9 +163,10 @@ Task map_parallel_loops(const Task &task, Target target) {
     out.chunk_begin = make_var("chunk_begin", ScalarType::I64);
     out.chunk_end = make_var("chunk_end", ScalarType::I64);
   }
-  MapParallelLoops map(target, out.chunk_begin, out.chunk_end, !task.reductions.empty());
+  MapParallelLoops map(target, out.chunk_begin, out.chunk_end, !task.reductions.empty(), covering);
   out.body = map.mutate(task.body);
   out.run = map.run;
+  out.covering = map.covered;
   return out;
 }
 

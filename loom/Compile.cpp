@@ -199,14 +199,28 @@ bool index32_allowed() {
   return allowed;
 }
 
-CompiledGpu &KernelState::compiled_gpu(bool index32) {
+bool covering_allowed() {
+  static const bool allowed = [] {
+    std::string value = env("LOOM_GRID_STRIDE").value_or("0");
+    if (value != "0" && value != "1")
+      throw Error("LOOM_GRID_STRIDE=" + value + ": expected 0 or 1");
+    return value == "0";
+  }();
+  return allowed;
+}
+
+CompiledGpu &KernelState::compiled_gpu(bool index32, bool covering) {
   index32 = index32 && index32_allowed();
-  std::shared_ptr<CompiledGpu> &code = gpu_by_index_width[index32];
+  // Kernel::shape and a launch policy choose the launch themselves: their grid need not cover.
+  covering = covering && covering_allowed() && !shape && launch_policy.block[0] == 0 &&
+             launch_policy.max_waves == runtime::max_grid_waves;
+  std::shared_ptr<CompiledGpu> &code = gpu_variants[(index32 ? 1 : 0) + (covering ? 2 : 0)];
   if (!code) {
     auto start = Clock::now();
     CompileTimes t;
-    ir::LoweredKernel lowered =
-        timed(t.lower_ms, [&] { return ir::lower(kernel, ir::Target::GPU, dump_log()); });
+    ir::LoweredKernel lowered = timed(t.lower_ms, [&] {
+      return ir::lower(kernel, ir::Target::GPU, dump_log(), {.covering_launch = covering});
+    });
     codegen::GpuTarget target = gpu_target_for_this_machine();
     target.fast_math = kernel.fast_math; // @kernel(fastmath=True) in the text DSL
     target.index32 = index32;

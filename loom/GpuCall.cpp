@@ -74,6 +74,16 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
                : "block_per_iteration: one block of " + std::to_string(threads) +
                      " threads per iteration; ") +
           state.last_grids[t].reason;
+    } else if (g.lowered.tasks[t].covering) {
+      // One iteration per thread: no cap on the grid, which must cover the domain (run_on_gpu
+      // checks that it does).
+      runtime::LaunchPolicy policy = state.launch_policy;
+      policy.max_waves = 0;
+      state.last_grids[t] =
+          runtime::choose_grid(g.functions[t], domain, runtime::GpuContext::get().info(), policy);
+      state.last_grids[t].reason = "one iteration per thread (the code has no grid-stride "
+                                   "loop), so the grid is not capped; " +
+                                   state.last_grids[t].reason;
     } else {
       state.last_grids[t] = runtime::choose_grid(
           g.functions[t], domain, runtime::GpuContext::get().info(), state.launch_policy);
@@ -82,6 +92,17 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
     state.call.grid_code[t] = &g;
   }
   return state.last_grids[t];
+}
+
+// Whether `shape` gives every iteration of `domain` (outermost first) a thread of its own, as code
+// lowered with ir::Task::covering needs.
+bool covers(const runtime::GridShape &shape, const std::vector<int64_t> &domain) {
+  for (size_t k = 0; k < domain.size(); ++k) {
+    const size_t axis = domain.size() - 1 - k; // innermost dimension -> x
+    if (uint64_t{shape.grid[axis]} * shape.block[axis] < static_cast<uint64_t>(domain[k]))
+      return false;
+  }
+  return true;
 }
 
 // 32-bit index arithmetic is valid for a call whose arrays each have at most
@@ -164,10 +185,18 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
       // A negative extent runs no iteration, as on the CPU and in the interpreter.
       call.domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
     const runtime::GridShape *chosen = &grid_for(state, *code, t, call.domain);
+    if (code->lowered.tasks[t].covering &&
+        (!covers(*chosen, call.domain) ||
+         (code->target.index32 && !grid_allows_index32(*chosen)))) {
+      // CUDA's grid limits, or the 32-bit code's bound on blocks, leave iterations without a
+      // thread of their own: this task and the next run the grid-stride code.
+      code = &state.compiled_gpu(code->target.index32, false);
+      chosen = &grid_for(state, *code, t, call.domain);
+    }
     if (code->target.index32 && !grid_allows_index32(*chosen)) {
       // Too many blocks for 32-bit counters (only an uncapped launch policy gets there): this
       // task and the next run the 64-bit code, lowered alike.
-      code = &state.compiled_gpu(false);
+      code = &state.compiled_gpu(false, false);
       chosen = &grid_for(state, *code, t, call.domain);
     }
     const CompiledGpu &g = *code;

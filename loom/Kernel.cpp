@@ -53,7 +53,7 @@ template <class T> void set_code_option(KernelState &state, T ir::Kernel::*optio
     return;
   state.kernel.*option = on;
   state.gpu.reset();
-  state.gpu_by_index_width = {};
+  state.gpu_variants = {};
   state.cpu.reset();
   state.call.grid_domains.clear();
 }
@@ -184,7 +184,12 @@ std::string Kernel::ptx(const std::string &sm) const {
     target.sm = sm;
   target.fast_math = state_->kernel.fast_math;
   target.index32 = index32_allowed(); // what a call with arrays of up to 2^30 elements runs
-  return codegen::emit_ptx(ir::lower(state_->kernel, ir::Target::GPU), target);
+  // ... and whose launch covers the domain (no Kernel::shape or launch policy).
+  const bool covering = covering_allowed() && !state_->shape &&
+                        state_->launch_policy.block[0] == 0 &&
+                        state_->launch_policy.max_waves == runtime::max_grid_waves;
+  return codegen::emit_ptx(
+      ir::lower(state_->kernel, ir::Target::GPU, nullptr, {.covering_launch = covering}), target);
 }
 
 Kernel &Kernel::launch_policy(const runtime::LaunchPolicy &policy) {
@@ -301,6 +306,9 @@ std::string Kernel::explain() const {
         else if (task.threads > 0)
           os << "; block_per_iteration: each iteration on a block of " << task.threads
              << " threads, which split its inner loops and combine their reductions";
+        if (task.covering)
+          os << "; one iteration per thread (an `if` instead of grid-stride loops; the launch "
+                "covers the domain)";
         if (task.run > 1)
           os << "; each thread takes runs of " << task.run
              << " consecutive iterations (neighbouring elements: 16-byte vector loads)";

@@ -97,8 +97,8 @@ struct KernelState {
   std::mutex mutex; // guards everything below
   std::optional<TargetChoice> target;
   std::shared_ptr<CompiledGpu> gpu; // the code of the last GPU call (or of compile())
-  // The GPU code by index width (codegen::GpuTarget::index32): [0] 64-bit, [1] 32-bit.
-  std::array<std::shared_ptr<CompiledGpu>, 2> gpu_by_index_width;
+  // The GPU code by index width and loop mapping: [index32 + 2 * covering] (compiled_gpu).
+  std::array<std::shared_ptr<CompiledGpu>, 4> gpu_variants;
   std::shared_ptr<CompiledCpu> cpu;
   CompileTimes gpu_times, cpu_times; // how this object got its code
   runtime::LaunchPolicy launch_policy;
@@ -119,14 +119,19 @@ struct KernelState {
 
   // Code for the target on first use, through the caches (loom/Compile.cpp); the caller holds
   // the mutex. The GPU's with 32-bit index arithmetic when `index32` (for calls whose arrays
-  // each have at most codegen::index32_max_elements elements), unless LOOM_INDEX_BITS=64.
-  CompiledGpu &compiled_gpu(bool index32 = true);
+  // each have at most codegen::index32_max_elements elements), unless LOOM_INDEX_BITS=64; with
+  // `covering`, lowered for launches that cover the domain (ir::LowerOptions), unless
+  // LOOM_GRID_STRIDE=1.
+  CompiledGpu &compiled_gpu(bool index32 = true, bool covering = true);
   CompiledCpu &compiled_cpu();
 };
 
 // False when LOOM_INDEX_BITS=64 asks for 64-bit index arithmetic on the GPU whatever the sizes
 // (read once per process; "32" or unset: 32-bit where the arrays allow it).
 bool index32_allowed();
+// False when LOOM_GRID_STRIDE=1 asks for grid-stride loops on the GPU whatever the launch (read
+// once per process).
+bool covering_allowed();
 
 // The GPU target loom compiles for: the device's sm and the PTX version its driver accepts, or
 // sm_90 and LLVM's newest PTX when there is no GPU.

@@ -41,6 +41,10 @@ options:
   --ptx-version=X.Y   the PTX ISA version (default: the highest the driver and LLVM accept)
   --index-bits=32|64  GPU index arithmetic: 32 is the code a call runs when every array has at
                       most 2^30 elements, 64 the code for larger arrays (default: 64)
+  --launch=covering|grid-stride
+                      GPU parallel loops: covering is the code a call runs when its grid gives
+                      every iteration a thread (one iteration per thread under an `if`),
+                      grid-stride the code for any grid (default: grid-stride)
   --passes            with --emit=lowered: the IR after every lowering pass
   -o FILE             write to FILE instead of standard output
   -h, --help          this text
@@ -52,7 +56,7 @@ struct Options {
   std::string input, output, emit = "ptx", kernel, sm;
   loom::ir::Target target = loom::ir::Target::GPU;
   int ptx_version = 0;
-  bool passes = false, index32 = false;
+  bool passes = false, index32 = false, covering = false;
 };
 
 struct UsageError {
@@ -110,6 +114,10 @@ Options parse_options(int argc, char **argv) {
       if (v != "32" && v != "64")
         throw UsageError{"--index-bits=" + v + ": expected 32 or 64"};
       o.index32 = v == "32";
+    } else if (option("--launch", argc, argv, i, v)) {
+      if (v != "covering" && v != "grid-stride")
+        throw UsageError{"--launch=" + v + ": expected covering or grid-stride"};
+      o.covering = v == "covering";
     } else if (option("-o", argc, argv, i, v)) {
       o.output = v;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -151,12 +159,14 @@ std::string emit(const Options &o, const std::vector<loom::ir::Kernel> &kernels)
   if (o.emit == "lowered") {
     for (const ir::Kernel &k : kernels) {
       if (!o.passes) {
-        out += ir::to_string(ir::lower(k, o.target));
+        out += ir::to_string(ir::lower(k, o.target, nullptr, {.covering_launch = o.covering}));
         continue;
       }
-      ir::lower(k, o.target, [&](const std::string &pass, const std::string &text) {
-        out += "; IR after " + pass + "\n" + text + "\n";
-      });
+      ir::lower(k, o.target,
+                [&](const std::string &pass, const std::string &text) {
+                  out += "; IR after " + pass + "\n" + text + "\n";
+                },
+                {.covering_launch = o.covering});
     }
     return out;
   }
@@ -167,7 +177,8 @@ std::string emit(const Options &o, const std::vector<loom::ir::Kernel> &kernels)
     gpu.ptx_version = o.ptx_version;
   gpu.index32 = o.index32;
   ir::Target target = o.emit == "ptx" ? ir::Target::GPU : o.target;
-  ir::LoweredKernel lowered = ir::lower(kernels.front(), target);
+  ir::LoweredKernel lowered =
+      ir::lower(kernels.front(), target, nullptr, {.covering_launch = o.covering});
   if (o.emit == "ptx")
     return codegen::emit_ptx(lowered, gpu);
   return codegen::emit_llvm(

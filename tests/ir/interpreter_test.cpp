@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 
 using namespace loom;
 using namespace loom::ir;
@@ -218,6 +219,93 @@ TEST(Interpreter, LoweredKernelsGiveTheSameResult) {
     interpret(lower(matmul(), target), args, options);
     EXPECT_EQ(values_of<float>(args[2].array), (std::vector<float>{7, 8, 16, 17}))
         << target_name(target);
+  }
+}
+
+// Lowered for a covering launch (ir::LowerOptions::covering_launch), a GPU parallel loop without
+// runs or reductions takes one iteration per thread under an `if`: with any grid that gives every
+// iteration a thread (exactly, or with threads to spare) the results are the grid-stride code's,
+// bit for bit. Loops with runs or reductions keep their grid-stride loops.
+TEST(Interpreter, CoveringLaunchGivesEveryIterationAThread) {
+  auto rows = trace("rows",
+                    [](Array2<float> x, Array<float> y) {
+                      parallel_for(x.dim(0), [&](Index r) {
+                        loom::Var<float> s = 0.0f;
+                        for_range(x.dim(1), [&](Index c) { s += x(r, c) * x(r, c); });
+                        y[r] = s;
+                      });
+                    },
+                    {"x", "y"});
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  auto random = [&](int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (float &e : v)
+      e = value(rng);
+    return v;
+  };
+  const int64_t n = 5, k = 7, m = 6;
+  std::vector<float> a = random(n * k), b = random(k * m), x = random(n * k);
+  auto matmul_args_of = [&] {
+    std::vector<InterpreterArg> args;
+    args.push_back(InterpreterArg::of_array(buffer<float>(F32, {n, k}, a)));
+    args.push_back(InterpreterArg::of_array(buffer<float>(F32, {k, m}, b)));
+    args.push_back(InterpreterArg::of_array(Buffer(F32, {n, m})));
+    return args;
+  };
+  auto rows_args_of = [&] {
+    std::vector<InterpreterArg> args;
+    args.push_back(InterpreterArg::of_array(buffer<float>(F32, {n, k}, x)));
+    args.push_back(InterpreterArg::of_array(Buffer(F32, {n})));
+    return args;
+  };
+
+  InterpreterOptions strided; // 2 blocks of 2 threads stride over every dimension
+  strided.gpu_block = {2, 1, 1};
+  strided.gpu_grid = {1, 2, 1};
+  std::vector<InterpreterArg> mm = matmul_args_of(), rs = rows_args_of();
+  interpret(lower(matmul(), Target::GPU), mm, strided);
+  interpret(lower(rows, Target::GPU), rs, strided);
+
+  LoweredKernel mm_cover = lower(matmul(), Target::GPU, nullptr, {.covering_launch = true});
+  LoweredKernel rs_cover = lower(rows, Target::GPU, nullptr, {.covering_launch = true});
+  ASSERT_TRUE(mm_cover.tasks.at(0).covering);
+  ASSERT_TRUE(rs_cover.tasks.at(0).covering);
+  EXPECT_NE(to_string(mm_cover).find("if j < C.shape[1] {"), std::string::npos)
+      << to_string(mm_cover);
+  EXPECT_EQ(to_string(mm_cover).find("gridDim"), std::string::npos) << to_string(mm_cover);
+  // Exactly covering (6 x 5 threads for 6 columns and 5 rows), and with threads to spare.
+  for (auto [block, grid] :
+       {std::pair<std::array<unsigned, 3>, std::array<unsigned, 3>>{{3, 5, 1}, {2, 1, 1}},
+        {{4, 2, 1}, {2, 3, 1}}}) {
+    InterpreterOptions covering;
+    covering.gpu_block = block;
+    covering.gpu_grid = grid;
+    std::vector<InterpreterArg> mm2 = matmul_args_of();
+    interpret(mm_cover, mm2, covering);
+    EXPECT_EQ(values_of<float>(mm2[2].array), values_of<float>(mm[2].array));
+    covering.gpu_block = {block[0] * block[1], 1, 1}; // 1-D: along x
+    covering.gpu_grid = {grid[0] * grid[1], 1, 1};
+    std::vector<InterpreterArg> rs2 = rows_args_of();
+    interpret(rs_cover, rs2, covering);
+    EXPECT_EQ(values_of<float>(rs2[1].array), values_of<float>(rs[1].array));
+  }
+
+  // A reduction and a loop taking runs keep their grid-stride loops.
+  auto sum = trace("sum",
+                   [](Array<float> x, Array<float> t) {
+                     parallel_for(x.size(), [&](Index i) { t[0] += x[i]; });
+                   },
+                   {"x", "t"});
+  auto saxpy = trace("saxpy",
+                     [](loom::F32 s, Array<float> x, Array<float> y) {
+                       parallel_for(x.size(), [&](Index i) { y[i] = s * x[i] + y[i]; });
+                     },
+                     {"s", "x", "y"});
+  for (const ir::Kernel &kernel : {sum, saxpy}) {
+    LoweredKernel l = lower(kernel, Target::GPU, nullptr, {.covering_launch = true});
+    EXPECT_FALSE(l.tasks.at(0).covering) << kernel.name;
+    EXPECT_NE(to_string(l).find("gridDim"), std::string::npos) << to_string(l);
   }
 }
 
