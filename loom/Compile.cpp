@@ -209,11 +209,17 @@ bool covering_allowed() {
   return allowed;
 }
 
+bool covering_launch_possible(const KernelState &state) {
+  // Kernel::shape chooses the launch itself, and so does a launch policy, unless it leaves the
+  // grid uncapped (one iteration per thread, whatever the block).
+  const runtime::LaunchPolicy &policy = state.launch_policy;
+  return !state.shape && (policy.max_waves == 0 ||
+                          (policy.block[0] == 0 && policy.max_waves == runtime::max_grid_waves));
+}
+
 CompiledGpu &KernelState::compiled_gpu(bool index32, bool covering) {
   index32 = index32 && index32_allowed();
-  // Kernel::shape and a launch policy choose the launch themselves: their grid need not cover.
-  covering = covering && covering_allowed() && !shape && launch_policy.block[0] == 0 &&
-             launch_policy.max_waves == runtime::max_grid_waves;
+  covering = covering && covering_allowed() && covering_launch_possible(*this);
   std::shared_ptr<CompiledGpu> &code = gpu_variants[(index32 ? 1 : 0) + (covering ? 2 : 0)];
   if (!code) {
     auto start = Clock::now();

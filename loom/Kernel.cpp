@@ -185,9 +185,7 @@ std::string Kernel::ptx(const std::string &sm) const {
   target.fast_math = state_->kernel.fast_math;
   target.index32 = index32_allowed(); // what a call with arrays of up to 2^30 elements runs
   // ... and whose launch covers the domain (no Kernel::shape or launch policy).
-  const bool covering = covering_allowed() && !state_->shape &&
-                        state_->launch_policy.block[0] == 0 &&
-                        state_->launch_policy.max_waves == runtime::max_grid_waves;
+  const bool covering = covering_allowed() && covering_launch_possible(*state_);
   return codegen::emit_ptx(
       ir::lower(state_->kernel, ir::Target::GPU, nullptr, {.covering_launch = covering}), target);
 }

@@ -132,6 +132,9 @@ bool index32_allowed();
 // False when LOOM_GRID_STRIDE=1 asks for grid-stride loops on the GPU whatever the launch (read
 // once per process).
 bool covering_allowed();
+// Whether the kernel's launch settings let a call's grid cover its domain: no Kernel::shape, and
+// no launch policy other than an uncapped one.
+bool covering_launch_possible(const KernelState &state);
 
 // The GPU target loom compiles for: the device's sm and the PTX version its driver accepts, or
 // sm_90 and LLVM's newest PTX when there is no GPU.

@@ -30,8 +30,8 @@ bool covers(const Kernel &k) {
   return k.explain().find("one iteration per thread") != std::string::npos;
 }
 
-// The PTX a call runs needs no GPU: the covering code has no grid-stride loop (no %nctaid), and
-// a launch policy (which chooses the grid itself) keeps it.
+// The PTX a call runs needs no GPU: the covering code has no grid-stride loop (no %nctaid); a
+// launch policy that caps the grid keeps the grid-stride loops, an uncapped one does not.
 TEST(Covering, PtxOfACoveringLaunchHasNoGridStride) {
   Kernel k = make_matmul();
   std::string ptx = k.ptx("sm_90");
@@ -40,6 +40,9 @@ TEST(Covering, PtxOfACoveringLaunchHasNoGridStride) {
   policy.block = {32, 8, 1};
   k.launch_policy(policy);
   EXPECT_NE(k.ptx("sm_90").find("%nctaid"), std::string::npos);
+  policy.max_waves = 0; // an uncapped grid covers the domain whatever the block
+  k.launch_policy(policy);
+  EXPECT_EQ(k.ptx("sm_90").find("%nctaid"), std::string::npos);
 }
 
 TEST(CoveringGpu, MatmulMatchesTheGridStrideCodeBitForBit) {
