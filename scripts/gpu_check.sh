@@ -46,6 +46,8 @@ if command -v compute-sanitizer >/dev/null; then
       --gtest_filter='*/gpu' --gtest_color=no
     compute-sanitizer --tool memcheck --leak-check full "$tree/tests/e2e_tile_test" \
       --gtest_filter='*/gpu' --gtest_color=no
+    compute-sanitizer --tool memcheck --leak-check full "$tree/tests/e2e_covering_test" \
+      --gtest_filter='CoveringGpu.Matmul*:CoveringGpu.Row*' --gtest_color=no
     for tool in racecheck synccheck; do
       compute-sanitizer --tool $tool "$tree/tests/e2e_reductions_test" --gtest_filter='*/gpu' \
         --gtest_color=no
