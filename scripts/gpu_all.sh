@@ -2,7 +2,8 @@
 # Everything for the GPU machine in one command, for a machine with two or more GPUs: the GPU
 # test suite and then the benchmarks on GPU 0, while the differential tester runs on the other
 # GPUs (all backends, DIFF_JOBS jobs per GPU, for DIFF_SECONDS) from an installed tree (.gpu/).
-# Logs go to $OUT (else ./gpu-logs): tests.log, sanitizers.log, bench.log, differential-N.log.
+# Logs go to $OUT (else ./gpu-logs): tests.log, sanitizers.log, bench.log, differential-N.log,
+# memcheck-all.log.
 #   SUITE_SECONDS=300 BENCH_PART_SECONDS=150 DIFF_SECONDS=420 DIFF_JOBS=12 DIFF_SEED=30000000
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -12,8 +13,17 @@ mkdir -p "$OUT"
 gpus=$(nvidia-smi --list-gpus | wc -l)
 started=$SECONDS
 
+# With three or more GPUs, GPU 1 runs the differential tester and the rest compute-sanitizer's
+# memcheck over every test binary (scripts/gpu_memcheck_all.sh, MEMCHECK_SECONDS per binary).
+diff_gpus=$gpus
+if ((gpus > 2)); then
+  diff_gpus=2
+  memcheck_gpus=$(seq -s ' ' 2 $((gpus - 1)))
+  bash scripts/gpu_memcheck_all.sh "$tree" "$memcheck_gpus" "${MEMCHECK_SECONDS:-150}" \
+    >"$OUT/memcheck-all.log" 2>&1 &
+fi
 if ((gpus > 1)); then
-  for ((g = 1; g < gpus; ++g)); do
+  for ((g = 1; g < diff_gpus; ++g)); do
     # GPUs 2, 4, ... compare the 64-bit index code (the programs' small arrays run the 32-bit).
     bits=32
     ((g % 2 == 0)) && bits=64
@@ -32,5 +42,6 @@ sed -n '/^figure /,$p' "$OUT/bench.log"
 grep -E '4-argument call' "$OUT/bench.log"
 wait
 tail -qn1 "$OUT"/differential-*.log 2>/dev/null
+[[ -f $OUT/memcheck-all.log ]] && cat "$OUT/memcheck-all.log"
 grep -h -A3 'mismatch:' "$OUT"/differential-*.log 2>/dev/null | head -40
 echo "all done after $((SECONDS - started)) s"

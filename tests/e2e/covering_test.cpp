@@ -90,6 +90,9 @@ TEST(CoveringGpu, RowLoopOfOneDimension) {
   std::vector<double> y(n, NAN);
   rows(view(x, {n, m}), y);
   EXPECT_TRUE(covers(rows)) << rows.explain();
+  // One thread walks each row: explain() points at the schedule that splits rows.
+  EXPECT_NE(rows.explain().find("block_per_iteration(256) splits them"), std::string::npos)
+      << rows.explain();
   for (int64_t r = 0; r < n; ++r) {
     double s = 0; // the same order of additions in double: exact agreement
     for (int64_t c = 0; c < m; ++c)
