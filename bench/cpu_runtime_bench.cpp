@@ -287,7 +287,7 @@ bool same_bits(const std::vector<float> &a, const std::vector<float> &b) {
 
 struct EmptyRegion : Workload {
   EmptyRegion(int64_t calls) {
-    key = "forkjoin_empty", title = "fork/join, empty body, one chunk per thread";
+    key = "forkjoin_empty", title = "fork/join, empty body";
     batch = calls, covers = threads, per_call_us = true;
   }
   Task task(const Variant &) override { return {empty_body, nullptr, threads, 1}; }
@@ -296,7 +296,7 @@ struct EmptyRegion : Workload {
 // The first region after `settle_ms` of idleness: the workers are asleep and must be woken.
 struct ColdRegion : EmptyRegion {
   ColdRegion() : EmptyRegion(1) {
-    key = "forkjoin_cold", title = "fork/join, empty body, first region after the pause";
+    key = "forkjoin_cold", title = "fork/join after the pause, empty body";
   }
 };
 
@@ -329,7 +329,7 @@ struct Stencil : Workload {
   StencilParams params;
   Stencil(int64_t n_, uint64_t seed)
       : n(n_), u(bench::random_vector(size_t(n * n), seed)), v(size_t(n * n), 0.0f), v_serial(v) {
-    key = "stencil4096", title = "5-point stencil 4096^2 f32, rows among threads";
+    key = "stencil4096", title = "5-point stencil 4096^2 f32";
     covers = n - 2;
     StencilParams serial{u.data(), v_serial.data(), n};
     stencil_body(&serial, 0, n - 2, 0);
@@ -352,7 +352,7 @@ struct Matmul : Workload {
   Matmul(int64_t n_, uint64_t seed)
       : n(n_), A(bench::random_vector(size_t(n * n), seed)),
         B(bench::random_vector(size_t(n * n), seed + 1)), C(size_t(n * n)), C_serial(C) {
-    key = "matmul512", title = "naive matmul 512^2 f32, rows among threads";
+    key = "matmul512", title = "naive matmul 512^2 f32";
     covers = n;
     MatmulParams serial{A.data(), B.data(), C_serial.data(), n};
     matmul_body(&serial, 0, n, 0);
@@ -373,7 +373,7 @@ struct Nested : Workload {
   Nested(int64_t rows_, int64_t cols_, uint64_t seed)
       : rows(rows_), cols(cols_), in(bench::random_vector(size_t(rows * cols), seed)),
         out(size_t(rows * cols)), out_serial(out) {
-    key = "nested", title = "nested: 1024 rows in parallel, each row's 8192 columns in parallel";
+    key = "nested", title = "nested: 1024 rows x 8192 columns, both parallel";
     covers = rows + rows * cols;
     NestedParams serial{in.data(), out_serial.data(), cols, run_serial};
     nested_body(&serial, 0, rows, 0);
@@ -516,17 +516,17 @@ void idle_spin(const std::vector<Variant> &variants) {
 }
 
 void print_table(const std::vector<Row> &table) {
-  std::printf("\n%-66s | %12s | %12s | %12s | %10s | %10s\n", "workload (time per call)", "OpenMP",
+  std::printf("\n%-48s | %12s | %12s | %12s | %10s | %10s\n", "workload (time per call)", "OpenMP",
               "TBB static", "TBB auto", "static/omp", "auto/omp");
   for (const Row &row : table) {
     double scale = row.us ? 1000.0 : 1.0;
-    std::printf("%-66s |", row.title.c_str());
+    std::printf("%-48s |", row.title.c_str());
     for (size_t k = 0; k < 3; ++k)
       std::printf(" %9.3f %s |", bench::median(row.samples[k].ms) * scale, row.us ? "us" : "ms");
     std::printf(" %10.3f | %10.3f\n", bench::median(row.samples[1].over_openmp),
                 bench::median(row.samples[2].over_openmp));
     for (size_t k = 3; k < row.samples.size(); ++k)
-      std::printf("  %-64s | %9.3f %s (%.3fx OpenMP's)\n", row.names[k].c_str(),
+      std::printf("  %-46s | %9.3f %s (%.3gx OpenMP's)\n", row.names[k].c_str(),
                   bench::median(row.samples[k].ms) * scale, row.us ? "us" : "ms",
                   bench::median(row.samples[k].over_openmp));
   }
@@ -595,17 +595,19 @@ int main(int argc, char **argv) {
       return true;
     });
   if (wanted("forkjoin")) {
+    // With one call of the whole range on the calling thread for comparison: what a region of
+    // this size costs over not opening one.
+    std::vector<Variant> with_serial = common;
+    with_serial.push_back({"serial", run_serial, run_serial});
     EmptyRegion empty(2000);
-    run(empty, common);
+    run(empty, with_serial);
     ColdRegion cold;
-    run(cold, common);
-    Saxpy small("forkjoin_saxpy1000", "fork/join, saxpy 1,000 f32 split in chunks (grain 1)", 1000,
-                1, 2000, seed);
-    run(small, common);
-    Saxpy smallest("forkjoin_saxpy8192",
-                   "fork/join, saxpy 8,192 f32 (grain 4096: the smallest loop loom splits)", 8192,
-                   4096, 2000, seed + 5);
-    run(smallest, common);
+    run(cold, with_serial);
+    Saxpy small("forkjoin_saxpy1000", "fork/join, saxpy 1,000 f32 (grain 1)", 1000, 1, 2000, seed);
+    run(small, with_serial);
+    Saxpy smallest("forkjoin_saxpy8192", "fork/join, saxpy 8,192 f32 (grain 4096)", 8192, 4096,
+                   2000, seed + 5);
+    run(smallest, with_serial);
   }
   if (wanted("saxpy")) {
     Saxpy saxpy("saxpy", "saxpy 2^26 f32 (grain 4096)", int64_t(1) << 26, 4096, 1, seed + 10);
