@@ -92,7 +92,8 @@ awk -v rounds="$rounds" '
   }' "$work/values"
 
 # OpenMP against oneTBB: built where CMake finds oneTBB, so a missing libtbb-dev is installed here
-# (as root) and the build directory reconfigured.
+# (as root) and the build directory reconfigured. Numba takes its TBB threading layer in later runs
+# once libtbb is there (numba_bench.py prints the layer).
 echo
 runtime_bench="$build/bench/loom_cpu_runtime_bench"
 if [[ ! -x $runtime_bench ]]; then
