@@ -300,8 +300,8 @@ struct ColdRegion : EmptyRegion {
   }
 };
 
-// y = a*x + y in place; timed calls keep adding to one y (no overflow: a is below 2), the checking
-// call runs on a copy of the first y against a serial run on another.
+// y = a*x + y in place; timed calls keep adding to one y (it grows linearly: no overflow, no
+// denormals), the checking call runs on a copy of the first y against a serial run on another.
 struct Saxpy : Workload {
   std::vector<float> x, y, y_check, y_serial, y_start;
   SaxpyParams timed, check;
