@@ -27,9 +27,9 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params);
 //      consecutive iterations instead (16 bytes of its widest array per thread, 32 with a
 //      reduction: vector loads, more of them in flight); CPU: the outermost dimension over
 //      [chunk_begin, chunk_end).
-// With `covering` (GPU), a task without runs or reductions takes one iteration per thread
-// instead: each index is its thread's first, guarded by `if`, and Task::covering says that the
-// launch must cover the domain.
+// With `covering` (GPU), a task whose iterations run a loop, without runs or reductions, takes one
+// iteration per thread instead: each index is its thread's first, guarded by `if`, and
+// Task::covering says that the launch must cover the domain.
 Task map_parallel_loops(const Task &task, Target target, bool covering = false);
 
 // The block_per_iteration schedule (GPU): each iteration of the task's 1-D parallel loop runs on a

@@ -60,7 +60,8 @@ uint64_t GridShape::block_count() const {
   return uint64_t{grid[0]} * grid[1] * grid[2];
 }
 
-std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int block_size) {
+std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int block_size,
+                                      unsigned max_multi_dimensional_threads) {
   std::array<uint64_t, 3> extent = extents_xyz(domain);
   uint64_t threads = static_cast<uint64_t>(std::max(block_size, 1));
   if (domain.empty())
@@ -71,7 +72,9 @@ std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int bl
   // Multi-dimensional blocks stay at 256 threads (32x8 for large extents): on the H200 the naive
   // matmul ran 9-11% faster with 32x4 or 32x8 blocks than with 32x32 at the same occupancy
   // (bench/launch_sweep.cpp; bench/RESULTS.md).
-  threads = std::min<uint64_t>(threads, max_multi_dimensional_block);
+  threads =
+      std::min<uint64_t>(threads, max_multi_dimensional_threads > 0 ? max_multi_dimensional_threads
+                                                                    : max_multi_dimensional_block);
   // A warp along x reads 32 consecutive elements: one or a few full cache lines.
   uint64_t x = extent[0] >= 32 ? 32 : power_of_two_at_least(std::max<uint64_t>(extent[0], 1));
   x = std::min(x, threads);
@@ -113,7 +116,9 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
   std::string spread;
   if (!forced)
     block_size = spread_block_size(domain, block_size, sm_count, &spread);
-  std::array<unsigned, 3> block = forced ? policy.block : compute_block(domain, block_size);
+  std::array<unsigned, 3> block =
+      forced ? policy.block
+             : compute_block(domain, block_size, policy.max_multi_dimensional_threads);
   for (unsigned &b : block)
     b = std::max(b, 1u);
   std::copy(block.begin(), block.end(), shape.block);
@@ -209,7 +214,8 @@ GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &d
   // which compute_grid then leaves as it is.
   std::string spread;
   int block_size = spread_block_size(domain, suggested_block, device.sm_count, &spread);
-  std::array<unsigned, 3> block = compute_block(domain, block_size);
+  std::array<unsigned, 3> block =
+      compute_block(domain, block_size, policy.max_multi_dimensional_threads);
   int threads = static_cast<int>(block[0] * block[1] * block[2]);
   int active_blocks = 0;
   call = "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + function.name + ")";

@@ -42,15 +42,20 @@ constexpr unsigned max_block_z = 64u;
 struct LaunchPolicy {
   std::array<unsigned, 3> block{0, 0, 0}; // threads along x, y, z; {0,0,0}: chosen automatically
   int max_waves = max_grid_waves;         // grid cap in waves; 0: no cap (one iteration a thread)
+  // Threads of an automatic 2-D or 3-D block at most (within the occupancy calculator's
+  // suggestion); 0: max_multi_dimensional_block.
+  unsigned max_multi_dimensional_threads = 0;
 };
 
 // The block for a domain (index-space extents, outermost first, 0..3 of them) given the threads
 // per block to use. The innermost extent maps to x, the next to y, then z. 1-D: (block_size,1,1).
-// 2-D and 3-D: at most max_multi_dimensional_block threads; x is one warp (32) when the innermost
+// 2-D and 3-D: at most max_multi_dimensional_block threads (or max_multi_dimensional_threads,
+// when not 0); x is one warp (32) when the innermost
 // extent is at least 32, else that extent rounded up to a power of two; y, then z, take what is
 // left of block_size, each at most its own extent rounded up to a power of two. No domain (a serial
 // task): one thread.
-std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int block_size);
+std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int block_size,
+                                      unsigned max_multi_dimensional_threads = 0);
 
 // The threads per block for `domain` given `block_size` suggested: when the domain has fewer
 // iterations than block_size x sm_count, fewer threads (a power of two, at least 32) so that the

@@ -101,18 +101,23 @@ TEST(CoveringGpu, RowLoopOfOneDimension) {
   }
 }
 
-// 2^25 + 3 rows of one column: blocks of 1 x 256 threads would need 131,073 blocks along y, past
-// CUDA's 65,535, so no grid covers the domain and the call runs the grid-stride code.
+// 2^26 + 3 rows of one column (each summing its one element in a loop, the kind of body that
+// covers where it can): blocks of at most 1 x 1024 threads would need at least 65,537 blocks
+// along y, past CUDA's 65,535, so no grid covers the domain and the call runs the grid-stride
+// code.
 TEST(CoveringGpu, GridLimitFallsBackToGridStrideLoops) {
   std::string why;
   if (skip_without_gpu(&why))
     GTEST_SKIP() << "no usable GPU: " << why;
   Kernel k = kernel("column", [](Array2<float> x, Array2<float> y) {
-    parallel_for({x.dim(0), x.dim(1)},
-                 [&](Index i, Index j) { y(i, j) = x(i, j) * 2.0f + cast<float>(i % 1000); });
+    parallel_for({x.dim(0), x.dim(1)}, [&](Index i, Index j) {
+      Var<float> s = 0.0f;
+      for_range(x.dim(1), [&](Index c) { s += x(i, c); });
+      y(i, j) = s * 2.0f + cast<float>(i % 1000);
+    });
   });
   k.on(ir::Target::GPU);
-  const int64_t rows = (int64_t{1} << 25) + 3;
+  const int64_t rows = (int64_t{1} << 26) + 3;
   std::vector<float> x(rows), y(rows, NAN);
   for (int64_t i = 0; i < rows; ++i)
     x[i] = static_cast<float>(i % 977) * 0.5f;

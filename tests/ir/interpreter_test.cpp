@@ -222,10 +222,11 @@ TEST(Interpreter, LoweredKernelsGiveTheSameResult) {
   }
 }
 
-// Lowered for a covering launch (ir::LowerOptions::covering_launch), a GPU parallel loop without
-// runs or reductions takes one iteration per thread under an `if`: with any grid that gives every
-// iteration a thread (exactly, or with threads to spare) the results are the grid-stride code's,
-// bit for bit. Loops with runs or reductions keep their grid-stride loops.
+// Lowered for a covering launch (ir::LowerOptions::covering_launch), a GPU parallel loop whose
+// iterations run a loop, without runs or reductions, takes one iteration per thread under an `if`:
+// with any grid that gives every iteration a thread (exactly, or with threads to spare) the results
+// are the grid-stride code's, bit for bit. Loops with runs or reductions keep their grid-stride
+// loops.
 TEST(Interpreter, CoveringLaunchGivesEveryIterationAThread) {
   auto rows = trace("rows",
                     [](Array2<float> x, Array<float> y) {
@@ -291,7 +292,14 @@ TEST(Interpreter, CoveringLaunchGivesEveryIterationAThread) {
     EXPECT_EQ(values_of<float>(rs2[1].array), values_of<float>(rs[1].array));
   }
 
-  // A reduction and a loop taking runs keep their grid-stride loops.
+  // A reduction, a loop taking runs and a flat 2-D body (no loop inside) keep their grid-stride
+  // loops.
+  auto flat = trace(
+      "flat",
+      [](Array2<float> x, Array2<float> y) {
+        parallel_for({x.dim(0), x.dim(1)}, [&](Index r, Index c) { y(r, c) = x(r, c) * 2.0f; });
+      },
+      {"x", "y"});
   auto sum = trace("sum",
                    [](Array<float> x, Array<float> t) {
                      parallel_for(x.size(), [&](Index i) { t[0] += x[i]; });
@@ -302,7 +310,7 @@ TEST(Interpreter, CoveringLaunchGivesEveryIterationAThread) {
                        parallel_for(x.size(), [&](Index i) { y[i] = s * x[i] + y[i]; });
                      },
                      {"s", "x", "y"});
-  for (const ir::Kernel &kernel : {sum, saxpy}) {
+  for (const ir::Kernel &kernel : {sum, saxpy, flat}) {
     LoweredKernel l = lower(kernel, Target::GPU, nullptr, {.covering_launch = true});
     EXPECT_FALSE(l.tasks.at(0).covering) << kernel.name;
     EXPECT_NE(to_string(l).find("gridDim"), std::string::npos) << to_string(l);

@@ -137,6 +137,21 @@ TEST(runtime_grid, TwoDimensionsCapTakesBlocksFromYFirst) {
   expect_shape(compute_grid({8192, 8192}, 256, 8, 132, policy), {256, 16, 1}, {32, 8, 1});
 }
 
+// A launch policy may set the most threads of an automatic 2-D block (the covering launch's small
+// and large blocks); 0 keeps max_multi_dimensional_block.
+TEST(runtime_grid, PolicyLimitsTheThreadsOfAnAutomaticBlock) {
+  EXPECT_EQ((std::array<unsigned, 3>{32, 8, 1}), compute_block({4096, 4096}, 1024));
+  EXPECT_EQ((std::array<unsigned, 3>{32, 4, 1}), compute_block({4096, 4096}, 1024, 128));
+  EXPECT_EQ((std::array<unsigned, 3>{32, 32, 1}), compute_block({4096, 4096}, 1024, 1024));
+  // Occupancy's suggestion still bounds it.
+  EXPECT_EQ((std::array<unsigned, 3>{32, 16, 1}), compute_block({4096, 4096}, 512, 1024));
+  LaunchPolicy policy;
+  policy.max_waves = 0;
+  policy.max_multi_dimensional_threads = 1024;
+  // Uncapped: one iteration per thread, 128 x 128 blocks of 32 x 32.
+  expect_shape(compute_grid({4096, 4096}, 1024, 2, 132, policy), {128, 128, 1}, {32, 32, 1});
+}
+
 TEST(runtime_grid, TwoDimensionsNarrowInnermostExtent) {
   // Innermost extent 5 rounds up to 8 threads along x; y takes the other 32 of 256.
   expect_shape(compute_grid({100'000, 5}, 256, 8, 132), {1, 3125, 1}, {8, 32, 1});
