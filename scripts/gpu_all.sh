@@ -14,11 +14,17 @@ gpus=$(nvidia-smi --list-gpus | wc -l)
 started=$SECONDS
 
 # With three or more GPUs, GPU 1 runs the differential tester and the rest compute-sanitizer's
-# memcheck over every test binary (scripts/gpu_memcheck_all.sh, MEMCHECK_SECONDS per binary).
-diff_gpus=$gpus
-if ((gpus > 2)); then
+# memcheck over every test binary (scripts/gpu_memcheck_all.sh, MEMCHECK_SECONDS per binary);
+# MEMCHECK_ALL=1 gives every GPU past the first to memcheck instead.
+diff_gpus=$gpus memcheck_gpus=
+if [[ ${MEMCHECK_ALL:-0} == 1 ]] && ((gpus > 1)); then
+  diff_gpus=1
+  memcheck_gpus=$(seq -s ' ' 1 $((gpus - 1)))
+elif ((gpus > 2)); then
   diff_gpus=2
   memcheck_gpus=$(seq -s ' ' 2 $((gpus - 1)))
+fi
+if [[ -n $memcheck_gpus ]]; then
   bash scripts/gpu_memcheck_all.sh "$tree" "$memcheck_gpus" "${MEMCHECK_SECONDS:-150}" \
     >"$OUT/memcheck-all.log" 2>&1 &
 fi
