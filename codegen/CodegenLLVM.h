@@ -13,6 +13,7 @@
 #include <llvm/IR/Module.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -62,11 +63,9 @@ protected:
   // them on the GPU.
   virtual void combine_partials(const ir::Task &task, const std::vector<llvm::Value *> &partials,
                                 llvm::Value *scratch, const TaskFunction &tf);
-  // Loop metadata (llvm.loop) for a sequential loop's back edge, or null for LLVM's defaults.
-  virtual llvm::MDNode *loop_hint(const ir::For &loop) {
-    (void)loop;
-    return nullptr;
-  }
+  // Loop metadata (llvm.loop) for a sequential loop's back edge, or null for LLVM's defaults. The
+  // CPU's: the loop's schedule (Kernel::unroll, Kernel::vectorize) where it has one.
+  virtual llvm::MDNode *loop_hint(const ir::For &loop);
   // Whether `loop`'s array accesses that step through memory by a fixed stride
   // (StridedPointers.cpp) advance pointers of their own instead of computing each address from the
   // indices.
@@ -96,6 +95,15 @@ protected:
                                llvm::Value *operand);
 
   // ---- helpers for the hooks ------------------------------------------------------------------
+
+  // The schedule of `loop` (ir::LoweredKernel::loops, by its variable's name), or null.
+  const ir::LoopSchedule *loop_schedule(const ir::For &loop) const;
+  // A distinct llvm.loop node of `properties`, as a loop's back edge carries it; null when empty.
+  llvm::MDNode *loop_metadata(const std::vector<llvm::Metadata *> &properties);
+  // One property of it: !{!"name", i32 value}, or !{!"name"} without a value.
+  llvm::MDNode *loop_property(const char *name, std::optional<int> value = std::nullopt);
+  // llvm.loop.unroll.count `times`, or llvm.loop.unroll.disable for 1.
+  llvm::MDNode *unroll_property(int times);
 
   llvm::Type *llvm_type(ir::ScalarType t) const;   // in registers: bool is i1
   llvm::Type *memory_type(ir::ScalarType t) const; // in memory and the param ABI: bool is i8

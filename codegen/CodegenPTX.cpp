@@ -287,18 +287,17 @@ LoopKind loop_kind(const ir::For &loop) {
 } // namespace
 
 llvm::MDNode *CodegenPTX::loop_hint(const ir::For &loop) {
+  // A schedule's factor replaces loom's own. A sequential loop's vectorize is an unroll on the
+  // GPU: a thread's neighbouring iterations are what LLVM merges into vector loads.
+  if (const ir::LoopSchedule *schedule = loop_schedule(loop))
+    if (int times = schedule->unroll > 0 ? schedule->unroll : schedule->vectorize; times > 0)
+      return loop_metadata({unroll_property(times)});
   const LoopKind kind = loop_kind(loop);
   if (kind == LoopKind::Other)
     return nullptr;
   // A block-strided loop (a row split among a block's threads) 4 times, as nvcc does: 4 loads
   // of each thread in flight.
-  const int unroll = kind == LoopKind::BlockStrided ? 4 : 16;
-  llvm::Metadata *count[] = {llvm::MDString::get(context, "llvm.loop.unroll.count"),
-                             llvm::ConstantAsMetadata::get(builder.getInt32(unroll))};
-  llvm::MDNode *self =
-      llvm::MDNode::getDistinct(context, {nullptr, llvm::MDNode::get(context, count)});
-  self->replaceOperandWith(0, self);
-  return self;
+  return loop_metadata({unroll_property(kind == LoopKind::BlockStrided ? 4 : 16)});
 }
 
 bool CodegenPTX::strides_pointers(const ir::For &loop) {

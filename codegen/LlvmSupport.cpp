@@ -77,6 +77,11 @@ void initialize_llvm_targets() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // A loop's vectorize hint (Kernel::vectorize) must not let LLVM reorder a float reduction,
+    // which changes its bits; fastmath's reassoc flags still do. LOOM_LLVM_ARGS may say otherwise.
+    if (auto *reorder = static_cast<llvm::cl::opt<bool> *>(
+            llvm::cl::getRegisteredOptions().lookup("hints-allow-reordering")))
+      reorder->setValue(false);
     apply_llvm_options();
   });
   if (!llvm_options_state().error.empty())

@@ -7,6 +7,7 @@
 #include "ir/Type.h"
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -470,6 +471,25 @@ struct TileSchedule {
 // thread_cols, 1 to 1024 threads, depth 0 to 64.
 std::string tile_problem(const TileSchedule &tile);
 
+// The schedule of the sequential loops whose variable has one name (Kernel::unroll and
+// Kernel::vectorize; ir/LoopSchedule.cpp). It changes how a thread's iterations are laid out in
+// code, never their order, so results are those of the loop without it, bit for bit.
+struct LoopSchedule {
+  int unroll = 0; // 0: loom's choice; 1: not unrolled; n: unrolled n times (up to 64)
+  // 0: LLVM's choice. CPU: the loop vectorizes with vectors of `vectorize` elements (a float
+  // reduction only with fastmath). GPU: a 1-D parallel loop's variable takes runs of `vectorize`
+  // consecutive iterations per thread (ir/MapParallelLoops.cpp); a sequential loop is unrolled
+  // `vectorize` times unless `unroll` says otherwise. A power of two up to 16.
+  int vectorize = 0;
+  bool operator==(const LoopSchedule &) const = default;
+};
+// By loop variable, named as ir::to_string(Kernel) prints it: a name the kernel's loops share is
+// told apart there as k, k.1, k.2 in order of appearance (the embedded DSL names every for_range
+// variable k and every parallel_for variable i).
+using LoopSchedules = std::map<std::string, LoopSchedule>;
+// The same, resolved to the loop variables themselves, which lowering keeps (LoweredKernel).
+using LoopHints = std::map<Var, LoopSchedule>;
+
 // A kernel as a front end produces it.
 struct Kernel {
   std::string name;
@@ -481,13 +501,18 @@ struct Kernel {
   // Schedule: on the GPU, each iteration of a 1-D parallel loop runs on a block of this many
   // threads, which split its inner loops (ir/BlockPerIteration.cpp); 0: the default mapping.
   int block_per_iteration = 0;
-  TileSchedule tile = {}; // schedule: see TileSchedule
+  TileSchedule tile = {};   // schedule: see TileSchedule
+  LoopSchedules loops = {}; // schedule: see LoopSchedule
   // A SIMT kernel (CUDA's model): `body` is what each thread of an explicitly shaped launch runs,
   // reading its position from SpecialReg; it has no parallel loops. Its shared arrays are listed
   // here.
   bool simt = false;
   std::vector<Shared> shared = {};
 };
+
+// Why `loops` does not fit `kernel`'s loops, or empty: every name must be a sequential loop's
+// variable (or, for vectorize, a parallel loop's), naming the loops there are otherwise.
+std::string loop_schedule_problem(const LoopSchedules &loops, const Kernel &kernel);
 
 // After lowering, a kernel is a sequence of tasks run one after another (one GPU launch each).
 // A parallel task's body covers the iteration chunk it is given:
@@ -542,6 +567,9 @@ struct LoweredKernel {
   bool bounds_check = false;
   bool simt = false;               // Kernel::simt: one task, of kind Simt
   std::vector<Shared> shared = {}; // Kernel::shared
+  // Kernel::loops as code generation applies them to the loops of the tasks, by loop variable;
+  // on the GPU without the parallel loops' vectorize, which became runs (Task::run).
+  LoopHints loops = {};
 };
 
 } // namespace loom::ir

@@ -44,6 +44,8 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
   out.target = target;
   out.fast_math = kernel.fast_math;
   out.bounds_check = kernel.bounds_check;
+  LoopHints runs;
+  out.loops = loop_schedules_for(kernel, target, &runs);
   if (kernel.simt) {
     int64_t shared_bytes = 0;
     shared_offsets(kernel.shared, &shared_bytes);
@@ -75,7 +77,7 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
         : target == Target::GPU && kernel.block_per_iteration > 0
             ? map_block_per_iteration(t, kernel.name, out.params, kernel.block_per_iteration,
                                       out.shared)
-            : map_parallel_loops(t, target, options.covering_launch);
+            : map_parallel_loops(t, target, options.covering_launch, runs);
   dump("map_parallel_loops", out);
 
   for (Task &t : out.tasks)

@@ -1,5 +1,6 @@
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
+#include "support/Error.h"
 
 #include <algorithm>
 
@@ -35,7 +36,8 @@ class RunsOfIterations : public Visitor {
 public:
   explicit RunsOfIterations(const Var &v) : v_(v) {}
   bool ok = true;
-  int widest = 1; // bytes
+  std::string why; // when not ok: the first thing that rules runs out
+  int widest = 1;  // bytes
 
 protected:
   void visit_node(const Load *n) override {
@@ -50,8 +52,8 @@ protected:
     access(n->value.type(), n->indices);
     Visitor::visit_node(n);
   }
-  void visit_node(const For *) override { ok = false; }
-  void visit_node(const While *) override { ok = false; }
+  void visit_node(const For *) override { refuse("its body runs a loop"); }
+  void visit_node(const While *) override { refuse("its body runs a loop"); }
 
 private:
   struct Mentions : Visitor {
@@ -68,23 +70,51 @@ private:
     if (!m.found)
       return;
     auto *r = indices.size() == 1 ? indices[0].as<VarRef>() : nullptr;
-    ok = ok && r && r->var == v_;
+    if (!r || r->var != v_)
+      refuse("it accesses an array at an index other than [" + v_->name + "]");
+  }
+  void refuse(const std::string &reason) {
+    if (ok)
+      why = reason;
+    ok = false;
   }
   const Var &v_;
 };
 
 class MapParallelLoops : public Mutator {
 public:
-  MapParallelLoops(Target target, Var chunk_begin, Var chunk_end, bool reduces, bool covering)
+  MapParallelLoops(Target target, Var chunk_begin, Var chunk_end, bool reduces, bool covering,
+                   const LoopHints &runs)
       : target_(target), chunk_begin_(std::move(chunk_begin)), chunk_end_(std::move(chunk_end)),
-        reduces_(reduces), covering_(covering) {}
+        reduces_(reduces), covering_(covering), runs_(runs) {}
   int64_t run = 1;      // the iterations a GPU thread takes at a time
   bool covered = false; // a GPU loop became one iteration per thread
 
 protected:
   Stmt mutate_node(const ParallelFor *n, const Stmt &) override {
     const int dims = static_cast<int>(n->vars.size());
-    if (target_ == Target::GPU && dims == 1) {
+    // vectorize(v, width) of a parallel loop's variable: on the GPU, runs of `width`.
+    int width = 0;
+    for (const Var &v : n->vars)
+      if (auto it = runs_.find(v); it != runs_.end())
+        width = std::max(width, it->second.vectorize);
+    if (width > 0 && dims != 1)
+      throw CompileError("vectorize of a " + std::to_string(dims) +
+                         "-D parallel loop on the GPU: runs of consecutive iterations per thread "
+                         "are for 1-D parallel loops");
+    if (width > 1) {
+      RunsOfIterations check(n->vars[0]);
+      check.visit(n->body);
+      if (!check.ok)
+        throw CompileError("vectorize('" + n->vars[0]->name + "', " + std::to_string(width) +
+                           ") on the GPU: its threads cannot take runs of consecutive iterations, "
+                           "as " +
+                           check.why + " (runs need every access that depends on '" +
+                           n->vars[0]->name + "' at exactly [" + n->vars[0]->name +
+                           "] of a 1-D array, and no loop inside)");
+      run = width;
+      return runs_per_thread(n, run);
+    } else if (target_ == Target::GPU && dims == 1 && width == 0) {
       RunsOfIterations check(n->vars[0]);
       check.visit(n->body);
       // Bytes of the widest array a run covers, as measured on the H200: 32 for a reduction (the
@@ -160,11 +190,12 @@ private:
   Target target_;
   Var chunk_begin_, chunk_end_;
   bool reduces_, covering_;
+  const LoopHints &runs_;
 };
 
 } // namespace
 
-Task map_parallel_loops(const Task &task, Target target, bool covering) {
+Task map_parallel_loops(const Task &task, Target target, bool covering, const LoopHints &runs) {
   if (task.kind != TaskKind::Parallel)
     return task;
   Task out = task;
@@ -172,7 +203,8 @@ Task map_parallel_loops(const Task &task, Target target, bool covering) {
     out.chunk_begin = make_var("chunk_begin", ScalarType::I64);
     out.chunk_end = make_var("chunk_end", ScalarType::I64);
   }
-  MapParallelLoops map(target, out.chunk_begin, out.chunk_end, !task.reductions.empty(), covering);
+  MapParallelLoops map(target, out.chunk_begin, out.chunk_end, !task.reductions.empty(), covering,
+                       runs);
   out.body = map.mutate(task.body);
   out.run = map.run;
   out.covering = map.covered;

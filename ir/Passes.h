@@ -30,7 +30,16 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params);
 // With `covering` (GPU), a task whose iterations run a loop, without runs or reductions, takes one
 // iteration per thread instead: each index is its thread's first, guarded by `if`, and
 // Task::covering says that the launch must cover the domain.
-Task map_parallel_loops(const Task &task, Target target, bool covering = false);
+// `runs` (GPU): a 1-D loop whose variable has a vectorize schedule takes runs of that many
+// iterations (1: none), and CompileError says why when its accesses do not allow runs.
+Task map_parallel_loops(const Task &task, Target target, bool covering = false,
+                        const LoopHints &runs = {});
+
+// Kernel::loops as code generation applies them (LoweredKernel::loops), by loop variable:
+// CompileError when a name matches no loop of the kernel. On the GPU the parallel loops'
+// vectorize goes to `runs` instead, for map_parallel_loops (the tile and block_per_iteration
+// mappings refuse it).
+LoopHints loop_schedules_for(const Kernel &kernel, Target target, LoopHints *runs);
 
 // The block_per_iteration schedule (GPU): each iteration of the task's 1-D parallel loop runs on a
 // block of `threads` threads (a multiple of 32), which split the iteration's range loops among

@@ -1,5 +1,7 @@
 #include "ir/Printer.h"
 
+#include "ir/Mutator.h"
+
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -92,7 +94,7 @@ public:
       auto *step = n->step.as<IntConst>();
       if (!step || step->value != 1)
         os << " step " << expr(n->step);
-      os << " {\n";
+      os << schedule_text(n->var, false) << " {\n";
       stmt(os, n->body, indent + 1);
       os << pad << "}\n";
       return;
@@ -130,7 +132,10 @@ public:
       os << pad << "parallel for ";
       for (size_t k = 0; k < n->vars.size(); ++k)
         os << (k ? ", " : "") << name_of(n->vars[k]);
-      os << " in (" << list(n->extents) << ") {\n";
+      os << " in (" << list(n->extents) << ")";
+      for (const Var &v : n->vars)
+        os << schedule_text(v, true);
+      os << " {\n";
       stmt(os, n->body, indent + 1);
       os << pad << "}\n";
       return;
@@ -200,6 +205,28 @@ public:
   void declare_shared(std::ostream &os, const std::vector<Shared> &shared) {
     for (const Shared &a : shared)
       os << "  " << shared_name(a) << ": " << shared_type(*a) << "\n";
+  }
+
+  // The loop schedules the loops print with: a kernel's by printed name, a lowered kernel's by
+  // variable.
+  void set_loops(const LoopSchedules &loops) { loops_by_name_ = &loops; }
+  void set_loops(const LoopHints &loops) { loops_by_var_ = &loops; }
+  // " unroll 4 vectorize 8" for a loop over `v` that has a schedule (prefixed by the variable's
+  // name with `named`), else empty.
+  std::string schedule_text(const Var &v, bool named) {
+    const LoopSchedule *schedule = nullptr;
+    if (loops_by_name_)
+      if (auto it = loops_by_name_->find(name_of(v)); it != loops_by_name_->end())
+        schedule = &it->second;
+    if (loops_by_var_)
+      if (auto it = loops_by_var_->find(v); it != loops_by_var_->end())
+        schedule = &it->second;
+    std::string out;
+    if (schedule && schedule->unroll > 0)
+      out += " unroll " + (named ? name_of(v) + " " : "") + std::to_string(schedule->unroll);
+    if (schedule && schedule->vectorize > 0)
+      out += " vectorize " + (named ? name_of(v) + " " : "") + std::to_string(schedule->vectorize);
+    return out;
   }
 
   std::string name_text(const std::string &name) const { return canonical_ ? escaped(name) : name; }
@@ -360,6 +387,8 @@ private:
 
   const std::vector<Param> &params_;
   bool canonical_;
+  const LoopSchedules *loops_by_name_ = nullptr;
+  const LoopHints *loops_by_var_ = nullptr;
   std::map<const Variable *, std::string> names_;
   std::map<const SharedArray *, std::string> shared_names_;
   std::map<std::string, int> used_;
@@ -370,6 +399,7 @@ private:
 
 std::string to_string(const Kernel &kernel) {
   Printer p(kernel.params);
+  p.set_loops(kernel.loops);
   std::ostringstream os;
   os << (kernel.simt ? "simt kernel " : "kernel ") << kernel.name << "(" << p.params_text()
      << ") {\n";
@@ -379,10 +409,35 @@ std::string to_string(const Kernel &kernel) {
   return os.str();
 }
 
+std::vector<LoopVariable> loop_variables(const Kernel &kernel) {
+  // Printing names every variable as to_string(kernel) does.
+  Printer p(kernel.params);
+  std::ostringstream os;
+  p.stmt(os, kernel.body, 1);
+  struct Loops : Visitor {
+    std::vector<std::pair<Var, bool>> vars;
+    void visit_node(const For *n) override {
+      vars.push_back({n->var, false});
+      Visitor::visit_node(n);
+    }
+    void visit_node(const ParallelFor *n) override {
+      for (const Var &v : n->vars)
+        vars.push_back({v, true});
+      Visitor::visit_node(n);
+    }
+  } loops;
+  loops.visit(kernel.body);
+  std::vector<LoopVariable> out;
+  for (const auto &[var, parallel] : loops.vars)
+    out.push_back({p.name_of(var), var, parallel});
+  return out;
+}
+
 namespace {
 
 std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
   Printer p(kernel.params, canonical);
+  p.set_loops(kernel.loops);
   std::ostringstream os;
   os << "kernel " << p.name_text(kernel.name) << "(" << p.params_text() << ") for "
      << target_name(kernel.target) << (kernel.bounds_check ? ", bounds-checked" : "") << ":\n";

@@ -9,6 +9,14 @@ namespace loom::ir {
 
 std::string to_string(const Kernel &kernel);
 std::string to_string(const LoweredKernel &kernel);
+// The variables of the kernel's loops as to_string(kernel) names them ("k", "k.1"), in order of
+// appearance, each with whether it is a parallel loop's.
+struct LoopVariable {
+  std::string name;
+  Var var;
+  bool parallel;
+};
+std::vector<LoopVariable> loop_variables(const Kernel &kernel);
 // The exact text of a lowered kernel, which compile caches key on: equal texts mean equal code.
 // Unlike to_string, variables are numbered (names may repeat), each listed with its type, arrays
 // are parameter indices, float constants are exact (hexadecimal) and names are escaped.

@@ -89,6 +89,38 @@ Kernel &Kernel::tile(const ir::TileSchedule &tile) {
   return *this;
 }
 
+// The name is checked here, not at the next call like what the tile schedule cannot do: the
+// kernel's loops are known now, and a misspelt name is a mistake in this call's arguments.
+Kernel &Kernel::unroll(const std::string &loop, int factor) {
+  if (factor < 0 || factor > 64)
+    throw ArgumentError("kernel '" + name() + "': unroll('" + loop +
+                        "') takes a factor from 1 to 64 (or 0 for loom's choice), not " +
+                        std::to_string(factor));
+  ir::LoopSchedules loops = ir().loops;
+  loops[loop].unroll = factor;
+  set_loop_schedules(loops);
+  return *this;
+}
+
+Kernel &Kernel::vectorize(const std::string &loop, int width) {
+  if (width < 0 || width > 16 || (width & (width - 1)) != 0)
+    throw ArgumentError("kernel '" + name() + "': vectorize('" + loop +
+                        "') takes a width of 1, 2, 4, 8 or 16 (or 0 for the automatic choice), "
+                        "not " +
+                        std::to_string(width));
+  ir::LoopSchedules loops = ir().loops;
+  loops[loop].vectorize = width;
+  set_loop_schedules(loops);
+  return *this;
+}
+
+void Kernel::set_loop_schedules(ir::LoopSchedules loops) {
+  std::erase_if(loops, [](const auto &entry) { return entry.second == ir::LoopSchedule(); });
+  if (std::string problem = ir::loop_schedule_problem(loops, state_->kernel); !problem.empty())
+    throw ArgumentError(problem);
+  set_code_option(*state_, &ir::Kernel::loops, loops);
+}
+
 Kernel &Kernel::block_per_iteration(int threads) {
   if (threads != 0 && (threads < 32 || threads > 1024 || threads % 32 != 0))
     throw ArgumentError("kernel '" + name() +
@@ -283,6 +315,17 @@ std::string Kernel::explain() const {
     os << "  bounds checks: every array access (an out-of-range index throws BoundsError)\n";
   if (k.fast_math)
     os << "  fastmath: on\n";
+  for (const auto &[loop, schedule] : k.loops) {
+    os << "  schedule of the loops over " << loop << ":";
+    if (schedule.unroll > 0)
+      os << " unrolled " << schedule.unroll
+         << (schedule.unroll == 1 ? " time (not unrolled)" : " times");
+    if (schedule.vectorize > 0)
+      os << (schedule.unroll > 0 ? "," : "") << " vectorized " << schedule.vectorize
+         << " wide (GPU: runs of " << schedule.vectorize
+         << " iterations per thread for a parallel loop, an unroll for a sequential one)";
+    os << "\n";
+  }
   if (choice.target == ir::Target::GPU && state_->gpu) {
     const CompiledGpu &g = *state_->gpu;
     const runtime::DeviceInfo &d = runtime::GpuContext::get().info();

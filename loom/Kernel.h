@@ -108,6 +108,24 @@ public:
   // stage=8, blocks_per_sm=2).
   Kernel &tile(const ir::TileSchedule &tile);
 
+  // Schedule: the sequential loop over the variable named `loop` as ir_text() prints it (a
+  // for_range's is k, then k.1, k.2, ... in order; the text DSL's `for k in range(...)` is k)
+  // is unrolled `factor` times (1: not unrolled; 0: back to loom's choice, which is 16 for an
+  // innermost GPU loop), on both targets. A thread's iterations run in the same order, so results
+  // are unchanged, bit for bit. ArgumentError for a factor past 64 or a name that is no sequential
+  // loop of the kernel (the message lists those there are). Text DSL: @kernel(unroll=(k, 4)), or
+  // unroll=((k, 4), (j, 2)) for several loops.
+  Kernel &unroll(const std::string &loop, int factor);
+  // Schedule: the loops over `loop` are vectorized `width` elements wide (a power of two up to 16;
+  // 1: not vectorized; 0: back to the automatic choice). CPU: a sequential loop, or a parallel
+  // loop's variable (a sequential loop inside each thread's chunk), gets LLVM's vectorize width;
+  // a float reduction in it stays in order (and scalar) unless fastmath. GPU: a 1-D parallel
+  // loop's threads take runs of `width` consecutive iterations instead of the automatic run (a
+  // CompileError at the next call when its accesses do not allow runs, saying why); a sequential
+  // loop is unrolled `width` times (unless unroll() gives its factor). Results are unchanged, bit
+  // for bit. ArgumentError as for unroll(). Text DSL: @kernel(vectorize=(i, 8)).
+  Kernel &vectorize(const std::string &loop, int width);
+
   const std::string &name() const;
   const ir::Kernel &ir() const;
 
@@ -126,6 +144,8 @@ public:
 
 private:
   ir::Target current_target() const;
+  // unroll() and vectorize(): checks the names against the kernel's loops, sets them.
+  void set_loop_schedules(ir::LoopSchedules loops);
   // call() (stream null) and call_async(): checks, picks the target, runs.
   void run(std::span<const Argument> args, runtime::Stream *stream);
   std::shared_ptr<KernelState> state_;

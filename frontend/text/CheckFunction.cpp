@@ -42,6 +42,24 @@ const std::set<std::string> &builtin_functions() {
   return b;
 }
 
+// The (loop, n) pairs of an unroll or vectorize option: (k, 4), or several: ((k, 4), (j, 2));
+// empty when the value is neither.
+std::vector<const ast::Expr *> loop_pairs(const ast::Expr &v) {
+  auto pair = [](const ast::Expr &e) {
+    return e.kind == ast::ExprKind::Tuple && e.operands.size() == 2 &&
+           e.operands[0]->kind == ast::ExprKind::Name;
+  };
+  if (pair(v))
+    return {&v};
+  std::vector<const ast::Expr *> pairs;
+  for (size_t k = 0; v.kind == ast::ExprKind::Tuple && k < v.operands.size(); ++k)
+    if (pair(*v.operands[k]))
+      pairs.push_back(v.operands[k].get());
+    else
+      return {};
+  return pairs;
+}
+
 } // namespace
 
 Checker::Checker(const ast::Module &module, Diagnostics &diagnostics)
@@ -241,6 +259,30 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
         else
           k.tile.thread_rows = r, k.tile.thread_cols = c;
       }
+    } else if (o.key == "unroll" || o.key == "vectorize") {
+      const bool unroll = o.key == "unroll";
+      std::vector<const ast::Expr *> pairs = loop_pairs(*o.value);
+      if (pairs.empty())
+        diag_.error(o.value->begin, "option '" + o.key + "' takes a loop variable and " +
+                                        (unroll ? "a factor, as in unroll=(k, 4)"
+                                                : "a width, as in vectorize=(i, 8)") +
+                                        ", or several pairs: " + o.key + "=((k, 4), (j, 2))");
+      for (const ast::Expr *p : pairs) {
+        const std::string &loop = p->operands[0]->name;
+        const ast::Expr &n = *p->operands[1];
+        const int64_t v = n.kind == ast::ExprKind::Int ? n.int_value : -1;
+        int &into = unroll ? k.loops[loop].unroll : k.loops[loop].vectorize;
+        if (into != 0)
+          diag_.error(p->begin, "loop '" + loop + "' is given twice in option '" + o.key + "'");
+        else if (unroll && (v < 1 || v > 64))
+          diag_.error(n.begin, "option 'unroll' takes a factor from 1 to 64 for loop '" + loop +
+                                   "' (1: not unrolled)");
+        else if (!unroll && (v < 1 || v > 16 || (v & (v - 1)) != 0))
+          diag_.error(n.begin, "option 'vectorize' takes a width of 1, 2, 4, 8 or 16 for loop '" +
+                                   loop + "'");
+        else
+          into = static_cast<int>(v);
+      }
     } else if (o.key == "blocks_per_sm") {
       integer(o, 1, 32, 1, k.tile.min_blocks,
               "the blocks of the tile schedule each SM should hold at once, from 1 to 32");
@@ -250,7 +292,8 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
     } else if (o.key != "fastmath" && o.key != "bounds_check" && o.key != "simt") {
       diag_.error(o.loc, "unknown option '" + o.key +
                              "' of @kernel; the options are fastmath, bounds_check, simt, "
-                             "block_per_iteration, tile, thread_tile, stage and blocks_per_sm");
+                             "block_per_iteration, tile, thread_tile, stage, blocks_per_sm, "
+                             "unroll and vectorize");
     } else if (o.value->kind != ast::ExprKind::Bool) {
       diag_.error(o.value->begin, "option '" + o.key + "' takes True or False");
     } else {
@@ -294,6 +337,17 @@ std::optional<ir::Kernel> Checker::kernel(const ast::Function &f) {
   k.params = kernel_.params;
   k.shape_symbols = kernel_.shape_symbols;
   k.shared = kernel_.shared;
+  // The loops the unroll and vectorize options name exist only now that the body is built.
+  for (const ast::Option &o : f.options)
+    for (const ast::Expr *p : o.key == "unroll" || o.key == "vectorize"
+                                  ? loop_pairs(*o.value)
+                                  : std::vector<const ast::Expr *>()) {
+      ir::LoopSchedule one;
+      (o.key == "unroll" ? one.unroll : one.vectorize) = 1;
+      if (std::string problem = ir::loop_schedule_problem({{p->operands[0]->name, one}}, k);
+          !problem.empty())
+        diag_.error(p->operands[0]->begin, problem);
+    }
   if (diag_.size() != errors || !sig.ok)
     return std::nullopt;
   try {

@@ -22,6 +22,10 @@ struct BadProgram {
 #define HEAD "@kernel\ndef k(x: f32[n], A: f32[N, M], m: i32):\n"
 #define LOOP HEAD "    for i in parallel(n):\n"
 #define SIMT "@kernel(simt=True)\ndef k(x: f32[n], A: f32[N, M], c: i32[n], m: i32):\n"
+// A kernel body with a parallel loop over i and a sequential loop over k, for the schedules.
+#define NESTED                                                                                     \
+  "def k(x: f32[n]):\n    for i in parallel(n):\n        for k in range(3):\n            x[i] += " \
+  "1.0\n"
 #define IN_SIMT "is only for SIMT kernels; declare 'k' with @kernel(simt=True)"
 
 const BadProgram bad_programs[] = {
@@ -177,9 +181,31 @@ const BadProgram bad_programs[] = {
      "7:15: error: this condition calls a helper function that has statements, which would run "
      "only once, before the loop; compute the condition into a variable instead"},
     // ---- options and built-ins ----
-    {"UnknownOption", "@kernel(fastmath=True, unroll=4)\ndef k(x: f32[n]):\n    pass\n",
-     "1:24: error: unknown option 'unroll' of @kernel; the options are fastmath, bounds_check, "
-     "simt, block_per_iteration, tile, thread_tile, stage and blocks_per_sm"},
+    {"UnknownOption", "@kernel(fastmath=True, unroll_k=4)\ndef k(x: f32[n]):\n    pass\n",
+     "1:24: error: unknown option 'unroll_k' of @kernel; the options are fastmath, bounds_check, "
+     "simt, block_per_iteration, tile, thread_tile, stage, blocks_per_sm, unroll and vectorize"},
+    {"UnrollValue", "@kernel(unroll=4)\ndef k(x: f32[n]):\n    pass\n",
+     "1:16: error: option 'unroll' takes a loop variable and a factor, as in unroll=(k, 4), or "
+     "several pairs: unroll=((k, 4), (j, 2))"},
+    {"UnrollFactor", "@kernel(unroll=(k, 65))\n" NESTED,
+     "1:20: error: option 'unroll' takes a factor from 1 to 64 for loop 'k' (1: not unrolled)"},
+    {"UnrollLoopTwice", "@kernel(unroll=((k, 2), (k, 4)))\n" NESTED,
+     "1:25: error: loop 'k' is given twice in option 'unroll'"},
+    {"VectorizeWidth", "@kernel(vectorize=(i, 3))\n" NESTED,
+     "1:23: error: option 'vectorize' takes a width of 1, 2, 4, 8 or 16 for loop 'i'"},
+    {"UnrollUnknownLoop", "@kernel(unroll=(j, 4))\n" NESTED,
+     "1:17: error: unroll('j'): kernel 'k' has no sequential loop over a variable 'j' (its "
+     "sequential loops: 'k'; its parallel loop variables: 'i'; as ir_text() names them)"},
+    {"UnrollParallelLoop",
+     "@kernel(unroll=(i, 4))\ndef k(x: f32[n]):\n    for i in parallel(n):\n        x[i] = 1.0\n",
+     "1:17: error: unroll('i'): kernel 'k' has no sequential loop over 'i', which is a parallel "
+     "loop's variable (its sequential loops: none; its parallel loop variables: 'i'; as "
+     "ir_text() names them)"},
+    {"VectorizeUnknownLoop",
+     "@kernel(vectorize=(j, 4))\ndef k(x: f32[n]):\n    for i in parallel(n):\n        x[i] = "
+     "1.0\n",
+     "1:20: error: vectorize('j'): kernel 'k' has no loop over a variable 'j' (its sequential "
+     "loops: none; its parallel loop variables: 'i'; as ir_text() names them)"},
     {"TileValue", "@kernel(tile=128)\ndef k(x: f32[n]):\n    pass\n",
      "1:14: error: option 'tile' takes two integers from 1 to 1024, as in tile=(128, 128)"},
     {"ThreadTileValue", "@kernel(tile=(16, 16), thread_tile=(4, 0))\ndef k(x: f32[n]):\n    pass\n",
