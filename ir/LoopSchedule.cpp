@@ -49,6 +49,12 @@ std::string loop_schedule_problem(const LoopSchedules &loops, const Kernel &kern
 LoopHints loop_schedules_for(const Kernel &kernel, Target target, LoopHints *runs) {
   if (std::string problem = loop_schedule_problem(kernel.loops, kernel); !problem.empty())
     throw CompileError(problem);
+  // The tile schedule replaces the kernel's loops by loops of its own (ir/Tile.cpp), which the
+  // names would not reach: refused rather than ignored.
+  if (kernel.tile.rows > 0 && !kernel.loops.empty())
+    throw CompileError("kernel '" + kernel.name +
+                       "': unroll and vectorize do not combine with "
+                       "the tile schedule, which makes its own loops (and unrolls them whole)");
   LoopHints out;
   for (const LoopVariable &l : loop_variables(kernel)) {
     auto it = kernel.loops.find(l.name);

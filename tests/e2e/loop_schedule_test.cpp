@@ -246,6 +246,12 @@ TEST(LoopScheduleErrors, GpuRunsTheLoopDoesNotAllow) {
   Kernel blocks = row_sums_kernel();
   blocks.block_per_iteration(128).vectorize("i", 4);
   EXPECT_TRUE(contains(gpu_error(blocks), "block_per_iteration")) << gpu_error(blocks);
+  // The tile schedule makes loops of its own: a loop schedule beside it is refused, not ignored.
+  Kernel tiled = matmul_kernel();
+  tiled.unroll("k", 4).tile({64, 64, 4, 4, 0, 0});
+  for (ir::Target target : {ir::Target::CPU, ir::Target::GPU})
+    EXPECT_TRUE(contains(error_of([&] { ir::lower(tiled.ir(), target); }),
+                         "do not combine with the tile schedule"));
 }
 
 const char *text_source = R"(
