@@ -189,23 +189,25 @@ codegen::GpuTarget gpu_target_for_this_machine() {
   return t;
 }
 
+namespace {
+
+// A setting of two values: true when `name` is unset or `usual`, false when `other`.
+bool usual_setting(const char *name, const std::string &usual, const std::string &other) {
+  std::string value = env(name).value_or(usual);
+  if (value != usual && value != other)
+    throw Error(std::string(name) + "=" + value + ": expected " + usual + " or " + other);
+  return value == usual;
+}
+
+} // namespace
+
 bool index32_allowed() {
-  static const bool allowed = [] {
-    std::string bits = env("LOOM_INDEX_BITS").value_or("32");
-    if (bits != "32" && bits != "64")
-      throw Error("LOOM_INDEX_BITS=" + bits + ": expected 32 or 64");
-    return bits == "32";
-  }();
+  static const bool allowed = usual_setting("LOOM_INDEX_BITS", "32", "64");
   return allowed;
 }
 
 bool covering_allowed() {
-  static const bool allowed = [] {
-    std::string value = env("LOOM_GRID_STRIDE").value_or("0");
-    if (value != "0" && value != "1")
-      throw Error("LOOM_GRID_STRIDE=" + value + ": expected 0 or 1");
-    return value == "0";
-  }();
+  static const bool allowed = usual_setting("LOOM_GRID_STRIDE", "0", "1");
   return allowed;
 }
 
