@@ -116,6 +116,13 @@ SimtBlock::~SimtBlock() {
   assert(current_block != this && "SimtBlock destroyed from inside its own run()");
   for (int t = 0; t < capacity_; ++t) {
     Fiber &fiber = fibers_[t];
+#ifdef LOOM_SIMT_ASAN
+    // Frames still on the stack (a fiber left at a barrier, or abandoned) keep their redzones
+    // poisoned, and the shadow outlives the mapping: memory mapped there later (by the CPU JIT's
+    // linker) would read as a stack underflow.
+    if (fiber.mapping)
+      __asan_unpoison_memory_region(fiber.mapping + page_size(), stack_bytes_);
+#endif
     if (fiber.mapping)
       munmap(fiber.mapping, page_size() + stack_bytes_);
 #ifdef LOOM_SIMT_TSAN
