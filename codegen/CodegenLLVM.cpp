@@ -114,7 +114,9 @@ llvm::Type *CodegenLLVM::llvm_type(ScalarType t) const {
 }
 
 llvm::Type *CodegenLLVM::memory_type(ScalarType t) const {
-  return t == ScalarType::Bool ? llvm::Type::getInt8Ty(context) : llvm_type(t);
+  return t == ScalarType::Bool   ? llvm::Type::getInt8Ty(context)
+         : t == ScalarType::BF16 ? bf16_memory_type()
+                                 : llvm_type(t);
 }
 
 llvm::Value *CodegenLLVM::from_memory(llvm::Value *v, ScalarType t) {

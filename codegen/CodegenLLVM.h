@@ -73,11 +73,18 @@ protected:
     (void)loop;
     return false;
   }
-  // An f32 rounded to nearest even into bf16 (subnormals kept); CodegenPTX uses cvt.rn.bf16.f32.
+  // How bf16 elements are loaded and stored. The CPU's are i16: as LLVM's bfloat, a select
+  // between two of them (InstCombine makes one of a rounded select) is widened by x86's backend
+  // on hosts without AVX512-BF16 into a call of compiler-rt's __truncsfbf2, which the JIT cannot
+  // resolve in a process built by GCC 12. CodegenPTX keeps bfloat (the GPU converts natively).
+  virtual llvm::Type *bf16_memory_type() const;
+  // An f32 rounded to nearest even into bf16 (subnormals kept), of bf16_memory_type(); CodegenPTX
+  // uses cvt.rn.bf16.f32.
   virtual llvm::Value *round_to_bf16(llvm::Value *v);
-  // A bf16 widened to f32, exactly. The CPU's is the bits shifted into the high half: from an
-  // fpext, InstCombine folds a comparison into one of bf16 values, which x86 (LLVM 19, Sapphire
-  // Rapids) evaluated with bf16 subnormals taken as zero. CodegenPTX keeps the fpext.
+  // A bf16 (of bf16_memory_type()) widened to f32, exactly. The CPU's is the bits shifted into the
+  // high half: from an fpext, InstCombine folds a comparison into one of bf16 values, which x86
+  // (LLVM 19, Sapphire Rapids) evaluated with bf16 subnormals taken as zero. CodegenPTX keeps the
+  // fpext.
   virtual llvm::Value *widen_bf16(llvm::Value *v);
   // Float `a % b`, which is C's fmod.
   virtual llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t);

@@ -207,9 +207,12 @@ std::string CodegenLLVM::math_function_name(MathFn fn, ScalarType t) const {
   return t == ScalarType::F32 ? name + "f" : name;
 }
 
+llvm::Type *CodegenLLVM::bf16_memory_type() const {
+  return llvm::Type::getInt16Ty(context);
+}
+
 llvm::Value *CodegenLLVM::widen_bf16(llvm::Value *v) {
-  llvm::Value *bits =
-      builder.CreateZExt(builder.CreateBitCast(v, builder.getInt16Ty()), builder.getInt32Ty());
+  llvm::Value *bits = builder.CreateZExt(v, builder.getInt32Ty());
   return builder.CreateBitCast(builder.CreateShl(bits, 16), builder.getFloatTy());
 }
 
@@ -225,8 +228,7 @@ llvm::Value *CodegenLLVM::round_to_bf16(llvm::Value *v) {
   llvm::Value *quiet_nan =
       builder.CreateOr(builder.CreateTrunc(builder.CreateLShr(bits, 16), builder.getInt16Ty()),
                        builder.getInt16(0x40));
-  llvm::Value *result = builder.CreateSelect(builder.CreateFCmpUNO(v, v), quiet_nan, top);
-  return builder.CreateBitCast(result, builder.getBFloatTy());
+  return builder.CreateSelect(builder.CreateFCmpUNO(v, v), quiet_nan, top);
 }
 
 } // namespace loom::codegen

@@ -27,6 +27,7 @@ protected:
   // NVPTX lowers frem to x - y * trunc(x / y), which is not fmod (wrong once x / y rounds, e.g.
   // 1e10f % 3.0f); libdevice's fmod is exact.
   llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t) override;
+  llvm::Type *bf16_memory_type() const override { return llvm::Type::getBFloatTy(context); }
   // The GPU's cvt.rn.bf16.f32 (sm_80 and later) rounds every f32 to nearest even.
   llvm::Value *round_to_bf16(llvm::Value *v) override {
     return builder.CreateFPTrunc(v, builder.getBFloatTy());

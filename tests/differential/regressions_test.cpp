@@ -533,5 +533,31 @@ TEST(DifferentialRegression, Bf16SubnormalComparedWithZeroSeed42017541) {
   expect_backends_agree(p);
 }
 
+// A select between two bf16 constants, stored: with bf16 as LLVM's bfloat, x86 hosts without
+// AVX512-BF16 widened the select and called compiler-rt's __truncsfbf2, which the CPU JIT could
+// not resolve (codegen/CodegenLLVM.h, bf16_memory_type).
+TEST(DifferentialRegression, Bf16SelectOfConstantsSeed585) {
+  Program p;
+  p.seed = 585u;
+  p.kernel.name = "diff_585";
+  p.kernel.params = {array("a0", ScalarType::BF16, 3), scalar("s2", ScalarType::Bool)};
+  p.kernel.body = block({store(
+      0,
+      {bin(BinaryOp::Mod, ic(ScalarType::I64, 1), extent(0, 0)), ic(ScalarType::I64, 2),
+       ic(ScalarType::I64, 0)},
+      sel(var(p.kernel.params[1].var), fc(ScalarType::F32, 0x0p+0), fc(ScalarType::F32, 0x1p+0)))});
+  for (int flag = 0; flag < 2; ++flag) {
+    p.args = {fbuffer(ScalarType::BF16, {3, 4, 3},
+                      {0x1.46p+2,  -0x1.26p+3, 0x1.6p+0,   0x1.fcp+1,  -0x1.24p+3, 0x1.2ep+3,
+                       0x1.3p+3,   0x1.38p+2,  0x1.1ap+2,  0x1.4p+1,   -0x1.dep+0, -0x1p+31,
+                       0x1.7p+2,   0x1.ep+2,   INFINITY,   -0x1.02p+3, 0x1.86p+1,  -0x1.16p+3,
+                       -0x1.fcp-3, -0x1.c8p+2, 0x1.d8p+2,  -0x1.7p+0,  -0x1.dap+2, 0x1.ap+0,
+                       0x1.0cp+3,  -0x1.ep+2,  0x1.a8p+2,  -0x1.88p+0, 0x1.e2p+2,  -0x1.64p+2,
+                       -0x1.62p+2, -0x1.cp+0,  -0x1.24p+2, -0x1.2ap+1, -0x1.26p-2, -0x1.2p+1}),
+              iscalar(ScalarType::Bool, flag)};
+    expect_backends_agree(p);
+  }
+}
+
 } // namespace
 } // namespace loom::difftest
