@@ -141,6 +141,35 @@ bool first_calls(uint64_t seed, double context_ms) {
               bench::median(warm));
   result("loom_new_kernel_first_call_ms", new_ms, "ms");
   result("loom_saxpy_2e20_warm_call_ms", bench::median(warm), "ms");
+
+  // The same, tiered (Kernel::tiered): the first call runs quick code while the optimized code
+  // compiles on another thread; then the time until the optimized code is in use.
+  DeviceArray<float> dy_tiered(y0);
+  std::optional<loom::Kernel> tiered;
+  auto start = std::chrono::steady_clock::now();
+  double tiered_ms = bench::wall_ms([&] {
+    tiered.emplace(bench::make_saxpy("saxpy_new_tiered"));
+    tiered->tiered();
+    (*tiered)(a, dx, dy_tiered);
+  });
+  ok &= bench::check("saxpy 2^20 new tiered kernel, quick code (loom)",
+                     bench::saxpy_error(a, x.data(), y0.data(), dy_tiered.to_host().data(), n),
+                     bench::saxpy_tolerance);
+  const std::string quick_detail = tiered->compile_times().detail;
+  tiered->await_optimized();
+  double optimized_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  dy_tiered = DeviceArray<float>(y0);
+  (*tiered)(a, dx, dy_tiered);
+  ok &= bench::check("saxpy 2^20 new tiered kernel, optimized code (loom)",
+                     bench::saxpy_error(a, x.data(), y0.data(), dy_tiered.to_host().data(), n),
+                     bench::saxpy_tolerance);
+  std::printf("  new tiered kernel, first call: %.2f ms (%s); optimized code in use %.2f ms after "
+              "the start (%s)\n",
+              tiered_ms, quick_detail.c_str(), optimized_ms,
+              tiered->compile_times().detail.c_str());
+  result("loom_new_tiered_kernel_first_call_ms", tiered_ms, "ms");
+  result("loom_new_tiered_kernel_optimized_after_ms", optimized_ms, "ms");
   return ok;
 }
 
@@ -505,51 +534,57 @@ void ptx_times() {
   loom::codegen::GpuTarget target; // sm_90, the newest PTX ISA LLVM emits
   target.index32 = true;           // what a call with arrays of up to 2^30 elements runs
   std::printf("  medians of %d in ms: trace = C++ DSL to loom IR (not in the total); total = lower "
-              "+ LLVM IR + O3 + PTX emission\n",
+              "+ LLVM IR + O3 + PTX emission; /quick: a tiered kernel's quick code, its O3 column "
+              "the short pipeline\n",
               repetitions);
-  std::printf("  %-8s %6s %8s %7s %8s %7s %7s %7s %7s\n", "kernel", "bytes", "first", "trace",
+  std::printf("  %-14s %6s %8s %7s %8s %7s %7s %7s %7s\n", "kernel", "bytes", "first", "trace",
               "total", "lower", "llvm-ir", "O3", "emit");
-  for (const Case &c : cases) {
-    const std::string kernel_name = std::string(c.name) + "_ptx";
-    loom::Kernel kernel = c.make(kernel_name);
-    std::vector<double> trace, total, lower, llvm_ir, optimize, emit;
-    double first = 0;
-    size_t bytes = 0;
-    for (int r = 0; r <= repetitions; ++r) {
-      std::optional<loom::Kernel> traced; // destroyed outside the timing
-      double trace_ms = bench::wall_ms([&] { traced.emplace(c.make(kernel_name)); });
-      loom::codegen::StageTimes stages;
-      double lower_ms = 0;
-      double ms = bench::wall_ms([&] {
-        loom::ir::LoweredKernel lowered;
-        // The code a call runs whose grid covers the domain (ir::LowerOptions).
-        lower_ms = bench::wall_ms([&] {
-          lowered = loom::ir::lower(kernel.ir(), loom::ir::Target::GPU, nullptr,
-                                    {.covering_launch = true});
+  // Each kernel's optimized code (O3), then its quick code (a tiered kernel's first code:
+  // codegen::quick_pipeline, the backend at -O0).
+  for (const Case &c : cases)
+    for (bool quick : {false, true}) {
+      target.quick = quick;
+      const std::string kernel_name = std::string(c.name) + "_ptx";
+      loom::Kernel kernel = c.make(kernel_name);
+      std::vector<double> trace, total, lower, llvm_ir, optimize, emit;
+      double first = 0;
+      size_t bytes = 0;
+      for (int r = 0; r <= repetitions; ++r) {
+        std::optional<loom::Kernel> traced; // destroyed outside the timing
+        double trace_ms = bench::wall_ms([&] { traced.emplace(c.make(kernel_name)); });
+        loom::codegen::StageTimes stages;
+        double lower_ms = 0;
+        double ms = bench::wall_ms([&] {
+          loom::ir::LoweredKernel lowered;
+          // The code a call runs whose grid covers the domain (ir::LowerOptions).
+          lower_ms = bench::wall_ms([&] {
+            lowered = loom::ir::lower(kernel.ir(), loom::ir::Target::GPU, nullptr,
+                                      {.covering_launch = true});
+          });
+          bytes = loom::codegen::emit_ptx(lowered, target, &stages).size();
         });
-        bytes = loom::codegen::emit_ptx(lowered, target, &stages).size();
-      });
-      if (r == 0) {
-        first = ms;
-        continue;
+        if (r == 0) {
+          first = ms;
+          continue;
+        }
+        trace.push_back(trace_ms);
+        total.push_back(ms);
+        lower.push_back(lower_ms);
+        llvm_ir.push_back(stages.llvm_ir_ms);
+        optimize.push_back(stages.optimize_ms);
+        emit.push_back(stages.emit_ms);
       }
-      trace.push_back(trace_ms);
-      total.push_back(ms);
-      lower.push_back(lower_ms);
-      llvm_ir.push_back(stages.llvm_ir_ms);
-      optimize.push_back(stages.optimize_ms);
-      emit.push_back(stages.emit_ms);
+      using bench::median;
+      const std::string label = std::string(c.name) + (quick ? "/quick" : "");
+      std::printf("  %-14s %6zu %8.3f %7.3f %8.3f %7.3f %7.3f %7.3f %7.3f\n", label.c_str(), bytes,
+                  first, median(trace), median(total), median(lower), median(llvm_ir),
+                  median(optimize), median(emit));
+      std::string key = "loom_ptx_" + std::string(c.name) + (quick ? "_quick" : "");
+      result((key + "_ms").c_str(), median(total), "ms");
+      result((key + "_trace_ms").c_str(), median(trace), "ms");
+      result((key + "_optimize_ms").c_str(), median(optimize), "ms");
+      result((key + "_emit_ms").c_str(), median(emit), "ms");
     }
-    using bench::median;
-    std::printf("  %-8s %6zu %8.3f %7.3f %8.3f %7.3f %7.3f %7.3f %7.3f\n", c.name, bytes, first,
-                median(trace), median(total), median(lower), median(llvm_ir), median(optimize),
-                median(emit));
-    std::string key = "loom_ptx_" + std::string(c.name);
-    result((key + "_ms").c_str(), median(total), "ms");
-    result((key + "_trace_ms").c_str(), median(trace), "ms");
-    result((key + "_optimize_ms").c_str(), median(optimize), "ms");
-    result((key + "_emit_ms").c_str(), median(emit), "ms");
-  }
 }
 
 // PTX to machine code three ways, per kernel: the driver's linker (cuLinkCreate..cuLinkComplete),

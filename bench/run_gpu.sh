@@ -128,6 +128,9 @@ if [[ -x $gpu_bench ]]; then
   part loom_gpu "$gpu_bench"
   # The same kernels with 64-bit index arithmetic, against the 32-bit code loom picks for them.
   part loom_gpu_index64 env LOOM_INDEX_BITS=64 "$gpu_bench" --only=matmul,stencil
+  # The quick code of tiered compiles (LOOM_TIERED=quick: no optimized code), against the
+  # optimized code of loom_gpu.
+  part loom_gpu_quick env LOOM_TIERED=quick "$gpu_bench" --only=saxpy,sum,matmul,stencil,softmax
   # PTX to machine code: the driver's linker, nvJitLink and the driver's JIT, the JIT uncached.
   part loom_linkers env CUDA_CACHE_DISABLE=1 "$gpu_bench" --only=linkers
   ptx_compiler_reference
@@ -237,9 +240,28 @@ table() {
     loom_first_call_with_context_ms
   row time "new kernel first call ms (JIT cache off)" loom_first_call loom_new_kernel_first_call_ms
   row time "new kernel first call ms (JIT cache as found)" loom_gpu loom_new_kernel_first_call_ms
+  row time "new tiered kernel first call ms (JIT cache off)" loom_first_call \
+    loom_new_tiered_kernel_first_call_ms loom_first_call loom_new_kernel_first_call_ms
+  row time "same, optimized code in use after ms" loom_first_call \
+    loom_new_tiered_kernel_optimized_after_ms
+  row rate "quick code: saxpy 2^28 GB/s vs optimized" loom_gpu_quick loom_saxpy_gbps \
+    loom_gpu loom_saxpy_gbps
+  row rate "quick code: sum 2^30 GB/s vs optimized" loom_gpu_quick loom_sum_gbps loom_gpu loom_sum_gbps
+  row rate "quick code: matmul 1024 TFLOP/s vs optimized" loom_gpu_quick loom_matmul1024_tflops \
+    loom_gpu loom_matmul1024_tflops
+  row rate "quick code: matmul 4096 TFLOP/s vs optimized" loom_gpu_quick loom_matmul4096_tflops \
+    loom_gpu loom_matmul4096_tflops
+  row rate "quick code: stencil 8192^2 GB/s vs optimized" loom_gpu_quick loom_stencil8192_gbps \
+    loom_gpu loom_stencil8192_gbps
+  row time "quick code: softmax 8192^2 ms vs optimized" loom_gpu_quick loom_softmax8192_ms \
+    loom_gpu loom_softmax8192_ms
   row time "warm call, saxpy 2^20, host wall ms" loom_gpu loom_saxpy_2e20_warm_call_ms
   row time "PTX generation ms, saxpy" loom_gpu loom_ptx_saxpy_ms
   row time "PTX generation ms, matmul" loom_gpu loom_ptx_matmul_ms
+  row time "PTX generation ms, saxpy quick code vs optimized" loom_gpu loom_ptx_saxpy_quick_ms \
+    loom_gpu loom_ptx_saxpy_ms
+  row time "PTX generation ms, matmul quick code vs optimized" loom_gpu loom_ptx_matmul_quick_ms \
+    loom_gpu loom_ptx_matmul_ms
   row time "tracing ms (C++ DSL to IR), saxpy" loom_gpu loom_ptx_saxpy_trace_ms
   row time "tracing ms (C++ DSL to IR), matmul" loom_gpu loom_ptx_matmul_trace_ms
   row time "PTX to cubin ms, saxpy: nvJitLink vs cuLink*" loom_linkers loom_link_saxpy_nvjitlink_ms \

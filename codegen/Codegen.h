@@ -22,7 +22,15 @@ struct GpuTarget {
   // each have at most index32_max_elements elements and whose grid has at most
   // index32_max_blocks blocks in every dimension.
   bool index32 = false;
+  // The first tier of a tiered compile (loom/Compile.cpp): LLVM's short pipeline quick_pipeline
+  // instead of O3, and the NVPTX backend at -O0. ptxas still optimizes the PTX; the code runs
+  // while the optimized code compiles in the background.
+  bool quick = false;
 };
+// The LLVM passes of a quick compile: inlining (the task body and libdevice), promotion of
+// variables to registers, and local clean-ups; no loop passes (bench/RESULTS.md, tiered compile).
+inline constexpr const char *quick_pipeline =
+    "inline,function(sroa,early-cse,instcombine,simplifycfg)";
 inline constexpr int64_t index32_max_elements = int64_t(1) << 30;
 inline constexpr int64_t index32_max_blocks = int64_t(1) << 19;
 
@@ -31,7 +39,7 @@ enum class LlvmStage { Unoptimized, Optimized };
 // How long each LLVM stage of one compilation took (for compile_times() and the benchmarks).
 struct StageTimes {
   double llvm_ir_ms = 0;  // loom IR -> LLVM IR, libdevice linked on the GPU
-  double optimize_ms = 0; // the O3 pipeline
+  double optimize_ms = 0; // the O3 pipeline (a quick compile's: quick_pipeline)
   double emit_ms = 0;     // PTX text or object code
 };
 

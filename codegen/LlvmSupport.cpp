@@ -167,7 +167,7 @@ std::string module_text(const llvm::Module &module) {
 }
 
 void optimize_module(llvm::Module &module, llvm::TargetMachine &target,
-                     const std::function<void(llvm::PassBuilder &)> &extend) {
+                     const std::function<void(llvm::PassBuilder &)> &extend, const char *pipeline) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -186,8 +186,12 @@ void optimize_module(llvm::Module &module, llvm::TargetMachine &target,
   builder.registerFunctionAnalyses(fam);
   builder.registerLoopAnalyses(lam);
   builder.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager passes =
-      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  llvm::ModulePassManager passes;
+  if (!pipeline)
+    passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  else if (llvm::Error error = builder.parsePassPipeline(passes, pipeline))
+    throw_llvm_error(std::move(error),
+                     std::string("internal error: LLVM pipeline '") + pipeline + "' did not parse");
   passes.run(module, mam);
   verify_module(module);
 }

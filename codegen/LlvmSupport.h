@@ -59,9 +59,11 @@ std::string module_text(const llvm::Module &module);
 
 // The standard O3 pipeline, built with `target` so that its cost model and its own passes (for
 // NVPTX: NVVMReflect and friends) take part; `extend`, if given, registers a target's own passes
-// at the pipeline's extension points.
+// at the pipeline's extension points. With `pipeline` (LLVM's textual pipeline syntax, as opt's
+// -passes takes) that pipeline instead.
 void optimize_module(llvm::Module &module, llvm::TargetMachine &target,
-                     const std::function<void(llvm::PassBuilder &)> &extend = {});
+                     const std::function<void(llvm::PassBuilder &)> &extend = {},
+                     const char *pipeline = nullptr);
 
 // Adds `target`'s code generation passes, emitting `type` to `out`, to `passes`
 // (TargetMachine::addPassesToEmitFile), with LLVM's loop strength reduction left out unless

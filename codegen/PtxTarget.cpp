@@ -73,7 +73,7 @@ int min_ptx_for_sm(int sm) {
   return 32;
 }
 
-// A target machine per (sm, PTX version, fast math), created once. Its mutex serialises the
+// A target machine per (sm, PTX version, fast math, tier), created once. Its mutex serialises the
 // passes that use it: TargetMachine is not documented as safe to share between threads.
 struct CachedMachine {
   std::unique_ptr<llvm::TargetMachine> machine;
@@ -106,11 +106,11 @@ ResolvedTarget resolve(const GpuTarget &gpu) {
   return {gpu.sm, ptx};
 }
 
-CachedMachine &target_machine(const ResolvedTarget &target, bool fast_math) {
+CachedMachine &target_machine(const ResolvedTarget &target, bool fast_math, bool quick) {
   static std::mutex mutex;
   static std::map<std::string, std::unique_ptr<CachedMachine>> machines;
-  std::string key =
-      target.sm + "/" + std::to_string(target.ptx_version) + (fast_math ? "/fast" : "");
+  std::string key = target.sm + "/" + std::to_string(target.ptx_version) +
+                    (fast_math ? "/fast" : "") + (quick ? "/quick" : "");
   std::lock_guard<std::mutex> lock(mutex);
   std::unique_ptr<CachedMachine> &slot = machines[key];
   if (!slot) {
@@ -121,11 +121,12 @@ CachedMachine &target_machine(const ResolvedTarget &target, bool fast_math) {
     options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
     // Default, not Aggressive: the backend's IR passes then clean up with EarlyCSE where they
     // ran GVN twice. The PTX of the benchmark kernels is the same and their emission 0.3 ms
-    // (10%) quicker (bench/RESULTS.md, compile latency).
+    // (10%) quicker (bench/RESULTS.md, compile latency). A quick compile's backend runs at None:
+    // no IR passes, the plainest instruction selection (ptxas optimizes what it gets).
     auto cached = std::make_unique<CachedMachine>();
     cached->machine.reset(nvptx_target().createTargetMachine(
         kTriple, target.sm, "+ptx" + std::to_string(target.ptx_version), options, std::nullopt,
-        std::nullopt, llvm::CodeGenOptLevel::Default));
+        std::nullopt, quick ? llvm::CodeGenOptLevel::None : llvm::CodeGenOptLevel::Default));
     if (!cached->machine)
       throw CompileError("LLVM could not create an NVPTX target machine for " + target.sm);
     slot = std::move(cached);
@@ -147,7 +148,7 @@ std::unique_ptr<llvm::Module> gpu_module(const ir::LoweredKernel &kernel,
                                          bool optimize, StageTimes *times) {
   if (kernel.target != ir::Target::GPU)
     throw CompileError("kernel '" + kernel.name + "' was lowered for the CPU, not the GPU");
-  CachedMachine &cached = target_machine(resolve(gpu), gpu.fast_math);
+  CachedMachine &cached = target_machine(resolve(gpu), gpu.fast_math, gpu.quick);
   std::unique_ptr<llvm::Module> module;
   {
     StageTimer timer(times ? &times->llvm_ir_ms : nullptr);
@@ -167,7 +168,7 @@ std::unique_ptr<llvm::Module> gpu_module(const ir::LoweredKernel &kernel,
   if (optimize) {
     std::lock_guard<std::mutex> lock(cached.mutex);
     StageTimer timer(times ? &times->optimize_ms : nullptr);
-    optimize_module(*module, *cached.machine);
+    optimize_module(*module, *cached.machine, {}, gpu.quick ? quick_pipeline : nullptr);
     work_around_gpu_miscompiles(*module);
   }
   return module;
@@ -177,7 +178,7 @@ std::string emit_ptx(const ir::LoweredKernel &kernel, const GpuTarget &gpu, Stag
   llvm::LLVMContext context;
   std::shared_ptr<std::string> errors = collect_diagnostics(context);
   std::unique_ptr<llvm::Module> module = gpu_module(kernel, context, gpu, true, times);
-  CachedMachine &cached = target_machine(resolve(gpu), gpu.fast_math);
+  CachedMachine &cached = target_machine(resolve(gpu), gpu.fast_math, gpu.quick);
 
   llvm::SmallString<0> ptx;
   {

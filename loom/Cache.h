@@ -54,7 +54,7 @@ struct CompileTimes {
   double key_ms = 0;      // canonical IR text and its hash
   double cache_ms = 0;    // reading and checking disk cache entries, memory cache lookup
   double llvm_ir_ms = 0;  // loom IR -> LLVM IR (with libdevice on the GPU)
-  double optimize_ms = 0; // LLVM's O3 pipeline
+  double optimize_ms = 0; // LLVM's O3 pipeline (a quick tier's: codegen::quick_pipeline)
   double emit_ms = 0;     // PTX text or CPU object code
   double link_ms = 0;     // GPU: PTX -> machine code by the driver's linker
   double load_ms = 0;     // JIT linking of the object (CPU), loading the module (GPU)

@@ -117,6 +117,9 @@ void find_functions(CompiledGpu &g) {
     g.functions.push_back(g.module->function(task.name));
 }
 
+// The code of a lowered kernel: from the disk cache, else compiled (and then stored there). A
+// quick compile (target.quick) neither reads nor writes the cache: its code only bridges the time
+// until the optimized code is ready.
 std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const codegen::GpuTarget &target,
                                        const CacheKey &ptx_key, const CacheKey &cubin_key,
                                        CompileTimes &t) {
@@ -124,9 +127,10 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const codegen:
   g->lowered = std::move(lowered);
   g->target = target;
   runtime::GpuContext::get().make_current();
+  const bool cached = !target.quick;
 
   // Machine code from the disk cache: no LLVM, no driver JIT.
-  if (load_from_disk(cubin_key, t, [&](std::string &&cubin) {
+  if (cached && load_from_disk(cubin_key, t, [&](std::string &&cubin) {
         g->module = std::make_unique<runtime::GpuModule>(runtime::GpuModule::from_cubin(cubin));
         find_functions(*g);
       })) {
@@ -136,7 +140,8 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const codegen:
   }
   g->module.reset();
 
-  bool ptx_cached = load_from_disk(ptx_key, t, [&](std::string &&ptx) { g->ptx = std::move(ptx); });
+  bool ptx_cached =
+      cached && load_from_disk(ptx_key, t, [&](std::string &&ptx) { g->ptx = std::move(ptx); });
   if (!ptx_cached) {
     codegen::StageTimes stages;
     g->ptx = codegen::emit_ptx(g->lowered, target, &stages);
@@ -161,13 +166,15 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const codegen:
     timed(t.load_ms, [&] { g->module = std::make_unique<runtime::GpuModule>(g->ptx); });
   find_functions(*g);
   timed(t.store_ms, [&] {
-    if (!ptx_cached)
+    if (cached && !ptx_cached)
       disk_cache::store(ptx_key, g->ptx);
-    if (!cubin.empty())
+    if (cached && !cubin.empty())
       disk_cache::store(cubin_key, cubin);
   });
   t.source = ptx_cached ? CodeSource::DiskCache : CodeSource::Compiled;
-  t.detail = std::string(ptx_cached ? "PTX from the disk cache" : "compiled by LLVM") +
+  t.detail = std::string(ptx_cached     ? "PTX from the disk cache"
+                         : target.quick ? "quick code compiled by LLVM"
+                                        : "compiled by LLVM") +
              (cubin.empty() ? ", JIT-compiled by the driver when loaded"
                             : ", linked to machine code by " + linked_by);
   return g;
@@ -219,10 +226,71 @@ bool covering_launch_possible(const KernelState &state) {
                           (policy.block[0] == 0 && policy.max_waves == runtime::max_grid_waves));
 }
 
+namespace {
+
+// The optimized code of a tiered kernel, compiled on a thread of its own for the memory cache's
+// entry `claim` (other Kernel objects of the same kernel wait for it there), and stored in the
+// disk cache.
+OptimizedGpu optimize_in_background(std::unique_ptr<MemoryCache<CompiledGpu>::Claim> claim,
+                                    ir::LoweredKernel lowered, const codegen::GpuTarget &target,
+                                    const CacheKey &ptx_key, const CacheKey &cubin_key) {
+  OptimizedGpu result;
+  auto start = Clock::now();
+  try {
+    result.code = build_gpu(std::move(lowered), target, ptx_key, cubin_key, result.times);
+    claim->fulfil(result.code);
+    result.times.detail =
+        "optimized code, made in the background while quick code ran: " + result.times.detail;
+  } catch (const std::exception &e) {
+    result.error = e.what();
+    claim->fail(std::current_exception());
+  } catch (...) {
+    result.error = "an exception that is not a std::exception";
+    claim->fail(std::current_exception());
+  }
+  result.times.total_ms = ms_since(start);
+  return result;
+}
+
+} // namespace
+
+Tiering tiering() {
+  static const Tiering setting = [] {
+    std::string value = env("LOOM_TIERED").value_or("0");
+    if (value != "0" && value != "1" && value != "quick")
+      throw Error("LOOM_TIERED=" + value + ": expected 0, 1 or quick");
+    return value == "0" ? Tiering::Off : value == "1" ? Tiering::On : Tiering::QuickOnly;
+  }();
+  return setting;
+}
+
+void KernelState::adopt_optimized_gpu(int variant) {
+  OptimizedGpu result = optimizing[variant].get();
+  optimizing[variant] = {};
+  if (!result.code) {
+    gpu_times.detail += "; it keeps this code, as its optimized compile failed: " + result.error;
+    return;
+  }
+  if (gpu == gpu_variants[variant])
+    gpu = result.code;
+  gpu_variants[variant] = std::move(result.code);
+  gpu_times = std::move(result.times);
+}
+
+void KernelState::await_optimized_gpu() {
+  for (int variant = 0; variant < static_cast<int>(optimizing.size()); ++variant)
+    if (optimizing[variant].valid())
+      adopt_optimized_gpu(variant);
+}
+
 CompiledGpu &KernelState::compiled_gpu(bool index32, bool covering) {
   index32 = index32 && index32_allowed();
   covering = covering && covering_allowed() && covering_launch_possible(*this);
-  std::shared_ptr<CompiledGpu> &code = gpu_variants[(index32 ? 1 : 0) + (covering ? 2 : 0)];
+  const int variant = (index32 ? 1 : 0) + (covering ? 2 : 0);
+  std::shared_ptr<CompiledGpu> &code = gpu_variants[variant];
+  if (optimizing[variant].valid() &&
+      optimizing[variant].wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    adopt_optimized_gpu(variant);
   if (!code) {
     auto start = Clock::now();
     CompileTimes t;
@@ -236,9 +304,38 @@ CompiledGpu &KernelState::compiled_gpu(bool index32, bool covering) {
     CacheKey ptx_key = timed(t.key_ms, [&] { return gpu_ptx_key(lowered, target); });
     CacheKey cubin_key = timed(
         t.key_ms, [&] { return gpu_cubin_key(ptx_key, device, runtime::ptx_linker_identity()); });
-    code = from_memory_cache(gpu_memory_cache(), cubin_key, t, [&] {
-      return build_gpu(std::move(lowered), target, ptx_key, cubin_key, t);
-    });
+    // A tiered kernel in neither cache claims the memory cache's entry (so that other Kernel
+    // objects of the kernel wait for its optimized code instead of compiling their own).
+    const bool quick_only = tiering() == Tiering::QuickOnly;
+    std::unique_ptr<MemoryCache<CompiledGpu>::Claim> claim;
+    if (tiered && !quick_only && !disk_cache::has(cubin_key) && !disk_cache::has(ptx_key))
+      claim = gpu_memory_cache().claim(cubin_key.digest);
+    if (quick_only || claim) {
+      // Quick code now, the optimized code on another thread (started first, so that it is
+      // ready sooner). Should the quick compile fail, the optimized code is waited for.
+      if (claim)
+        optimizing[variant] = std::async(std::launch::async, optimize_in_background,
+                                         std::move(claim), lowered, target, ptx_key, cubin_key)
+                                  .share();
+      codegen::GpuTarget quick = target;
+      quick.quick = true;
+      try {
+        // (The keys go unused: quick code is never cached.)
+        code = build_gpu(std::move(lowered), quick, ptx_key, cubin_key, t);
+        t.detail += quick_only ? "; no optimized code (LOOM_TIERED=quick)"
+                               : "; the optimized code compiles in the background";
+      } catch (const Error &) {
+        if (quick_only || !optimizing[variant].get().code)
+          throw;
+        adopt_optimized_gpu(variant);
+        gpu = code;
+        return *gpu;
+      }
+    } else {
+      code = from_memory_cache(gpu_memory_cache(), cubin_key, t, [&] {
+        return build_gpu(std::move(lowered), target, ptx_key, cubin_key, t);
+      });
+    }
     t.total_ms = ms_since(start);
     gpu_times = t;
   }

@@ -233,6 +233,13 @@ bool load(const CacheKey &key, const std::function<void(std::string &&payload)> 
   return true;
 }
 
+bool has(const CacheKey &key) {
+  Mode m = mode();
+  std::string dir = directory();
+  return m != Mode::Off && m != Mode::Write && !dir.empty() &&
+         ::access((dir + "/" + key.file_name()).c_str(), R_OK) == 0;
+}
+
 void store(const CacheKey &key, std::string_view payload) {
   Mode m = mode();
   if (m == Mode::Off || m == Mode::Read)

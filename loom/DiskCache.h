@@ -29,6 +29,10 @@ std::string entry_path(const CacheKey &key);
 // throwing loom::Error, is counted as rejected, not used, and left for store() to replace.
 bool load(const CacheKey &key, const std::function<void(std::string &&payload)> &use);
 
+// Whether `key` has an entry that load() would read (not checked, not counted): for choosing
+// between waiting for an entry and compiling something else first.
+bool has(const CacheKey &key);
+
 // Unless the mode forbids writing: writes `key`'s entry atomically, creating the directory
 // (mode 0700) if needed. Never throws: a failure is counted and kept as last_problem.
 void store(const CacheKey &key, std::string_view payload);

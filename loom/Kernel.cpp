@@ -41,6 +41,7 @@ Kernel::Kernel(ir::Kernel kernel) : state_(std::make_shared<KernelState>()) {
   state_->kernel = std::move(kernel);
   if (env("LOOM_BOUNDS_CHECK").value_or("0") != "0")
     state_->kernel.bounds_check = true;
+  state_->tiered = tiering() != Tiering::Off;
 }
 
 namespace {
@@ -54,6 +55,7 @@ template <class T> void set_code_option(KernelState &state, T ir::Kernel::*optio
   state.kernel.*option = on;
   state.gpu.reset();
   state.gpu_variants = {};
+  state.optimizing = {}; // waits for background compiles of the old code
   state.cpu.reset();
   state.call.grid_domains.clear();
 }
@@ -172,6 +174,17 @@ void Kernel::compile() {
     state_->compiled_gpu();
   else
     state_->compiled_cpu();
+}
+
+Kernel &Kernel::tiered(bool on) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->tiered = on;
+  return *this;
+}
+
+void Kernel::await_optimized() {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->await_optimized_gpu();
 }
 
 CompileTimes Kernel::compile_times() const {
@@ -322,6 +335,11 @@ std::string Kernel::explain() const {
        << codegen::ptx_version_for_driver(d.driver_version) % 10 << ", LLVM emits up to "
        << codegen::max_llvm_ptx_version() / 10 << "." << codegen::max_llvm_ptx_version() % 10
        << ")\n  code from: " << code_origin(state_->gpu_times) << "\n"
+       << (g.target.quick   ? "  tier: quick code (LLVM's short pipeline, backend at -O0); the "
+                              "optimized code is compiling in the background, and the first call "
+                              "to find it ready switches to it\n"
+           : state_->tiered ? "  tier: optimized code (the kernel is tiered)\n"
+                            : "")
        << "  PTX to machine code: " << runtime::ptx_linker_description() << "\n"
        << "  index arithmetic: "
        << (g.target.index32    ? "32-bit, as the last call's arrays each have at most 2^30 elements"

@@ -53,8 +53,20 @@ public:
   // compiles the 64-bit variant then (explain() says which one ran).
   void compile();
   // Where the code for the current target came from and how long each stage took; source is
-  // NotCompiled before the first call or compile().
+  // NotCompiled before the first call or compile(). For a tiered kernel, the quick code's until
+  // the optimized code is in use, then the background compile's.
   CompileTimes compile_times() const;
+
+  // Tiered compiles on the GPU (off unless LOOM_TIERED=1): when the kernel's code is in neither
+  // cache, its first call (or compile()) runs quick code, compiled by a short LLVM pipeline in a
+  // fraction of the optimized compile's time, while the optimized code compiles on another
+  // thread; the first call to find it ready switches to it (explain() says which ran). Results
+  // are the same (the kernel is lowered once for both), speeds are not: for a short time to a
+  // first result rather than for benchmarks. The CPU compiles once, optimized.
+  Kernel &tiered(bool on = true);
+  // Waits for the optimized code of a tiered compile and runs it from the next call on (at once
+  // when nothing compiles in the background).
+  void await_optimized();
 
   // Runs this kernel on `target` from now on instead of the LOOM_TARGET choice; GPU without a
   // usable GPU throws TargetError.

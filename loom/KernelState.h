@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -35,6 +36,13 @@ struct CompiledGpu {
   std::string ptx; // empty when the machine code came from the disk cache
   std::unique_ptr<runtime::GpuModule> module;
   std::vector<runtime::GpuFunction> functions; // one per task
+};
+
+// What a background compile of a tiered kernel hands over: its code, or why there is none.
+struct OptimizedGpu {
+  std::shared_ptr<CompiledGpu> code;
+  CompileTimes times;
+  std::string error; // the compile's exception, when code is null
 };
 
 struct CompiledCpu {
@@ -99,6 +107,11 @@ struct KernelState {
   std::shared_ptr<CompiledGpu> gpu; // the code of the last GPU call (or of compile())
   // The GPU code by index width and loop mapping: [index32 + 2 * covering] (compiled_gpu).
   std::array<std::shared_ptr<CompiledGpu>, 4> gpu_variants;
+  // Tiered compiles (Kernel::tiered, LOOM_TIERED=1): per GPU variant, the optimized code being
+  // compiled in the background while the variant's quick code runs (empty: none). A destroyed
+  // future waits for its compile.
+  bool tiered = false;
+  std::array<std::shared_future<OptimizedGpu>, 4> optimizing;
   std::shared_ptr<CompiledCpu> cpu;
   CompileTimes gpu_times, cpu_times; // how this object got its code
   runtime::LaunchPolicy launch_policy;
@@ -122,13 +135,27 @@ struct KernelState {
   // each have at most codegen::index32_max_elements elements), unless LOOM_INDEX_BITS=64; with
   // `covering`, lowered for launches that cover the domain (ir::LowerOptions), unless
   // LOOM_GRID_STRIDE=1.
+  // A tiered kernel whose code is in neither cache gets quick code (codegen::GpuTarget::quick)
+  // and its optimized code compiles on another thread; a later call that finds it ready (or
+  // await_optimized_gpu()) switches to it.
   CompiledGpu &compiled_gpu(bool index32 = true, bool covering = true);
+  // Waits for every background compile and switches to its code.
+  void await_optimized_gpu();
+  // Switches `variant` to the code its finished background compile made (keeping the quick code,
+  // and saying why in gpu_times, when that compile failed).
+  void adopt_optimized_gpu(int variant);
   CompiledCpu &compiled_cpu();
 };
 
 // False when LOOM_INDEX_BITS=64 asks for 64-bit index arithmetic on the GPU whatever the sizes
 // (read once per process; "32" or unset: 32-bit where the arrays allow it).
 bool index32_allowed();
+// LOOM_TIERED (read once per process): 0 (the default) leaves kernels untiered unless
+// Kernel::tiered asks; 1 makes every kernel tiered; quick makes every GPU kernel run quick code
+// only, whatever the caches hold, and compile no optimized code (to measure the quick tier, or to
+// rule out the optimizer when a result looks wrong). Error for another value.
+enum class Tiering { Off, On, QuickOnly };
+Tiering tiering();
 // False when LOOM_GRID_STRIDE=1 asks for grid-stride loops on the GPU whatever the launch (read
 // once per process).
 bool covering_allowed();

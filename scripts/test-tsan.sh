@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# CI stage: builds libloom and the eight-thread test (tests/e2e/threads_test.cpp) with
-# ThreadSanitizer into build-tsan/, runs the test, and fails on any report (halt_on_error).
+# CI stage: builds libloom, the eight-thread test (tests/e2e/threads_test.cpp) and the tiered-
+# compile test (tests/runtime/TieredCompileTest.cpp) with ThreadSanitizer into build-tsan/, runs
+# them, and fails on any report (halt_on_error).
 #
 # The CPU target runs parallel loops through OpenMP. GCC's libgomp is not instrumented and wakes
 # its threads through futexes TSan cannot see, so every parallel region would be reported as a
@@ -34,25 +35,33 @@ sanitize="-fsanitize=thread -fno-omit-frame-pointer"
 cmake -S . -B build-tsan -G Ninja -DLOOM_STATIC_LLVM=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS="$sanitize" -DCMAKE_C_FLAGS="$sanitize" \
   -DCMAKE_EXE_LINKER_FLAGS="$sanitize" -DCMAKE_SHARED_LINKER_FLAGS="$sanitize" >/dev/null
-# libloom and the one test only: the whole suite under TSan would take far longer on 2 cores.
-ninja -C build-tsan e2e_threads_test
+# libloom and two tests only: the whole suite under TSan would take far longer on 2 cores.
+ninja -C build-tsan e2e_threads_test runtime_tiered_compile_test
 
-log=build-tsan/threads_test.log
-status=0
-LD_PRELOAD="$omp_dir/libomp.so.5" OMP_TOOL_LIBRARIES="$omp_dir/libarcher.so" \
-  ARCHER_OPTIONS="verbose=1" \
-  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp" \
-  build-tsan/tests/e2e/e2e_threads_test 2>&1 | tee "$log" || status=$?
-if ! grep -q "Archer detected OpenMP application with TSan" "$log"; then
-  echo "loom test-tsan: FAILED: Archer did not start: TSan did not know OpenMP's ordering" >&2
-  exit 1
-fi
-if grep -q "WARNING: ThreadSanitizer" "$log"; then
-  echo "loom test-tsan: FAILED: ThreadSanitizer reported a problem (see $log)" >&2
-  exit 1
-fi
-if [ "$status" -ne 0 ]; then
-  echo "loom test-tsan: FAILED: the test exited with status $status (see $log)" >&2
-  exit "$status"
-fi
-echo "loom test-tsan: the eight-thread test passed under ThreadSanitizer with no report"
+# run_under_tsan NAME BINARY [openmp]: runs BINARY under TSan with Archer, failing on any report
+# (and, with "openmp", when Archer did not start: the test runs OpenMP regions).
+run_under_tsan() {
+  local name=$1 binary=$2 openmp=${3:-} log=build-tsan/$1.log status=0
+  LD_PRELOAD="$omp_dir/libomp.so.5" OMP_TOOL_LIBRARIES="$omp_dir/libarcher.so" \
+    ARCHER_OPTIONS="verbose=1" \
+    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp" \
+    "$binary" 2>&1 | tee "$log" || status=$?
+  if [ "$openmp" = openmp ] && ! grep -q "Archer detected OpenMP application with TSan" "$log"; then
+    echo "loom test-tsan: FAILED: Archer did not start in $name: TSan did not know OpenMP's ordering" >&2
+    exit 1
+  fi
+  if grep -q "WARNING: ThreadSanitizer" "$log"; then
+    echo "loom test-tsan: FAILED: ThreadSanitizer reported a problem in $name (see $log)" >&2
+    exit 1
+  fi
+  if [ "$status" -ne 0 ]; then
+    echo "loom test-tsan: FAILED: $name exited with status $status (see $log)" >&2
+    exit "$status"
+  fi
+}
+
+run_under_tsan threads_test build-tsan/tests/e2e/e2e_threads_test openmp
+# Tiered compiles: background compiles beside calls, against the fake driver.
+run_under_tsan tiered_compile_test build-tsan/tests/runtime/runtime_tiered_compile_test
+echo "loom test-tsan: the eight-thread test and the tiered-compile test passed under" \
+  "ThreadSanitizer with no report"

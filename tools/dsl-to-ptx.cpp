@@ -45,6 +45,10 @@ options:
                       GPU parallel loops: covering is the code a call runs when its grid gives
                       every iteration a thread (one iteration per thread under an `if`),
                       grid-stride the code for any grid (default: grid-stride)
+  --tier=optimized|quick
+                      GPU llvm-opt and ptx: the optimized code (LLVM's O3 pipeline), or the
+                      quick code a tiered kernel runs while that compiles (a short pipeline,
+                      the backend at -O0) (default: optimized)
   --passes            with --emit=lowered: the IR after every lowering pass
   -o FILE             write to FILE instead of standard output
   -h, --help          this text
@@ -56,7 +60,7 @@ struct Options {
   std::string input, output, emit = "ptx", kernel, sm;
   loom::ir::Target target = loom::ir::Target::GPU;
   int ptx_version = 0;
-  bool passes = false, index32 = false, covering = false;
+  bool passes = false, index32 = false, covering = false, quick = false;
 };
 
 struct UsageError {
@@ -118,6 +122,10 @@ Options parse_options(int argc, char **argv) {
       if (v != "covering" && v != "grid-stride")
         throw UsageError{"--launch=" + v + ": expected covering or grid-stride"};
       o.covering = v == "covering";
+    } else if (option("--tier", argc, argv, i, v)) {
+      if (v != "optimized" && v != "quick")
+        throw UsageError{"--tier=" + v + ": expected optimized or quick"};
+      o.quick = v == "quick";
     } else if (option("-o", argc, argv, i, v)) {
       o.output = v;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -176,6 +184,7 @@ std::string emit(const Options &o, const std::vector<loom::ir::Kernel> &kernels)
   if (o.ptx_version)
     gpu.ptx_version = o.ptx_version;
   gpu.index32 = o.index32;
+  gpu.quick = o.quick;
   ir::Target target = o.emit == "ptx" ? ir::Target::GPU : o.target;
   ir::LoweredKernel lowered =
       ir::lower(kernels.front(), target, nullptr, {.covering_launch = o.covering});
