@@ -5,6 +5,8 @@
 # Logs go to $OUT (else ./gpu-logs): tests.log, sanitizers.log, bench.log, differential-N.log,
 # memcheck-all.log.
 #   SUITE_SECONDS=300 BENCH_PART_SECONDS=150 DIFF_SECONDS=420 DIFF_JOBS=12 DIFF_SEED=30000000
+#   DIFF_TIERED=quick (the differential tester's GPU runs then compare the quick code of tiered
+#   compiles, LOOM_TIERED=quick)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tree=${1:-.gpu}
@@ -33,7 +35,8 @@ if ((gpus > 1)); then
     # GPUs 2, 4, ... compare the 64-bit index code (the programs' small arrays run the 32-bit).
     bits=32
     ((g % 2 == 0)) && bits=64
-    LOOM_INDEX_BITS=$bits CUDA_VISIBLE_DEVICES=$g "$tree"/bench/loom_differential --programs 1000000 \
+    LOOM_TIERED=${DIFF_TIERED:-0} LOOM_INDEX_BITS=$bits CUDA_VISIBLE_DEVICES=$g \
+      "$tree"/bench/loom_differential --programs 1000000 \
       --seed "$((${DIFF_SEED:-30000000} + (g - 1) * 1000000))" --jobs "${DIFF_JOBS:-12}" \
       --seconds "${DIFF_SECONDS:-420}" --out "$(mktemp -d)" >"$OUT/differential-$g.log" 2>&1 &
   done
