@@ -9,7 +9,7 @@
 # task split (loom_cpu_runtime_bench, docs/decisions.md), installing libtbb-dev when it is missing
 # and this runs as root.
 #   bash bench/run_cpu.sh [BUILD_DIR]   (default build/; ROUNDS=3; installs numba with pip if
-#                                        missing)
+#                                        missing; RUNTIME_BENCH=0 leaves out OpenMP vs oneTBB)
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 build=${1:-build}
@@ -95,6 +95,7 @@ awk -v rounds="$rounds" '
 # (as root) and the build directory reconfigured. Numba takes its TBB threading layer in later runs
 # once libtbb is there (numba_bench.py prints the layer).
 echo
+[[ ${RUNTIME_BENCH:-1} == 0 ]] && exit $status # RUNTIME_BENCH=0: the table only
 runtime_bench="$build/bench/loom_cpu_runtime_bench"
 if [[ ! -x $runtime_bench ]]; then
   if ! dpkg-query -W -f='${Status}' libtbb-dev 2>/dev/null | grep -q "install ok installed"; then

@@ -5,8 +5,10 @@
 //   LOOM_DIFF_PROGRAMS=n   programs in the batch (default 2000, split over 4 shards)
 //   LOOM_DIFF_SEED=s       the first seed (default 1); program k has seed s + k
 //   LOOM_DIFF_OUT=dir      also write each reproducer to dir/diff_<seed>.cpp
+#include "codegen/Codegen.h"
 #include "differential/Harness.h"
 #include "differential/Reproducer.h"
+#include "ir/Lower.h"
 #include "ir/Mutator.h"
 #include "ir/Printer.h"
 
@@ -67,6 +69,24 @@ TEST_P(DifferentialBatch, BackendsAgreeOnRandomPrograms) {
 }
 
 INSTANTIATE_TEST_SUITE_P(, DifferentialBatch, ::testing::Range(0, kShards));
+
+// The quick code of tiered compiles (codegen::quick_pipeline) for generated programs, which need
+// no GPU to compile: LLVM must neither reject nor abort on any of them (LLVM 19's textual
+// `instcombine` aborts the process when it does not reach a fixpoint in one iteration, which
+// only some programs hit); the GPU runs of LOOM_TIERED=quick compare their results.
+TEST(QuickTier, GeneratedProgramsCompileToPtx) {
+  const uint64_t base = env_number("LOOM_DIFF_SEED", 1);
+  const uint64_t total = env_number("LOOM_DIFF_PROGRAMS", 2000) / 4;
+  codegen::GpuTarget target;
+  target.quick = true;
+  for (uint64_t seed = base; seed < base + total; ++seed) {
+    Program p = generate_program(seed);
+    target.index32 = seed % 2 == 0;
+    std::string ptx = codegen::emit_ptx(
+        ir::lower(p.kernel, ir::Target::GPU, nullptr, {.covering_launch = seed % 3 != 0}), target);
+    ASSERT_NE(ptx.find(".entry"), std::string::npos) << "seed " << seed << "\n" << ptx;
+  }
+}
 
 // ---- the generator ---------------------------------------------------------------------------
 

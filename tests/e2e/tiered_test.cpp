@@ -208,7 +208,7 @@ TEST(TieredGpu, MathReductionsAndSimtKernels) {
     double ref = 0.5, mag = 0.5;
     for (float v : x)
       ref += v, mag += std::abs(v);
-    EXPECT_NEAR(total[0], ref, 1e-12 * mag);
+    EXPECT_NEAR(total[0], ref, 1e-11 * mag); // 77,100 doubles summed in any order
     std::vector<int32_t> counts(16, 0), want(16, 0);
     block_count(values, counts);
     for (int32_t v : values)
