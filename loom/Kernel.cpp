@@ -335,9 +335,12 @@ std::string Kernel::explain() const {
        << codegen::ptx_version_for_driver(d.driver_version) % 10 << ", LLVM emits up to "
        << codegen::max_llvm_ptx_version() / 10 << "." << codegen::max_llvm_ptx_version() % 10
        << ")\n  code from: " << code_origin(state_->gpu_times) << "\n"
-       << (g.target.quick   ? "  tier: quick code (LLVM's short pipeline, backend at -O0); the "
-                              "optimized code is compiling in the background, and the first call "
-                              "to find it ready switches to it\n"
+       << (g.target.quick && tiering() == Tiering::QuickOnly
+               ? "  tier: quick code (LLVM's short pipeline, backend at -O0) only, as "
+                 "LOOM_TIERED=quick asks\n"
+           : g.target.quick ? "  tier: quick code (LLVM's short pipeline, backend at -O0); the "
+                              "optimized code is compiling in the background, and the first "
+                              "call to find it ready switches to it\n"
            : state_->tiered ? "  tier: optimized code (the kernel is tiered)\n"
                             : "")
        << "  PTX to machine code: " << runtime::ptx_linker_description() << "\n"
