@@ -31,6 +31,13 @@ inline bool load() {
   return loom::runtime::Driver::get().available();
 }
 
+// load() with loom's disk cache off, as the runtime tests use the fake: each test then compiles
+// its kernels (and calls the fake's linker) whatever an earlier run left on disk.
+inline bool load_without_disk_cache() {
+  setenv("LOOM_CACHE", "off", 1);
+  return load();
+}
+
 // One of the fake's own functions (dlopen of the same path returns the library loom loaded).
 template <class F> F function(const char *name) {
   static void *library = dlopen(path().c_str(), RTLD_NOW | RTLD_LOCAL);

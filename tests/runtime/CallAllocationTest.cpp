@@ -60,10 +60,7 @@ using namespace loomtest;
 
 namespace {
 
-const bool fake_driver_loaded = [] {
-  setenv("LOOM_CACHE", "off", 1);
-  return fake_cuda::load();
-}();
+const bool fake_driver_loaded = fake_cuda::load_without_disk_cache();
 
 // Four arguments, device arrays and scalars: y = a * x + b.
 Kernel make_axpb() {
