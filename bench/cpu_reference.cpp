@@ -35,12 +35,13 @@ void matmul_gpp(const float *A, const float *B, float *C, int64_t n) {
 }
 
 // The matmul as the tile schedule runs it on the CPU (ir/Tile.cpp): tiles of 64 x 128 among the
-// threads, each tile in register blocks of 8 x 32 outputs whose k loops run together (the block
-// in 16 vector registers). n must be a multiple of 128. One body, compiled twice: as g++
-// -O3 -march=native does by default (a * b + c contracted into fma), and without contraction
-// (every product rounded, as loom computes without fastmath).
-#define LOOM_MATMUL_TILED_BODY                                                                     \
-  constexpr int64_t tile_rows = 64, tile_cols = 128, rows = 8, cols = 32;                          \
+// threads, each tile in register blocks of ROWS x 32 outputs whose k loops run together (the block
+// in 16 vector registers: 8 rows of 512-bit vectors on AVX-512, 4 rows of 256-bit ones on AVX2).
+// n must be a multiple of 128. One body, compiled four times: for each block, as g++ -O3
+// -march=native does by default (a * b + c contracted into fma), and without contraction (every
+// product rounded, as loom computes without fastmath).
+#define LOOM_MATMUL_TILED_BODY(ROWS)                                                               \
+  constexpr int64_t tile_rows = 64, tile_cols = 128, rows = ROWS, cols = 32;                       \
   const int64_t tiles_j = n / tile_cols, tiles = (n / tile_rows) * tiles_j;                        \
   _Pragma("omp parallel for schedule(static)") for (int64_t tile = 0; tile < tiles; ++tile) {      \
     const int64_t i0 = tile / tiles_j * tile_rows, j0 = tile % tiles_j * tile_cols;                \
@@ -59,16 +60,34 @@ void matmul_gpp(const float *A, const float *B, float *C, int64_t n) {
       }                                                                                            \
   }
 
-void matmul_tiled_gpp(const float *A, const float *B, float *C, int64_t n) {
-  LOOM_MATMUL_TILED_BODY
+namespace {
+void tiled_8x32(const float *A, const float *B, float *C, int64_t n) {
+  LOOM_MATMUL_TILED_BODY(8)
 }
+void tiled_4x32(const float *A, const float *B, float *C, int64_t n) {
+  LOOM_MATMUL_TILED_BODY(4)
+}
+} // namespace
 
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
-void matmul_tiled_strict_gpp(const float *A, const float *B, float *C, int64_t n) {
-  LOOM_MATMUL_TILED_BODY
+namespace {
+void tiled_strict_8x32(const float *A, const float *B, float *C, int64_t n) {
+  LOOM_MATMUL_TILED_BODY(8)
 }
+void tiled_strict_4x32(const float *A, const float *B, float *C, int64_t n) {
+  LOOM_MATMUL_TILED_BODY(4)
+}
+} // namespace
 #pragma GCC pop_options
+
+void matmul_tiled_gpp(const float *A, const float *B, float *C, int64_t n, int block_rows) {
+  (block_rows == 8 ? tiled_8x32 : tiled_4x32)(A, B, C, n);
+}
+
+void matmul_tiled_strict_gpp(const float *A, const float *B, float *C, int64_t n, int block_rows) {
+  (block_rows == 8 ? tiled_strict_8x32 : tiled_strict_4x32)(A, B, C, n);
+}
 
 void stencil_gpp(const float *u, float *v, int64_t n, int64_t m) {
 #pragma omp parallel for schedule(static)

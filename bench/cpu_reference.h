@@ -18,8 +18,9 @@ void matmul_gpp(const float *A, const float *B, float *C, int64_t n);
 // 128): tiles among threads, register blocks of 8 x 32 outputs.
 // g++'s default contracts a * b + c into fma; the strict variant does not (as loom without
 // fastmath).
-void matmul_tiled_gpp(const float *A, const float *B, float *C, int64_t n);
-void matmul_tiled_strict_gpp(const float *A, const float *B, float *C, int64_t n);
+// The tile schedule's blocking in C++: 64 x 128 tiles, blocks of block_rows (8 or 4) x 32.
+void matmul_tiled_gpp(const float *A, const float *B, float *C, int64_t n, int block_rows);
+void matmul_tiled_strict_gpp(const float *A, const float *B, float *C, int64_t n, int block_rows);
 // The 5-point stencil over the interior of an n x m row-major grid: rows among threads.
 void stencil_gpp(const float *u, float *v, int64_t n, int64_t m);
 // Softmax of each row of an n x m row-major matrix: rows among threads, expf from libm.
