@@ -71,6 +71,18 @@ void tiled_4x32(const float *A, const float *B, float *C, int64_t n) {
 
 #pragma GCC push_options
 #pragma GCC optimize("fp-contract=off")
+// The naive matmul without contraction: every product rounded, as loom computes without fastmath.
+void matmul_strict_gpp(const float *A, const float *B, float *C, int64_t n) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < n; ++k)
+        acc += A[i * n + k] * B[k * n + j];
+      C[i * n + j] = acc;
+    }
+}
+
 namespace {
 void tiled_strict_8x32(const float *A, const float *B, float *C, int64_t n) {
   LOOM_MATMUL_TILED_BODY(8)

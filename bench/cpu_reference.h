@@ -18,6 +18,9 @@ void matmul_gpp(const float *A, const float *B, float *C, int64_t n);
 // 128): tiles among threads, register blocks of 8 x 32 outputs.
 // g++'s default contracts a * b + c into fma; the strict variant does not (as loom without
 // fastmath).
+// The same without contracting a * b + c into fma (g++'s default), as loom computes it without
+// fastmath.
+void matmul_strict_gpp(const float *A, const float *B, float *C, int64_t n);
 // The tile schedule's blocking in C++: 64 x 128 tiles, blocks of block_rows (8 or 4) x 32.
 void matmul_tiled_gpp(const float *A, const float *B, float *C, int64_t n, int block_rows);
 void matmul_tiled_strict_gpp(const float *A, const float *B, float *C, int64_t n, int block_rows);
