@@ -17,27 +17,44 @@ namespace loom::codegen {
 
 namespace {
 
+// What an innermost loop's header phis carry, as the vectorizer judges them.
+struct Reductions {
+  bool any = false;
+  bool ordered_float = false; // a float reduction whose additions must stay in order
+};
+
 // The analyses as the vectorizer hands them to the same test (it dereferences them).
-bool has_reduction(llvm::Loop &loop, llvm::Function &f, llvm::FunctionAnalysisManager &analyses) {
+Reductions reductions_of(llvm::Loop &loop, llvm::Function &f,
+                         llvm::FunctionAnalysisManager &analyses) {
   auto &demanded = analyses.getResult<llvm::DemandedBitsAnalysis>(f);
   auto &assumptions = analyses.getResult<llvm::AssumptionAnalysis>(f);
   auto &dominators = analyses.getResult<llvm::DominatorTreeAnalysis>(f);
   auto &evolution = analyses.getResult<llvm::ScalarEvolutionAnalysis>(f);
+  Reductions found;
   for (llvm::PHINode &phi : loop.getHeader()->phis()) {
     llvm::RecurrenceDescriptor reduction;
     if (llvm::RecurrenceDescriptor::isReductionPHI(&phi, &loop, reduction, &demanded, &assumptions,
-                                                   &dominators, &evolution))
-      return true;
+                                                   &dominators, &evolution)) {
+      found.any = true;
+      found.ordered_float = found.ordered_float || reduction.getExactFPMathInst() != nullptr;
+    }
   }
-  return false;
+  return found;
 }
 
-struct NoInterleaveWithoutReduction : llvm::PassInfoMixin<NoInterleaveWithoutReduction> {
+struct CpuLoopHintsPass : llvm::PassInfoMixin<CpuLoopHintsPass> {
   llvm::PreservedAnalyses run(llvm::Function &f, llvm::FunctionAnalysisManager &analyses) {
-    for (llvm::Loop *loop : analyses.getResult<llvm::LoopAnalysis>(f).getLoopsInPreorder())
+    for (llvm::Loop *loop : analyses.getResult<llvm::LoopAnalysis>(f).getLoopsInPreorder()) {
       // The reduction test needs a preheader and one latch; a loop without them is left as is.
-      if (loop->isInnermost() && loop->isLoopSimplifyForm() && !has_reduction(*loop, f, analyses))
+      if (!loop->isInnermost() || !loop->isLoopSimplifyForm())
+        continue;
+      Reductions reductions = reductions_of(*loop, f, analyses);
+      if (!reductions.any)
         llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 1);
+      else if (reductions.ordered_float &&
+               llvm::hasUnrollTransformation(loop) != llvm::TM_ForcedByUser)
+        llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.disable", 1); // 1: true
+    }
     // Only loop metadata changed: every analysis still holds.
     return llvm::PreservedAnalyses::all();
   }
@@ -48,7 +65,7 @@ struct NoInterleaveWithoutReduction : llvm::PassInfoMixin<NoInterleaveWithoutRed
 void add_cpu_loop_hints(llvm::PassBuilder &builder, bool tiled) {
   builder.registerVectorizerStartEPCallback(
       [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
-        passes.addPass(NoInterleaveWithoutReduction());
+        passes.addPass(CpuLoopHintsPass());
       });
   if (tiled)
     builder.registerOptimizerLastEPCallback(
