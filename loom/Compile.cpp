@@ -231,7 +231,7 @@ namespace {
 // The optimized code of a tiered kernel, compiled on a thread of its own for the memory cache's
 // entry `claim` (other Kernel objects of the same kernel wait for it there), and stored in the
 // disk cache.
-OptimizedGpu optimize_in_background(std::unique_ptr<MemoryCache<CompiledGpu>::Claim> claim,
+OptimizedGpu optimize_in_background(std::shared_ptr<MemoryCache<CompiledGpu>::Claim> claim,
                                     ir::LoweredKernel lowered, const codegen::GpuTarget &target,
                                     const CacheKey &ptx_key, const CacheKey &cubin_key) {
   OptimizedGpu result;
@@ -313,10 +313,17 @@ CompiledGpu &KernelState::compiled_gpu(bool index32, bool covering) {
     if (quick_only || claim) {
       // Quick code now, the optimized code on another thread (started first, so that it is
       // ready sooner). Should the quick compile fail, the optimized code is waited for.
-      if (claim)
-        optimizing[variant] = std::async(std::launch::async, optimize_in_background,
-                                         std::move(claim), lowered, target, ptx_key, cubin_key)
-                                  .share();
+      if (claim) {
+        std::shared_ptr<MemoryCache<CompiledGpu>::Claim> shared = std::move(claim);
+        try {
+          optimizing[variant] = std::async(std::launch::async, optimize_in_background, shared,
+                                           lowered, target, ptx_key, cubin_key)
+                                    .share();
+        } catch (...) { // no thread: the claim is given up, as by a failed compile
+          shared->fail(std::current_exception());
+          throw;
+        }
+      }
       codegen::GpuTarget quick = target;
       quick.quick = true;
       try {
