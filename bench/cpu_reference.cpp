@@ -23,15 +23,20 @@ float sum_gpp(const float *x, int64_t n) {
   return s;
 }
 
+// The naive matmul, one body compiled twice: as g++ does by default (a * b + c contracted into
+// fma) and, as matmul_strict_gpp below, without contraction.
+#define LOOM_MATMUL_BODY                                                                           \
+  _Pragma("omp parallel for schedule(static)") for (int64_t i = 0; i < n; ++i) {                   \
+    for (int64_t j = 0; j < n; ++j) {                                                              \
+      float acc = 0.0f;                                                                            \
+      for (int64_t k = 0; k < n; ++k)                                                              \
+        acc += A[i * n + k] * B[k * n + j];                                                        \
+      C[i * n + j] = acc;                                                                          \
+    }                                                                                              \
+  }
+
 void matmul_gpp(const float *A, const float *B, float *C, int64_t n) {
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      float acc = 0.0f;
-      for (int64_t k = 0; k < n; ++k)
-        acc += A[i * n + k] * B[k * n + j];
-      C[i * n + j] = acc;
-    }
+  LOOM_MATMUL_BODY
 }
 
 // The matmul as the tile schedule runs it on the CPU (ir/Tile.cpp): tiles of 64 x 128 among the
@@ -73,14 +78,7 @@ void tiled_4x32(const float *A, const float *B, float *C, int64_t n) {
 #pragma GCC optimize("fp-contract=off")
 // The naive matmul without contraction: every product rounded, as loom computes without fastmath.
 void matmul_strict_gpp(const float *A, const float *B, float *C, int64_t n) {
-#pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      float acc = 0.0f;
-      for (int64_t k = 0; k < n; ++k)
-        acc += A[i * n + k] * B[k * n + j];
-      C[i * n + j] = acc;
-    }
+  LOOM_MATMUL_BODY
 }
 
 namespace {
