@@ -35,6 +35,16 @@ loom::Kernel on_cpu(loom::Kernel kernel) {
   return kernel;
 }
 
+// The benchmark's arrays, loom's and g++'s alike: loom::HostVector, whose large blocks get
+// huge pages as numpy's arrays do for Numba (runtime/HostMemory.h). section "allocation" times
+// loom on std::vector's memory against it.
+using Floats = loom::HostVector<float>;
+Floats random_floats(size_t n, uint64_t seed) {
+  Floats v(n);
+  bench::fill_random(v.data(), n, seed);
+  return v;
+}
+
 struct PairTimes {
   std::vector<double> loom_ms, gpp_ms;
 };
@@ -72,8 +82,8 @@ void report_pair(const std::string &what, const std::string &key, const PairTime
 bool saxpy_bench(uint64_t seed) {
   const int64_t n = int64_t(1) << 26;
   const float a = 0.5f + float(seed % 1024) / 512.0f;
-  std::vector<float> x = bench::random_vector(n, seed), y0 = bench::random_vector(n, seed + 1);
-  std::vector<float> y_loom = y0, y_gpp = y0;
+  Floats x = random_floats(n, seed), y0 = random_floats(n, seed + 1);
+  Floats y_loom = y0, y_gpp = y0;
   loom::Kernel saxpy = on_cpu(bench::make_saxpy("saxpy"));
   saxpy(a, x, y_loom);
   bench::saxpy_gpp(a, x.data(), y_gpp.data(), n);
@@ -93,7 +103,7 @@ bool saxpy_bench(uint64_t seed) {
 // 2^27 floats summed into one element: loom's per-chunk partials against OpenMP's reduction.
 bool sum_bench(uint64_t seed) {
   const int64_t n = int64_t(1) << 27;
-  std::vector<float> x = bench::random_vector(size_t(n), seed);
+  Floats x = random_floats(size_t(n), seed);
   std::vector<float> total = {0.0f};
   loom::Kernel sum = on_cpu(bench::make_sum("sum"));
   sum(x, total);
@@ -125,9 +135,9 @@ def sum_fast(x: f32[n], total: f32[1]):
 }
 
 bool matmul_bench(int64_t n, uint64_t seed) {
-  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
-  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
-  std::vector<float> C_loom(size_t(n * n), NAN), C_gpp(size_t(n * n), NAN);
+  Floats A = random_floats(size_t(n * n), seed);
+  Floats B = random_floats(size_t(n * n), seed ^ 0x5bd1e995);
+  Floats C_loom(size_t(n * n), NAN), C_gpp(size_t(n * n), NAN);
   loom::Kernel matmul = on_cpu(bench::make_matmul("matmul"));
   auto loom_call = [&] {
     matmul(loom::view(A, {n, n}), loom::view(B, {n, n}), loom::view(C_loom, {n, n}));
@@ -159,9 +169,9 @@ bool matmul_bench(int64_t n, uint64_t seed) {
 // against g++ without contraction (both round every product), and loom's fastmath against g++'s
 // default (both contract a * b + c into fma).
 bool scheduled_matmul_bench(int64_t n, uint64_t seed) {
-  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
-  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
-  std::vector<float> C_loom(size_t(n * n), NAN), C_gpp(size_t(n * n), NAN);
+  Floats A = random_floats(size_t(n * n), seed);
+  Floats B = random_floats(size_t(n * n), seed ^ 0x5bd1e995);
+  Floats C_loom(size_t(n * n), NAN), C_gpp(size_t(n * n), NAN);
   // A block of 16 vector registers: 8 x 32 floats on AVX-512, 4 x 32 on AVX2 (where 8 x 32 takes
   // 32 registers of the 16 there are: 0.70x g++'s same blocking, against 1.14x with 4 x 32, on
   // an AMD EPYC; bench/RESULTS.md).
@@ -206,7 +216,7 @@ bool scheduled_matmul_bench(int64_t n, uint64_t seed) {
 }
 
 // The largest error of `got` against a double-precision reference, relative to 1 + |reference|.
-double max_error(const std::vector<double> &reference, const std::vector<float> &got) {
+double max_error(const std::vector<double> &reference, const Floats &got) {
   double worst = 0;
   for (size_t k = 0; k < reference.size(); ++k)
     worst = std::max(worst, std::fabs(got[k] - reference[k]) / (1 + std::fabs(reference[k])));
@@ -216,8 +226,8 @@ double max_error(const std::vector<double> &reference, const std::vector<float> 
 // The 5-point stencil over a 4096^2 grid: 5 loads and a store per point, a memory-bound sweep.
 bool stencil_bench(uint64_t seed) {
   const int64_t n = 4096;
-  std::vector<float> u = bench::random_vector(size_t(n * n), seed);
-  std::vector<float> v_loom(size_t(n * n), 0.0f), v_gpp(size_t(n * n), 0.0f);
+  Floats u = random_floats(size_t(n * n), seed);
+  Floats v_loom(size_t(n * n), 0.0f), v_gpp(size_t(n * n), 0.0f);
   loom::Kernel stencil = on_cpu(bench::make_stencil("stencil"));
   auto loom_call = [&] { stencil(loom::view(u, {n, n}), loom::view(v_loom, {n, n})); };
   auto gpp_call = [&] { bench::stencil_gpp(u.data(), v_gpp.data(), n, n); };
@@ -237,13 +247,52 @@ bool stencil_bench(uint64_t seed) {
   return ok;
 }
 
+// What the arrays' memory is worth: loom's stencil and saxpy on std::vector's memory (4 KiB
+// pages, for a large block glibc's own mapping) against the same kernels on loom::HostVector's
+// (2 MiB aligned, huge pages advised), alternating in one process. Same code, same inputs.
+bool allocation_bench(uint64_t seed) {
+  const int64_t n = 4096;
+  loom::Kernel stencil = on_cpu(bench::make_stencil("stencil"));
+  loom::Kernel saxpy = on_cpu(bench::make_saxpy("saxpy"));
+  std::vector<float> u_std = bench::random_vector(size_t(n * n), seed);
+  std::vector<float> v_std(size_t(n * n), 0.0f), y_std = bench::random_vector(size_t(n * n), seed);
+  Floats u_host(u_std.begin(), u_std.end()), v_host(size_t(n * n), 0.0f),
+      y_host(y_std.begin(), y_std.end());
+  auto report = [&](const char *what, const std::string &key, const PairTimes &t, double bytes) {
+    double std_ms = bench::median(t.loom_ms), host_ms = bench::median(t.gpp_ms);
+    std::printf("  %s: std::vector median %.3f ms (min %.3f), HostVector median %.3f ms (min %.3f) "
+                "over %zu runs each: HostVector/std::vector speed %.2fx\n",
+                what, std_ms, bench::min_of(t.loom_ms), host_ms, bench::min_of(t.gpp_ms),
+                t.loom_ms.size(), std_ms / host_ms);
+    result(("loom_cpu_" + key + "_std_vector_ms").c_str(), std_ms, "ms");
+    result(("loom_cpu_" + key + "_host_vector_ms").c_str(), host_ms, "ms");
+    result(("loom_cpu_" + key + "_host_vector_gbps").c_str(), bytes / (host_ms * 1e6), "GB/s");
+    result(("cpu_" + key + "_host_vector_speed_ratio").c_str(), std_ms / host_ms, "x");
+  };
+  PairTimes st = time_pair(
+      [&] {
+        stencil(loom::view(u_std, {n, n}), loom::view(v_std, {n, n}));
+      },
+      [&] {
+        stencil(loom::view(u_host, {n, n}), loom::view(v_host, {n, n}));
+      });
+  report("stencil 4096^2", "stencil4096", st, 8.0 * double(n - 2) * double(n - 2));
+  PairTimes sx =
+      time_pair([&] { saxpy(0.5f, u_std, y_std); }, [&] { saxpy(0.5f, u_host, y_host); });
+  report("saxpy 2^24", "saxpy2p24", sx, 12.0 * double(n * n));
+  // Both runs computed the same function of the same inputs: the outputs agree bit for bit.
+  bool same = std::equal(v_std.begin(), v_std.end(), v_host.begin()) &&
+              std::equal(y_std.begin(), y_std.end(), y_host.begin());
+  return bench::check("stencil and saxpy on both memories (bitwise equal)", same ? 0.0 : 1.0, 0.0);
+}
+
 // Softmax of each row of a 4096 x 4096 matrix: three passes per row, one exp per element.
 bool softmax_bench(uint64_t seed) {
   const int64_t n = 4096;
-  std::vector<float> x = bench::random_vector(size_t(n * n), seed);
+  Floats x = random_floats(size_t(n * n), seed);
   for (float &e : x)
     e *= 8.0f; // exponents in [-16, 16]: the maximum's subtraction matters
-  std::vector<float> y_loom(size_t(n * n), 0.0f), y_gpp(size_t(n * n), 0.0f);
+  Floats y_loom(size_t(n * n), 0.0f), y_gpp(size_t(n * n), 0.0f);
   loom::Kernel softmax = on_cpu(bench::make_softmax("softmax"));
   auto loom_call = [&] { softmax(loom::view(x, {n, n}), loom::view(y_loom, {n, n})); };
   auto gpp_call = [&] { bench::softmax_gpp(x.data(), y_gpp.data(), n, n); };
@@ -260,7 +309,7 @@ bool softmax_bench(uint64_t seed) {
       reference[i * n + j] = std::exp(double(x[i * n + j]) - top) / total;
   }
   // Relative to each element: a float sum of 4096 terms in order and one exp of a few ulps.
-  auto error = [&](const std::vector<float> &y) {
+  auto error = [&](const Floats &y) {
     double worst = 0;
     for (size_t k = 0; k < y.size(); ++k)
       worst = std::max(worst, std::fabs(y[k] - reference[k]) / reference[k]);
@@ -305,7 +354,7 @@ int main(int argc, char **argv) {
     if (arg.rfind("--only=", 0) != 0) {
       std::fprintf(
           stderr, "usage: loom_cpu_bench [--only=saxpy|sum|matmul|scheduled_matmul|stencil|softmax|"
-                  "compile time]\n");
+                  "allocation|compile time]\n");
       return 2;
     }
     only = arg.substr(7);
@@ -348,6 +397,8 @@ int main(int argc, char **argv) {
     ok &= bench::section("stencil", [&] { return stencil_bench(seed + 50); });
   if (wanted("softmax", only))
     ok &= bench::section("softmax", [&] { return softmax_bench(seed + 60); });
+  if (wanted("allocation", only))
+    ok &= bench::section("allocation", [&] { return allocation_bench(seed + 70); });
   if (wanted("compile time", only))
     ok &= bench::section("compile time", [&] {
       std::vector<float> A = bench::random_vector(64, seed + 40),

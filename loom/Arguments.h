@@ -8,16 +8,33 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 namespace loom {
 
-// A host array with a shape: loom::view(vec, {rows, cols}) passes a std::vector as a 2-D array.
+// A host array with a shape: loom::view(vec, {rows, cols}) passes a std::vector (with any
+// allocator: loom::HostVector too) as a 2-D array.
 template <DslElement T> struct HostArray {
   T *data;
   std::vector<int64_t> shape;
 };
-template <DslElement T> HostArray<T> view(std::vector<T> &v, std::vector<int64_t> shape) {
+// The shape must hold exactly v.size() elements (ArgumentError otherwise): a view that reached
+// past the vector's end would let a kernel write outside it.
+template <DslElement T, class A>
+HostArray<T> view(std::vector<T, A> &v, std::vector<int64_t> shape) {
+  int64_t elements = 1;
+  bool negative = false, overflow = false;
+  for (int64_t extent : shape) {
+    negative |= extent < 0;
+    overflow |= __builtin_mul_overflow(elements, extent, &elements);
+  }
+  if (negative || overflow || elements != static_cast<int64_t>(v.size()))
+    throw ArgumentError("loom::view: shape " + runtime::shape_to_string(shape) +
+                        " does not hold the vector's " + std::to_string(v.size()) + " elements" +
+                        (negative   ? std::string(" (an extent is negative)")
+                         : overflow ? std::string(" (its element count overflows)")
+                                    : ": it holds " + std::to_string(elements)));
   return {v.data(), std::move(shape)};
 }
 template <DslElement T> HostArray<T> view(T *data, std::vector<int64_t> shape) {
@@ -77,7 +94,7 @@ requires std::is_arithmetic_v<U> Argument to_argument(U v) {
     a.scalar.i = static_cast<int64_t>(v);
   return a;
 }
-template <DslElement T> Argument to_argument(std::vector<T> &v) {
+template <DslElement T, class A> Argument to_argument(std::vector<T, A> &v) {
   Argument a;
   a.kind = Argument::Kind::HostArray;
   a.type = dtype_of<T>();
@@ -85,8 +102,8 @@ template <DslElement T> Argument to_argument(std::vector<T> &v) {
   a.shape = {static_cast<int64_t>(v.size())};
   return a;
 }
-template <DslElement T> Argument to_argument(const std::vector<T> &v) {
-  Argument a = to_argument(const_cast<std::vector<T> &>(v));
+template <DslElement T, class A> Argument to_argument(const std::vector<T, A> &v) {
+  Argument a = to_argument(const_cast<std::vector<T, A> &>(v));
   a.host_const = true;
   return a;
 }

@@ -18,6 +18,7 @@
 #include "loom/Target.h"
 #include "loom/Threads.h"
 #include "runtime/DeviceArray.h"
+#include "runtime/HostMemory.h"
 #include "runtime/Stream.h"
 #include "support/Error.h"
 

@@ -43,11 +43,13 @@ public:
       : DeviceArray(std::move(shape), Uninitialized{}) {
     copy_from_host(host);
   }
-  // A 1-D array holding a copy of `host`.
-  explicit DeviceArray(const std::vector<T> &host)
+  // A 1-D array holding a copy of `host` (a std::vector with any allocator: HostVector too).
+  template <class A>
+  explicit DeviceArray(const std::vector<T, A> &host)
       : DeviceArray(host.data(), {static_cast<int64_t>(host.size())}) {}
   // A copy of `host` viewed in `shape`, whose element count must be host.size().
-  DeviceArray(const std::vector<T> &host, std::vector<int64_t> shape)
+  template <class A>
+  DeviceArray(const std::vector<T, A> &host, std::vector<int64_t> shape)
       : DeviceArray(checked_shape_for(host.size(), std::move(shape)), Uninitialized{}) {
     copy_from_host(host.data());
   }

@@ -93,8 +93,20 @@ TEST_F(Errors, OverlappingArrays) {
 
 TEST_F(Errors, NegativeExtent) {
   std::vector<float> x(4), y(4);
-  EXPECT_ERROR(ArgumentError, saxpy()(1.0f, view(x, {-4}), y),
+  EXPECT_ERROR(ArgumentError, saxpy()(1.0f, view(x.data(), {-4}), y),
                "has a negative extent in shape [-4]");
+  EXPECT_ERROR(ArgumentError, saxpy()(1.0f, view(x, {-4}), y),
+               "loom::view: shape [-4] does not hold the vector's 4 elements (an extent is "
+               "negative)");
+}
+
+TEST_F(Errors, ViewOfAVectorWithTheWrongElementCount) {
+  std::vector<float> x(12);
+  EXPECT_ERROR(ArgumentError, view(x, {5, 3}),
+               "loom::view: shape [5, 3] does not hold the vector's 12 elements: it holds 15");
+  EXPECT_ERROR(ArgumentError, view(x, {int64_t(1) << 40, int64_t(1) << 40}),
+               "loom::view: shape [1099511627776, 1099511627776] does not hold the vector's 12 "
+               "elements (its element count overflows)");
 }
 
 TEST_F(Errors, UnknownTarget) {

@@ -1,5 +1,6 @@
 // What DeviceArray and DeviceBuffer check before touching the GPU: these run on any machine.
 #include "runtime/DeviceArray.h"
+#include "runtime/HostMemory.h"
 
 #include <gtest/gtest.h>
 
@@ -46,6 +47,12 @@ TEST(runtime_device_array, HostSizeMustMatchShape) {
         DeviceArray<float> a(host, {2, 3});
       },
       "the host vector has 5 elements but shape [2, 3] holds 6");
+  HostVector<float> aligned(7, 1.0f); // any allocator's vector is checked alike
+  expect_argument_error(
+      [&] {
+        DeviceArray<float> a(aligned, {2, 3});
+      },
+      "the host vector has 7 elements but shape [2, 3] holds 6");
 }
 
 TEST(runtime_device_array, ByteCountOverflowIsRejected) {
@@ -66,6 +73,8 @@ TEST(runtime_device_array, EmptyArrayNeedsNoGpu) {
   DeviceArray<float> b(std::vector<float>{});
   EXPECT_EQ(1, b.rank());
   EXPECT_EQ(0, b.size());
+  DeviceArray<float> c(HostVector<float>{});
+  EXPECT_EQ(0, c.size());
   DeviceArray<float> moved = std::move(a);
   EXPECT_EQ(5, moved.dim(1));
 }
