@@ -47,6 +47,9 @@ for ((round = 1; round <= rounds; round++)); do
   done
 done
 round=0 run compile "$build"/bench/loom_cpu_bench --only="compile time"
+# What huge pages are worth: loom on std::vector's memory against loom::HostVector's, which the
+# table's loom and g++ figures use (numpy gives Numba's arrays huge pages too).
+round=0 run allocation "$build"/bench/loom_cpu_bench --only=allocation
 
 # Medians over the rounds; the ratios are of the medians (the peer's time over loom's), followed
 # by each round's ratio.
