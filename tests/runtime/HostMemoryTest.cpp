@@ -1,9 +1,11 @@
 // loom::HostVector: aligned host memory, huge pages advised for large blocks, and kernels and
 // DeviceArray taking it as they take a std::vector.
 #include "loom/loom.hpp"
+#include "runtime/GpuContext.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -141,6 +143,30 @@ TEST(HostMemory, KernelsTakeHostVectorsOnTheCpu) {
                                          us[i * cols + j - 1] + us[i * cols + j + 1]);
       ASSERT_NEAR(v[size_t(i * cols + j)], expected, 1e-6) << "(" << i << ", " << j << ")";
     }
+}
+
+// On the GPU a HostVector is copied in and out like a std::vector (through the pinned staging
+// buffers for large ones), and DeviceArray takes one.
+TEST(HostMemory, KernelsTakeHostVectorsOnTheGpu) {
+  std::string why;
+  if (!runtime::GpuContext::usable(&why))
+    GTEST_SKIP() << "no usable GPU: " << why;
+  Kernel saxpy = kernel("saxpy_host_vector_gpu", [](F32 a, Array<float> x, Array<float> y) {
+    parallel_for(x.size(), [&](Index i) { y[i] = a * x[i] + y[i]; });
+  });
+  saxpy.on(ir::Target::GPU);
+  const size_t n = (size_t(6) << 20) + 5; // 24 MiB per array
+  std::vector<float> xs = random_floats(n, 21), ys = random_floats(n, 22);
+  HostVector<float> x(xs.begin(), xs.end()), y(ys.begin(), ys.end());
+  saxpy(-0.75f, x, y);
+  for (size_t k = 0; k < n; ++k) {
+    double expected = -0.75 * double(xs[k]) + double(ys[k]);
+    ASSERT_NEAR(y[k], expected, 1e-6 * (1 + std::fabs(expected))) << "element " << k;
+  }
+  DeviceArray<float> dx(x, {int64_t(n)});
+  HostVector<float> back(n, 0.0f);
+  dx.copy_to_host(back.data());
+  EXPECT_TRUE(std::equal(back.begin(), back.end(), x.begin()));
 }
 
 TEST(HostMemory, AViewMustCoverItsVectorExactly) {
