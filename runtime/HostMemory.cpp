@@ -1,6 +1,7 @@
 #include "runtime/HostMemory.h"
 
 #include <cstdint>
+#include <new>
 #include <sys/mman.h>
 
 namespace loom::runtime {
@@ -16,8 +17,8 @@ size_t mapped_size(size_t bytes) {
 // give back the unaligned head and the tail.
 void *map_aligned(size_t bytes) {
   size_t size = mapped_size(bytes);
-  if (size < bytes)
-    throw std::bad_alloc(); // the round-up overflowed
+  if (size < bytes || size > SIZE_MAX - huge_page)
+    throw std::bad_alloc(); // the round-up, or the 2 MiB of slack, would overflow
   void *raw =
       mmap(nullptr, size + huge_page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED)
