@@ -1,7 +1,6 @@
 // loom::HostVector: aligned host memory, huge pages advised for large blocks, and kernels and
 // DeviceArray taking it as they take a std::vector.
-#include "loom/loom.hpp"
-#include "runtime/GpuContext.h"
+#include "support/TestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +11,6 @@
 #include <cstring>
 #include <fstream>
 #include <new>
-#include <random>
 #include <sstream>
 #include <string>
 
@@ -100,39 +98,43 @@ TEST(HostMemory, VectorGrowsAcrossTheThresholdKeepingItsElements) {
   EXPECT_EQ(v.back(), (n - 1) * 7 - 3);
 }
 
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &e : v)
-    e = dist(rng);
-  return v;
-}
+// Kernel calls on HostVectors, on each target: copied in and out on the GPU like a std::vector
+// (through the pinned staging buffers when large), used in place on the CPU.
+class HostVectorCalls : public loomtest::TargetTest {};
 
-TEST(HostMemory, KernelsTakeHostVectorsOnTheCpu) {
+TEST_P(HostVectorCalls, Saxpy) {
   Kernel saxpy = kernel("saxpy_host_vector", [](F32 a, Array<float> x, Array<float> y) {
     parallel_for(x.size(), [&](Index i) { y[i] = a * x[i] + y[i]; });
   });
-  saxpy.on(ir::Target::CPU);
-  const size_t n = (size_t(5) << 20) + 3; // 20 MiB per array: huge pages advised
-  std::vector<float> xs = random_floats(n, 11), ys = random_floats(n, 12);
+  prepare(saxpy);
+  const size_t n = (size_t(6) << 20) + 5; // 24 MiB per array: huge pages advised
+  std::vector<float> xs = loomtest::random_vector<float>(n, -1, 1, 11),
+                     ys = loomtest::random_vector<float>(n, -1, 1, 12);
   HostVector<float> x(xs.begin(), xs.end()), y(ys.begin(), ys.end());
   const HostVector<float> &const_x = x;
-  saxpy(1.5f, const_x, y);
+  saxpy(-0.75f, const_x, y);
   for (size_t k = 0; k < n; ++k) {
-    double expected = 1.5 * double(xs[k]) + double(ys[k]);
+    double expected = -0.75 * double(xs[k]) + double(ys[k]);
     ASSERT_NEAR(y[k], expected, 1e-6 * (1 + std::fabs(expected))) << "element " << k;
   }
+  if (target() == ir::Target::GPU) { // and DeviceArray takes one
+    DeviceArray<float> dx(x, {int64_t(n)});
+    HostVector<float> back(n, 0.0f);
+    dx.copy_to_host(back.data());
+    EXPECT_TRUE(std::equal(back.begin(), back.end(), x.begin()));
+  }
+}
 
-  // A 2-D view of a HostVector: each interior point the mean of its four neighbours.
+// A 2-D view of a HostVector: each interior point the mean of its four neighbours.
+TEST_P(HostVectorCalls, TwoDimensionalView) {
   Kernel stencil = kernel("stencil_host_vector", [](Array2<float> u, Array2<float> v) {
     parallel_for({u.dim(0) - 2, u.dim(1) - 2}, [&](Index i, Index j) {
       v(i + 1, j + 1) = 0.25f * (u(i, j + 1) + u(i + 2, j + 1) + u(i + 1, j) + u(i + 1, j + 2));
     });
   });
-  stencil.on(ir::Target::CPU);
+  prepare(stencil);
   const int64_t rows = 1500, cols = 1030;
-  std::vector<float> us = random_floats(size_t(rows * cols), 13);
+  std::vector<float> us = loomtest::random_vector<float>(size_t(rows * cols), -1, 1, 13);
   HostVector<float> u(us.begin(), us.end()), v(size_t(rows * cols), -7.0f);
   stencil(view(u, {rows, cols}), view(v, {rows, cols}));
   for (int64_t i = 0; i < rows; ++i)
@@ -145,29 +147,9 @@ TEST(HostMemory, KernelsTakeHostVectorsOnTheCpu) {
     }
 }
 
-// On the GPU a HostVector is copied in and out like a std::vector (through the pinned staging
-// buffers for large ones), and DeviceArray takes one.
-TEST(HostMemory, KernelsTakeHostVectorsOnTheGpu) {
-  std::string why;
-  if (!runtime::GpuContext::usable(&why))
-    GTEST_SKIP() << "no usable GPU: " << why;
-  Kernel saxpy = kernel("saxpy_host_vector_gpu", [](F32 a, Array<float> x, Array<float> y) {
-    parallel_for(x.size(), [&](Index i) { y[i] = a * x[i] + y[i]; });
-  });
-  saxpy.on(ir::Target::GPU);
-  const size_t n = (size_t(6) << 20) + 5; // 24 MiB per array
-  std::vector<float> xs = random_floats(n, 21), ys = random_floats(n, 22);
-  HostVector<float> x(xs.begin(), xs.end()), y(ys.begin(), ys.end());
-  saxpy(-0.75f, x, y);
-  for (size_t k = 0; k < n; ++k) {
-    double expected = -0.75 * double(xs[k]) + double(ys[k]);
-    ASSERT_NEAR(y[k], expected, 1e-6 * (1 + std::fabs(expected))) << "element " << k;
-  }
-  DeviceArray<float> dx(x, {int64_t(n)});
-  HostVector<float> back(n, 0.0f);
-  dx.copy_to_host(back.data());
-  EXPECT_TRUE(std::equal(back.begin(), back.end(), x.begin()));
-}
+INSTANTIATE_TEST_SUITE_P(Targets, HostVectorCalls,
+                         ::testing::Values(ir::Target::CPU, ir::Target::GPU),
+                         loomtest::target_name);
 
 TEST(HostMemory, AViewMustCoverItsVectorExactly) {
   Kernel scale = kernel("scale_host_vector", [](Array2<float> a) {
