@@ -9,6 +9,7 @@
 #include "cpu_reference.h"
 
 #include "codegen/Codegen.h"
+#include "ir/Passes.h"
 #include "runtime/CpuLaunch.h"
 
 #include <cstdlib>
@@ -113,7 +114,22 @@ bool sum_bench(uint64_t seed) {
   ok &= bench::check("sum 2^27 (g++)", bench::sum_error(x.data(), size_t(n), gpp),
                      bench::sum_tolerance);
   PairTimes t = time_pair([&] { sum(x, total); }, [&] { gpp = bench::sum_gpp(x.data(), n); });
-  report_pair("sum 2^27", "sum", t, 4.0 * double(n), "gbps", "GB/s");
+  report_pair("sum 2^27 (g++ in order)", "sum", t, 4.0 * double(n), "gbps", "GB/s");
+
+  // loom accumulates each chunk in lanes (ir/CpuLanes.cpp); the same order written in C++ gives
+  // the same bits when both run with the same threads.
+  static_assert(loom::ir::cpu_reduction_lanes == 16, "bench::sum_lanes_gpp runs 16 lanes");
+  float lanes = bench::sum_lanes_gpp(x.data(), n);
+  total[0] = 0.0f;
+  sum(x, total);
+  if (bench::gpp_threads() == loom::cpu_threads() && lanes != total[0]) {
+    std::printf("FAILED: sum 2^27: loom %.9g, the same lanes in C++ %.9g (not the same bits)\n",
+                double(total[0]), double(lanes));
+    ok = false;
+  }
+  PairTimes l =
+      time_pair([&] { sum(x, total); }, [&] { lanes = bench::sum_lanes_gpp(x.data(), n); });
+  report_pair("sum 2^27 (g++ in loom's lanes)", "sum_lanes", l, 4.0 * double(n), "gbps", "GB/s");
 
   // With fastmath the adds may be reassociated: loom's loop vectorizes. g++'s strict loop is the
   // same peer (with -ffast-math it would vectorize too).

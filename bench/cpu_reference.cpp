@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace bench {
 
@@ -21,6 +22,37 @@ float sum_gpp(const float *x, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     s += x[i];
   return s;
+}
+
+float sum_lanes_gpp(const float *x, int64_t n) {
+  constexpr int lanes = 16;
+  std::vector<float> partials(size_t(omp_get_max_threads()), 0.0f);
+  int team_size = 1;
+#pragma omp parallel
+  {
+    // loom's split of the iterations among the team (runtime/CpuLaunch.cpp).
+    const int64_t team = omp_get_num_threads(), rank = omp_get_thread_num();
+    const int64_t base = n / team, extra = n % team;
+    const int64_t begin = rank * base + std::min(rank, extra);
+    const int64_t end = begin + base + (rank < extra ? 1 : 0);
+    float lane[lanes] = {};
+    int64_t i = begin;
+    for (; i + lanes <= end; i += lanes)
+      for (int l = 0; l < lanes; ++l)
+        lane[l] += x[i + l];
+    for (; i < end; ++i)
+      lane[0] += x[i];
+    float partial = lane[0];
+    for (int l = 1; l < lanes; ++l)
+      partial += lane[l];
+    partials[size_t(rank)] = partial;
+    if (rank == 0)
+      team_size = int(team);
+  }
+  float total = 0.0f;
+  for (int t = 0; t < team_size; ++t)
+    total += partials[size_t(t)];
+  return total;
 }
 
 // The naive matmul, one body compiled twice: as g++ does by default (a * b + c contracted into

@@ -12,6 +12,11 @@ void saxpy_gpp(float a, const float *x, float *y, int64_t n);
 // The sum of x, with OpenMP's reduction(+) (per-thread partials; strict float semantics, so g++
 // does not vectorize the adds without -ffast-math, and neither does loom without fastmath).
 float sum_gpp(const float *x, int64_t n);
+// The same sum in the order loom computes it (ir/CpuLanes.cpp): each thread's chunk (split as
+// loom splits it) in 16 lanes, iteration l of each whole group of 16 into lane l and the rest
+// into lane 0, the lanes then the threads combined in order. No lane waits on another, so g++
+// vectorizes it without -ffast-math.
+float sum_lanes_gpp(const float *x, int64_t n);
 // The naive matmul of n x n row-major matrices: rows among threads, then j, then k innermost.
 void matmul_gpp(const float *A, const float *B, float *C, int64_t n);
 // The same, blocked as the tile schedule {64, 128, 8, 32} runs it on the CPU (n a multiple of

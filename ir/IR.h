@@ -552,6 +552,9 @@ struct Task {
   // each dimension's index guarded by an `if` instead of stepped by a grid-stride loop
   // (ir/MapParallelLoops.cpp); the launch must then give every iteration its own thread.
   bool covering = false;
+  // CPU parallel tasks: the lanes each worker's float sums and products accumulate in
+  // (ir/CpuLanes.cpp); 1 without.
+  int lanes = 1;
 };
 enum class Target : uint8_t { CPU, GPU };
 const char *target_name(Target t);

@@ -80,6 +80,12 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
             : map_parallel_loops(t, target, options.covering_launch, runs);
   dump("map_parallel_loops", out);
 
+  if (target == Target::CPU && !kernel.fast_math) {
+    for (Task &t : out.tasks)
+      t = accumulate_in_lanes(t, out.loops);
+    dump("accumulate_in_lanes", out);
+  }
+
   for (Task &t : out.tasks)
     t.body = simplify(t.body);
   dump("simplify", out);

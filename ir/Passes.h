@@ -35,6 +35,18 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params);
 Task map_parallel_loops(const Task &task, Target target, bool covering = false,
                         const LoopHints &runs = {});
 
+// A CPU worker's float sums and products (TaskReductions of op Add or Mul) accumulate in
+// `cpu_reduction_lanes` lanes: the innermost loop of a chunk's nest runs whole groups of that
+// many consecutive iterations, iteration l of a group into lane l, then the rest of the loop into
+// lane 0; the lanes are combined in order after the nest (ir/CpuLanes.cpp). Each lane is a chain
+// of additions of its own, so a strict float sum runs at the speed of memory (LLVM's SLP
+// vectorizer makes the lanes vector registers), and the result still depends only on the thread
+// count. Applies to CPU parallel tasks (after map_parallel_loops) whose innermost iteration body
+// runs no loop and whose innermost loop has no schedule in `schedules`; sets Task::lanes.
+// Without fastmath only: with it LLVM reassociates the sums itself.
+inline constexpr int cpu_reduction_lanes = 16;
+Task accumulate_in_lanes(const Task &task, const LoopHints &schedules);
+
 // Kernel::loops as code generation applies them (LoweredKernel::loops), by loop variable:
 // CompileError when a name matches no loop of the kernel. On the GPU the parallel loops'
 // vectorize goes to `runs` instead, for map_parallel_loops (the tile and block_per_iteration

@@ -46,7 +46,8 @@ void finish_reductions(const ir::LoweredKernel &kernel, const ir::Task &task,
 
 // Whether one iteration of the task's parallel loop is light: the chunk loop is the task's only
 // loop (no inner loop, no further parallel dimension), so a few thousand iterations cost less
-// than opening a parallel region for them.
+// than opening a parallel region for them. A chunk loop in lanes (ir/CpuLanes.cpp) is two: the
+// groups of lanes and the rest.
 bool light_iterations(const ir::Task &task) {
   struct CountLoops : ir::Visitor {
     int loops = 0;
@@ -60,7 +61,7 @@ bool light_iterations(const ir::Task &task) {
     }
   } count;
   count.visit(task.body);
-  return count.loops <= 1;
+  return count.loops <= (task.lanes > 1 ? 2 : 1);
 }
 
 } // namespace

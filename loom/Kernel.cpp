@@ -399,6 +399,12 @@ std::string Kernel::explain() const {
                   : "  code: native; parallel tasks split their outermost dimension among OpenMP "
                     "threads\n")
        << "  code from: " << code_origin(state_->cpu_times) << "\n";
+    for (const ir::Task &task : state_->cpu->lowered.tasks)
+      if (task.lanes > 1)
+        os << "  task " << task.name << ": each chunk's float sums and products run in "
+           << task.lanes << " lanes (of each group of " << task.lanes
+           << " consecutive iterations of the innermost loop, the l-th into lane l; combined in "
+              "order), so they vectorize without fastmath\n";
   } else {
     os << "  code: not compiled yet (compiled on the first call)\n";
   }

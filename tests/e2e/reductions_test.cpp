@@ -6,6 +6,7 @@
 
 #include "loom/Module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -272,8 +273,25 @@ TEST_P(Reductions, FastMathFromCpp) {
 
 LOOM_INSTANTIATE_TARGETS(Reductions);
 
-float sequential_sum(const std::vector<float> &x) {
-  float s = 0;
+// A CPU chunk's float sum as loom defines it (docs/semantics.md, Reductions): 16 lanes, the l-th
+// iteration of each whole group of 16 into lane l, the rest into lane 0, the lanes added in order.
+// Written as a plain loop here, independently of ir/CpuLanes.cpp.
+float lanes_sum(const float *x, int64_t n) {
+  float lane[16] = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int l = 0; l < 16; ++l)
+      lane[l] += x[i + l];
+  for (; i < n; ++i)
+    lane[0] += x[i];
+  float total = lane[0];
+  for (int l = 1; l < 16; ++l)
+    total += lane[l];
+  return total;
+}
+
+double exact_sum(const std::vector<float> &x) {
+  double s = 0;
   for (float v : x)
     s += v;
   return s;
@@ -287,9 +305,14 @@ loom::Kernel cpu_sum() {
   return k;
 }
 
-// With one CPU thread a float sum into one element is the sequential sum, bit for bit;
-// set_cpu_threads(0) goes back to the default, and a negative count is refused.
-TEST(CpuThreads, OneThreadGivesTheSequentialSum) {
+bool same_bits(float a, float b) {
+  return std::memcmp(&a, &b, sizeof(float)) == 0;
+}
+
+// With one CPU thread a float sum into one element is the one chunk's sum in lanes, bit for bit
+// (100003 = 6250 groups of 16 and 3 more); set_cpu_threads(0) goes back to the default, and a
+// negative count is refused.
+TEST(CpuThreads, OneThreadSumsInLanes) {
   const int before = cpu_threads();
   set_cpu_threads(1);
   EXPECT_EQ(cpu_threads(), 1);
@@ -297,25 +320,117 @@ TEST(CpuThreads, OneThreadGivesTheSequentialSum) {
   auto x = random_vector<float>(100003, -1, 1, 41);
   std::vector<float> total = {0};
   k(x, total);
-  const float expected = sequential_sum(x);
-  EXPECT_EQ(std::memcmp(&total[0], &expected, sizeof(float)), 0) << total[0] << " " << expected;
+  const float expected = lanes_sum(x.data(), int64_t(x.size()));
+  EXPECT_TRUE(same_bits(total[0], expected)) << total[0] << " " << expected;
+  EXPECT_NEAR(total[0], exact_sum(x), 1e-6 * x.size()); // n * u * sum|x|, u < 1e-7
   set_cpu_threads(0);
   EXPECT_EQ(cpu_threads(), before);
   EXPECT_THROW(set_cpu_threads(-1), ArgumentError);
   EXPECT_EQ(cpu_threads(), before);
 }
 
+// Two threads: each takes half of the loop (the first the larger half when n is odd) and sums it
+// in lanes; the halves are added in order to the element's old value.
+TEST(CpuThreads, TwoThreadsSumTheirHalvesInLanes) {
+  set_cpu_threads(2);
+  loom::Kernel k = cpu_sum();
+  auto x = random_vector<float>(200001, -1, 1, 43);
+  std::vector<float> total = {0.5f};
+  k(x, total);
+  const int64_t half = 100001;
+  const float expected =
+      (0.5f + lanes_sum(x.data(), half)) + lanes_sum(x.data() + half, int64_t(x.size()) - half);
+  EXPECT_TRUE(same_bits(total[0], expected)) << total[0] << " " << expected;
+  set_cpu_threads(0);
+}
+
 // A loop of light iterations (no inner loop) gives each thread at least 4096 of them: 1000
-// iterations run as one chunk, whatever the core count, so the sum is the sequential one.
+// iterations run as one chunk whatever the core count, so the sum is one chunk's sum in lanes
+// (62 groups of 16 and 8 more into lane 0).
 TEST(CpuThreads, SmallLightLoopsRunOnOneThread) {
   set_cpu_threads(8);
   loom::Kernel k = cpu_sum();
   auto x = random_vector<float>(1000, -1, 1, 42);
   std::vector<float> total = {0};
   k(x, total);
-  const float expected = sequential_sum(x);
-  EXPECT_EQ(std::memcmp(&total[0], &expected, sizeof(float)), 0) << total[0] << " " << expected;
+  const float expected = lanes_sum(x.data(), int64_t(x.size()));
+  EXPECT_TRUE(same_bits(total[0], expected)) << total[0] << " " << expected;
   set_cpu_threads(0);
+}
+
+// Over two dimensions the lanes run along the inner one and carry over from row to row: of each
+// row's 16-column groups, column 16 g + l into lane l, the last m % 16 columns into lane 0. A
+// product of values near 1 takes lanes the same way (starting at 1).
+TEST(CpuThreads, LanesRunAlongTheInnerDimension) {
+  set_cpu_threads(1);
+  const int64_t n = 37, m = 45; // 2 groups of 16 and 13 more per row
+  auto x = random_vector<float>(size_t(n * m), -1, 1, 44);
+  auto k =
+      kernel("grid_sum_product", [](Array2<float> a, Array<float> total, Array<float> product) {
+        parallel_for({a.dim(0), a.dim(1)}, [&](Index i, Index j) {
+          total[0] += a(i, j);
+          product[0] *= 1.0f + a(i, j) / 64.0f;
+        });
+      });
+  k.on(ir::Target::CPU);
+  std::vector<float> total = {0}, product = {1};
+  k(view(x, {n, m}), total, product);
+  float sum_lane[16] = {}, product_lane[16];
+  std::fill(std::begin(product_lane), std::end(product_lane), 1.0f);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      const int l = j < m / 16 * 16 ? int(j % 16) : 0;
+      sum_lane[l] += x[size_t(i * m + j)];
+      product_lane[l] *= 1.0f + x[size_t(i * m + j)] / 64.0f;
+    }
+  float sum = sum_lane[0], prod = product_lane[0];
+  for (int l = 1; l < 16; ++l) {
+    sum += sum_lane[l];
+    prod *= product_lane[l];
+  }
+  EXPECT_TRUE(same_bits(total[0], sum)) << total[0] << " " << sum;
+  EXPECT_TRUE(same_bits(product[0], prod)) << product[0] << " " << prod;
+  set_cpu_threads(0);
+}
+
+// Lanes are for float sums and products in loops they can copy: with fastmath LLVM reassociates
+// the sum itself, and an iteration that runs a loop keeps one accumulator; both print no lanes.
+TEST(CpuThreads, LanesOnlyWhereTheyApply) {
+  loom::Module m = loom::compile(R"(
+@kernel
+def strict_sum(x: f32[n], total: f32[1]):
+    for i in parallel(n):
+        total[0] += x[i]
+
+@kernel(fastmath=True)
+def fast_sum(x: f32[n], total: f32[1]):
+    for i in parallel(n):
+        total[0] += x[i]
+
+@kernel
+def row_loop_sum(a: f32[n, m], total: f32[1]):
+    for i in parallel(n):
+        s: f32 = 0.0
+        for j in range(m):
+            s += a[i, j]
+        total[0] += s
+
+@kernel
+def int_sum(x: i32[n], total: i32[1]):
+    for i in parallel(n):
+        total[0] += x[i]
+)");
+  auto lowered = [&](const char *name) { return m[name].lowered(ir::Target::CPU); };
+  EXPECT_NE(lowered("strict_sum").find("_lane15"), std::string::npos) << lowered("strict_sum");
+  for (const char *name : {"fast_sum", "row_loop_sum", "int_sum"})
+    EXPECT_EQ(lowered(name).find("_lane"), std::string::npos) << lowered(name);
+  // explain() says so once the kernel is compiled.
+  loom::Kernel &strict = m["strict_sum"];
+  strict.on(ir::Target::CPU);
+  auto x = random_vector<float>(100, -1, 1, 45);
+  std::vector<float> total = {0};
+  strict(x, total);
+  EXPECT_NE(strict.explain().find("run in 16 lanes"), std::string::npos) << strict.explain();
 }
 
 } // namespace

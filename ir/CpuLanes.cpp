@@ -1,0 +1,183 @@
+// A CPU worker's float sums and products in lanes (see Passes.h): the chunk's innermost loop
+// runs whole groups of `cpu_reduction_lanes` consecutive iterations, iteration l of a group
+// updating lane l of each such accumulator, then the rest of the loop into lane 0; after the
+// nest the lanes are combined in order, lane 0 first:
+//
+//   acc = 0                                  acc = 0; acc_lane1 = 0; ... acc_lane15 = 0
+//   for i in [b, e):               ==>       for i0 in [b, last) step 16:
+//     acc += x[i]                              acc += x[i0]; acc_lane1 += x[i0 + 1]; ...
+//                                            for i in [last, e): acc += x[i]
+//                                            acc = ((acc + acc_lane1) + acc_lane2) + ...
+//
+// Each lane is a chain of additions of its own, which is what lets a strict float sum run at the
+// speed of memory instead of at one addition's latency per element: LLVM's SLP vectorizer makes
+// the lanes vector registers. Which lane an iteration updates depends only on its position in
+// the loop, so results are the same for every run with the same thread count.
+#include "ir/Mutator.h"
+#include "ir/Passes.h"
+
+#include <map>
+
+namespace loom::ir {
+
+namespace {
+
+Expr i64c(int64_t v) {
+  return IntConst::make(ScalarType::I64, v);
+}
+Expr bin(BinaryOp op, Expr a, Expr b) {
+  return Binary::make(op, std::move(a), std::move(b));
+}
+
+// Whether `body` runs straight through: lanes copy the body, and a loop in it would be copied
+// with it (and its own accumulation is not the chunk's).
+bool straight_line(const Stmt &body) {
+  struct Finder : Visitor {
+    bool found = false;
+    void visit_node(const For *) override { found = true; }
+    void visit_node(const While *) override { found = true; }
+    void visit_node(const ParallelFor *) override { found = true; }
+    void visit_node(const Barrier *) override { found = true; }
+  } finder;
+  finder.visit(body);
+  return !finder.found;
+}
+
+// One iteration's statements for one lane: variables in `to` replaced (the loop variable, the
+// accumulators by their lanes), the iteration's locals renamed.
+class LaneCopy : public Mutator {
+public:
+  std::map<const Variable *, Var> to;
+
+protected:
+  Expr mutate_node(const VarRef *n, const Expr &self) override {
+    auto it = to.find(n->var.get());
+    return it == to.end() ? self : VarRef::make(it->second);
+  }
+  Stmt mutate_node(const Declare *n, const Stmt &) override {
+    Expr init = mutate(n->init);
+    Var v = make_var(n->var->name, n->var->type);
+    to[n->var.get()] = v;
+    return Declare::make(v, init);
+  }
+  Stmt mutate_node(const Assign *n, const Stmt &) override {
+    Expr value = mutate(n->value);
+    auto it = to.find(n->var.get());
+    return Assign::make(it == to.end() ? n->var : it->second, value);
+  }
+  Stmt mutate_node(const Atomic *n, const Stmt &self) override {
+    Stmt s = Mutator::mutate_node(n, self);
+    auto it = n->result ? to.find(n->result.get()) : to.end();
+    if (it == to.end())
+      return s;
+    auto *a = s.as<Atomic>();
+    return Stmt(std::make_shared<Atomic>(a->op, a->array, a->shared, a->indices, a->value,
+                                         a->compare, it->second));
+  }
+};
+
+class Lanes {
+public:
+  explicit Lanes(std::vector<const TaskReduction *> laned) : laned_(std::move(laned)) {
+    for (int l = 1; l < cpu_reduction_lanes; ++l)
+      for (const TaskReduction *r : laned_) {
+        const Var &acc = r->accumulator;
+        lanes_[l][acc.get()] = make_var(acc->name + "_lane" + std::to_string(l), acc->type);
+      }
+  }
+
+  // The loops `depth` levels of nesting below `loop`, their innermost one in lanes.
+  Stmt nest(const Stmt &loop, int depth) {
+    auto *f = loop.as<For>();
+    if (depth > 0)
+      return For::make(f->var, f->begin, f->end, f->step, nest(f->body, depth - 1));
+    Var last = make_var(f->var->name + "_lanes_end", ScalarType::I64);
+    Expr whole =
+        bin(BinaryOp::Mul,
+            bin(BinaryOp::Div, bin(BinaryOp::Sub, f->end, f->begin), i64c(cpu_reduction_lanes)),
+            i64c(cpu_reduction_lanes));
+    Var group = make_var(f->var->name + "_group", ScalarType::I64);
+    std::vector<Stmt> copies;
+    for (int l = 0; l < cpu_reduction_lanes; ++l) {
+      LaneCopy copy;
+      if (l > 0)
+        for (const auto &[acc, lane] : lanes_[l])
+          copy.to[acc] = lane;
+      Var index = make_var(f->var->name, f->var->type);
+      copy.to[f->var.get()] = index;
+      copies.push_back(Declare::make(index, bin(BinaryOp::Add, VarRef::make(group), i64c(l))));
+      copies.push_back(copy.mutate(f->body));
+    }
+    return Block::make({Declare::make(last, bin(BinaryOp::Add, f->begin, whole)),
+                        For::make(group, f->begin, VarRef::make(last), i64c(cpu_reduction_lanes),
+                                  Block::make(std::move(copies))),
+                        For::make(f->var, VarRef::make(last), f->end, f->step, f->body)});
+  }
+
+  // The lanes' declarations, then `nest`, then the lanes combined into the accumulators.
+  Stmt around(Stmt nest) const {
+    std::vector<Stmt> out;
+    for (int l = 1; l < cpu_reduction_lanes; ++l)
+      for (const TaskReduction *r : laned_) {
+        const ScalarType t = r->accumulator->type;
+        out.push_back(Declare::make(lanes_.at(l).at(r->accumulator.get()),
+                                    FloatConst::make(t, r->op == ReduceOp::Add ? 0.0 : 1.0)));
+      }
+    out.push_back(std::move(nest));
+    for (int l = 1; l < cpu_reduction_lanes; ++l)
+      for (const TaskReduction *r : laned_) {
+        const Var &acc = r->accumulator;
+        out.push_back(Assign::make(acc, bin(binary_op_of(r->op), VarRef::make(acc),
+                                            VarRef::make(lanes_.at(l).at(acc.get())))));
+      }
+    return Block::make(std::move(out));
+  }
+
+private:
+  std::vector<const TaskReduction *> laned_;
+  std::map<int, std::map<const Variable *, Var>> lanes_; // by lane 1.., by accumulator
+};
+
+} // namespace
+
+Task accumulate_in_lanes(const Task &task, const LoopHints &schedules) {
+  if (task.kind != TaskKind::Parallel || !task.chunk_begin || task.tile.rows > 0 ||
+      task.domain.empty())
+    return task;
+  std::vector<const TaskReduction *> laned;
+  for (const TaskReduction &r : task.reductions)
+    if (is_float(r.accumulator->type) && (r.op == ReduceOp::Add || r.op == ReduceOp::Mul))
+      laned.push_back(&r);
+  if (laned.empty())
+    return task;
+
+  // The chunk's loop nest: the last top-level statement, one loop per dimension of the domain,
+  // each directly the body of the one outside it (map_parallel_loops builds it so).
+  std::vector<Stmt> top{task.body};
+  if (auto *b = task.body.as<Block>())
+    top = b->stmts;
+  const int depth = static_cast<int>(task.domain.size()) - 1;
+  const For *inner = top.back().as<For>();
+  auto *first = inner ? inner->begin.as<VarRef>() : nullptr;
+  if (!first || first->var != task.chunk_begin)
+    return task;
+  for (int d = 0; d < depth; ++d) {
+    inner = inner->body.as<For>();
+    if (!inner)
+      return task;
+  }
+  // A scheduled loop keeps the layout its schedule asks for; a loop in the body is not copied.
+  auto scheduled = schedules.find(inner->var);
+  if ((scheduled != schedules.end() && !(scheduled->second == LoopSchedule{})) ||
+      !straight_line(inner->body))
+    return task;
+
+  Lanes lanes(std::move(laned));
+  top.back() = lanes.around(lanes.nest(top.back(), depth));
+  Task out = task;
+  out.body = top.size() == 1 ? top[0] : Block::make(std::move(top));
+  out.lanes = cpu_reduction_lanes;
+  return out;
+}
+
+} // namespace loom::ir
