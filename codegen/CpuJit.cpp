@@ -141,6 +141,12 @@ std::unique_ptr<llvm::Module> cpu_module(const ir::LoweredKernel &kernel,
         // stencil, saxpy) match g++ only with 512-bit vectors and no interleaving together.
         if (host.avx512)
           f.addFnAttr("prefer-vector-width", "512");
+        // A stack aligned to 32 bytes at entry, as g++ -march=native gives its AVX functions:
+        // the System V ABI promises 16, so LLVM otherwise spills 256-bit registers to slots a
+        // cache line may split, depending on the caller's stack. The tile schedule's matmul
+        // spills 7 accumulators per k step: 0.82-0.97x g++'s same blocking by the offset of the
+        // caller's stack, 0.93-0.97x at every offset with this (bench/RESULTS.md).
+        f.addFnAttr("stackrealign");
       }
   }
   if (optimize) {
