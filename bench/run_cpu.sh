@@ -79,11 +79,11 @@ awk -v rounds="$rounds" '
   END {
     printf "%-22s | %9s | %9s | %9s | %6s | %8s | %-16s | %s\n", "kernel (median of " rounds ")",
       "loom ms", "g++ ms", "numba ms", "vs g++", "vs numba", "vs g++ by round", "vs numba by round"
-    n = split("saxpy sum sum_fast matmul512 matmul1024 matmul_tiled1024 matmul_tiled_fast1024 " \
+    n = split("saxpy sum sum_lanes sum_fast matmul512 matmul1024 matmul_tiled1024 matmul_tiled_fast1024 " \
               "stencil4096 softmax4096", kernels, " ")
     for (k = 1; k <= n; k++) {
       kernel = kernels[k]
-      peer = kernel == "sum_fast" ? "sum" : kernel == "matmul_tiled_fast1024" ? "matmul_tiled1024" : kernel
+      peer = kernel == "sum_fast" || kernel == "sum_lanes" ? "sum" : kernel == "matmul_tiled_fast1024" ? "matmul_tiled1024" : kernel
       l = over_rounds("loom_cpu_" kernel "_ms", lr)
       g = over_rounds("gpp_" kernel "_ms", gr)
       nb = over_rounds("numba_" peer "_ms", nr)
