@@ -157,7 +157,7 @@ Task accumulate_in_lanes(const Task &task, const LoopHints &schedules) {
   if (auto *b = task.body.as<Block>())
     top = b->stmts;
   const int depth = static_cast<int>(task.domain.size()) - 1;
-  const For *inner = top.back().as<For>();
+  const For *inner = top.empty() ? nullptr : top.back().as<For>();
   auto *first = inner ? inner->begin.as<VarRef>() : nullptr;
   if (!first || first->var != task.chunk_begin)
     return task;
