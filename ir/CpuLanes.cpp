@@ -140,7 +140,7 @@ private:
 
 } // namespace
 
-Task accumulate_in_lanes(const Task &task, const LoopHints &schedules) {
+Task accumulate_in_lanes(const Task &task) {
   if (task.kind != TaskKind::Parallel || !task.chunk_begin || task.tile.rows > 0 ||
       task.domain.empty())
     return task;
@@ -166,10 +166,9 @@ Task accumulate_in_lanes(const Task &task, const LoopHints &schedules) {
     if (!inner)
       return task;
   }
-  // A scheduled loop keeps the layout its schedule asks for; a loop in the body is not copied.
-  auto scheduled = schedules.find(inner->var);
-  if ((scheduled != schedules.end() && !(scheduled->second == LoopSchedule{})) ||
-      !straight_line(inner->body))
+  // A loop in the body is not copied. A vectorize schedule of the innermost loop stays with its
+  // variable, the rest loop's, and changes no result, as schedules never do.
+  if (!straight_line(inner->body))
     return task;
 
   Lanes lanes(std::move(laned));

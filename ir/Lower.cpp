@@ -82,7 +82,7 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
 
   if (target == Target::CPU && !kernel.fast_math) {
     for (Task &t : out.tasks)
-      t = accumulate_in_lanes(t, out.loops);
+      t = accumulate_in_lanes(t);
     dump("accumulate_in_lanes", out);
   }
 

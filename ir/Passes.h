@@ -42,10 +42,10 @@ Task map_parallel_loops(const Task &task, Target target, bool covering = false,
 // of additions of its own, so a strict float sum runs at the speed of memory (LLVM's SLP
 // vectorizer makes the lanes vector registers), and the result still depends only on the thread
 // count. Applies to CPU parallel tasks (after map_parallel_loops) whose innermost iteration body
-// runs no loop and whose innermost loop has no schedule in `schedules`; sets Task::lanes.
-// Without fastmath only: with it LLVM reassociates the sums itself.
+// runs no loop; sets Task::lanes. Without fastmath only: with it LLVM reassociates the sums
+// itself.
 inline constexpr int cpu_reduction_lanes = 16;
-Task accumulate_in_lanes(const Task &task, const LoopHints &schedules);
+Task accumulate_in_lanes(const Task &task);
 
 // Kernel::loops as code generation applies them (LoweredKernel::loops), by loop variable:
 // CompileError when a name matches no loop of the kernel. On the GPU the parallel loops'

@@ -393,6 +393,21 @@ TEST(CpuThreads, LanesRunAlongTheInnerDimension) {
   set_cpu_threads(0);
 }
 
+// A vectorize schedule of the summed loop changes its code, not its order: the same lanes, the
+// same bits.
+TEST(CpuThreads, SchedulesKeepTheLanes) {
+  set_cpu_threads(2);
+  auto x = random_vector<float>(100003, -1, 1, 46);
+  loom::Kernel plain = cpu_sum(), scheduled = cpu_sum();
+  scheduled.vectorize("i", 8);
+  std::vector<float> want = {0.25f}, got = {0.25f};
+  plain(x, want);
+  scheduled(x, got);
+  EXPECT_TRUE(same_bits(got[0], want[0])) << got[0] << " " << want[0];
+  EXPECT_NE(scheduled.lowered(ir::Target::CPU).find("_lane15"), std::string::npos);
+  set_cpu_threads(0);
+}
+
 // Lanes are for float sums and products in loops they can copy: with fastmath LLVM reassociates
 // the sum itself, and an iteration that runs a loop keeps one accumulator; both print no lanes.
 TEST(CpuThreads, LanesOnlyWhereTheyApply) {
