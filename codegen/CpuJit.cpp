@@ -152,11 +152,12 @@ std::unique_ptr<llvm::Module> cpu_module(const ir::LoweredKernel &kernel,
   if (optimize) {
     std::lock_guard<std::mutex> lock(host.mutex);
     StageTimer timer(times ? &times->optimize_ms : nullptr);
-    const bool tiled = std::any_of(kernel.tasks.begin(), kernel.tasks.end(), [](const ir::Task &t) {
-      return t.tile.rows > 0 || t.lanes > 1;
+    const bool neighbours =
+        std::any_of(kernel.tasks.begin(), kernel.tasks.end(),
+                    [](const ir::Task &t) { return t.tile.rows > 0 || t.lanes > 1; });
+    optimize_module(*module, *host.machine, [neighbours](llvm::PassBuilder &builder) {
+      add_cpu_loop_hints(builder, neighbours);
     });
-    optimize_module(*module, *host.machine,
-                    [tiled](llvm::PassBuilder &builder) { add_cpu_loop_hints(builder, tiled); });
   }
   return module;
 }

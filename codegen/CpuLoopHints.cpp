@@ -62,12 +62,12 @@ struct CpuLoopHintsPass : llvm::PassInfoMixin<CpuLoopHintsPass> {
 
 } // namespace
 
-void add_cpu_loop_hints(llvm::PassBuilder &builder, bool tiled) {
+void add_cpu_loop_hints(llvm::PassBuilder &builder, bool neighbour_accumulators) {
   builder.registerVectorizerStartEPCallback(
       [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
         passes.addPass(CpuLoopHintsPass());
       });
-  if (tiled)
+  if (neighbour_accumulators)
     builder.registerOptimizerLastEPCallback(
         [](llvm::ModulePassManager &passes, llvm::OptimizationLevel) {
           llvm::FunctionPassManager last;

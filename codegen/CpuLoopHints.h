@@ -17,11 +17,11 @@ namespace loom::codegen {
 // naive matmul's k loop down a column of B ran 10% slower on an AMD EPYC, each load instruction
 // then striding 8 rows at once: 512^2 137.6 ms, not unrolled 118.0 (g++ 125.0); 1024^2 2624
 // against 2482 ms (g++ 2550).
-// `tiled` (a kernel under the tile schedule, or with reductions in lanes: ir/CpuLanes.cpp) adds
-// the SLP vectorizer and InstCombine once more at the end of the pipeline: the schedule's
-// accumulators of neighbouring iterations (the lanes) become vector registers only there, once
-// LICM has made their loads' addresses constant offsets of one base
-// (in the pipeline's own SLP run they are not yet, and the loop stays scalar: 4.5x slower).
-void add_cpu_loop_hints(llvm::PassBuilder &builder, bool tiled = false);
+// `neighbour_accumulators` (a kernel under the tile schedule, or with reductions in lanes:
+// ir/CpuLanes.cpp) adds the SLP vectorizer and InstCombine once more at the end of the pipeline:
+// the accumulators of neighbouring iterations become vector registers only there, once LICM has
+// made their loads' addresses constant offsets of one base (in the pipeline's own SLP run they
+// are not yet, and the loop stays scalar: 4.5x slower).
+void add_cpu_loop_hints(llvm::PassBuilder &builder, bool neighbour_accumulators = false);
 
 } // namespace loom::codegen

@@ -200,24 +200,6 @@ private:
   const std::set<const Variable *> &outer_;
 };
 
-class Substitute : public Mutator {
-public:
-  std::map<const Variable *, Var> to;
-
-protected:
-  Expr mutate_node(const VarRef *n, const Expr &self) override {
-    auto it = to.find(n->var.get());
-    return it == to.end() ? self : VarRef::make(it->second);
-  }
-  Stmt mutate_node(const Assign *n, const Stmt &self) override {
-    auto it = to.find(n->var.get());
-    Expr v = mutate(n->value);
-    if (it != to.end())
-      return Assign::make(it->second, v);
-    return v.same_as(n->value) ? self : Assign::make(n->var, v);
-  }
-};
-
 class BlockPerIteration {
 public:
   BlockPerIteration(const std::string &kernel, const std::vector<Param> &params, int threads,
@@ -338,7 +320,7 @@ private:
 
     // Each thread's share of the iterations, and its partial of each reduction.
     std::vector<Stmt> out;
-    Substitute partials;
+    RenameVars partials;
     for (auto &[v, c] : reduced) {
       Var p = make_var(v->name + "_part", v->type);
       out.push_back(Declare::make(p, identity(c, v->type)));

@@ -43,39 +43,6 @@ bool straight_line(const Stmt &body) {
   return !finder.found;
 }
 
-// One iteration's statements for one lane: variables in `to` replaced (the loop variable, the
-// accumulators by their lanes), the iteration's locals renamed.
-class LaneCopy : public Mutator {
-public:
-  std::map<const Variable *, Var> to;
-
-protected:
-  Expr mutate_node(const VarRef *n, const Expr &self) override {
-    auto it = to.find(n->var.get());
-    return it == to.end() ? self : VarRef::make(it->second);
-  }
-  Stmt mutate_node(const Declare *n, const Stmt &) override {
-    Expr init = mutate(n->init);
-    Var v = make_var(n->var->name, n->var->type);
-    to[n->var.get()] = v;
-    return Declare::make(v, init);
-  }
-  Stmt mutate_node(const Assign *n, const Stmt &) override {
-    Expr value = mutate(n->value);
-    auto it = to.find(n->var.get());
-    return Assign::make(it == to.end() ? n->var : it->second, value);
-  }
-  Stmt mutate_node(const Atomic *n, const Stmt &self) override {
-    Stmt s = Mutator::mutate_node(n, self);
-    auto it = n->result ? to.find(n->result.get()) : to.end();
-    if (it == to.end())
-      return s;
-    auto *a = s.as<Atomic>();
-    return Stmt(std::make_shared<Atomic>(a->op, a->array, a->shared, a->indices, a->value,
-                                         a->compare, it->second));
-  }
-};
-
 class Lanes {
 public:
   explicit Lanes(std::vector<const TaskReduction *> laned) : laned_(std::move(laned)) {
@@ -99,7 +66,8 @@ public:
     Var group = make_var(f->var->name + "_group", ScalarType::I64);
     std::vector<Stmt> copies;
     for (int l = 0; l < cpu_reduction_lanes; ++l) {
-      LaneCopy copy;
+      RenameVars copy; // the accumulators by the lane's, the loop variable, fresh locals
+      copy.fresh_locals = true;
       if (l > 0)
         for (const auto &[acc, lane] : lanes_[l])
           copy.to[acc] = lane;

@@ -280,4 +280,46 @@ Stmt Mutator::mutate_node(const ParallelFor *n, const Stmt &self) {
                                            : self;
 }
 
+Var RenameVars::fresh(const Var &v) {
+  if (!fresh_locals)
+    return v;
+  Var renamed = make_var(v->name, v->type);
+  to[v.get()] = renamed;
+  return renamed;
+}
+Expr RenameVars::mutate_node(const VarRef *n, const Expr &self) {
+  auto it = to.find(n->var.get());
+  return it == to.end() ? self : VarRef::make(it->second);
+}
+Stmt RenameVars::mutate_node(const Assign *n, const Stmt &self) {
+  Expr value = mutate(n->value);
+  auto it = to.find(n->var.get());
+  if (it != to.end())
+    return Assign::make(it->second, value);
+  return value.same_as(n->value) ? self : Assign::make(n->var, value);
+}
+Stmt RenameVars::mutate_node(const Atomic *n, const Stmt &self) {
+  Stmt s = Mutator::mutate_node(n, self);
+  auto it = n->result ? to.find(n->result.get()) : to.end();
+  if (it == to.end())
+    return s;
+  auto *a = s.as<Atomic>();
+  return Stmt(std::make_shared<Atomic>(a->op, a->array, a->shared, a->indices, a->value, a->compare,
+                                       it->second));
+}
+Stmt RenameVars::mutate_node(const Declare *n, const Stmt &self) {
+  Expr init = mutate(n->init);
+  Var v = fresh(n->var);
+  return v == n->var && init.same_as(n->init) ? self : Declare::make(v, init);
+}
+Stmt RenameVars::mutate_node(const For *n, const Stmt &self) {
+  Expr b = mutate(n->begin), e = mutate(n->end), step = mutate(n->step);
+  Var v = fresh(n->var);
+  Stmt body = mutate(n->body);
+  if (v == n->var && b.same_as(n->begin) && e.same_as(n->end) && step.same_as(n->step) &&
+      body.same_as(n->body))
+    return self;
+  return For::make(v, b, e, step, body);
+}
+
 } // namespace loom::ir

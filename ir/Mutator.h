@@ -6,6 +6,8 @@
 
 #include "ir/IR.h"
 
+#include <map>
+
 namespace loom::ir {
 
 class Visitor {
@@ -35,6 +37,26 @@ protected:
   LOOM_STMT_NODES(LOOM_X)
 #undef LOOM_X
   std::vector<Expr> mutate_all(const std::vector<Expr> &es, bool &changed);
+};
+
+// Puts other variables in place of some: every reference to, assignment to and atomic result in a
+// variable of `to` names its replacement instead. With `fresh_locals`, every variable the code
+// declares (Declare, a loop's) becomes a new one of the same name and type, added to `to`, so that
+// copies of one body can stand side by side.
+class RenameVars : public Mutator {
+public:
+  std::map<const Variable *, Var> to;
+  bool fresh_locals = false;
+
+protected:
+  Expr mutate_node(const VarRef *n, const Expr &self) override;
+  Stmt mutate_node(const Assign *n, const Stmt &self) override;
+  Stmt mutate_node(const Atomic *n, const Stmt &self) override;
+  Stmt mutate_node(const Declare *n, const Stmt &self) override;
+  Stmt mutate_node(const For *n, const Stmt &self) override;
+
+private:
+  Var fresh(const Var &v); // with fresh_locals: v's new variable, else v
 };
 
 } // namespace loom::ir

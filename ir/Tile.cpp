@@ -125,10 +125,10 @@ struct Staged {
 
 // One copy of an iteration's statements: the loop's variables replaced, locals renamed, loads of
 // staged arrays read from shared memory, and writes made only where `valid`.
-class Copy : public Mutator {
+class Copy : public RenameVars {
 public:
+  Copy() { fresh_locals = true; }
   std::map<const Variable *, Expr> values;
-  std::map<const Variable *, Var> renamed;
   std::map<Pattern, Expr> staged; // what a staged load reads instead
   const Variable *i = nullptr, *j = nullptr, *k = nullptr;
   Expr valid; // null: writes unguarded
@@ -137,9 +137,7 @@ protected:
   Expr mutate_node(const VarRef *n, const Expr &self) override {
     if (auto it = values.find(n->var.get()); it != values.end())
       return it->second;
-    if (auto it = renamed.find(n->var.get()); it != renamed.end())
-      return var_ref(it->second);
-    return self;
+    return RenameVars::mutate_node(n, self);
   }
   Expr mutate_node(const Load *n, const Expr &self) override {
     if (k)
@@ -148,23 +146,6 @@ protected:
           return it->second;
     return Mutator::mutate_node(n, self);
   }
-  Stmt mutate_node(const Declare *n, const Stmt &) override {
-    Expr init = mutate(n->init);
-    Var v = make_var(n->var->name, n->var->type);
-    renamed[n->var.get()] = v;
-    return Declare::make(v, init);
-  }
-  Stmt mutate_node(const Assign *n, const Stmt &) override {
-    Expr value = mutate(n->value);
-    auto it = renamed.find(n->var.get());
-    return Assign::make(it == renamed.end() ? n->var : it->second, value);
-  }
-  Stmt mutate_node(const For *n, const Stmt &) override {
-    Expr b = mutate(n->begin), e = mutate(n->end), s = mutate(n->step);
-    Var v = make_var(n->var->name, n->var->type);
-    renamed[n->var.get()] = v;
-    return For::make(v, b, e, s, mutate(n->body));
-  }
   Stmt mutate_node(const Store *n, const Stmt &self) override {
     return guarded(Mutator::mutate_node(n, self));
   }
@@ -172,15 +153,7 @@ protected:
     return guarded(Mutator::mutate_node(n, self));
   }
   Stmt mutate_node(const Atomic *n, const Stmt &self) override {
-    Stmt s = Mutator::mutate_node(n, self);
-    if (n->result) {
-      auto *a = s.as<Atomic>();
-      auto it = renamed.find(n->result.get());
-      if (it != renamed.end())
-        s = Stmt(std::make_shared<Atomic>(a->op, a->array, a->shared, a->indices, a->value,
-                                          a->compare, it->second));
-    }
-    return guarded(s);
+    return guarded(RenameVars::mutate_node(n, self));
   }
 
 private:
