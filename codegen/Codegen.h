@@ -16,7 +16,7 @@ struct GpuTarget {
   std::string sm = "sm_90";   // e.g. "sm_80"; see sm_for_compute_capability
   int ptx_version = 0;        // e.g. 85 for PTX ISA 8.5; 0 = the highest LLVM supports
   std::string libdevice_path; // empty: $LOOM_LIBDEVICE, else the CUDA installation's
-  bool fast_math = false;
+  // (Fast math is the kernel's own option, ir::LoweredKernel::fast_math, not the target's.)
   // Array indices and the loop counters they bound in 32-bit arithmetic (as nvcc's `int`), which
   // halves the instructions of index-heavy loops. Such code is valid only for a call whose arrays
   // each have at most index32_max_elements elements and whose grid has at most

@@ -88,6 +88,8 @@ protected:
   virtual llvm::Value *widen_bf16(llvm::Value *v);
   // Float `a % b`, which is C's fmod.
   virtual llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t);
+  // sqrt (llvm.sqrt: correctly rounded).
+  virtual llvm::Value *square_root(llvm::Value *v, ir::ScalarType t);
 
   // ---- SIMT kernels (CodegenLLVMSimt.cpp) -------------------------------------------------------
 

@@ -136,7 +136,7 @@ void CodegenLLVM::visit_node(const ir::Call *op) {
   llvm::Type *type = llvm_type(op->type);
   switch (op->fn) {
   case MathFn::Sqrt:
-    value_ = builder.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
+    value_ = square_root(args[0], op->type);
     return;
   case MathFn::Floor:
     value_ = builder.CreateUnaryIntrinsic(llvm::Intrinsic::floor, args[0]);
@@ -161,6 +161,10 @@ void CodegenLLVM::visit_node(const ir::Call *op) {
     return;
   }
   throw CompileError("internal error in codegen: unhandled math function");
+}
+
+llvm::Value *CodegenLLVM::square_root(llvm::Value *v, ScalarType t) {
+  return builder.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, v);
 }
 
 llvm::Value *CodegenLLVM::fma(llvm::Type *type, const std::vector<llvm::Value *> &args) {

@@ -43,6 +43,12 @@ std::string CodegenPTX::math_function_name(ir::MathFn fn, ir::ScalarType t) cons
   return t == ir::ScalarType::F32 ? name + "f" : name;
 }
 
+llvm::Value *CodegenPTX::square_root(llvm::Value *v, ir::ScalarType t) {
+  if (kernel->fast_math && t == ir::ScalarType::F32)
+    return builder.CreateIntrinsic(llvm::Intrinsic::nvvm_sqrt_approx_ftz_f, {}, {v});
+  return CodegenLLVM::square_root(v, t);
+}
+
 llvm::Value *CodegenPTX::float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t) {
   return call_math_library(t == ir::ScalarType::F32 ? "__nv_fmodf" : "__nv_fmod", a->getType(),
                            {a, b});

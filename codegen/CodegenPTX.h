@@ -27,6 +27,9 @@ protected:
   // NVPTX lowers frem to x - y * trunc(x / y), which is not fmod (wrong once x / y rounds, e.g.
   // 1e10f % 3.0f); libdevice's fmod is exact.
   llvm::Value *float_remainder(llvm::Value *a, llvm::Value *b, ir::ScalarType t) override;
+  // With fastmath, an f32 square root is sqrt.approx.ftz.f32, as nvcc's -use_fast_math makes it
+  // (NVPTX keeps llvm.sqrt correctly rounded whatever the function's attributes).
+  llvm::Value *square_root(llvm::Value *v, ir::ScalarType t) override;
   llvm::Type *bf16_memory_type() const override { return llvm::Type::getBFloatTy(context); }
   // The GPU's cvt.rn.bf16.f32 (sm_80 and later) rounds every f32 to nearest even.
   llvm::Value *round_to_bf16(llvm::Value *v) override {

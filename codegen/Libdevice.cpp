@@ -140,7 +140,7 @@ std::string libdevice_identity(const GpuTarget &gpu) {
   return "none";
 }
 
-void link_libdevice(llvm::Module &module, const GpuTarget &gpu,
+void link_libdevice(llvm::Module &module, const GpuTarget &gpu, bool fast_math,
                     const std::vector<std::string> &entries) {
   std::vector<std::string> needed;
   for (const llvm::Function &f : module)
@@ -167,7 +167,7 @@ void link_libdevice(llvm::Module &module, const GpuTarget &gpu,
     if (!g.isDeclaration())
       g.setLinkage(llvm::GlobalValue::InternalLinkage);
   // libdevice asks __nvvm_reflect("__CUDA_FTZ") whether to flush f32 denormals to zero.
-  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", gpu.fast_math ? 1 : 0);
+  module.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", fast_math ? 1 : 0);
 }
 
 } // namespace loom::codegen

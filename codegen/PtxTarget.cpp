@@ -148,17 +148,17 @@ std::unique_ptr<llvm::Module> gpu_module(const ir::LoweredKernel &kernel,
                                          bool optimize, StageTimes *times) {
   if (kernel.target != ir::Target::GPU)
     throw CompileError("kernel '" + kernel.name + "' was lowered for the CPU, not the GPU");
-  CachedMachine &cached = target_machine(resolve(gpu), gpu.fast_math, gpu.quick);
+  CachedMachine &cached = target_machine(resolve(gpu), kernel.fast_math, gpu.quick);
   std::unique_ptr<llvm::Module> module;
   {
     StageTimer timer(times ? &times->llvm_ir_ms : nullptr);
     module = CodegenPTX(context, gpu.index32)
                  .compile(kernel, kTriple, cached.machine->createDataLayout());
     if (optimize)
-      link_libdevice(*module, gpu, task_names(kernel));
+      link_libdevice(*module, gpu, kernel.fast_math, task_names(kernel));
     // After linking: the inliner keeps "unsafe-fp-math" only where caller and callee agree, as
     // clang also sets its attributes on the builtin bitcode it links.
-    if (gpu.fast_math)
+    if (kernel.fast_math)
       for (llvm::Function &f : *module)
         if (!f.isDeclaration()) {
           f.addFnAttr("unsafe-fp-math", "true"); // approximate division and square root
@@ -178,7 +178,7 @@ std::string emit_ptx(const ir::LoweredKernel &kernel, const GpuTarget &gpu, Stag
   llvm::LLVMContext context;
   std::shared_ptr<std::string> errors = collect_diagnostics(context);
   std::unique_ptr<llvm::Module> module = gpu_module(kernel, context, gpu, true, times);
-  CachedMachine &cached = target_machine(resolve(gpu), gpu.fast_math, gpu.quick);
+  CachedMachine &cached = target_machine(resolve(gpu), kernel.fast_math, gpu.quick);
 
   llvm::SmallString<0> ptx;
   {

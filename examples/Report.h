@@ -12,7 +12,7 @@ namespace example {
 // "GPU NVIDIA H200" or "CPU, because: no usable GPU: ..."
 inline std::string where_it_runs() {
   loom::TargetChoice c = loom::choose_target();
-  if (c.target == loom::ir::Target::GPU)
+  if (c.target == loom::Target::GPU)
     return "GPU (" + c.reason + ")";
   return "CPU, because: " + c.reason;
 }

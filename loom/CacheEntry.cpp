@@ -1,6 +1,6 @@
 #include "loom/CacheEntry.h"
 
-#include "loom/Hash.h"
+#include "codegen/Hash.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,7 +1,7 @@
 #include "loom/CacheKey.h"
 
 #include "ir/Printer.h"
-#include "loom/Hash.h"
+#include "codegen/Hash.h"
 #include "runtime/GpuContext.h"
 #include "support/BuildId.h"
 
@@ -36,7 +36,7 @@ CacheKey cpu_object_key(const ir::LoweredKernel &kernel) {
 CacheKey gpu_ptx_key(const ir::LoweredKernel &kernel, const codegen::GpuTarget &target) {
   return make_key("gpu-ptx", toolchain() + "target: " + target.sm + " ptx " +
                                  std::to_string(target.ptx_version) +
-                                 "\nfast_math: " + (target.fast_math ? "1" : "0") +
+                                 "\nfast_math: " + (kernel.fast_math ? "1" : "0") +
                                  "\nindex bits: " + (target.index32 ? "32" : "64") +
                                  "\nlibdevice: " + codegen::libdevice_identity(target) + "\nir:\n" +
                                  ir::canonical_text(kernel));

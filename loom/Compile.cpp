@@ -34,15 +34,6 @@ template <class F> auto timed(double &ms, F &&f) {
   return f();
 }
 
-// LOOM_DUMP=1 prints the IR after every lowering pass to stderr.
-ir::PassLog dump_log() {
-  if (!env("LOOM_DUMP"))
-    return nullptr;
-  return [](const std::string &pass, const std::string &text) {
-    std::fprintf(stderr, "; loom: IR after %s\n%s\n", pass.c_str(), text.c_str());
-  };
-}
-
 void add_stage_times(CompileTimes &t, const codegen::StageTimes &stages) {
   t.llvm_ir_ms += stages.llvm_ir_ms;
   t.optimize_ms += stages.optimize_ms;
@@ -118,16 +109,17 @@ void find_functions(CompiledGpu &g) {
 }
 
 // The code of a lowered kernel: from the disk cache, else compiled (and then stored there). A
-// quick compile (target.quick) neither reads nor writes the cache: its code only bridges the time
+// quick compile (Tier::Quick) neither reads nor writes the cache: its code only bridges the time
 // until the optimized code is ready.
-std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const codegen::GpuTarget &target,
+std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant &variant,
                                        const CacheKey &ptx_key, const CacheKey &cubin_key,
                                        CompileTimes &t) {
   auto g = std::make_shared<CompiledGpu>();
   g->lowered = std::move(lowered);
-  g->target = target;
+  g->variant = variant;
   runtime::GpuContext::get().make_current();
-  const bool cached = !target.quick;
+  const bool quick = variant.tier == Tier::Quick;
+  const bool cached = !quick;
 
   // Machine code from the disk cache: no LLVM, no driver JIT.
   if (cached && load_from_disk(cubin_key, t, [&](std::string &&cubin) {
@@ -144,7 +136,7 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const codegen:
       cached && load_from_disk(ptx_key, t, [&](std::string &&ptx) { g->ptx = std::move(ptx); });
   if (!ptx_cached) {
     codegen::StageTimes stages;
-    g->ptx = codegen::emit_ptx(g->lowered, target, &stages);
+    g->ptx = codegen::emit_ptx(g->lowered, gpu_target_of(variant), &stages);
     add_stage_times(t, stages);
   }
   // Machine code from a linker (nvJitLink or the driver's, runtime/GpuLinker.h), which the disk
@@ -173,7 +165,7 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const codegen:
   });
   t.source = ptx_cached ? CodeSource::DiskCache : CodeSource::Compiled;
   t.detail = std::string(ptx_cached     ? "PTX from the disk cache"
-                         : target.quick ? "quick code compiled by LLVM"
+                         : quick        ? "quick code compiled by LLVM"
                                         : "compiled by LLVM") +
              (cubin.empty() ? ", JIT-compiled by the driver when loaded"
                             : ", linked to machine code by " + linked_by);
@@ -232,12 +224,12 @@ namespace {
 // entry `claim` (other Kernel objects of the same kernel wait for it there), and stored in the
 // disk cache.
 OptimizedGpu optimize_in_background(std::shared_ptr<MemoryCache<CompiledGpu>::Claim> claim,
-                                    ir::LoweredKernel lowered, const codegen::GpuTarget &target,
+                                    ir::LoweredKernel lowered, const Variant &variant,
                                     const CacheKey &ptx_key, const CacheKey &cubin_key) {
   OptimizedGpu result;
   auto start = Clock::now();
   try {
-    result.code = build_gpu(std::move(lowered), target, ptx_key, cubin_key, result.times);
+    result.code = build_gpu(std::move(lowered), variant, ptx_key, cubin_key, result.times);
     claim->fulfil(result.code);
     result.times.detail =
         "optimized code, made in the background while quick code ran: " + result.times.detail;
@@ -283,23 +275,22 @@ void KernelState::await_optimized_gpu() {
       adopt_optimized_gpu(variant);
 }
 
-CompiledGpu &KernelState::compiled_gpu(bool index32, bool covering) {
-  index32 = index32 && index32_allowed();
-  covering = covering && covering_allowed() && covering_launch_possible(*this);
-  const int variant = (index32 ? 1 : 0) + (covering ? 2 : 0);
-  std::shared_ptr<CompiledGpu> &code = gpu_variants[variant];
-  if (optimizing[variant].valid() &&
-      optimizing[variant].wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-    adopt_optimized_gpu(variant);
+CompiledGpu &KernelState::compiled_gpu(const Variant &variant) {
+  if (variant.target != Target::GPU || variant.tier != Tier::Optimized)
+    throw Error("internal error: compiled_gpu of " + variant.to_string());
+  const int slot = (variant.index32 ? 1 : 0) + (variant.covering ? 2 : 0);
+  std::shared_ptr<CompiledGpu> &code = gpu_variants[slot];
+  if (code && code->variant.sm != variant.sm)
+    throw Error("internal error: compiled_gpu of " + variant.to_string() + " where the code is " +
+                code->variant.to_string());
+  if (optimizing[slot].valid() &&
+      optimizing[slot].wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+    adopt_optimized_gpu(slot);
   if (!code) {
     auto start = Clock::now();
     CompileTimes t;
-    ir::LoweredKernel lowered = timed(t.lower_ms, [&] {
-      return ir::lower(kernel, ir::Target::GPU, dump_log(), {.covering_launch = covering});
-    });
-    codegen::GpuTarget target = gpu_target_for_this_machine();
-    target.fast_math = kernel.fast_math; // @kernel(fastmath=True) in the text DSL
-    target.index32 = index32;
+    ir::LoweredKernel lowered = timed(t.lower_ms, [&] { return lower_variant(kernel, variant); });
+    const codegen::GpuTarget target = gpu_target_of(variant);
     const runtime::DeviceInfo &device = runtime::GpuContext::get().info();
     CacheKey ptx_key = timed(t.key_ms, [&] { return gpu_ptx_key(lowered, target); });
     CacheKey cubin_key = timed(
@@ -316,31 +307,31 @@ CompiledGpu &KernelState::compiled_gpu(bool index32, bool covering) {
       if (claim) {
         std::shared_ptr<MemoryCache<CompiledGpu>::Claim> shared = std::move(claim);
         try {
-          optimizing[variant] = std::async(std::launch::async, optimize_in_background, shared,
-                                           lowered, target, ptx_key, cubin_key)
-                                    .share();
+          optimizing[slot] = std::async(std::launch::async, optimize_in_background, shared,
+                                        lowered, variant, ptx_key, cubin_key)
+                                 .share();
         } catch (...) { // no thread: the claim is given up, as by a failed compile
           shared->fail(std::current_exception());
           throw;
         }
       }
-      codegen::GpuTarget quick = target;
-      quick.quick = true;
+      Variant quick = variant;
+      quick.tier = Tier::Quick;
       try {
         // (The keys go unused: quick code is never cached.)
         code = build_gpu(std::move(lowered), quick, ptx_key, cubin_key, t);
         t.detail += quick_only ? "; no optimized code (LOOM_TIERED=quick)"
                                : "; the optimized code compiles in the background";
       } catch (const Error &) {
-        if (quick_only || !optimizing[variant].get().code)
+        if (quick_only || !optimizing[slot].get().code)
           throw;
-        adopt_optimized_gpu(variant);
+        adopt_optimized_gpu(slot);
         gpu = code;
         return *gpu;
       }
     } else {
       code = from_memory_cache(gpu_memory_cache(), cubin_key, t, [&] {
-        return build_gpu(std::move(lowered), target, ptx_key, cubin_key, t);
+        return build_gpu(std::move(lowered), variant, ptx_key, cubin_key, t);
       });
     }
     t.total_ms = ms_since(start);
@@ -355,7 +346,7 @@ CompiledCpu &KernelState::compiled_cpu() {
     auto start = Clock::now();
     CompileTimes t;
     ir::LoweredKernel lowered =
-        timed(t.lower_ms, [&] { return ir::lower(kernel, ir::Target::CPU, dump_log()); });
+        timed(t.lower_ms, [&] { return lower_variant(kernel, Variant{.target = Target::CPU}); });
     CacheKey key = timed(t.key_ms, [&] { return cpu_object_key(lowered); });
     cpu = from_memory_cache(cpu_memory_cache(), key, t,
                             [&] { return build_cpu(std::move(lowered), key, t); });

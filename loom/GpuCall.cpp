@@ -140,7 +140,9 @@ bool grid_allows_index32(const runtime::GridShape &shape) {
 
 void run_on_gpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values, runtime::Stream *async) {
-  CompiledGpu *code = &state.compiled_gpu(arrays_allow_index32(args));
+  CompiledGpu *code = &state.compiled_gpu(resolve_variant(
+      state, {.target = Target::GPU,
+              .index32 = arrays_allow_index32(args) ? std::nullopt : std::optional(false)}));
   runtime::GpuContext::activate(); // fails fast once a sticky error has poisoned the context
   const std::vector<ir::Param> &params = code->lowered.params;
   CallScratch &call = state.call;
@@ -200,16 +202,18 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     const runtime::GridShape *chosen = &grid_for(state, *code, t, call.domain);
     if (code->lowered.tasks[t].covering &&
         (!covers(*chosen, call.domain) ||
-         (code->target.index32 && !grid_allows_index32(*chosen)))) {
+         (code->variant.index32 && !grid_allows_index32(*chosen)))) {
       // CUDA's grid limits, or the 32-bit code's bound on blocks, leave iterations without a
       // thread of their own: this task and the next run the grid-stride code.
-      code = &state.compiled_gpu(code->target.index32, false);
+      code = &state.compiled_gpu(resolve_variant(
+          state, {.target = Target::GPU, .index32 = code->variant.index32, .covering = false}));
       chosen = &grid_for(state, *code, t, call.domain);
     }
-    if (code->target.index32 && !grid_allows_index32(*chosen)) {
+    if (code->variant.index32 && !grid_allows_index32(*chosen)) {
       // Too many blocks for 32-bit counters (only an uncapped launch policy gets there): this
       // task and the next run the 64-bit code, lowered alike.
-      code = &state.compiled_gpu(false, false);
+      code = &state.compiled_gpu(
+          resolve_variant(state, {.target = Target::GPU, .index32 = false, .covering = false}));
       chosen = &grid_for(state, *code, t, call.domain);
     }
     const CompiledGpu &g = *code;

@@ -171,7 +171,7 @@ void Kernel::compile() {
   if (!state_->target)
     state_->target = choose_target();
   if (state_->target->target == ir::Target::GPU)
-    state_->compiled_gpu();
+    state_->compiled_gpu(resolve_variant(*state_, {}));
   else
     state_->compiled_cpu();
 }
@@ -197,42 +197,57 @@ std::string Kernel::ir_text() const {
   return ir::to_string(state_->kernel);
 }
 
-std::string Kernel::lowered(ir::Target target, bool passes) const {
+Variant Kernel::variant(const VariantRequest &request) const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return resolve_variant(*state_, request);
+}
+
+std::string Kernel::lowered(const VariantRequest &request, bool passes) const {
+  Variant v = variant(request);
   if (!passes)
-    return ir::to_string(ir::lower(state_->kernel, target));
+    return ir::to_string(lower_variant(state_->kernel, v));
   std::string out;
-  ir::lower(state_->kernel, target, [&](const std::string &pass, const std::string &text) {
+  lower_variant(state_->kernel, v, [&](const std::string &pass, const std::string &text) {
     out += "; IR after " + pass + "\n" + text + "\n";
   });
   return out;
 }
 
+std::string Kernel::lowered(ir::Target target, bool passes) const {
+  return lowered(VariantRequest{.target = target}, passes);
+}
+
 std::string Kernel::lowered() const {
-  return lowered(current_target());
+  return lowered(VariantRequest{});
+}
+
+std::string Kernel::llvm(const VariantRequest &request, bool optimized) const {
+  Variant v = variant(request);
+  auto stage = optimized ? codegen::LlvmStage::Optimized : codegen::LlvmStage::Unoptimized;
+  return codegen::emit_llvm(lower_variant(state_->kernel, v), stage,
+                            v.target == Target::GPU ? gpu_target_of(v) : codegen::GpuTarget());
 }
 
 std::string Kernel::llvm(bool optimized) const {
-  ir::Target target = current_target();
-  auto stage = optimized ? codegen::LlvmStage::Optimized : codegen::LlvmStage::Unoptimized;
-  codegen::GpuTarget gpu =
-      target == ir::Target::GPU ? gpu_target_for_this_machine() : codegen::GpuTarget();
-  gpu.fast_math = state_->kernel.fast_math;
-  return codegen::emit_llvm(ir::lower(state_->kernel, target), stage, gpu);
+  return llvm(VariantRequest{}, optimized);
+}
+
+std::string Kernel::ptx(const VariantRequest &request) const {
+  VariantRequest gpu = request;
+  gpu.target = Target::GPU;
+  Variant v = variant(gpu);
+  {
+    // The code a call compiled for this variant, when there is one.
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    for (const std::shared_ptr<CompiledGpu> &code : state_->gpu_variants)
+      if (code && code->variant == v && !code->ptx.empty())
+        return code->ptx;
+  }
+  return codegen::emit_ptx(lower_variant(state_->kernel, v), gpu_target_of(v));
 }
 
 std::string Kernel::ptx(const std::string &sm) const {
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  if (state_->gpu && !state_->gpu->ptx.empty() && (sm.empty() || sm == state_->gpu->target.sm))
-    return state_->gpu->ptx;
-  codegen::GpuTarget target = gpu_target_for_this_machine();
-  if (!sm.empty())
-    target.sm = sm;
-  target.fast_math = state_->kernel.fast_math;
-  target.index32 = index32_allowed(); // what a call with arrays of up to 2^30 elements runs
-  // ... and whose launch covers the domain (no Kernel::shape or launch policy).
-  const bool covering = covering_allowed() && covering_launch_possible(*state_);
-  return codegen::emit_ptx(
-      ir::lower(state_->kernel, ir::Target::GPU, nullptr, {.covering_launch = covering}), target);
+  return ptx(sm.empty() ? VariantRequest{} : VariantRequest{.sm = sm});
 }
 
 Kernel &Kernel::launch_policy(const runtime::LaunchPolicy &policy) {
@@ -328,24 +343,24 @@ std::string Kernel::explain() const {
   if (choice.target == ir::Target::GPU && state_->gpu) {
     const CompiledGpu &g = *state_->gpu;
     const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
-    os << "  code: PTX ISA " << g.target.ptx_version / 10 << "." << g.target.ptx_version % 10
-       << " for " << g.target.sm << " (driver " << d.driver_version / 1000 << "."
+    os << "  code: PTX ISA " << g.variant.ptx_version / 10 << "." << g.variant.ptx_version % 10
+       << " for " << g.variant.sm << " (driver " << d.driver_version / 1000 << "."
        << d.driver_version % 1000 / 10 << " accepts PTX "
        << codegen::ptx_version_for_driver(d.driver_version) / 10 << "."
        << codegen::ptx_version_for_driver(d.driver_version) % 10 << ", LLVM emits up to "
        << codegen::max_llvm_ptx_version() / 10 << "." << codegen::max_llvm_ptx_version() % 10
        << ")\n  code from: " << code_origin(state_->gpu_times) << "\n"
-       << (g.target.quick && tiering() == Tiering::QuickOnly
+       << (g.variant.tier == Tier::Quick && tiering() == Tiering::QuickOnly
                ? "  tier: quick code (LLVM's short pipeline, backend at -O0) only, as "
                  "LOOM_TIERED=quick asks\n"
-           : g.target.quick ? "  tier: quick code (LLVM's short pipeline, backend at -O0); the "
+           : g.variant.tier == Tier::Quick ? "  tier: quick code (LLVM's short pipeline, backend at -O0); the "
                               "optimized code is compiling in the background, and the first "
                               "call to find it ready switches to it\n"
            : state_->tiered ? "  tier: optimized code (the kernel is tiered)\n"
                             : "")
        << "  PTX to machine code: " << runtime::ptx_linker_description() << "\n"
        << "  index arithmetic: "
-       << (g.target.index32    ? "32-bit, as the last call's arrays each have at most 2^30 elements"
+       << (g.variant.index32   ? "32-bit, as the last call's arrays each have at most 2^30 elements"
            : index32_allowed() ? "64-bit, as an array of the last call has more "
                                  "than 2^30 elements (or its grid is that large)"
                                : "64-bit, as LOOM_INDEX_BITS=64 asks")

@@ -4,6 +4,7 @@
 #include "ir/IR.h"
 #include "loom/Arguments.h"
 #include "loom/Cache.h"
+#include "loom/Variant.hpp"
 #include "runtime/GridShape.h"
 #include "runtime/Stream.h"
 
@@ -141,13 +142,22 @@ public:
   const std::string &name() const;
   const ir::Kernel &ir() const;
 
+  // The code variant `request` resolves to: its empty fields take what a call whose arrays each
+  // have at most 2^30 elements would run now (include/loom/Variant.hpp). Calls, the stage dumps
+  // below and dsl-to-ptx all resolve variants by this one rule.
+  Variant variant(const VariantRequest &request = {}) const;
+
   // Every stage, one call each: the traced IR, the lowered IR (with a dump after each pass when
-  // `passes`), LLVM IR before and after optimization, and PTX. Stages default to the target the
-  // kernel runs on; ptx() needs no GPU (it targets sm_90 when none is present).
+  // `passes`), LLVM IR before and after optimization, and PTX, each of the variant `request`
+  // resolves to, and byte for byte what a call of that variant compiles. Stages default to the
+  // target the kernel runs on; ptx() needs no GPU (it targets sm_90 when none is present).
   std::string ir_text() const;
-  std::string lowered(ir::Target target, bool passes = false) const;
+  std::string lowered(const VariantRequest &request, bool passes = false) const;
+  std::string lowered(Target target, bool passes = false) const;
   std::string lowered() const;
+  std::string llvm(const VariantRequest &request, bool optimized = true) const;
   std::string llvm(bool optimized = true) const;
+  std::string ptx(const VariantRequest &request) const;
   // PTX for `sm` ("sm_80"), or for this machine's GPU (sm_90 when there is none) when empty.
   std::string ptx(const std::string &sm = "") const;
   // The target and why, and for the GPU: device, sm and PTX version, registers, the launch shape

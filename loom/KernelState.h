@@ -5,9 +5,11 @@
 #include "codegen/Codegen.h"
 #include "ir/AccessSummary.h"
 #include "ir/IR.h"
+#include "ir/Lower.h"
 #include "loom/Arguments.h"
 #include "loom/Cache.h"
 #include "loom/Target.h"
+#include "loom/Variant.hpp"
 #include "runtime/CpuSimt.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuModule.h"
@@ -32,7 +34,7 @@ namespace loom {
 // loom/MemoryCache.h), from any thread: it must not change once compiled.
 struct CompiledGpu {
   ir::LoweredKernel lowered;
-  codegen::GpuTarget target;
+  Variant variant; // what it was compiled for (resolve_variant)
   std::string ptx; // empty when the machine code came from the disk cache
   std::unique_ptr<runtime::GpuModule> module;
   std::vector<runtime::GpuFunction> functions; // one per task
@@ -131,14 +133,12 @@ struct KernelState {
   std::array<uint64_t, bounds_record::slots> cpu_bounds_record{};
 
   // Code for the target on first use, through the caches (loom/Compile.cpp); the caller holds
-  // the mutex. The GPU's with 32-bit index arithmetic when `index32` (for calls whose arrays
-  // each have at most codegen::index32_max_elements elements), unless LOOM_INDEX_BITS=64; with
-  // `covering`, lowered for launches that cover the domain (ir::LowerOptions), unless
-  // LOOM_GRID_STRIDE=1.
-  // A tiered kernel whose code is in neither cache gets quick code (codegen::GpuTarget::quick)
-  // and its optimized code compiles on another thread; a later call that finds it ready (or
+  // the mutex. The GPU's for `variant`, an optimized variant of this machine's GPU from
+  // resolve_variant (one of the four of gpu_variants).
+  // A tiered kernel whose code is in neither cache gets quick code (Tier::Quick) and its
+  // optimized code compiles on another thread; a later call that finds it ready (or
   // await_optimized_gpu()) switches to it.
-  CompiledGpu &compiled_gpu(bool index32 = true, bool covering = true);
+  CompiledGpu &compiled_gpu(const Variant &variant);
   // Waits for every background compile and switches to its code.
   void await_optimized_gpu();
   // Switches `variant` to the code its finished background compile made (keeping the quick code,
@@ -166,6 +166,15 @@ bool covering_launch_possible(const KernelState &state);
 // The GPU target loom compiles for: the device's sm and the PTX version its driver accepts, or
 // sm_90 and LLVM's newest PTX when there is no GPU.
 codegen::GpuTarget gpu_target_for_this_machine();
+
+// The variant `request` asks of this kernel, its empty fields filled with what a call runs
+// (include/loom/Variant.hpp): the one function that decides it, for calls, dumps and tools.
+Variant resolve_variant(const KernelState &state, const VariantRequest &request);
+// The kernel lowered for `variant` (`log`, else LOOM_DUMP's, sees the IR after each pass), and
+// the target code generation takes for it: every compile and every dump goes through these two.
+ir::LoweredKernel lower_variant(const ir::Kernel &kernel, const Variant &variant,
+                                const ir::PassLog &log = nullptr);
+codegen::GpuTarget gpu_target_of(const Variant &variant);
 
 // Checks argument count, kinds, types, ranks, overlaps and constness against the kernel; converts
 // scalars to their parameter types. Throws ArgumentError naming what was expected and given.

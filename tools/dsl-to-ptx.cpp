@@ -5,12 +5,7 @@
 //
 // Exit status: 0 on success, 1 on an error in the program (diagnostics on stderr as
 // file:line:col: error: ...), 2 on bad command-line usage.
-#include "codegen/Codegen.h"
-#include "frontend/text/Compile.h"
-#include "ir/Lower.h"
-#include "ir/Printer.h"
-#include "loom/KernelState.h"
-#include "support/Error.h"
+#include <loom/loom.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -40,27 +35,34 @@ options:
   --sm=sm_XY          the GPU architecture (default: this machine's GPU, else sm_90)
   --ptx-version=X.Y   the PTX ISA version (default: the highest the driver and LLVM accept)
   --index-bits=32|64  GPU index arithmetic: 32 is the code a call runs when every array has at
-                      most 2^30 elements, 64 the code for larger arrays (default: 64)
+                      most 2^30 elements, 64 the code for larger arrays (default: 32, unless
+                      LOOM_INDEX_BITS=64)
   --launch=covering|grid-stride
                       GPU parallel loops: covering is the code a call runs when its grid gives
                       every iteration a thread (one iteration per thread under an `if`),
-                      grid-stride the code for any grid (default: grid-stride)
+                      grid-stride the code for any grid (default: covering, unless
+                      LOOM_GRID_STRIDE=1)
   --tier=optimized|quick
                       GPU llvm-opt and ptx: the optimized code (LLVM's O3 pipeline), or the
                       quick code a tiered kernel runs while that compiles (a short pipeline,
                       the backend at -O0) (default: optimized)
   --passes            with --emit=lowered: the IR after every lowering pass
+  --variant           print the variant the options resolve to (on standard error)
   -o FILE             write to FILE instead of standard output
   -h, --help          this text
 
-Environment: LOOM_LIBDEVICE (libdevice.10.bc for GPU math functions).
+Without options, every stage is the code a call of the kernel with arrays of at most 2^30
+elements runs (Kernel::ptx() and the other stage calls of the library give the same text).
+
+Environment: LOOM_LIBDEVICE (libdevice.10.bc for GPU math functions), LOOM_INDEX_BITS,
+LOOM_GRID_STRIDE, LOOM_BOUNDS_CHECK.
 )";
 
 struct Options {
-  std::string input, output, emit = "ptx", kernel, sm;
-  loom::ir::Target target = loom::ir::Target::GPU;
-  int ptx_version = 0;
-  bool passes = false, index32 = false, covering = false, quick = false;
+  std::string input, output, emit = "ptx", kernel;
+  // GPU unless --target=cpu; the rest as a call would run unless the options say.
+  loom::VariantRequest variant{.target = loom::Target::GPU};
+  bool passes = false, print_variant = false;
 };
 
 struct UsageError {
@@ -93,6 +95,8 @@ Options parse_options(int argc, char **argv) {
       std::exit(0);
     } else if (!std::strcmp(argv[i], "--passes")) {
       o.passes = true;
+    } else if (!std::strcmp(argv[i], "--variant")) {
+      o.print_variant = true;
     } else if (option("--emit", argc, argv, i, v)) {
       if (v != "ir" && v != "lowered" && v != "llvm" && v != "llvm-opt" && v != "ptx")
         throw UsageError{"--emit=" + v + ": expected ir, lowered, llvm, llvm-opt or ptx"};
@@ -102,30 +106,30 @@ Options parse_options(int argc, char **argv) {
     } else if (option("--target", argc, argv, i, v)) {
       if (v != "gpu" && v != "cpu")
         throw UsageError{"--target=" + v + ": expected gpu or cpu"};
-      o.target = v == "gpu" ? loom::ir::Target::GPU : loom::ir::Target::CPU;
+      o.variant.target = v == "gpu" ? loom::Target::GPU : loom::Target::CPU;
     } else if (option("--sm", argc, argv, i, v)) {
       int number = 0;
       if (std::sscanf(v.c_str(), "sm_%d", &number) != 1 || number < 20)
         throw UsageError{"--sm=" + v + ": expected sm_XY, e.g. sm_90"};
-      o.sm = v;
+      o.variant.sm = v;
     } else if (option("--ptx-version", argc, argv, i, v)) {
       int major = 0, minor = 0;
       char rest = 0;
       if (std::sscanf(v.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 || minor > 9 || major < 1)
         throw UsageError{"--ptx-version=" + v + ": expected X.Y, e.g. 8.5"};
-      o.ptx_version = major * 10 + minor;
+      o.variant.ptx_version = major * 10 + minor;
     } else if (option("--index-bits", argc, argv, i, v)) {
       if (v != "32" && v != "64")
         throw UsageError{"--index-bits=" + v + ": expected 32 or 64"};
-      o.index32 = v == "32";
+      o.variant.index32 = v == "32";
     } else if (option("--launch", argc, argv, i, v)) {
       if (v != "covering" && v != "grid-stride")
         throw UsageError{"--launch=" + v + ": expected covering or grid-stride"};
-      o.covering = v == "covering";
+      o.variant.covering = v == "covering";
     } else if (option("--tier", argc, argv, i, v)) {
       if (v != "optimized" && v != "quick")
         throw UsageError{"--tier=" + v + ": expected optimized or quick"};
-      o.quick = v == "quick";
+      o.variant.tier = v == "quick" ? loom::Tier::Quick : loom::Tier::Optimized;
     } else if (option("-o", argc, argv, i, v)) {
       o.output = v;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -156,72 +160,56 @@ std::string read_input(const std::string &path) {
   return text.str();
 }
 
-std::string emit(const Options &o, const std::vector<loom::ir::Kernel> &kernels) {
-  using namespace loom;
+// Every stage comes from the library's own stage calls on the kernels of a loom::Module, so
+// what is printed is what a call of the same variant compiles.
+std::string emit(const Options &o, const loom::Module &module,
+                 const std::vector<std::string> &names) {
   std::string out;
-  if (o.emit == "ir") {
-    for (const ir::Kernel &k : kernels)
-      out += ir::to_string(k);
-    return out;
-  }
-  if (o.emit == "lowered") {
-    for (const ir::Kernel &k : kernels) {
-      if (!o.passes) {
-        out += ir::to_string(ir::lower(k, o.target, nullptr, {.covering_launch = o.covering}));
-        continue;
-      }
-      ir::lower(k, o.target,
-                [&](const std::string &pass, const std::string &text) {
-                  out += "; IR after " + pass + "\n" + text + "\n";
-                },
-                {.covering_launch = o.covering});
+  for (const std::string &name : names) {
+    const loom::Kernel &k = module[name];
+    if (o.emit == "ptx") {
+      loom::VariantRequest gpu = o.variant;
+      gpu.target = loom::Target::GPU;
+      if (o.print_variant)
+        std::fprintf(stderr, "%s: %s\n", name.c_str(), k.variant(gpu).to_string().c_str());
+      out += k.ptx(gpu);
+      continue;
     }
-    return out;
+    if (o.print_variant)
+      std::fprintf(stderr, "%s: %s\n", name.c_str(), k.variant(o.variant).to_string().c_str());
+    if (o.emit == "ir")
+      out += k.ir_text();
+    else if (o.emit == "lowered")
+      out += k.lowered(o.variant, o.passes);
+    else
+      out += k.llvm(o.variant, o.emit == "llvm-opt");
   }
-  codegen::GpuTarget gpu = gpu_target_for_this_machine();
-  if (!o.sm.empty())
-    gpu.sm = o.sm;
-  if (o.ptx_version)
-    gpu.ptx_version = o.ptx_version;
-  gpu.index32 = o.index32;
-  gpu.quick = o.quick;
-  ir::Target target = o.emit == "ptx" ? ir::Target::GPU : o.target;
-  ir::LoweredKernel lowered =
-      ir::lower(kernels.front(), target, nullptr, {.covering_launch = o.covering});
-  if (o.emit == "ptx")
-    return codegen::emit_ptx(lowered, gpu);
-  return codegen::emit_llvm(
-      lowered, o.emit == "llvm" ? codegen::LlvmStage::Unoptimized : codegen::LlvmStage::Optimized,
-      gpu);
+  return out;
 }
 
 int run(const Options &o) {
   std::string source = read_input(o.input);
   std::string name = o.input == "-" ? "<stdin>" : o.input;
-  std::vector<loom::ir::Kernel> kernels = loom::text::parse_kernels(source, name);
-  if (!o.kernel.empty()) {
-    std::vector<loom::ir::Kernel> chosen;
+  loom::Module module = loom::compile(source, name);
+  std::vector<std::string> kernels = module.names();
+  auto list = [&] {
     std::string all;
-    for (const loom::ir::Kernel &k : kernels) {
-      all += (all.empty() ? "" : ", ") + k.name;
-      if (k.name == o.kernel)
-        chosen.push_back(k);
-    }
-    if (chosen.empty())
+    for (const std::string &k : kernels)
+      all += (all.empty() ? "" : ", ") + k;
+    return all;
+  };
+  if (!o.kernel.empty()) {
+    if (!module.contains(o.kernel))
       throw loom::Error(name + ": no kernel named '" + o.kernel +
-                        "' (kernels: " + (all.empty() ? "none" : all) + ")");
-    kernels = std::move(chosen);
+                        "' (kernels: " + (kernels.empty() ? "none" : list()) + ")");
+    kernels = {o.kernel};
   }
   if (kernels.empty())
     throw loom::Error(name + ": no @kernel function");
-  if (kernels.size() > 1 && o.emit != "ir" && o.emit != "lowered") {
-    std::string all;
-    for (const loom::ir::Kernel &k : kernels)
-      all += (all.empty() ? "" : ", ") + k.name;
-    throw UsageError{name + " defines " + std::to_string(kernels.size()) + " kernels (" + all +
+  if (kernels.size() > 1 && o.emit != "ir" && o.emit != "lowered")
+    throw UsageError{name + " defines " + std::to_string(kernels.size()) + " kernels (" + list() +
                      "); choose one with --kernel=NAME for --emit=" + o.emit};
-  }
-  std::string text = emit(o, kernels);
+  std::string text = emit(o, module, kernels);
   if (o.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   } else {

@@ -118,9 +118,9 @@ TEST(CacheKey, GpuKeysNameTheTargetTheOptionsAndTheDevice) {
   other = target;
   other.ptx_version = 80;
   EXPECT_NE(ptx.digest, gpu_ptx_key(k, other).digest);
-  other = target;
-  other.fast_math = true;
-  EXPECT_NE(ptx.digest, gpu_ptx_key(k, other).digest);
+  ir::LoweredKernel fast = k;
+  fast.fast_math = true;
+  EXPECT_NE(ptx.digest, gpu_ptx_key(fast, target).digest);
   other = target;
   other.index32 = true;
   EXPECT_NE(ptx.digest, gpu_ptx_key(k, other).digest) << "32-bit index arithmetic";

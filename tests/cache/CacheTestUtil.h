@@ -5,7 +5,7 @@
 #include "support/TestUtil.h"
 
 #include "loom/CacheEntry.h"
-#include "loom/Hash.h"
+#include "codegen/Hash.h"
 
 #include <dirent.h>
 #include <sys/stat.h>

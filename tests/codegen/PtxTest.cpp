@@ -200,9 +200,10 @@ TEST(codegen_ptx, FastMathApproximatesDivisionAndFlushesDenormals) {
     return Store::make(1, {var(i)}, Call::make(MathFn::Exp, {quotient})); // libdevice inlined too
   });
   LoweredKernel kernel{"divide", params, Target::GPU, {task}};
-  GpuTarget fast = target("sm_90");
+  LoweredKernel fast = kernel;
   fast.fast_math = true;
-  std::string precise_ptx = emit_ptx(kernel, target("sm_90")), fast_ptx = emit_ptx(kernel, fast);
+  std::string precise_ptx = emit_ptx(kernel, target("sm_90")),
+              fast_ptx = emit_ptx(fast, target("sm_90"));
   EXPECT_NE(precise_ptx.find("div.rn.f32"), std::string::npos) << precise_ptx;
   EXPECT_EQ(precise_ptx.find("div.approx"), std::string::npos);
   EXPECT_NE(fast_ptx.find("div.approx.ftz.f32"), std::string::npos) << fast_ptx;

@@ -1,4 +1,4 @@
-#include "loom/Hash.h"
+#include "codegen/Hash.h"
 
 #include <llvm/Support/BLAKE3.h>
 
