@@ -104,8 +104,8 @@ void check_arguments(const KernelState &state, std::span<const Argument> args,
 
 void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
                  const ir::ArgumentValues &values, const std::vector<uint64_t> &pointers,
-                 size_t extra) {
-  size_t count = extra;
+                 const TaskExtras &extras) {
+  size_t count = (extras.reduction_scratch ? 1 : 0) + (extras.bounds_record ? 1 : 0);
   for (const ir::Param &p : params)
     count += p.kind == ir::ParamKind::Array ? 1 + p.rank : 1;
   packed.reset(count);
@@ -138,6 +138,24 @@ void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
       throw Error("internal error: scalar parameter '" + params[p].name + "' of a storage type");
     }
   }
+  if (extras.reduction_scratch)
+    packed.push(extras.reduction_scratch);
+  if (extras.bounds_record)
+    packed.push(extras.bounds_record);
+}
+
+void check_same_task_abi(const ir::LoweredKernel &a, const ir::LoweredKernel &b) {
+  bool same = a.params.size() == b.params.size() && a.tasks.size() == b.tasks.size() &&
+              a.bounds_check == b.bounds_check;
+  for (size_t p = 0; same && p < a.params.size(); ++p)
+    same = a.params[p].kind == b.params[p].kind && a.params[p].type == b.params[p].type &&
+           a.params[p].rank == b.params[p].rank;
+  for (size_t t = 0; same && t < a.tasks.size(); ++t)
+    same = a.tasks[t].name == b.tasks[t].name && a.tasks[t].kind == b.tasks[t].kind &&
+           a.tasks[t].reductions.size() == b.tasks[t].reductions.size();
+  if (!same)
+    throw Error("internal error: two variants of kernel '" + a.name +
+                "' differ in their tasks or parameters, so a call cannot switch between them");
 }
 
 } // namespace loom

@@ -121,9 +121,8 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
   uint64_t *record = state.cpu_bounds_record.data();
   state.cpu_bounds_record.fill(0);
   PackedParams &packed = call.params;
-  pack_params(packed, params, values, pointers, checked ? 1 : 0);
-  if (checked)
-    packed.push(reinterpret_cast<uint64_t>(record));
+  const uint64_t record_address = checked ? reinterpret_cast<uint64_t>(record) : 0;
+  pack_params(packed, params, values, pointers, {.bounds_record = record_address});
   std::vector<uint64_t> &scratch = state.cpu_reduction_scratch;
   for (size_t t = 0; t < c.lowered.tasks.size(); ++t) {
     const ir::Task &task = c.lowered.tasks[t];
@@ -143,10 +142,9 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
     if (!task.reductions.empty()) {
       scratch.assign(1 + runtime::cpu_thread_count() * task.reductions.size(), 0);
       task_params = &call.task_params;
-      pack_params(*task_params, params, values, pointers, checked ? 2 : 1);
-      task_params->push(reinterpret_cast<uint64_t>(scratch.data()));
-      if (checked)
-        task_params->push(reinterpret_cast<uint64_t>(record));
+      pack_params(*task_params, params, values, pointers,
+                  {.reduction_scratch = reinterpret_cast<uint64_t>(scratch.data()),
+                   .bounds_record = record_address});
     }
     int64_t chunks =
         runtime::run_cpu_task(c.code->tasks()[t], task_params->data(), extent, parallel, grain);

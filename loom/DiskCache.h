@@ -5,7 +5,7 @@
 // cache problem never stops a kernel: it is counted (cache_stats()) and the kernel compiled.
 #pragma once
 
-#include "loom/Cache.h"
+#include "loom/Cache.hpp"
 #include "loom/CacheKey.h"
 
 #include <functional>

@@ -13,10 +13,6 @@ namespace loom {
 
 namespace {
 
-// Iterations from which a covering launch's 2-D and 3-D blocks take as many threads as occupancy
-// allows (grid_for): between the naive matmul's 2^20 at 1024^2 and 2^24 at 4096^2.
-constexpr int64_t covering_large_domain = int64_t{1} << 22;
-
 // A bounds record no violation has claimed (support/Abi.h).
 constexpr std::array<uint64_t, bounds_record::slots> cleared_record{};
 
@@ -24,14 +20,13 @@ constexpr std::array<uint64_t, bounds_record::slots> cleared_record{};
 // (no new choice, no allocation), else a new choice.
 const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, size_t t,
                                    const std::vector<int64_t> &domain) {
-  const size_t tasks = g.lowered.tasks.size();
   const ir::Task &task = g.lowered.tasks[t];
+  LaunchMemo &memo = state.launches;
+  memo.fit(g.lowered.tasks.size());
+  runtime::GridShape &shape = memo.shapes[t];
   if (state.shape && task.threads == 0) {
     // Kernel::shape: a SIMT task's launch; for a parallel task the axes its grid-stride loops
     // use (the others would run every iteration again); a serial task stays one thread.
-    if (state.last_grids.size() != tasks)
-      state.last_grids.assign(tasks, runtime::GridShape());
-    runtime::GridShape &shape = state.last_grids[t];
     const int axes = task.kind == ir::TaskKind::Simt       ? 3
                      : task.kind == ir::TaskKind::Parallel ? static_cast<int>(domain.size())
                                                            : 0;
@@ -46,65 +41,37 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
                                                          "(axes past the loop's dimensions: 1)";
     return shape;
   }
-  if (state.last_grids.size() != tasks || state.call.grid_domains.size() != tasks ||
-      state.call.grid_code.size() != tasks) {
-    state.last_grids.assign(tasks, runtime::GridShape());
-    state.call.grid_domains.assign(tasks, {});
-    state.call.grid_code.assign(tasks, nullptr);
+  std::vector<int64_t> &known = memo.domains[t];
+  if (!known.empty() && known == domain && memo.code[t] == &g)
+    return shape;
+  const runtime::DeviceInfo &device = runtime::GpuContext::get().info();
+  if (task.threads > 0 && domain.size() == 1) {
+    const int regs = g.functions[t].num_regs;
+    if (int64_t(regs) * task.threads > 65536)
+      throw CompileError("kernel '" + state.kernel.name + "': " +
+                         (task.tile.rows > 0 ? "the tile schedule (" : "block_per_iteration(") +
+                         std::to_string(task.threads) + " threads) needs " +
+                         std::to_string(regs) +
+                         " registers per thread, more than a block of that many threads may "
+                         "have (65536 in all); use fewer threads");
+    shape = runtime::choose_block_per_iteration_grid(g.functions[t], domain[0], task.threads,
+                                                     device, state.launch_policy);
+    shape.reason = (task.tile.rows > 0
+                        ? "tile: one block of " + std::to_string(task.threads) + " threads per " +
+                              std::to_string(task.tile.rows) + "x" +
+                              std::to_string(task.tile.cols) + " tile; "
+                        : "block_per_iteration: one block of " + std::to_string(task.threads) +
+                              " threads per iteration; ") +
+                   shape.reason;
+  } else if (task.covering) {
+    // The grid must cover the domain (run_on_gpu checks that it does).
+    shape = runtime::choose_covering_grid(g.functions[t], domain, device, state.launch_policy);
+  } else {
+    shape = runtime::choose_grid(g.functions[t], domain, device, state.launch_policy);
   }
-  std::vector<int64_t> &known = state.call.grid_domains[t];
-  if (known.empty() || known != domain || state.call.grid_code[t] != &g) {
-    const int threads = g.lowered.tasks[t].threads;
-    if (threads > 0 && domain.size() == 1) {
-      // block_per_iteration: a block per iteration, up to the usual cap in waves. (No .maxntid
-      // in the PTX to bound the registers instead: ptxas then scheduled the softmax 15% slower.)
-      const int regs = g.functions[t].num_regs;
-      if (int64_t(regs) * threads > 65536)
-        throw CompileError(
-            "kernel '" + state.kernel.name + "': " +
-            (g.lowered.tasks[t].tile.rows > 0 ? "the tile schedule (" : "block_per_iteration(") +
-            std::to_string(threads) + " threads) needs " + std::to_string(regs) +
-            " registers per thread, more than a block of that many threads may "
-            "have (65536 in all); use fewer threads");
-      runtime::LaunchPolicy policy = state.launch_policy;
-      policy.block = {unsigned(threads), 1, 1};
-      state.last_grids[t] = runtime::choose_grid(g.functions[t], {domain[0] * threads},
-                                                 runtime::GpuContext::get().info(), policy);
-      const ir::TileSchedule &tile = g.lowered.tasks[t].tile;
-      state.last_grids[t].reason =
-          (tile.rows > 0
-               ? "tile: one block of " + std::to_string(threads) + " threads per " +
-                     std::to_string(tile.rows) + "x" + std::to_string(tile.cols) + " tile; "
-               : "block_per_iteration: one block of " + std::to_string(threads) +
-                     " threads per iteration; ") +
-          state.last_grids[t].reason;
-    } else if (g.lowered.tasks[t].covering) {
-      // One iteration per thread: no cap on the grid, which must cover the domain (run_on_gpu
-      // checks that it does).
-      runtime::LaunchPolicy policy = state.launch_policy;
-      policy.max_waves = 0;
-      // 2-D and 3-D blocks: small ones for a domain of a few waves, as large as occupancy allows
-      // for a large one, whose block then shares more of its rows and columns in L1 (the naive
-      // matmul on the H200: 32x4 best at 1024^2, 0.311 against 0.322 ms for 32x8; 32x32 best at
-      // 4096^2, 22.2 against 24.3 ms).
-      int64_t iterations = 1;
-      for (int64_t extent : domain)
-        iterations *= extent;
-      if (policy.block[0] == 0 && policy.max_multi_dimensional_threads == 0)
-        policy.max_multi_dimensional_threads = iterations >= covering_large_domain ? 1024 : 128;
-      state.last_grids[t] =
-          runtime::choose_grid(g.functions[t], domain, runtime::GpuContext::get().info(), policy);
-      state.last_grids[t].reason = "one iteration per thread (the code has no grid-stride "
-                                   "loop), so the grid is not capped; " +
-                                   state.last_grids[t].reason;
-    } else {
-      state.last_grids[t] = runtime::choose_grid(
-          g.functions[t], domain, runtime::GpuContext::get().info(), state.launch_policy);
-    }
-    known = domain;
-    state.call.grid_code[t] = &g;
-  }
-  return state.last_grids[t];
+  known = domain;
+  memo.code[t] = &g;
+  return shape;
 }
 
 // Whether `shape` gives every iteration of `domain` (outermost first) a thread of its own, as code
@@ -134,6 +101,15 @@ bool grid_allows_index32(const runtime::GridShape &shape) {
     if (blocks > codegen::index32_max_blocks)
       return false;
   return true;
+}
+
+// The code of another variant for the rest of a call's tasks, which must share the tasks and
+// parameters of the code that ran the first ones.
+CompiledGpu &switch_variant(KernelState &state, const CompiledGpu &from,
+                            const VariantRequest &request) {
+  CompiledGpu &to = state.compiled_gpu(resolve_variant(state, request));
+  check_same_task_abi(from.lowered, to.lowered);
+  return to;
 }
 
 } // namespace
@@ -190,9 +166,8 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
     state.bounds_record = runtime::DeviceBuffer(sizeof cleared_record);
     state.bounds_record.copy_from_host(cleared_record.data(), sizeof cleared_record);
   }
-  pack_params(call.params, params, values, call.pointers, checked ? 1 : 0);
-  if (checked)
-    call.params.push(state.bounds_record.ptr());
+  const uint64_t record = checked ? state.bounds_record.ptr() : 0;
+  pack_params(call.params, params, values, call.pointers, {.bounds_record = record});
   for (size_t t = 0; t < code->lowered.tasks.size(); ++t) {
     const ir::Task &task = code->lowered.tasks[t];
     call.domain.clear();
@@ -205,15 +180,16 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
          (code->variant.index32 && !grid_allows_index32(*chosen)))) {
       // CUDA's grid limits, or the 32-bit code's bound on blocks, leave iterations without a
       // thread of their own: this task and the next run the grid-stride code.
-      code = &state.compiled_gpu(resolve_variant(
-          state, {.target = Target::GPU, .index32 = code->variant.index32, .covering = false}));
+      code = &switch_variant(state, *code,
+                             {.target = Target::GPU, .index32 = code->variant.index32,
+                              .covering = false});
       chosen = &grid_for(state, *code, t, call.domain);
     }
     if (code->variant.index32 && !grid_allows_index32(*chosen)) {
       // Too many blocks for 32-bit counters (only an uncapped launch policy gets there): this
       // task and the next run the 64-bit code, lowered alike.
-      code = &state.compiled_gpu(
-          resolve_variant(state, {.target = Target::GPU, .index32 = false, .covering = false}));
+      code = &switch_variant(state, *code,
+                             {.target = Target::GPU, .index32 = false, .covering = false});
       chosen = &grid_for(state, *code, t, call.domain);
     }
     const CompiledGpu &g = *code;
@@ -236,10 +212,8 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
       const uint64_t zero = 0;
       state.reduction_scratch.copy_from_host(&zero, sizeof zero);
     }
-    pack_params(call.task_params, params, values, call.pointers, checked ? 2 : 1);
-    call.task_params.push(state.reduction_scratch.ptr());
-    if (checked)
-      call.task_params.push(state.bounds_record.ptr());
+    pack_params(call.task_params, params, values, call.pointers,
+                {.reduction_scratch = state.reduction_scratch.ptr(), .bounds_record = record});
     runtime::launch(g.functions[t], shape, call.task_params.data(), stream);
     state.reduction_stream = stream;
   }

@@ -1,4 +1,4 @@
-#include "loom/Kernel.h"
+#include "loom/Kernel.hpp"
 
 #include "ir/Lower.h"
 #include "ir/Printer.h"
@@ -36,6 +36,10 @@ std::string code_origin(const CompileTimes &t) {
 
 } // namespace
 
+Kernel detail::make_kernel(ir::Kernel kernel) {
+  return Kernel(std::move(kernel));
+}
+
 Kernel::Kernel(ir::Kernel kernel) : state_(std::make_shared<KernelState>()) {
   state_->access = ir::summarize_accesses(kernel);
   state_->kernel = std::move(kernel);
@@ -57,7 +61,7 @@ template <class T> void set_code_option(KernelState &state, T ir::Kernel::*optio
   state.gpu_variants = {};
   state.optimizing = {}; // waits for background compiles of the old code
   state.cpu.reset();
-  state.call.grid_domains.clear();
+  state.launches.invalidate();
 }
 
 } // namespace
@@ -67,7 +71,7 @@ Kernel &Kernel::bounds_check(bool on) {
   return *this;
 }
 
-Kernel &Kernel::tile(const ir::TileSchedule &tile) {
+Kernel &Kernel::tile(const TileSchedule &tile) {
   if (std::string problem = ir::tile_problem(tile); !problem.empty())
     throw ArgumentError("kernel '" + name() + "': schedule " + problem);
   if (tile.rows > 0 && (state_->kernel.simt || state_->kernel.block_per_iteration > 0))
@@ -250,7 +254,7 @@ std::string Kernel::ptx(const std::string &sm) const {
   return ptx(sm.empty() ? VariantRequest{} : VariantRequest{.sm = sm});
 }
 
-Kernel &Kernel::launch_policy(const runtime::LaunchPolicy &policy) {
+Kernel &Kernel::launch_policy(const LaunchPolicy &policy) {
   uint64_t threads =
       uint64_t(policy.block[0]) * std::max(policy.block[1], 1u) * std::max(policy.block[2], 1u);
   if (policy.block[0] != 0 && threads > 1024)
@@ -260,7 +264,7 @@ Kernel &Kernel::launch_policy(const runtime::LaunchPolicy &policy) {
     throw ArgumentError("kernel '" + name() + "': max_waves must be 0 (no cap) or positive");
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->launch_policy = policy;
-  state_->call.grid_domains.clear(); // choose the launch shapes again
+  state_->launches.invalidate(); // choose the launch shapes again
   return *this;
 }
 
@@ -285,8 +289,7 @@ Kernel &Kernel::shape(Dim3 grid, Dim3 block) {
                         text(b) + ": " + why);
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->shape = runtime::SimtShape{{g[0], g[1], g[2]}, {b[0], b[1], b[2]}};
-  state_->last_grids.clear();
-  state_->call.grid_domains.clear();
+  state_->launches.invalidate();
   return *this;
 }
 
@@ -296,8 +299,7 @@ Kernel &Kernel::automatic_shape() {
                         "' is a SIMT kernel: its launch shape cannot be chosen automatically");
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->shape.reset();
-  state_->last_grids.clear();
-  state_->call.grid_domains.clear();
+  state_->launches.invalidate();
   return *this;
 }
 
@@ -400,9 +402,10 @@ std::string Kernel::explain() const {
         os << ", serial (one thread)";
       }
       os << "\n";
-      if (t < state_->last_grids.size())
-        os << "    last launch: " << state_->last_grids[t].to_string()
-           << "\n      why: " << state_->last_grids[t].reason << "\n";
+      const LaunchMemo &memo = state_->launches;
+      if (t < memo.shapes.size() && !memo.shapes[t].reason.empty())
+        os << "    last launch: " << memo.shapes[t].to_string()
+           << "\n      why: " << memo.shapes[t].reason << "\n";
       else
         os << "    launch shape: chosen at each call from the extents and "
               "cuOccupancyMaxPotentialBlockSize\n";

@@ -4,11 +4,12 @@
 
 #include "codegen/Codegen.h"
 #include "ir/AccessSummary.h"
+#include "ir/Evaluate.h"
 #include "ir/IR.h"
 #include "ir/Lower.h"
-#include "loom/Arguments.h"
-#include "loom/Cache.h"
-#include "loom/Target.h"
+#include "loom/Arguments.hpp"
+#include "loom/Cache.hpp"
+#include "loom/Target.hpp"
 #include "loom/Variant.hpp"
 #include "runtime/CpuSimt.h"
 #include "runtime/DeviceBuffer.h"
@@ -96,9 +97,32 @@ struct CallScratch {
   PackedParams params;         // the flattened parameters (and the bounds record)
   PackedParams task_params;    // the same plus a task's reduction scratch
   std::vector<int64_t> domain; // a task's iteration domain
-  // GPU: per task, the domain and the code last_grids[t] was chosen for (empty: choose again).
-  std::vector<std::vector<int64_t>> grid_domains;
-  std::vector<const CompiledGpu *> grid_code;
+};
+
+// GPU: each task's launch shape from the last call, and the domain and code it was chosen for: a
+// call with the same domain and code reuses it (no new choice, no allocation). Anything that
+// changes the code or the launch settings invalidates it, in one call.
+struct LaunchMemo {
+  std::vector<runtime::GridShape> shapes; // one per task (explain() shows them)
+  std::vector<std::vector<int64_t>> domains;
+  std::vector<const CompiledGpu *> code;
+  void invalidate() { shapes.clear(), domains.clear(), code.clear(); }
+  // Room for `tasks` tasks, each to be chosen again, unless it has that already.
+  void fit(size_t tasks) {
+    if (shapes.size() == tasks && domains.size() == tasks && code.size() == tasks)
+      return;
+    shapes.assign(tasks, runtime::GridShape());
+    domains.assign(tasks, {});
+    code.assign(tasks, nullptr);
+  }
+};
+
+// The extra parameters a task takes after the kernel's own (support/Abi.h), in the one order
+// both targets pack them: the reduction scratch (a task with reductions), then the bounds record
+// (a bounds-checked kernel). Zero: not taken.
+struct TaskExtras {
+  uint64_t reduction_scratch = 0;
+  uint64_t bounds_record = 0;
 };
 
 struct KernelState {
@@ -118,7 +142,7 @@ struct KernelState {
   CompileTimes gpu_times, cpu_times; // how this object got its code
   runtime::LaunchPolicy launch_policy;
   std::optional<runtime::SimtShape> shape;    // Kernel::shape; required by SIMT kernels
-  std::vector<runtime::GridShape> last_grids; // GPU: one per task, from the last call
+  LaunchMemo launches;
   CallScratch call;
   // GPU tasks with reductions: their scratch slots (support/Abi.h), grown as launches need;
   // slot 0, the finished-block count, is zero between launches.
@@ -192,10 +216,13 @@ void run_on_cpu(KernelState &state, std::span<const Argument> args,
 void throw_if_out_of_bounds(const ir::LoweredKernel &kernel, const uint64_t *record);
 
 // Packs the parameters into `out`: arrays as `pointers[k]` plus extents, scalars converted to
-// their type, with room for `extra` more values pushed after them (a reduction's scratch pointer,
-// the bounds record).
+// their type, then the extras that are not zero, in TaskExtras' order.
 void pack_params(PackedParams &out, const std::vector<ir::Param> &params,
                  const ir::ArgumentValues &values, const std::vector<uint64_t> &pointers,
-                 size_t extra = 0);
+                 const TaskExtras &extras = {});
+
+// Throws an internal error unless `a` and `b`, two variants of one kernel that a call may switch
+// between task by task, have the same tasks with the same parameters and extras.
+void check_same_task_abi(const ir::LoweredKernel &a, const ir::LoweredKernel &b);
 
 } // namespace loom

@@ -1,4 +1,4 @@
-#include "loom/Module.h"
+#include "loom/Module.hpp"
 
 #include "frontend/text/Compile.h"
 #include "support/Error.h"
@@ -8,7 +8,7 @@ namespace loom {
 Module::Module(std::vector<ir::Kernel> kernels) {
   for (ir::Kernel &k : kernels) {
     std::string name = k.name;
-    kernels_.emplace_back(std::move(name), Kernel(std::move(k)));
+    kernels_.emplace_back(std::move(name), detail::make_kernel(std::move(k)));
   }
 }
 

@@ -1,4 +1,4 @@
-#include "loom/Target.h"
+#include "loom/Target.hpp"
 
 #include "runtime/GpuContext.h"
 #include "support/Env.h"

@@ -1,4 +1,4 @@
-#include "loom/Threads.h"
+#include "loom/Threads.hpp"
 
 #include "runtime/CpuLaunch.h"
 

@@ -3,6 +3,8 @@
 // nothing here comes from cuda.h; the values below are the driver's ABI and must never change.
 #pragma once
 
+#include "runtime/CudaTypes.h"
+
 #include <cstddef>
 
 namespace loom::runtime {
@@ -44,16 +46,7 @@ enum CUresult : int {
   CUDA_ERROR_UNKNOWN = 999,
 };
 
-using CUdevice = int;
-using CUdeviceptr = unsigned long long; // 64-bit device address (cuda.h's CUdeviceptr_v2)
-
-// Opaque handles; the structs are never defined, as in cuda.h.
-using CUcontext = struct CUctx_st *;
-using CUmodule = struct CUmod_st *;
-using CUfunction = struct CUfunc_st *;
-using CUstream = struct CUstream_st *;
-using CUevent = struct CUevent_st *;
-using CUlinkState = struct CUlinkState_st *;
+// The handle types (CUdeviceptr, CUstream, ...) are in runtime/CudaTypes.h.
 
 enum CUdevice_attribute : int {
   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,

@@ -2,7 +2,7 @@
 // the temporary copies a kernel call makes of host arguments.
 #pragma once
 
-#include "runtime/CudaApi.h"
+#include "runtime/CudaTypes.h"
 
 #include <cstddef>
 #include <cstdint>

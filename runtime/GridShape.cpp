@@ -230,4 +230,28 @@ GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &d
   return shape;
 }
 
+GridShape choose_covering_grid(const GpuFunction &function, const std::vector<int64_t> &domain,
+                               const DeviceInfo &device, LaunchPolicy policy) {
+  policy.max_waves = 0;
+  int64_t iterations = 1;
+  for (int64_t extent : domain)
+    iterations *= extent;
+  if (policy.block[0] == 0 && policy.max_multi_dimensional_threads == 0)
+    policy.max_multi_dimensional_threads = iterations >= covering_large_domain ? 1024 : 128;
+  GridShape shape = choose_grid(function, domain, device, policy);
+  shape.reason = "one iteration per thread (the code has no grid-stride loop), so the grid is not "
+                 "capped; " +
+                 shape.reason;
+  return shape;
+}
+
+GridShape choose_block_per_iteration_grid(const GpuFunction &function, int64_t iterations,
+                                          int threads, const DeviceInfo &device,
+                                          LaunchPolicy policy) {
+  // (No .maxntid in the PTX to bound the registers instead: ptxas then scheduled the softmax
+  // slower; docs/decisions.md.)
+  policy.block = {unsigned(threads), 1, 1};
+  return choose_grid(function, {iterations * threads}, device, policy);
+}
+
 } // namespace loom::runtime

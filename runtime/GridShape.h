@@ -81,4 +81,18 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
 GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &domain,
                       const DeviceInfo &device, const LaunchPolicy &policy = LaunchPolicy());
 
+// The launch of a task whose code takes one iteration per thread (ir::Task::covering): no cap on
+// the grid, which must cover the domain; 2-D and 3-D automatic blocks small for a domain of a few
+// waves and as large as occupancy allows from covering_large_domain iterations on, where a block
+// shares more of its rows and columns in L1 (docs/decisions.md, "One iteration per thread").
+inline constexpr int64_t covering_large_domain = int64_t{1} << 22;
+GridShape choose_covering_grid(const GpuFunction &function, const std::vector<int64_t> &domain,
+                               const DeviceInfo &device, LaunchPolicy policy = LaunchPolicy());
+
+// The launch of a task that runs each iteration of its 1-D domain on a block of `threads` threads
+// (the block_per_iteration and tile schedules): a block per iteration, capped as usual in waves.
+GridShape choose_block_per_iteration_grid(const GpuFunction &function, int64_t iterations,
+                                          int threads, const DeviceInfo &device,
+                                          LaunchPolicy policy = LaunchPolicy());
+
 } // namespace loom::runtime

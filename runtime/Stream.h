@@ -3,7 +3,7 @@
 // host and with other streams; an event marks a point in a stream to wait for or time to.
 #pragma once
 
-#include "runtime/CudaApi.h"
+#include "runtime/CudaTypes.h"
 
 namespace loom::runtime {
 

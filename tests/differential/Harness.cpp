@@ -6,7 +6,7 @@
 #include "ir/Passes.h"
 #include "ir/Uncertainty.h"
 #include "ir/Verifier.h"
-#include "loom/Kernel.h"
+#include "loom/Kernel.hpp"
 #include "runtime/GpuContext.h"
 #include "support/Error.h"
 
@@ -108,7 +108,7 @@ std::vector<InterpreterArg> run_compiled(const ir::Kernel &kernel,
       a.shape = out[p].array.shape;
     }
   }
-  loom::Kernel compiled(kernel);
+  loom::Kernel compiled = loom::detail::make_kernel(kernel);
   compiled.on(target);
   compiled.call(args);
   return out;

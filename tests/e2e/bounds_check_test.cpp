@@ -4,7 +4,7 @@
 // ones do; a kernel stays usable after a violation.
 #include "support/TestUtil.h"
 
-#include "loom/Module.h"
+#include "loom/Module.hpp"
 
 #include <cstdlib>
 #include <cstring>

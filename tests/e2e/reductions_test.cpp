@@ -4,7 +4,7 @@
 // bound of a sum in any order; integer results exactly.
 #include "support/TestUtil.h"
 
-#include "loom/Module.h"
+#include "loom/Module.hpp"
 
 #include <algorithm>
 #include <cmath>

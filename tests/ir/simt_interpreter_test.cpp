@@ -57,7 +57,7 @@ void expect_same_bits_as_cpu(const ir::Kernel &k, Shape grid, Shape block,
   std::vector<InterpreterArg> args = {array<T>(inputs)...};
   ir::interpret(k, args, launch(grid, block));
   std::tuple<std::vector<T>...> compiled_args(inputs...);
-  loom::Kernel compiled(k);
+  loom::Kernel compiled = loom::detail::make_kernel(k);
   compiled.on(ir::Target::CPU)
       .shape(Dim3(grid[0], grid[1], grid[2]), Dim3(block[0], block[1], block[2]));
   std::apply([&](auto &...v) { compiled(v...); }, compiled_args);

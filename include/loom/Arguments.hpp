@@ -2,7 +2,7 @@
 #pragma once
 
 #include "frontend/DType.h"
-#include "ir/Evaluate.h"
+#include "ir/Semantics.h"
 #include "runtime/DeviceArray.h"
 
 #include <algorithm>

@@ -12,11 +12,13 @@
 #pragma once
 
 #include "frontend/DSL.h"
-#include "loom/Cache.h"
-#include "loom/Kernel.h"
-#include "loom/Module.h"
-#include "loom/Target.h"
-#include "loom/Threads.h"
+#include "loom/Cache.hpp"
+#include "loom/Kernel.hpp"
+#include "loom/Module.hpp"
+#include "loom/Schedule.hpp"
+#include "loom/Target.hpp"
+#include "loom/Threads.hpp"
+#include "loom/Variant.hpp"
 #include "runtime/DeviceArray.h"
 #include "runtime/HostMemory.h"
 #include "runtime/Stream.h"
@@ -31,7 +33,7 @@ namespace loom {
 // name the parameters in dumps and error messages.
 template <class F>
 Kernel kernel(const std::string &name, F &&body, std::vector<std::string> names = {}) {
-  return Kernel(trace(name, std::forward<F>(body), std::move(names)));
+  return detail::make_kernel(trace(name, std::forward<F>(body), std::move(names)));
 }
 
 // Traces `body` into a SIMT kernel, CUDA's model (Numba's @cuda.jit): every thread of the launch
@@ -41,7 +43,7 @@ Kernel kernel(const std::string &name, F &&body, std::vector<std::string> names 
 // each block on one core, its threads on fibers that switch at barriers and warp collectives.
 template <class F>
 Kernel simt_kernel(const std::string &name, F &&body, std::vector<std::string> names = {}) {
-  return Kernel(trace(name, std::forward<F>(body), std::move(names), /*simt=*/true));
+  return detail::make_kernel(trace(name, std::forward<F>(body), std::move(names), /*simt=*/true));
 }
 
 } // namespace loom

@@ -9,7 +9,7 @@
 
 #include "frontend/text/Diagnostics.h"
 #include "ir/IR.h"
-#include "loom/Kernel.h"
+#include "loom/Kernel.hpp"
 
 #include <string>
 #include <utility>
@@ -17,9 +17,11 @@
 
 namespace loom {
 
+class Module;
+Module compile(const std::string &source, const std::string &filename);
+
 class Module {
 public:
-  explicit Module(std::vector<ir::Kernel> kernels);
 
   // The kernel named `name`; an unknown name throws ArgumentError listing the module's kernels.
   Kernel &operator[](const std::string &name);
@@ -29,6 +31,8 @@ public:
   std::vector<std::string> names() const;
 
 private:
+  friend Module compile(const std::string &source, const std::string &filename);
+  explicit Module(std::vector<ir::Kernel> kernels);
   std::vector<std::pair<std::string, Kernel>> kernels_;
 };
 

@@ -2,10 +2,10 @@
 #pragma once
 
 #include "ir/IR.h"
-#include "loom/Arguments.h"
-#include "loom/Cache.h"
+#include "loom/Arguments.hpp"
+#include "loom/Cache.hpp"
+#include "loom/Schedule.hpp"
 #include "loom/Variant.hpp"
-#include "runtime/GridShape.h"
 #include "runtime/Stream.h"
 
 #include <memory>
@@ -15,6 +15,12 @@
 namespace loom {
 
 struct KernelState; // compile caches and the last launch, shared by copies of a Kernel
+class Kernel;
+class Module;
+namespace detail {
+// A Kernel of traced or parsed IR: what loom::kernel, loom::simt_kernel and loom::compile make.
+Kernel make_kernel(ir::Kernel kernel);
+} // namespace detail
 
 // A launch's extent along x, y and z: Dim3(64) is (64, 1, 1).
 struct Dim3 {
@@ -24,7 +30,6 @@ struct Dim3 {
 
 class Kernel {
 public:
-  explicit Kernel(ir::Kernel kernel);
 
   // Runs the kernel on the chosen target (see explain()). Host arrays are copied to the GPU only
   // if the kernel reads them (or writes part of them) and back only if it writes them; const host
@@ -41,11 +46,11 @@ public:
   // at the stream's or an event's synchronization. Calls of one Kernel object with reductions are
   // serialized across streams (they share the kernel's scratch memory); a bounds-checked call
   // waits for its stream, to read the bounds record.
-  template <class... Args> void launch_async(runtime::Stream &stream, Args &&...args) {
+  template <class... Args> void launch_async(Stream &stream, Args &&...args) {
     Argument packed[] = {to_argument(std::forward<Args>(args))..., Argument()};
     call_async(stream, std::span<const Argument>(packed, sizeof...(Args)));
   }
-  void call_async(runtime::Stream &stream, std::span<const Argument> args);
+  void call_async(Stream &stream, std::span<const Argument> args);
 
   // Compiles for the target the kernel runs on now rather than at its first call (a no-op once
   // compiled). The code comes from the in-memory cache when this process already compiled an
@@ -71,12 +76,12 @@ public:
 
   // Runs this kernel on `target` from now on instead of the LOOM_TARGET choice; GPU without a
   // usable GPU throws TargetError.
-  Kernel &on(ir::Target target);
+  Kernel &on(Target target);
 
   // Imposes a GPU block shape and/or grid cap instead of the automatic choice (for schedules and
   // for benchmarks sweeping shapes); see runtime/GridShape.h. Throws ArgumentError for a block of
   // more than 1024 threads.
-  Kernel &launch_policy(const runtime::LaunchPolicy &policy);
+  Kernel &launch_policy(const LaunchPolicy &policy);
 
   // The launch shape of every later call: `grid` blocks of `block` threads (Numba's
   // kernel[grid, block]). A SIMT kernel (loom::simt_kernel) needs one; for a kernel of parallel
@@ -119,7 +124,7 @@ public:
   // settings. Schedules measured: {256, 128, 16, 8, 8, 1} on the H200, {64, 128, 8, 32} on an
   // AVX-512 CPU (bench/RESULTS.md). Text DSL: @kernel(tile=(128, 128), thread_tile=(8, 8),
   // stage=8, blocks_per_sm=2).
-  Kernel &tile(const ir::TileSchedule &tile);
+  Kernel &tile(const TileSchedule &tile);
 
   // Schedule: the sequential loop over the variable named `loop` as ir_text() prints it (a
   // for_range's is k, then k.1, k.2, ... in order; the text DSL's `for k in range(...)` is k)
@@ -165,11 +170,13 @@ public:
   std::string explain() const;
 
 private:
-  ir::Target current_target() const;
+  friend Kernel detail::make_kernel(ir::Kernel kernel);
+  explicit Kernel(ir::Kernel kernel);
+  Target current_target() const;
   // unroll() and vectorize(): checks the names against the kernel's loops, sets them.
   void set_loop_schedules(ir::LoopSchedules loops);
   // call() (stream null) and call_async(): checks, picks the target, runs.
-  void run(std::span<const Argument> args, runtime::Stream *stream);
+  void run(std::span<const Argument> args, Stream *stream);
   std::shared_ptr<KernelState> state_;
 };
 

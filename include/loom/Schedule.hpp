@@ -1,0 +1,18 @@
+// Schedules, kept beside a kernel rather than in it (as Halide keeps a Func's schedule apart from
+// its definition): how its loops map onto the machine, never what they compute.
+#pragma once
+
+#include "ir/IR.h"
+#include "runtime/GridShape.h"
+
+namespace loom {
+
+// Kernel::tile: a 2-D parallel loop as register-blocked tiles (docs/semantics.md, "The tile
+// schedule"); {256, 128, 16, 8, 8, 1} is the H200's float SGEMM schedule.
+using TileSchedule = ir::TileSchedule;
+// Kernel::unroll and Kernel::vectorize of one loop.
+using LoopSchedule = ir::LoopSchedule;
+// Kernel::launch_policy: a GPU block shape and/or grid cap instead of the automatic choice.
+using LaunchPolicy = runtime::LaunchPolicy;
+
+} // namespace loom
