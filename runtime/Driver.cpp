@@ -1,7 +1,7 @@
 #include "runtime/Driver.h"
 
-#include "support/Env.h"
 #include "support/Error.h"
+#include "support/Settings.h"
 
 #include <dlfcn.h>
 
@@ -114,7 +114,7 @@ Driver::Driver() {
 }
 
 bool Driver::load() {
-  std::optional<std::string> override_path = env("LOOM_CUDA_DRIVER");
+  const std::optional<std::string> &override_path = settings::cuda_driver();
   library_path_ = override_path.value_or("libcuda.so.1");
   void *library = dlopen(library_path_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {

@@ -2,6 +2,7 @@
 
 #include "support/Env.h"
 #include "support/Error.h"
+#include "support/Settings.h"
 
 #include <dlfcn.h>
 
@@ -85,7 +86,7 @@ bool NvJitLink::resolve(void *library) {
 }
 
 bool NvJitLink::load() {
-  if (std::optional<std::string> path = env("LOOM_NVJITLINK")) {
+  if (const std::optional<std::string> &path = settings::nvjitlink()) {
     library_ = *path;
     void *library = dlopen(path->c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!library) {
