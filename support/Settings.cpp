@@ -18,7 +18,7 @@ constexpr Variable table[] = {
      "where kernels run (auto: the GPU when the driver loads and a device exists)"},
     {"LOOM_DUMP", "1 (any value)", "off", Once, "print the IR after every lowering pass to stderr"},
     {"LOOM_VERIFY_EACH_PASS", "1 (any value)", "off", Once,
-     "verify LLVM's IR after every LLVM pass"},
+     "verify loom's IR after every lowering pass, and LLVM's after every LLVM pass"},
     {"LOOM_LIBDEVICE", "path", "the CUDA installation's", Once, "libdevice.10.bc for GPU math"},
     {"LOOM_CUDA_DRIVER", "path", "libcuda.so.1", Once, "the CUDA driver library to load"},
     {"LOOM_PTX_LINKER", "auto|nvjitlink|driver", "driver", EachUse,

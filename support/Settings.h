@@ -65,7 +65,7 @@ const std::string &llvm_args();
 
 // LOOM_DUMP (once): print the IR after every lowering pass.
 bool dump_ir();
-// LOOM_VERIFY_EACH_PASS (once): verify LLVM's IR after every LLVM pass.
+// LOOM_VERIFY_EACH_PASS (once): verify the IR after every lowering pass and every LLVM pass.
 bool verify_each_pass();
 
 // LOOM_INDEX_BITS (once): 32 (32-bit GPU index arithmetic where the arrays allow it) or 64.
