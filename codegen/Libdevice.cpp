@@ -2,6 +2,7 @@
 
 #include "codegen/LlvmSupport.h"
 #include "support/Env.h"
+#include "support/Settings.h"
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
@@ -106,7 +107,7 @@ std::vector<std::string> libdevice_candidates(const GpuTarget &gpu) {
   // A path the user named is the only one tried: quietly using another would hide a mistake.
   if (!gpu.libdevice_path.empty())
     return {gpu.libdevice_path};
-  if (std::optional<std::string> path = env("LOOM_LIBDEVICE"))
+  if (const std::optional<std::string> &path = settings::libdevice())
     return {*path};
   std::vector<std::string> paths;
   for (const char *var : {"CUDA_HOME", "CUDA_PATH"})

@@ -2,7 +2,7 @@
 
 #include "codegen/Codegen.h"
 
-#include "support/Env.h"
+#include "support/Settings.h"
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
@@ -44,7 +44,7 @@ LlvmOptions &llvm_options_state() {
 // the process, and cache keys include them (llvm_options()).
 void apply_llvm_options() {
   LlvmOptions &options = llvm_options_state();
-  options.text = env("LOOM_LLVM_ARGS").value_or("");
+  options.text = settings::llvm_args();
   std::vector<std::string> words;
   std::istringstream in(options.text);
   for (std::string word; in >> word;)
@@ -174,9 +174,9 @@ void optimize_module(llvm::Module &module, llvm::TargetMachine &target,
   llvm::ModuleAnalysisManager mam;
   // LOOM_VERIFY_EACH_PASS=1 (set by the sanitizer stage of CI) runs the verifier after every
   // pass, naming the pass that broke the module; otherwise it runs once, after the pipeline.
-  static const bool verify_each = env("LOOM_VERIFY_EACH_PASS").has_value();
   llvm::PassInstrumentationCallbacks callbacks;
-  llvm::StandardInstrumentations instrumentations(module.getContext(), false, verify_each);
+  llvm::StandardInstrumentations instrumentations(module.getContext(), false,
+                                                  settings::verify_each_pass());
   instrumentations.registerCallbacks(callbacks, &mam);
   llvm::PassBuilder builder(&target, llvm::PipelineTuningOptions(), std::nullopt, &callbacks);
   if (extend)

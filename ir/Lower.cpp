@@ -6,6 +6,9 @@
 #include "ir/Printer.h"
 #include "ir/Verifier.h"
 #include "support/Error.h"
+#include "support/Settings.h"
+
+#include <type_traits>
 
 namespace loom::ir {
 
@@ -31,9 +34,15 @@ private:
 
 LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
                     const LowerOptions &options) {
+  // After each pass: the log, and the verifier under LOOM_VERIFY_EACH_PASS (else only the input
+  // and the result are verified).
+  const bool verify_each_pass = settings::verify_each_pass();
   auto dump = [&](const char *pass, const auto &ir) {
     if (log)
       log(pass, to_string(ir));
+    if constexpr (std::is_same_v<std::decay_t<decltype(ir)>, LoweredKernel>)
+      if (verify_each_pass)
+        verify_after_pass(pass, ir);
   };
   verify(kernel);
   dump("input", kernel);

@@ -319,7 +319,11 @@ void verify(const Kernel &kernel) {
   v.stmt(kernel.body, true, false);
 }
 
-void verify(const LoweredKernel &kernel) {
+namespace {
+
+// `mapped`: map_parallel_loops has turned the parallel loops into loops over threads or chunks.
+// Before, a parallel task's body holds its loop at its top level, as split_into_tasks left it.
+void verify_tasks(const LoweredKernel &kernel, bool mapped) {
   for (const Task &t : kernel.tasks) {
     if ((t.kind == TaskKind::Simt) != kernel.simt)
       Verifier(kernel.name, kernel.params, false)
@@ -332,8 +336,24 @@ void verify(const LoweredKernel &kernel) {
       v.bind(t.chunk_end);
     for (const Expr &d : t.domain)
       v.expr(d, Stmt());
-    // Lowered bodies hold no parallel loops; treat the body as already inside one.
-    v.stmt(t.body, false, true);
+    // Mapped bodies hold no parallel loops; treat the body as already inside one.
+    bool top_level_loop = !mapped && t.kind == TaskKind::Parallel;
+    v.stmt(t.body, top_level_loop, !top_level_loop);
+  }
+}
+
+} // namespace
+
+void verify(const LoweredKernel &kernel) {
+  verify_tasks(kernel, true);
+}
+
+void verify_after_pass(const std::string &pass, const LoweredKernel &kernel) {
+  try {
+    verify_tasks(kernel, false);
+  } catch (const VerifyError &e) {
+    throw VerifyError("internal error: the IR is invalid after lowering pass " + pass + ": " +
+                      e.what());
   }
 }
 

@@ -7,8 +7,8 @@
 #include "loom/MemoryCache.h"
 #include "runtime/GpuContext.h"
 #include "runtime/GpuLinker.h"
-#include "support/Env.h"
 #include "support/Error.h"
+#include "support/Settings.h"
 
 #include <chrono>
 #include <cstdio>
@@ -188,26 +188,12 @@ codegen::GpuTarget gpu_target_for_this_machine() {
   return t;
 }
 
-namespace {
-
-// A setting of two values: true when `name` is unset or `usual`, false when `other`.
-bool usual_setting(const char *name, const std::string &usual, const std::string &other) {
-  std::string value = env(name).value_or(usual);
-  if (value != usual && value != other)
-    throw Error(std::string(name) + "=" + value + ": expected " + usual + " or " + other);
-  return value == usual;
-}
-
-} // namespace
-
 bool index32_allowed() {
-  static const bool allowed = usual_setting("LOOM_INDEX_BITS", "32", "64");
-  return allowed;
+  return settings::index_bits() == 32;
 }
 
 bool covering_allowed() {
-  static const bool allowed = usual_setting("LOOM_GRID_STRIDE", "0", "1");
-  return allowed;
+  return !settings::grid_stride();
 }
 
 bool covering_launch_possible(const KernelState &state) {
@@ -247,13 +233,7 @@ OptimizedGpu optimize_in_background(std::shared_ptr<MemoryCache<CompiledGpu>::Cl
 } // namespace
 
 Tiering tiering() {
-  static const Tiering setting = [] {
-    std::string value = env("LOOM_TIERED").value_or("0");
-    if (value != "0" && value != "1" && value != "quick")
-      throw Error("LOOM_TIERED=" + value + ": expected 0, 1 or quick");
-    return value == "0" ? Tiering::Off : value == "1" ? Tiering::On : Tiering::QuickOnly;
-  }();
-  return setting;
+  return settings::tiered();
 }
 
 void KernelState::adopt_optimized_gpu(int variant) {

@@ -3,6 +3,7 @@
 #include "loom/CacheEntry.h"
 #include "support/Env.h"
 #include "support/Error.h"
+#include "support/Settings.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -172,21 +173,11 @@ bool write_entry(const std::string &dir, const std::string &path, std::string_vi
 } // namespace
 
 Mode mode() {
-  std::string value = env("LOOM_CACHE").value_or("on");
-  if (value == "on")
-    return Mode::On;
-  if (value == "off")
-    return Mode::Off;
-  if (value == "read")
-    return Mode::Read;
-  if (value == "write")
-    return Mode::Write;
-  throw CacheError("LOOM_CACHE='" + value +
-                   "' is not a cache mode; expected on, off, read or write");
+  return settings::cache_mode();
 }
 
 std::string directory() {
-  if (std::optional<std::string> dir = env("LOOM_CACHE_DIR"))
+  if (std::optional<std::string> dir = settings::cache_dir())
     return *dir;
   if (std::optional<std::string> xdg = env("XDG_CACHE_HOME"))
     return *xdg + "/loom";

@@ -7,6 +7,7 @@
 
 #include "loom/Cache.hpp"
 #include "loom/CacheKey.h"
+#include "support/Settings.h"
 
 #include <functional>
 #include <string>
@@ -16,7 +17,7 @@ namespace loom::disk_cache {
 
 // LOOM_CACHE: on (the default: read and write), off, read (use entries, write none) or write
 // (write entries, use none: to refresh them). Throws CacheError for another value.
-enum class Mode { Off, Read, Write, On };
+using Mode = settings::CacheMode; // On, Off, Read, Write
 Mode mode();
 
 // $LOOM_CACHE_DIR, else $XDG_CACHE_HOME/loom, else $HOME/.cache/loom; empty if none is set.

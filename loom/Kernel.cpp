@@ -5,8 +5,8 @@
 #include "loom/KernelState.h"
 #include "runtime/GpuContext.h"
 #include "runtime/GpuLinker.h"
-#include "support/Env.h"
 #include "support/Error.h"
+#include "support/Settings.h"
 
 #include <sstream>
 
@@ -43,7 +43,7 @@ Kernel detail::make_kernel(ir::Kernel kernel) {
 Kernel::Kernel(ir::Kernel kernel) : state_(std::make_shared<KernelState>()) {
   state_->access = ir::summarize_accesses(kernel);
   state_->kernel = std::move(kernel);
-  if (env("LOOM_BOUNDS_CHECK").value_or("0") != "0")
+  if (settings::bounds_check())
     state_->kernel.bounds_check = true;
   state_->tiered = tiering() != Tiering::Off;
 }

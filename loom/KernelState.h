@@ -18,6 +18,7 @@
 #include "runtime/Stream.h"
 #include "support/Abi.h"
 #include "support/Error.h"
+#include "support/Settings.h"
 
 #include <array>
 #include <cstring>
@@ -178,7 +179,7 @@ bool index32_allowed();
 // Kernel::tiered asks; 1 makes every kernel tiered; quick makes every GPU kernel run quick code
 // only, whatever the caches hold, and compile no optimized code (to measure the quick tier, or to
 // rule out the optimizer when a result looks wrong). Error for another value.
-enum class Tiering { Off, On, QuickOnly };
+using Tiering = settings::Tiered; // Off, On, QuickOnly
 Tiering tiering();
 // False when LOOM_GRID_STRIDE=1 asks for grid-stride loops on the GPU whatever the launch (read
 // once per process).

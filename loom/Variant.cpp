@@ -3,7 +3,7 @@
 #include "loom/KernelState.h"
 
 #include "ir/Lower.h"
-#include "support/Env.h"
+#include "support/Settings.h"
 
 #include <cstdio>
 
@@ -45,7 +45,7 @@ namespace {
 
 // LOOM_DUMP=1 prints the IR after every lowering pass to stderr.
 ir::PassLog dump_log() {
-  if (!env("LOOM_DUMP"))
+  if (!settings::dump_ir())
     return nullptr;
   return [](const std::string &pass, const std::string &text) {
     std::fprintf(stderr, "; loom: IR after %s\n%s\n", pass.c_str(), text.c_str());

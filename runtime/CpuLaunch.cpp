@@ -1,12 +1,10 @@
 #include "runtime/CpuLaunch.h"
 
-#include "support/Env.h"
 #include "support/Error.h"
+#include "support/Settings.h"
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <cstdlib>
 #include <omp.h>
 
 namespace loom::runtime {
@@ -26,14 +24,8 @@ void set_cpu_thread_count(int threads) {
 int cpu_thread_count() {
   if (int threads = thread_override.load(std::memory_order_relaxed); threads > 0)
     return threads;
-  if (std::optional<std::string> text = env("LOOM_NUM_THREADS")) {
-    errno = 0;
-    char *end = nullptr;
-    long value = std::strtol(text->c_str(), &end, 10);
-    if (errno != 0 || end == text->c_str() || *end != '\0' || value <= 0 || value > 1 << 20)
-      throw ArgumentError("LOOM_NUM_THREADS must be a positive integer, got '" + *text + "'");
-    return static_cast<int>(value);
-  }
+  if (std::optional<int> threads = settings::num_threads())
+    return *threads;
   return std::max(omp_get_max_threads(), 1);
 }
 

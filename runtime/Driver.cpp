@@ -1,9 +1,7 @@
 #include "runtime/Driver.h"
 
-#include "support/Env.h"
 #include "support/Error.h"
-
-#include <dlfcn.h>
+#include "support/Settings.h"
 
 namespace loom::runtime {
 
@@ -105,45 +103,36 @@ Driver &Driver::get() {
 Driver::Driver() {
   available_ = load();
   if (!available_) {
-    // Half-resolved entry points must not be used by anyone.
-#define LOOM_CUDA_RESET_MEMBER(name, params) name = nullptr;
-    LOOM_CUDA_ENTRY_POINTS(LOOM_CUDA_RESET_MEMBER)
-#undef LOOM_CUDA_RESET_MEMBER
+    SharedLibrary::clear(entry_points());
     device_count_ = 0;
   }
 }
 
+std::vector<EntryPoint> Driver::entry_points() {
+  std::vector<EntryPoint> points = {LOOM_CUDA_ENTRY_POINTS(LOOM_ENTRY_POINT)};
+  for (EntryPoint &point : points)
+    point.older_symbol = older_name(point.symbol);
+  return points;
+}
+
 bool Driver::load() {
-  std::optional<std::string> override_path = env("LOOM_CUDA_DRIVER");
+  const std::optional<std::string> &override_path = settings::cuda_driver();
   library_path_ = override_path.value_or("libcuda.so.1");
-  void *library = dlopen(library_path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::string why;
+  std::optional<SharedLibrary> library = SharedLibrary::open(library_path_, &why);
   if (!library) {
-    const char *why = dlerror();
     unavailable_reason_ = library_path_;
     if (override_path)
       unavailable_reason_ += " (from LOOM_CUDA_DRIVER)";
-    unavailable_reason_ += " could not be loaded (" + std::string(why ? why : "unknown reason") +
-                           ")" + (override_path ? "" : ": no NVIDIA driver is installed");
+    unavailable_reason_ += " could not be loaded (" + why + ")" +
+                           (override_path ? "" : ": no NVIDIA driver is installed");
     return false;
   }
-
-  auto resolve = [&](const char *symbol, void **slot) {
-    *slot = dlsym(library, symbol);
-    if (!*slot)
-      if (const char *older = older_name(symbol))
-        *slot = dlsym(library, older);
-    if (!*slot) {
-      unavailable_reason_ = library_path_ + " has no entry point " + symbol +
-                            ": the NVIDIA driver is older than loom supports";
-      return false;
-    }
-    return true;
-  };
-#define LOOM_CUDA_RESOLVE_MEMBER(name, params)                                                     \
-  if (!resolve(#name, reinterpret_cast<void **>(&name)))                                           \
+  if (const char *missing = library->resolve(entry_points())) {
+    unavailable_reason_ = library_path_ + " has no entry point " + missing +
+                          ": the NVIDIA driver is older than loom supports";
     return false;
-  LOOM_CUDA_ENTRY_POINTS(LOOM_CUDA_RESOLVE_MEMBER)
-#undef LOOM_CUDA_RESOLVE_MEMBER
+  }
 
   if (CUresult r = cuInit(0); r != CUDA_SUCCESS) {
     unavailable_reason_ = "cuInit failed: " + describe(r);

@@ -3,10 +3,12 @@
 #pragma once
 
 #include "runtime/CudaApi.h"
+#include "runtime/SharedLibrary.h"
 
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace loom::runtime {
 
@@ -58,6 +60,8 @@ public:
 private:
   Driver();
   bool load();
+  // Every entry point, each with the member it is resolved into.
+  std::vector<EntryPoint> entry_points();
 
   bool available_ = false;
   std::string unavailable_reason_;

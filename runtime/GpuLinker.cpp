@@ -4,8 +4,8 @@
 #include "runtime/GpuContext.h"
 #include "runtime/JitLog.h"
 #include "runtime/NvJitLink.h"
-#include "support/Env.h"
 #include "support/Error.h"
+#include "support/Settings.h"
 
 #include <mutex>
 
@@ -65,17 +65,7 @@ void record_fallback(const std::string &reason) {
 } // namespace
 
 PtxLinkerMode ptx_linker_mode() {
-  // The driver's linker by default: on the H200 nvJitLink 13.0 took as long (saxpy 13.8 ms
-  // against 13.5, the naive matmul 40.0 against 38.2; bench/RESULTS.md) and costs a load of its
-  // 100 MB library besides.
-  std::string value = env("LOOM_PTX_LINKER").value_or("driver");
-  if (value == "auto")
-    return PtxLinkerMode::Auto;
-  if (value == "nvjitlink")
-    return PtxLinkerMode::NvJitLink;
-  if (value == "driver")
-    return PtxLinkerMode::Driver;
-  throw LinkerError("LOOM_PTX_LINKER=" + value + " is not valid: use auto, nvjitlink or driver");
+  return settings::ptx_linker();
 }
 
 PtxLinkerChoice choose_ptx_linker(PtxLinkerMode mode, bool nvjitlink_available,
@@ -102,7 +92,7 @@ PtxLinkerChoice choose_ptx_linker(PtxLinkerMode mode) {
   int driver_version = GpuContext::get().info().driver_version;
   if (mode == PtxLinkerMode::Driver) { // without loading nvJitLink
     PtxLinkerChoice choice = choose_ptx_linker(mode, false, "", 0, driver_version);
-    if (!env("LOOM_PTX_LINKER"))
+    if (!settings::ptx_linker_set())
       choice.why_driver = "the default (LOOM_PTX_LINKER=auto uses nvJitLink where it can)";
     return choice;
   }

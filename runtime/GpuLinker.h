@@ -7,11 +7,13 @@
 // fails on).
 #pragma once
 
+#include "support/Settings.h"
+
 #include <string>
 
 namespace loom::runtime {
 
-enum class PtxLinkerMode { Auto, NvJitLink, Driver };
+using PtxLinkerMode = settings::PtxLinker; // Auto, NvJitLink, Driver
 
 // LOOM_PTX_LINKER, Driver when unset. Throws loom::LinkerError for any other value.
 PtxLinkerMode ptx_linker_mode();

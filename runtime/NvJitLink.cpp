@@ -2,8 +2,7 @@
 
 #include "support/Env.h"
 #include "support/Error.h"
-
-#include <dlfcn.h>
+#include "support/Settings.h"
 
 #include <filesystem>
 #include <vector>
@@ -30,14 +29,14 @@ std::vector<std::string> toolkit_directories() {
 
 // The file a loaded library came from (dlopen may have found it through the loader's path), with
 // its size and modification time.
-std::string file_identity(void *symbol) {
-  Dl_info info{};
-  if (!dladdr(symbol, &info) || !info.dli_fname)
+std::string file_identity(const void *symbol) {
+  std::string loaded = SharedLibrary::file_of(symbol);
+  if (loaded.empty())
     return "unknown file";
   std::error_code ec;
-  std::filesystem::path file = std::filesystem::canonical(info.dli_fname, ec);
+  std::filesystem::path file = std::filesystem::canonical(loaded, ec);
   if (ec)
-    return info.dli_fname;
+    return loaded;
   uintmax_t size = std::filesystem::file_size(file, ec);
   auto modified = std::filesystem::last_write_time(file, ec);
   return file.string() + " " + std::to_string(size) + " " +
@@ -54,25 +53,23 @@ NvJitLink &NvJitLink::get() {
 NvJitLink::NvJitLink() {
   available_ = load();
   if (!available_) {
-#define LOOM_NVJITLINK_RESET_MEMBER(name, params) name = nullptr;
-    LOOM_NVJITLINK_ENTRY_POINTS(LOOM_NVJITLINK_RESET_MEMBER)
-#undef LOOM_NVJITLINK_RESET_MEMBER
+    SharedLibrary::clear(entry_points());
     version_ = 0;
     identity_.clear();
   }
 }
 
+std::vector<EntryPoint> NvJitLink::entry_points() {
+  return {LOOM_NVJITLINK_ENTRY_POINTS(LOOM_ENTRY_POINT)};
+}
+
 // Resolves every entry point and asks the version; on failure says why in unavailable_reason_.
-bool NvJitLink::resolve(void *library) {
-#define LOOM_NVJITLINK_RESOLVE_MEMBER(name, params)                                                \
-  name = reinterpret_cast<name##_fn>(dlsym(library, #name));                                       \
-  if (!name) {                                                                                     \
-    unavailable_reason_ = library_ + " has no entry point " #name                                  \
-                                     ": it is older than nvJitLink 12.3, the oldest loom uses";    \
-    return false;                                                                                  \
+bool NvJitLink::resolve(const SharedLibrary &library) {
+  if (const char *missing = library.resolve(entry_points())) {
+    unavailable_reason_ = library_ + " has no entry point " + missing +
+                          ": it is older than nvJitLink 12.3, the oldest loom uses";
+    return false;
   }
-  LOOM_NVJITLINK_ENTRY_POINTS(LOOM_NVJITLINK_RESOLVE_MEMBER)
-#undef LOOM_NVJITLINK_RESOLVE_MEMBER
   unsigned major = 0, minor = 0;
   if (nvJitLinkResult r = nvJitLinkVersion(&major, &minor); r != NVJITLINK_SUCCESS) {
     unavailable_reason_ = library_ + ": nvJitLinkVersion failed: " + error_name(r);
@@ -80,21 +77,20 @@ bool NvJitLink::resolve(void *library) {
   }
   version_ = int(major) * 1000 + int(minor) * 10;
   identity_ = "nvJitLink " + version_text() + " " +
-              file_identity(reinterpret_cast<void *>(nvJitLinkCreate));
+              file_identity(reinterpret_cast<const void *>(nvJitLinkCreate));
   return true;
 }
 
 bool NvJitLink::load() {
-  if (std::optional<std::string> path = env("LOOM_NVJITLINK")) {
+  if (const std::optional<std::string> &path = settings::nvjitlink()) {
     library_ = *path;
-    void *library = dlopen(path->c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string why;
+    std::optional<SharedLibrary> library = SharedLibrary::open(*path, &why);
     if (!library) {
-      const char *why = dlerror();
-      unavailable_reason_ = *path + " (from LOOM_NVJITLINK) could not be loaded (" +
-                            std::string(why ? why : "unknown reason") + ")";
+      unavailable_reason_ = *path + " (from LOOM_NVJITLINK) could not be loaded (" + why + ")";
       return false;
     }
-    return resolve(library);
+    return resolve(*library);
   }
 
   std::vector<std::string> candidates(std::begin(library_names), std::end(library_names));
@@ -106,15 +102,15 @@ bool NvJitLink::load() {
   // can be used, the first such reason is more telling than "not found".
   std::string rejected;
   for (const std::string &candidate : candidates) {
-    void *library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::optional<SharedLibrary> library = SharedLibrary::open(candidate, nullptr);
     if (!library)
       continue;
     library_ = candidate;
-    if (resolve(library))
+    if (resolve(*library))
       return true;
     if (rejected.empty())
       rejected = unavailable_reason_;
-    dlclose(library);
+    library->close();
   }
   library_.clear();
   if (!rejected.empty()) {

@@ -5,9 +5,12 @@
 // enums of nvJitLink.h, CUDA 12.3 to 13.0) and must never change.
 #pragma once
 
+#include "runtime/SharedLibrary.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace loom::runtime {
 
@@ -95,7 +98,8 @@ public:
 private:
   NvJitLink();
   bool load();
-  bool resolve(void *library);
+  std::vector<EntryPoint> entry_points();
+  bool resolve(const SharedLibrary &library);
 
   bool available_ = false;
   std::string unavailable_reason_, library_, identity_;

@@ -3,84 +3,52 @@
 #include "runtime/Driver.h"
 #include "runtime/GpuContext.h"
 
-#include <utility>
-
 namespace loom::runtime {
 
-Stream::Stream() {
+CUstream Stream::Kind::create() {
   const Driver &cu = GpuContext::activate();
-  cu.check(cu.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  CUstream stream = nullptr;
+  cu.check(cu.cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  return stream;
 }
 
-Stream::~Stream() {
-  destroy();
-}
-
-Stream::Stream(Stream &&other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
-
-Stream &Stream::operator=(Stream &&other) noexcept {
-  if (this != &other) {
-    destroy();
-    stream_ = std::exchange(other.stream_, nullptr);
-  }
-  return *this;
-}
-
-void Stream::destroy() noexcept {
-  if (!stream_)
-    return;
+void Stream::Kind::destroy(CUstream stream) noexcept {
   try {
     const Driver &cu = GpuContext::activate();
-    (void)cu.cuStreamSynchronize(stream_);
-    (void)cu.cuStreamDestroy_v2(stream_);
+    (void)cu.cuStreamSynchronize(stream);
+    (void)cu.cuStreamDestroy_v2(stream);
   } catch (...) { // a poisoned context or the driver shutting down: nothing left to free
   }
-  stream_ = nullptr;
 }
 
 void Stream::synchronize() const {
   const Driver &cu = GpuContext::activate();
-  cu.check(cu.cuStreamSynchronize(stream_), "cuStreamSynchronize");
+  cu.check(cu.cuStreamSynchronize(handle()), "cuStreamSynchronize");
 }
 
-Event::Event() {
+CUevent Event::Kind::create() {
   const Driver &cu = GpuContext::activate();
-  cu.check(cu.cuEventCreate(&event_, CU_EVENT_DEFAULT), "cuEventCreate");
+  CUevent event = nullptr;
+  cu.check(cu.cuEventCreate(&event, CU_EVENT_DEFAULT), "cuEventCreate");
+  return event;
 }
 
-Event::~Event() {
-  destroy();
-}
-
-Event::Event(Event &&other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-
-Event &Event::operator=(Event &&other) noexcept {
-  if (this != &other) {
-    destroy();
-    event_ = std::exchange(other.event_, nullptr);
-  }
-  return *this;
-}
-
-void Event::destroy() noexcept {
-  if (!event_)
-    return;
+void Event::Kind::destroy(CUevent event) noexcept {
   try {
     const Driver &cu = GpuContext::activate();
-    (void)cu.cuEventDestroy_v2(event_);
-  } catch (...) {
+    (void)cu.cuEventDestroy_v2(event);
+  } catch (...) { // as for a stream
   }
-  event_ = nullptr;
 }
 
 void Event::record(const Stream *stream) {
   const Driver &cu = GpuContext::activate();
-  cu.check(cu.cuEventRecord(event_, stream ? stream->handle() : nullptr), "cuEventRecord");
+  cu.check(cu.cuEventRecord(handle(), stream ? stream->handle() : nullptr), "cuEventRecord");
 }
 
 bool Event::done() const {
   const Driver &cu = GpuContext::activate();
-  CUresult result = cu.cuEventQuery(event_);
+  CUresult result = cu.cuEventQuery(handle());
   if (result == CUDA_ERROR_NOT_READY)
     return false;
   cu.check(result, "cuEventQuery");
@@ -89,14 +57,14 @@ bool Event::done() const {
 
 void Event::synchronize() const {
   const Driver &cu = GpuContext::activate();
-  cu.check(cu.cuEventSynchronize(event_), "cuEventSynchronize");
+  cu.check(cu.cuEventSynchronize(handle()), "cuEventSynchronize");
 }
 
 float Event::elapsed_ms(const Event &start) const {
   synchronize();
   const Driver &cu = GpuContext::activate();
   float milliseconds = 0;
-  cu.check(cu.cuEventElapsedTime_v2(&milliseconds, start.event_, event_), "cuEventElapsedTime");
+  cu.check(cu.cuEventElapsedTime_v2(&milliseconds, start.handle(), handle()), "cuEventElapsedTime");
   return milliseconds;
 }
 

@@ -4,40 +4,35 @@
 #pragma once
 
 #include "runtime/CudaTypes.h"
+#include "runtime/DriverHandle.h"
 
 namespace loom::runtime {
 
+// Both are created by their default constructor, which throws loom::TargetError without a usable
+// GPU and loom::DriverError if the driver refuses; both move, never copy.
 class Stream {
 public:
-  // A new non-blocking stream (it does not wait for the legacy default stream). Throws
-  // loom::TargetError without a usable GPU, loom::DriverError if the driver refuses.
-  Stream();
-  // Waits for the stream's work, then destroys it (errors are dropped: a destructor cannot
-  // report them; synchronize() first to see them).
-  ~Stream();
-  Stream(Stream &&other) noexcept;
-  Stream &operator=(Stream &&other) noexcept;
-  Stream(const Stream &) = delete;
-  Stream &operator=(const Stream &) = delete;
+  // A new non-blocking stream (it does not wait for the legacy default stream). When it goes, it
+  // waits for its work, then is destroyed (errors are dropped: synchronize() first to see them).
+  Stream() = default;
 
   // Waits until everything queued on the stream has run. A fault inside a kernel (an illegal
   // address, ...) surfaces here as loom::DriverError, and poisons the context.
   void synchronize() const;
-  CUstream handle() const { return stream_; }
+  CUstream handle() const { return stream_.get(); }
 
 private:
-  void destroy() noexcept;
-  CUstream stream_ = nullptr;
+  struct Kind {
+    using Handle = CUstream;
+    static CUstream create();
+    static void destroy(CUstream stream) noexcept;
+  };
+  DriverHandle<Kind> stream_;
 };
 
 class Event {
 public:
-  Event(); // throws as Stream() does
-  ~Event();
-  Event(Event &&other) noexcept;
-  Event &operator=(Event &&other) noexcept;
-  Event(const Event &) = delete;
-  Event &operator=(const Event &) = delete;
+  Event() = default;
 
   // Marks the current end of `stream`'s work (the legacy default stream when null).
   void record(const Stream *stream = nullptr);
@@ -47,11 +42,15 @@ public:
   void synchronize() const;
   // Milliseconds from `start`'s point to this one's; waits for this one.
   float elapsed_ms(const Event &start) const;
-  CUevent handle() const { return event_; }
+  CUevent handle() const { return event_.get(); }
 
 private:
-  void destroy() noexcept;
-  CUevent event_ = nullptr;
+  struct Kind {
+    using Handle = CUevent;
+    static CUevent create();
+    static void destroy(CUevent event) noexcept;
+  };
+  DriverHandle<Kind> event_;
 };
 
 } // namespace loom::runtime

@@ -1,4 +1,5 @@
-// Reading loom's environment variables in one place.
+// Reading other programs' environment variables (HOME, XDG_CACHE_HOME, CUDA_HOME, CUDA_PATH).
+// loom's own, the LOOM_* variables, are read through support/Settings.h alone.
 #pragma once
 
 #include <optional>

@@ -139,6 +139,40 @@ TEST(Verifier, RejectsNestedParallelLoopsAndAssigningLoopIndex) {
   EXPECT_THROW(verify(k), VerifyError);
 }
 
+TEST(Verifier, AfterAPassNamesThePassAsAnInternalError) {
+  Kernel k = saxpy();
+  LoweredKernel lowered{k.name, k.params, Target::CPU, {}};
+  Task task;
+  task.name = "saxpy_task0";
+  task.kind = TaskKind::Serial;
+  task.body = Store::make(2, {i64(0)}, FloatConst::make(ScalarType::F64, 1));
+  lowered.tasks.push_back(task);
+  try {
+    verify_after_pass("lower_reductions", lowered);
+    FAIL() << "expected VerifyError";
+  } catch (const VerifyError &e) {
+    EXPECT_EQ(
+        std::string(e.what()).rfind("internal error: the IR is invalid after lowering pass "
+                                    "lower_reductions: kernel 'saxpy': store of a f64 into 'y'",
+                                    0),
+        0u)
+        << e.what();
+  }
+  lowered.tasks[0].body = Store::make(2, {i64(0)}, FloatConst::make(ScalarType::F32, 1));
+  EXPECT_NO_THROW(verify_after_pass("lower_reductions", lowered));
+  // Until map_parallel_loops, a parallel task holds its loop; after lowering, none is left.
+  Var i = make_var("i", ScalarType::I64);
+  Task &loop = lowered.tasks[0];
+  loop.kind = TaskKind::Parallel;
+  loop.domain = {i64(4)};
+  loop.body = ParallelFor::make(
+      {i}, {i64(4)}, Store::make(2, {VarRef::make(i)}, FloatConst::make(ScalarType::F32, 1)));
+  EXPECT_NO_THROW(verify_after_pass("split_into_tasks", lowered));
+  EXPECT_THROW(verify(lowered), VerifyError);
+  loop.body = ParallelFor::make({i}, {i64(4)}, loop.body);
+  EXPECT_THROW(verify_after_pass("split_into_tasks", lowered), VerifyError) << "nested";
+}
+
 TEST(Verifier, RejectsThreadIndicesBeforeLowering) {
   Kernel k = saxpy();
   k.body = Store::make(2, {Cast::make(ScalarType::I64, SpecialReg::make(Reg::ThreadIdx, 0))},
