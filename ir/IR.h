@@ -337,6 +337,8 @@ struct Store : StmtNode {
 enum class ReduceOp : uint8_t { Add, Mul, Min, Max };
 const char *op_name(ReduceOp op);
 BinaryOp binary_op_of(ReduceOp op);
+// The reduction that combines with `op`: Add, Mul, Min and Max have one, other operations none.
+std::optional<ReduceOp> reduce_op_of(BinaryOp op);
 struct Reduce : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Reduce;
   ReduceOp op;
