@@ -19,6 +19,7 @@
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"
+#include "ir/Synchronizes.h"
 #include "support/Error.h"
 
 #include <limits>
@@ -109,7 +110,6 @@ public:
   std::map<const Variable *, int> reads; // reads of outer locals
   std::map<int, std::vector<std::vector<Expr>>> accesses; // per array: every index list
   std::set<int> written;
-  bool synchronizes = false;
 
 protected:
   void visit_node(const VarRef *n) override {
@@ -139,11 +139,6 @@ protected:
   void visit_node(const Reduce *n) override { // atomic on the GPU: any thread may update
     accesses[n->array].push_back(n->indices);
     written.insert(n->array);
-    Visitor::visit_node(n);
-  }
-  void visit_node(const Barrier *) override { synchronizes = true; }
-  void visit_node(const WarpOp *n) override {
-    synchronizes = true;
     Visitor::visit_node(n);
   }
 
@@ -219,7 +214,7 @@ private:
         outer.insert(p.var.get());
     LoopUses uses(outer);
     uses.visit(f->body);
-    if (uses.synchronizes)
+    if (synchronizes(f->body))
       fail("the inner loop already has barriers or warp operations", s);
 
     // Locals from outside updated in the loop: reductions only.

@@ -2,6 +2,7 @@
 
 #include "ir/Mutator.h"
 #include "ir/Printer.h"
+#include "ir/Synchronizes.h"
 #include "ir/Uncertainty.h"
 #include "support/Error.h"
 #include "support/SimtBlock.h"
@@ -53,21 +54,6 @@ struct ThreadState {
   Uncertainty warp_u[2];
   unsigned warp_calls = 0;
 };
-
-// Whether a SIMT body synchronizes its threads (barriers, warp collectives): then they run on
-// fibers, as the CPU runtime runs them (loom/CpuCall.cpp, simt_synchronizes).
-bool synchronizes(const Stmt &body) {
-  struct FindSync : Visitor {
-    bool found = false;
-    void visit_node(const Barrier *) override { found = true; }
-    void visit_node(const WarpOp *n) override {
-      found = true;
-      Visitor::visit_node(n);
-    }
-  } find;
-  find.visit(body);
-  return find.found;
-}
 
 class Machine {
 public:

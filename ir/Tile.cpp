@@ -21,6 +21,7 @@
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"
+#include "ir/Synchronizes.h"
 #include "support/Error.h"
 
 #include <map>
@@ -70,11 +71,10 @@ struct Loads : Visitor {
   }
 };
 
-// What the loop body writes and reads, and whether it synchronizes.
+// What the loop body writes and reads.
 struct Effects : Visitor {
   std::set<int> written;
   std::set<const Variable *> mentioned;
-  bool synchronizes = false;
   void visit_node(const Store *n) override {
     written.insert(n->array);
     Visitor::visit_node(n);
@@ -88,11 +88,6 @@ struct Effects : Visitor {
     Visitor::visit_node(n);
   }
   void visit_node(const VarRef *n) override { mentioned.insert(n->var.get()); }
-  void visit_node(const Barrier *) override { synchronizes = true; }
-  void visit_node(const WarpOp *n) override {
-    synchronizes = true;
-    Visitor::visit_node(n);
-  }
 };
 
 // An array staged through shared memory: tile[buffer][kk][position], filled cooperatively.
@@ -236,7 +231,7 @@ private:
                "'; the schedule fuses the inner loops of several iterations, so it may only "
                "update locals",
            inner_);
-    if (body_effects.synchronizes)
+    if (synchronizes(f->body))
       fail("the inner loop has barriers or warp operations", inner_);
     std::set<const Variable *> locals;
     for (const Stmt &s : before_)
