@@ -111,9 +111,8 @@ protected:
     } else if (target_ == Target::GPU && dims == 1 && width == 0) {
       RunsOfIterations check(n->vars[0]);
       check.visit(n->body);
-      // Bytes of the widest array a run covers, as measured on the H200: 32 for a reduction (the
-      // sum of 2^30 floats: 2.6 -> 4.6 TB/s, CUB's speed), 16 for other loops (saxpy written
-      // with runs of 16 bytes: 1.13x nvcc's grid-stride saxpy).
+      // Bytes of the widest array a run covers: 32 for a reduction, 16 for other loops, as
+      // measured on the H200 (docs/decisions.md, "Grid-stride loops and a capped grid").
       if (check.ok) {
         run = std::clamp((reduces_ ? 32 : 16) / check.widest, 1, 8);
         if (run > 1)
@@ -123,11 +122,12 @@ protected:
     }
     Stmt body = n->body;
     // One iteration per thread where the launch covers the domain: an inner loop nested in a
-    // grid-stride loop ran up to 30% slower on the H200 than the same loop under an `if` (ptxas
-    // schedules it differently), and the guard leaves LLVM and ptxas less code.
+    // grid-stride loop ran slower on the H200 than the same loop under an `if` (ptxas schedules
+    // it differently), and the guard leaves LLVM and ptxas less code (docs/decisions.md, "One
+    // iteration per thread where the launch covers the domain").
     // Only bodies with a loop: a flat body (a stencil) ran faster on the H200 as a grid-stride
-    // loop over a capped grid (0.223 against 0.259 ms at 8192^2), its threads' iterations
-    // amortizing their setup.
+    // loop over a capped grid, its threads' iterations amortizing their setup (bench/RESULTS.md,
+    // "eleventh run: where the naive matmul lost its time").
     const bool cover = target_ == Target::GPU && covering_ && !reduces_ && runs_a_loop(n->body);
     covered = covered || cover;
     // Build from the innermost dimension outwards.

@@ -57,7 +57,8 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
     const int threads = g.lowered.tasks[t].threads;
     if (threads > 0 && domain.size() == 1) {
       // block_per_iteration: a block per iteration, up to the usual cap in waves. (No .maxntid
-      // in the PTX to bound the registers instead: ptxas then scheduled the softmax 15% slower.)
+      // in the PTX to bound the registers instead: ptxas then scheduled the softmax slower;
+      // bench/RESULTS.md, "After the review fixes: focused runs on one H200".)
       const int regs = g.functions[t].num_regs;
       if (int64_t(regs) * threads > 65536)
         throw CompileError(
@@ -85,8 +86,8 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
       policy.max_waves = 0;
       // 2-D and 3-D blocks: small ones for a domain of a few waves, as large as occupancy allows
       // for a large one, whose block then shares more of its rows and columns in L1 (the naive
-      // matmul on the H200: 32x4 best at 1024^2, 0.311 against 0.322 ms for 32x8; 32x32 best at
-      // 4096^2, 22.2 against 24.3 ms).
+      // matmul on the H200: 32x4 best at 1024^2, 32x32 at 4096^2; bench/RESULTS.md, "eleventh
+      // run: where the naive matmul lost its time").
       int64_t iterations = 1;
       for (int64_t extent : domain)
         iterations *= extent;

@@ -65,9 +65,9 @@ void record_fallback(const std::string &reason) {
 } // namespace
 
 PtxLinkerMode ptx_linker_mode() {
-  // The driver's linker by default: on the H200 nvJitLink 13.0 took as long (saxpy 13.8 ms
-  // against 13.5, the naive matmul 40.0 against 38.2; bench/RESULTS.md) and costs a load of its
-  // 100 MB library besides.
+  // The driver's linker by default: on the H200 nvJitLink 13.0 took as long and costs a load of
+  // its 100 MB library besides (docs/decisions.md, "PTX to machine code with nvJitLink when the
+  // toolkit has it, loaded at run time").
   std::string value = env("LOOM_PTX_LINKER").value_or("driver");
   if (value == "auto")
     return PtxLinkerMode::Auto;
