@@ -76,22 +76,14 @@ void Machine::run_simt(const Stmt &body, const std::vector<Shared> &shared,
           }
           continue;
         }
-        bool thread_threw = false;
         try {
           fibers->run(static_cast<int>(threads), [&](int t) {
             thread_ = &threads_[t];
-            try {
-              exec(body);
-            } catch (...) {
-              thread_threw = true;
-              throw;
-            }
+            exec(body);
           });
-        } catch (const InterpreterError &e) {
-          if (thread_threw)
-            throw;
+        } catch (const DeadlockError &e) { // an InterpreterError, as every stop of the interpreter
           throw InterpreterError("kernel '" + name_ + "', block " + text({bx, by, bz}) + ": " +
-                                 e.what()); // the block deadlocked
+                                 e.what());
         }
       }
   simt_ = false;
