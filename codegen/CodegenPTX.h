@@ -49,8 +49,9 @@ protected:
                         llvm::Value *scratch, const TaskFunction &tf) override;
 
   // An innermost loop of the kernel's own (not a grid-stride loop) is unrolled 16 times, as nvcc
-  // unrolls such loops: LLVM's NVPTX default of 4 left the naive matmul's k loop at 115 SASS
-  // instructions per 16 multiply-adds (nvcc's: 73), and 16 made it 25% faster at 4096^2.
+  // unrolls such loops: LLVM's NVPTX default of 4 left the naive matmul's k loop with more SASS
+  // instructions per multiply-add than nvcc's, and 16 made it faster (docs/decisions.md, "GPU
+  // loops are unrolled as nvcc unrolls them").
   llvm::MDNode *loop_hint(const ir::For &loop) override;
   // The same innermost loops advance pointers for their strided accesses (B[k, j] in the naive
   // matmul's k loop), as nvcc's code does.

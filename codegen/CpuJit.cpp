@@ -144,8 +144,9 @@ std::unique_ptr<llvm::Module> cpu_module(const ir::LoweredKernel &kernel,
         // A stack aligned to 32 bytes at entry, as g++ -march=native gives its AVX functions:
         // the System V ABI promises 16, so LLVM otherwise spills 256-bit registers to slots a
         // cache line may split, depending on the caller's stack. The tile schedule's matmul
-        // spills 7 accumulators per k step: 0.82-0.97x g++'s same blocking by the offset of the
-        // caller's stack, 0.93-0.97x at every offset with this (bench/RESULTS.md).
+        // spills 7 accumulators per k step: against g++'s same blocking its speed depended on
+        // the offset of the caller's stack, and with this it does not (bench/RESULTS.md, "CPU
+        // against g++ and Numba: sums in lanes, a realigned stack").
         f.addFnAttr("stackrealign");
       }
   }

@@ -39,8 +39,9 @@ const llvm::MemoryBuffer *libdevice_bitcode(const std::string &path) {
 // The libdevice functions `needed` with everything they use (helpers, tables), as the bitcode of a
 // module of their own, made once per set of functions. Linking it gives a kernel what linking
 // libdevice itself does, but is quicker: even a lazy read of libdevice reads the declarations of
-// all its ~350 functions, about 1 ms per kernel. Few sets recur in a process; one that makes ever
-// new ones (the differential tester) keeps at most 64.
+// all its ~350 functions, for every kernel (bench/RESULTS.md, "Compile latency, second pass: where
+// the time goes"). Few sets recur in a process; one that makes ever new ones (the differential
+// tester) keeps at most 64.
 std::shared_ptr<const std::string> libdevice_subset(const std::string &path,
                                                     std::vector<std::string> needed) {
   std::sort(needed.begin(), needed.end());

@@ -120,9 +120,10 @@ CachedMachine &target_machine(const ResolvedTarget &target, bool fast_math, bool
     // in multiply-accumulate loops, and no less accurate (docs/semantics.md).
     options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
     // Default, not Aggressive: the backend's IR passes then clean up with EarlyCSE where they
-    // ran GVN twice. The PTX of the benchmark kernels is the same and their emission 0.3 ms
-    // (10%) quicker (bench/RESULTS.md, compile latency). A quick compile's backend runs at None:
-    // no IR passes, the plainest instruction selection (ptxas optimizes what it gets).
+    // ran GVN twice. The PTX of the benchmark kernels is the same and their emission quicker
+    // (bench/RESULTS.md, "Compile latency, second pass: where the time goes"). A quick compile's
+    // backend runs at None: no IR passes, the plainest instruction selection (ptxas optimizes
+    // what it gets).
     auto cached = std::make_unique<CachedMachine>();
     cached->machine.reset(nvptx_target().createTargetMachine(
         kTriple, target.sm, "+ptx" + std::to_string(target.ptx_version), options, std::nullopt,
@@ -187,8 +188,9 @@ std::string emit_ptx(const ir::LoweredKernel &kernel, const GpuTarget &gpu, Stag
     std::lock_guard<std::mutex> lock(cached.mutex);
     StageTimer timer(times ? &times->emit_ms : nullptr);
     // Without LLVM's loop strength reduction: ptxas does its own, and on the H200 the naive
-    // 4096² matmul ran 25% faster without LLVM's (3.77 against 3.01 TFLOP/s; saxpy and the sum
-    // unchanged), while it took a third of the matmul's PTX emission time (bench/RESULTS.md).
+    // matmul ran faster without LLVM's (saxpy and the sum unchanged), while it took a share of
+    // the matmul's PTX emission time (docs/decisions.md, "PTX without LLVM's loop strength
+    // reduction; LLVM options from the environment").
     add_codegen_passes(*cached.machine, passes, os, llvm::CodeGenFileType::AssemblyFile, false);
     passes.run(*module);
   }

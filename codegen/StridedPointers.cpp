@@ -3,8 +3,9 @@
 // the access's element for the loop's first iteration and advances by the stride at the end of
 // every iteration, instead of the address being computed again from the indices (k * rows + j,
 // widened and scaled: two more integer instructions per access in the naive matmul's k loop).
-// That pointer chain is what nvcc's code has; with it the naive matmul ran 3-9% faster on the
-// H200 (bench/RESULTS.md). Which loops get it is the target's choice (strides_pointers).
+// That pointer chain is what nvcc's code has; with it the naive matmul ran faster on the H200
+// (bench/RESULTS.md, "eleventh run: where the naive matmul lost its time"). Which loops get it
+// is the target's choice (strides_pointers).
 #include "codegen/CodegenLLVM.h"
 #include "ir/Printer.h"
 

@@ -1,5 +1,6 @@
 #include "ir/AccessSummary.h"
 
+#include "ir/Build.h"
 #include "ir/Mutator.h"
 
 namespace loom::ir {
@@ -33,11 +34,6 @@ private:
   std::vector<ArrayAccess> &out_;
 };
 
-bool is_var(const Expr &e, const Var &v) {
-  auto *r = e.as<VarRef>();
-  return r && r->var == v;
-}
-
 // Whether `extent` is known to equal dimension `dim` of array `array`: it is that extent, or a
 // shape symbol (checked at every call) binds both.
 bool same_extent(const Expr &extent, int array, int dim, const Kernel &kernel) {
@@ -62,16 +58,14 @@ bool same_extent(const Expr &extent, int array, int dim, const Kernel &kernel) {
 // array's own extents, so every element is written.
 int fully_stored_array(const ParallelFor *loop, const Kernel &kernel) {
   const std::vector<Param> &params = kernel.params;
-  std::vector<Stmt> body{loop->body};
-  if (auto *b = loop->body.as<Block>())
-    body = b->stmts;
+  std::vector<Stmt> body = statements_of(loop->body);
   for (const Stmt &s : body) {
     auto *st = s.as<Store>();
     if (!st || st->indices.size() != loop->vars.size())
       continue;
     bool whole = true;
     for (size_t k = 0; k < loop->vars.size() && whole; ++k)
-      whole = is_var(st->indices[k], loop->vars[k]) &&
+      whole = is_var(st->indices[k], loop->vars[k].get()) &&
               same_extent(loop->extents[k], st->array, static_cast<int>(k), kernel);
     if (whole && params[st->array].rank == static_cast<int>(loop->vars.size()))
       return st->array;
@@ -88,9 +82,7 @@ std::vector<ArrayAccess> summarize_accesses(const Kernel &kernel) {
   // Fully overwritten: the first top-level statement touching the array is such a loop, and the
   // loop itself does not read the array.
   std::vector<bool> touched(kernel.params.size(), false);
-  std::vector<Stmt> top{kernel.body};
-  if (auto *b = kernel.body.as<Block>())
-    top = b->stmts;
+  std::vector<Stmt> top = statements_of(kernel.body);
   for (const Stmt &s : top) {
     std::vector<ArrayAccess> here(kernel.params.size());
     Accesses(here).visit(s);

@@ -15,9 +15,11 @@
 // locals from outside it only as reductions (v = v op e with op +, *, min or max, or the
 // select form of a maximum or minimum), which the block combines in a fixed tree: the schedule
 // reorders those reductions (float sums can change in the last bits), the same way every run.
+#include "ir/Build.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"
+#include "ir/Synchronizes.h"
 #include "support/Error.h"
 
 #include <limits>
@@ -28,18 +30,13 @@ namespace loom::ir {
 
 namespace {
 
-Expr i64(Expr e) {
-  return Cast::make(ScalarType::I64, std::move(e));
-}
-Expr i32c(int64_t v) {
-  return IntConst::make(ScalarType::I32, v);
-}
-Expr bin(BinaryOp op, Expr a, Expr b) {
-  return Binary::make(op, std::move(a), std::move(b));
-}
-
-// How an inner loop updates a local from outside it.
-enum class Combine { Add, Mul, Min, Max, SelectMax, SelectMin };
+// How an inner loop updates a local from outside it: v = v op e with a reduction's operation,
+// or, with `select`, the larger (Max) or smaller (Min) of v and e written as a select.
+struct Combine {
+  ReduceOp op;
+  bool select = false;
+  bool operator==(const Combine &) const = default;
+};
 
 Expr identity(Combine c, ScalarType t) {
   const bool fp = is_float(t);
@@ -48,84 +45,39 @@ Expr identity(Combine c, ScalarType t) {
                                           : std::numeric_limits<int64_t>::min();
   const int64_t hi = t == ScalarType::I32 ? std::numeric_limits<int32_t>::max()
                                           : std::numeric_limits<int64_t>::max();
-  switch (c) {
-  case Combine::Add: // -0 + -0 is -0: +0 would change an all-(-0) sum's sign
+  if (c.select)
+    return c.op == ReduceOp::Max ? (fp ? FloatConst::make(t, -inf) : IntConst::make(t, lo))
+                                 : (fp ? FloatConst::make(t, inf) : IntConst::make(t, hi));
+  switch (c.op) {
+  case ReduceOp::Add: // -0 + -0 is -0: +0 would change an all-(-0) sum's sign
     return fp ? FloatConst::make(t, -0.0) : IntConst::make(t, 0);
-  case Combine::Mul:
+  case ReduceOp::Mul:
     return fp ? FloatConst::make(t, 1.0) : IntConst::make(t, 1);
-  case Combine::Min: // loom's min and max on floats skip NaNs (fmin, fmax): NaN is the identity
+  case ReduceOp::Min: // loom's min and max on floats skip NaNs (fmin, fmax): NaN is the identity
     return fp ? FloatConst::make(t, std::numeric_limits<double>::quiet_NaN())
               : IntConst::make(t, hi);
-  case Combine::Max:
+  case ReduceOp::Max:
     return fp ? FloatConst::make(t, std::numeric_limits<double>::quiet_NaN())
               : IntConst::make(t, lo);
-  case Combine::SelectMin:
-    return fp ? FloatConst::make(t, inf) : IntConst::make(t, hi);
-  case Combine::SelectMax:
-    return fp ? FloatConst::make(t, -inf) : IntConst::make(t, lo);
   }
   return Expr();
 }
 
 // a combined with b as the loop combined them.
 Expr combine(Combine c, const Expr &a, const Expr &b) {
-  switch (c) {
-  case Combine::Add:
-    return bin(BinaryOp::Add, a, b);
-  case Combine::Mul:
-    return bin(BinaryOp::Mul, a, b);
-  case Combine::Min:
-    return bin(BinaryOp::Min, a, b);
-  case Combine::Max:
-    return bin(BinaryOp::Max, a, b);
-  case Combine::SelectMax:
-    return Select::make(bin(BinaryOp::Gt, b, a), b, a);
-  case Combine::SelectMin:
-    return Select::make(bin(BinaryOp::Lt, b, a), b, a);
-  }
-  return Expr();
-}
-
-bool is_var(const Expr &e, const Variable *v) {
-  auto *r = e.as<VarRef>();
-  return r && r->var.get() == v;
-}
-
-struct Mentions : Visitor {
-  const Variable *v;
-  int count = 0;
-  void visit_node(const VarRef *n) override { count += n->var.get() == v; }
-};
-int mentions(const Expr &e, const Variable *v) {
-  Mentions m;
-  m.v = v;
-  m.visit(e);
-  return m.count;
+  if (c.select)
+    return Select::make(c.op == ReduceOp::Max ? gt(b, a) : lt(b, a), b, a);
+  return Binary::make(binary_op_of(c.op), a, b);
 }
 
 // The reduction `v = value` performs, if it is one: v op e, e op v (commutative ops), min/max,
 // or select(e > v, e, v) and its mirror forms; e must not read v.
 std::optional<Combine> reduction_of(const Variable *v, const Expr &value) {
   if (auto *b = value.as<Binary>()) {
-    std::optional<Combine> c;
-    switch (b->op) {
-    case BinaryOp::Add:
-      c = Combine::Add;
-      break;
-    case BinaryOp::Mul:
-      c = Combine::Mul;
-      break;
-    case BinaryOp::Min:
-      c = Combine::Min;
-      break;
-    case BinaryOp::Max:
-      c = Combine::Max;
-      break;
-    default:
-      return std::nullopt;
-    }
-    if ((is_var(b->a, v) && mentions(b->b, v) == 0) || (is_var(b->b, v) && mentions(b->a, v) == 0))
-      return c;
+    std::optional<ReduceOp> op = reduce_op_of(b->op);
+    if (op && ((is_var(b->a, v) && mentions(b->b, v) == 0) ||
+               (is_var(b->b, v) && mentions(b->a, v) == 0)))
+      return Combine{*op};
     return std::nullopt;
   }
   if (auto *s = value.as<Select>()) {
@@ -141,9 +93,9 @@ std::optional<Combine> reduction_of(const Variable *v, const Expr &value) {
     if (!e_first && !v_first)
       return std::nullopt;
     if ((cmp->op == BinaryOp::Gt && e_first) || (cmp->op == BinaryOp::Lt && v_first))
-      return Combine::SelectMax;
+      return Combine{ReduceOp::Max, true};
     if ((cmp->op == BinaryOp::Lt && e_first) || (cmp->op == BinaryOp::Gt && v_first))
-      return Combine::SelectMin;
+      return Combine{ReduceOp::Min, true};
   }
   return std::nullopt;
 }
@@ -158,7 +110,6 @@ public:
   std::map<const Variable *, int> reads; // reads of outer locals
   std::map<int, std::vector<std::vector<Expr>>> accesses; // per array: every index list
   std::set<int> written;
-  bool synchronizes = false;
 
 protected:
   void visit_node(const VarRef *n) override {
@@ -188,11 +139,6 @@ protected:
   void visit_node(const Reduce *n) override { // atomic on the GPU: any thread may update
     accesses[n->array].push_back(n->indices);
     written.insert(n->array);
-    Visitor::visit_node(n);
-  }
-  void visit_node(const Barrier *) override { synchronizes = true; }
-  void visit_node(const WarpOp *n) override {
-    synchronizes = true;
     Visitor::visit_node(n);
   }
 
@@ -252,10 +198,9 @@ private:
       // One thread writes; the barriers keep every thread's reads of the element before it, and
       // the write before their reads after it.
       read_since_barrier_.clear();
-      return Block::make(
-          {Barrier::make(),
-           IfThenElse::make(bin(BinaryOp::Eq, SpecialReg::make(Reg::ThreadIdx, 0), i32c(0)), s),
-           Barrier::make()});
+      return Block::make({Barrier::make(),
+                          IfThenElse::make(eq(SpecialReg::make(Reg::ThreadIdx, 0), i32(0)), s),
+                          Barrier::make()});
     }
     fail("only local variables, stores, ifs and range loops can be in the loop's body (a while "
          "loop cannot be split among the block's threads)",
@@ -269,7 +214,7 @@ private:
         outer.insert(p.var.get());
     LoopUses uses(outer);
     uses.visit(f->body);
-    if (uses.synchronizes)
+    if (synchronizes(f->body))
       fail("the inner loop already has barriers or warp operations", s);
 
     // Locals from outside updated in the loop: reductions only.
@@ -347,10 +292,10 @@ private:
     for (const auto &[a, list] : uses.accesses)
       if (uses.plain.count(a))
         read_since_barrier_.insert(a); // loaded (or stored: a later loop's write must wait too)
-    Expr tid = i64(SpecialReg::make(Reg::ThreadIdx, 0));
-    Expr threads = i64(SpecialReg::make(Reg::BlockDim, 0));
-    Expr begin = bin(BinaryOp::Add, first, bin(BinaryOp::Mul, stride, tid));
-    Expr step = bin(BinaryOp::Mul, stride, threads);
+    Expr tid = reg_i64(Reg::ThreadIdx, 0);
+    Expr threads = reg_i64(Reg::BlockDim, 0);
+    Expr begin = add(first, mul(stride, tid));
+    Expr step = mul(stride, threads);
     out.push_back(For::make(f->var, begin, end, step, partials.mutate(f->body)));
     for (auto &[v, c] : reduced) {
       Expr total = block_reduce(out, VarRef::make(partials.to[v.get()]), c, v->type);
@@ -376,27 +321,26 @@ private:
       for (int offset = 16; offset > 0; offset /= 2) {
         Var other = make_var("other", t);
         out.push_back(
-            Declare::make(other, WarpOp::make(WarpOpKind::ShflXor, VarRef::make(v), i32c(offset))));
+            Declare::make(other, WarpOp::make(WarpOpKind::ShflXor, VarRef::make(v), i32(offset))));
         out.push_back(Assign::make(v, combine(c, VarRef::make(v), VarRef::make(other))));
       }
     };
     butterfly();
     Expr tid = SpecialReg::make(Reg::ThreadIdx, 0);
-    Expr lane = bin(BinaryOp::BitAnd, tid, i32c(31));
-    Expr warp = i64(bin(BinaryOp::Shr, tid, i32c(5)));
-    out.push_back(IfThenElse::make(bin(BinaryOp::Eq, lane, i32c(0)),
-                                   SharedStore::make(slots, {warp}, VarRef::make(v))));
-    out.push_back(Barrier::make());
-    Expr warps = i32c(threads_ / 32);
-    // Every lane reads slot `lane` (in range: 32 slots), the warps past the last give the identity.
+    Expr lane = Binary::make(BinaryOp::BitAnd, tid, i32(31));
+    Expr warp = to_i64(Binary::make(BinaryOp::Shr, tid, i32(5)));
     out.push_back(
-        Assign::make(v, Select::make(bin(BinaryOp::Lt, lane, warps),
-                                     SharedLoad::make(slots, {i64(lane)}), identity(c, t))));
+        IfThenElse::make(eq(lane, i32(0)), SharedStore::make(slots, {warp}, VarRef::make(v))));
+    out.push_back(Barrier::make());
+    Expr warps = i32(threads_ / 32);
+    // Every lane reads slot `lane` (in range: 32 slots), the warps past the last give the identity.
+    out.push_back(Assign::make(
+        v, Select::make(lt(lane, warps), SharedLoad::make(slots, {to_i64(lane)}), identity(c, t))));
     butterfly();
     // Lane 0's total in every lane: the lanes of a butterfly pair combine (a, b) and (b, a),
     // which for +0 and -0 in a max differ; lane 0 of every warp combined the same values in
     // the same order, so the result is the same in every thread of the block.
-    out.push_back(Assign::make(v, WarpOp::make(WarpOpKind::ShflIdx, VarRef::make(v), i32c(0))));
+    out.push_back(Assign::make(v, WarpOp::make(WarpOpKind::ShflIdx, VarRef::make(v), i32(0))));
     out.push_back(Barrier::make()); // every warp read the slots before a later reduction writes
     return VarRef::make(v);
   }
@@ -431,9 +375,7 @@ Task map_block_per_iteration(const Task &task, const std::string &kernel,
   if (task.kind != TaskKind::Parallel)
     return task;
   // The task body: declarations re-made for the task, then the parallel loop.
-  std::vector<Stmt> top{task.body};
-  if (auto *b = task.body.as<Block>())
-    top = b->stmts;
+  std::vector<Stmt> top = statements_of(task.body);
   std::vector<Stmt> out;
   for (const Stmt &s : top) {
     auto *loop = s.as<ParallelFor>();
@@ -453,8 +395,8 @@ Task map_block_per_iteration(const Task &task, const std::string &kernel,
                          "support yet");
     BlockPerIteration map(kernel, params, threads, shared);
     Stmt body = map.iteration(loop->body);
-    Expr first = i64(SpecialReg::make(Reg::BlockIdx, 0));
-    Expr stride = i64(SpecialReg::make(Reg::GridDim, 0));
+    Expr first = reg_i64(Reg::BlockIdx, 0);
+    Expr stride = reg_i64(Reg::GridDim, 0);
     out.push_back(For::make(loop->vars[0], first, loop->extents[0], stride, body));
   }
   Task mapped = task;

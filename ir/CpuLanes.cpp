@@ -13,6 +13,7 @@
 // speed of memory instead of at one addition's latency per element: LLVM's SLP vectorizer makes
 // the lanes vector registers. Which lane an iteration updates depends only on its position in
 // the loop, so results are the same for every run with the same thread count.
+#include "ir/Build.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 
@@ -21,13 +22,6 @@
 namespace loom::ir {
 
 namespace {
-
-Expr i64c(int64_t v) {
-  return IntConst::make(ScalarType::I64, v);
-}
-Expr bin(BinaryOp op, Expr a, Expr b) {
-  return Binary::make(op, std::move(a), std::move(b));
-}
 
 // Whether `body` runs straight through: lanes copy the body, and a loop in it would be copied
 // with it (and its own accumulation is not the chunk's).
@@ -60,9 +54,7 @@ public:
       return For::make(f->var, f->begin, f->end, f->step, nest(f->body, depth - 1));
     Var last = make_var(f->var->name + "_lanes_end", ScalarType::I64);
     Expr whole =
-        bin(BinaryOp::Mul,
-            bin(BinaryOp::Div, bin(BinaryOp::Sub, f->end, f->begin), i64c(cpu_reduction_lanes)),
-            i64c(cpu_reduction_lanes));
+        mul(div(sub(f->end, f->begin), i64(cpu_reduction_lanes)), i64(cpu_reduction_lanes));
     Var group = make_var(f->var->name + "_group", ScalarType::I64);
     std::vector<Stmt> copies;
     for (int l = 0; l < cpu_reduction_lanes; ++l) {
@@ -73,11 +65,11 @@ public:
           copy.to[acc] = lane;
       Var index = make_var(f->var->name, f->var->type);
       copy.to[f->var.get()] = index;
-      copies.push_back(Declare::make(index, bin(BinaryOp::Add, VarRef::make(group), i64c(l))));
+      copies.push_back(Declare::make(index, add(VarRef::make(group), i64(l))));
       copies.push_back(copy.mutate(f->body));
     }
-    return Block::make({Declare::make(last, bin(BinaryOp::Add, f->begin, whole)),
-                        For::make(group, f->begin, VarRef::make(last), i64c(cpu_reduction_lanes),
+    return Block::make({Declare::make(last, add(f->begin, whole)),
+                        For::make(group, f->begin, VarRef::make(last), i64(cpu_reduction_lanes),
                                   Block::make(std::move(copies))),
                         For::make(f->var, VarRef::make(last), f->end, f->step, f->body)});
   }
@@ -95,8 +87,8 @@ public:
     for (int l = 1; l < cpu_reduction_lanes; ++l)
       for (const TaskReduction *r : laned_) {
         const Var &acc = r->accumulator;
-        out.push_back(Assign::make(acc, bin(binary_op_of(r->op), VarRef::make(acc),
-                                            VarRef::make(lanes_.at(l).at(acc.get())))));
+        out.push_back(Assign::make(acc, Binary::make(binary_op_of(r->op), VarRef::make(acc),
+                                                     VarRef::make(lanes_.at(l).at(acc.get())))));
       }
     return Block::make(std::move(out));
   }
@@ -121,9 +113,7 @@ Task accumulate_in_lanes(const Task &task) {
 
   // The chunk's loop nest: the last top-level statement, one loop per dimension of the domain,
   // each directly the body of the one outside it (map_parallel_loops builds it so).
-  std::vector<Stmt> top{task.body};
-  if (auto *b = task.body.as<Block>())
-    top = b->stmts;
+  std::vector<Stmt> top = statements_of(task.body);
   const int depth = static_cast<int>(task.domain.size()) - 1;
   const For *inner = top.empty() ? nullptr : top.back().as<For>();
   auto *first = inner ? inner->begin.as<VarRef>() : nullptr;

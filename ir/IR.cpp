@@ -388,6 +388,21 @@ BinaryOp binary_op_of(ReduceOp op) {
   return BinaryOp::Add;
 }
 
+std::optional<ReduceOp> reduce_op_of(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add:
+    return ReduceOp::Add;
+  case BinaryOp::Mul:
+    return ReduceOp::Mul;
+  case BinaryOp::Min:
+    return ReduceOp::Min;
+  case BinaryOp::Max:
+    return ReduceOp::Max;
+  default:
+    return std::nullopt;
+  }
+}
+
 Stmt Reduce::make(ReduceOp op, int array, std::vector<Expr> indices, Expr value) {
   for (const Expr &i : indices)
     if (i.type() != ScalarType::I64)
@@ -462,23 +477,7 @@ bool equal(const Expr &a, const Expr &b) {
 
 Stmt store_or_reduce(int array, std::vector<Expr> indices, Expr value) {
   if (auto *bin = value.as<Binary>()) {
-    std::optional<ReduceOp> op;
-    switch (bin->op) {
-    case BinaryOp::Add:
-      op = ReduceOp::Add;
-      break;
-    case BinaryOp::Mul:
-      op = ReduceOp::Mul;
-      break;
-    case BinaryOp::Min:
-      op = ReduceOp::Min;
-      break;
-    case BinaryOp::Max:
-      op = ReduceOp::Max;
-      break;
-    default:
-      break;
-    }
+    std::optional<ReduceOp> op = reduce_op_of(bin->op);
     auto *load = bin->a.as<Load>();
     if (op && load && load->array == array && bin->type == load->type &&
         bin->type != ScalarType::Bool && equal_all(load->indices, indices))

@@ -86,23 +86,30 @@ struct ExprNode {
   virtual ~ExprNode() = default;
 };
 
-// A value handle to an immutable expression node.
-class Expr {
+// A value handle to an immutable node (as Halide's IntrusivePtr): copies share the node, which
+// lives while a handle holds it; `same_as` is identity, `as<T>()` the node when it is a T.
+template <class Node> class Handle {
 public:
-  Expr() = default;
-  Expr(std::shared_ptr<const ExprNode> n) : node_(std::move(n)) {}
-  const ExprNode *get() const { return node_.get(); }
-  const ExprNode *operator->() const { return node_.get(); }
+  Handle() = default;
+  Handle(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
+  const Node *get() const { return node_.get(); }
+  const Node *operator->() const { return node_.get(); }
   bool defined() const { return node_ != nullptr; }
-  bool same_as(const Expr &o) const { return node_ == o.node_; }
-  ScalarType type() const { return node_->type; }
-  ExprKind kind() const { return node_->kind; }
+  bool same_as(const Handle &o) const { return node_ == o.node_; }
+  decltype(Node::kind) kind() const { return node_->kind; }
   template <class T> const T *as() const {
     return node_ && node_->kind == T::static_kind ? static_cast<const T *>(node_.get()) : nullptr;
   }
 
 private:
-  std::shared_ptr<const ExprNode> node_;
+  std::shared_ptr<const Node> node_;
+};
+
+// An expression: a handle that also gives the node's type.
+class Expr : public Handle<ExprNode> {
+public:
+  using Handle::Handle;
+  ScalarType type() const { return get()->type; }
 };
 
 enum class UnaryOp : uint8_t { Neg, Not, BitNot };
@@ -284,21 +291,9 @@ struct StmtNode {
   virtual ~StmtNode() = default;
 };
 
-class Stmt {
+class Stmt : public Handle<StmtNode> {
 public:
-  Stmt() = default;
-  Stmt(std::shared_ptr<const StmtNode> n) : node_(std::move(n)) {}
-  const StmtNode *get() const { return node_.get(); }
-  const StmtNode *operator->() const { return node_.get(); }
-  bool defined() const { return node_ != nullptr; }
-  bool same_as(const Stmt &o) const { return node_ == o.node_; }
-  StmtKind kind() const { return node_->kind; }
-  template <class T> const T *as() const {
-    return node_ && node_->kind == T::static_kind ? static_cast<const T *>(node_.get()) : nullptr;
-  }
-
-private:
-  std::shared_ptr<const StmtNode> node_;
+  using Handle::Handle;
 };
 
 struct Block : StmtNode {
@@ -337,6 +332,8 @@ struct Store : StmtNode {
 enum class ReduceOp : uint8_t { Add, Mul, Min, Max };
 const char *op_name(ReduceOp op);
 BinaryOp binary_op_of(ReduceOp op);
+// The reduction that combines with `op`: Add, Mul, Min and Max have one, other operations none.
+std::optional<ReduceOp> reduce_op_of(BinaryOp op);
 struct Reduce : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Reduce;
   ReduceOp op;

@@ -1,3 +1,4 @@
+#include "ir/Build.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"
@@ -33,8 +34,7 @@ public:
     if (!loop_ || nested_ > 0 || indices.size() != loop_->vars.size())
       return false;
     for (size_t k = 0; k < indices.size(); ++k) {
-      auto *r = indices[k].as<VarRef>();
-      if (!r || r->var != loop_->vars[k])
+      if (!is_var(indices[k], loop_->vars[k].get()))
         return false;
     }
     return true;
@@ -167,9 +167,7 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params) {
   // The task's parallel loop: the last top-level statement of a parallel task (after the
   // re-declared locals split_into_tasks puts first).
   const ParallelFor *loop = nullptr;
-  std::vector<Stmt> top{task.body};
-  if (auto *b = task.body.as<Block>())
-    top = b->stmts;
+  std::vector<Stmt> top = statements_of(task.body);
   if (task.kind == TaskKind::Parallel && !top.empty())
     loop = top.back().as<ParallelFor>();
 

@@ -1,3 +1,4 @@
+#include "ir/Build.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "support/Error.h"
@@ -8,24 +9,13 @@ namespace loom::ir {
 
 namespace {
 
-Expr i64(Expr e) {
-  return Cast::make(ScalarType::I64, std::move(e));
-}
-Expr reg(Reg r, int axis) {
-  return i64(SpecialReg::make(r, axis));
-}
-Expr mul(Expr a, Expr b) {
-  return Binary::make(BinaryOp::Mul, std::move(a), std::move(b));
-}
-Expr add(Expr a, Expr b) {
-  return Binary::make(BinaryOp::Add, std::move(a), std::move(b));
-}
 // A GPU thread's first index along `axis` of a grid-stride loop, and the loop's stride.
 Expr first_index(int axis) {
-  return add(mul(reg(Reg::BlockIdx, axis), reg(Reg::BlockDim, axis)), reg(Reg::ThreadIdx, axis));
+  return add(mul(reg_i64(Reg::BlockIdx, axis), reg_i64(Reg::BlockDim, axis)),
+             reg_i64(Reg::ThreadIdx, axis));
 }
 Expr grid_stride(int axis) {
-  return mul(reg(Reg::BlockDim, axis), reg(Reg::GridDim, axis));
+  return mul(reg_i64(Reg::BlockDim, axis), reg_i64(Reg::GridDim, axis));
 }
 
 // Whether a 1-D loop body over `v` suits runs of consecutive iterations per GPU thread: every
@@ -56,21 +46,14 @@ protected:
   void visit_node(const While *) override { refuse("its body runs a loop"); }
 
 private:
-  struct Mentions : Visitor {
-    const Variable *v;
-    bool found = false;
-    void visit_node(const VarRef *n) override { found = found || n->var.get() == v; }
-  };
   void access(ScalarType t, const std::vector<Expr> &indices) {
     widest = std::max(widest, byte_size(t));
-    Mentions m;
-    m.v = v_.get();
+    int uses = 0;
     for (const Expr &i : indices)
-      m.visit(i);
-    if (!m.found)
+      uses += mentions(i, v_.get());
+    if (uses == 0)
       return;
-    auto *r = indices.size() == 1 ? indices[0].as<VarRef>() : nullptr;
-    if (!r || r->var != v_)
+    if (indices.size() != 1 || !is_var(indices[0], v_.get()))
       refuse("it accesses an array at an index other than [" + v_->name + "]");
   }
   void refuse(const std::string &reason) {
@@ -128,9 +111,8 @@ protected:
     } else if (target_ == Target::GPU && dims == 1 && width == 0) {
       RunsOfIterations check(n->vars[0]);
       check.visit(n->body);
-      // Bytes of the widest array a run covers, as measured on the H200: 32 for a reduction (the
-      // sum of 2^30 floats: 2.6 -> 4.6 TB/s, CUB's speed), 16 for other loops (saxpy written
-      // with runs of 16 bytes: 1.13x nvcc's grid-stride saxpy).
+      // Bytes of the widest array a run covers: 32 for a reduction, 16 for other loops, as
+      // measured on the H200 (docs/decisions.md, "Grid-stride loops and a capped grid").
       if (check.ok) {
         run = std::clamp((reduces_ ? 32 : 16) / check.widest, 1, 8);
         if (run > 1)
@@ -140,11 +122,12 @@ protected:
     }
     Stmt body = n->body;
     // One iteration per thread where the launch covers the domain: an inner loop nested in a
-    // grid-stride loop ran up to 30% slower on the H200 than the same loop under an `if` (ptxas
-    // schedules it differently), and the guard leaves LLVM and ptxas less code.
+    // grid-stride loop ran slower on the H200 than the same loop under an `if` (ptxas schedules
+    // it differently), and the guard leaves LLVM and ptxas less code (docs/decisions.md, "One
+    // iteration per thread where the launch covers the domain").
     // Only bodies with a loop: a flat body (a stencil) ran faster on the H200 as a grid-stride
-    // loop over a capped grid (0.223 against 0.259 ms at 8192^2), its threads' iterations
-    // amortizing their setup.
+    // loop over a capped grid, its threads' iterations amortizing their setup (bench/RESULTS.md,
+    // "eleventh run: where the naive matmul lost its time").
     const bool cover = target_ == Target::GPU && covering_ && !reduces_ && runs_a_loop(n->body);
     covered = covered || cover;
     // Build from the innermost dimension outwards.
@@ -152,23 +135,20 @@ protected:
       const Var &v = n->vars[k];
       const int axis = dims - 1 - k; // GPU: the innermost dimension -> x
       if (cover) {
-        Expr in_range = Binary::make(BinaryOp::Lt, VarRef::make(v), n->extents[k]);
+        Expr in_range = lt(var_ref(v), n->extents[k]);
         body = Block::make({Declare::make(v, first_index(axis)), IfThenElse::make(in_range, body)});
       } else if (target_ == Target::GPU) {
         body = For::make(v, first_index(axis), n->extents[k], grid_stride(axis), body);
       } else if (k == 0) {
-        body = For::make(v, VarRef::make(chunk_begin_), VarRef::make(chunk_end_), one(), body);
+        body = For::make(v, var_ref(chunk_begin_), var_ref(chunk_end_), i64(1), body);
       } else {
-        body = For::make(v, IntConst::make(ScalarType::I64, 0), n->extents[k], one(), body);
+        body = For::make(v, i64(0), n->extents[k], i64(1), body);
       }
     }
     return body;
   }
 
 private:
-  static Expr one() { return IntConst::make(ScalarType::I64, 1); }
-  static Expr i64_const(int64_t v) { return IntConst::make(ScalarType::I64, v); }
-
   // A 1-D loop on the GPU, where each thread's loads in flight decide the speed: each thread
   // takes runs of `run` consecutive iterations (16 or 32 bytes of its widest array: one or two
   // 16-byte loads) in a grid-stride loop over the runs, then the last n % run iterations one per
@@ -181,13 +161,12 @@ private:
     Var r = make_var(v->name + "_run", ScalarType::I64);
     Var k = make_var(v->name + "_in_run", ScalarType::I64);
     Expr first = first_index(0), stride = grid_stride(0);
-    Expr runs = Binary::make(BinaryOp::Div, extent, i64_const(run));
+    Expr runs = div(extent, i64(run));
     // The inner loop counts 0..run (a constant trip count LLVM unrolls whole) and sets v.
-    Stmt in_run = Block::make(
-        {Declare::make(v, add(mul(VarRef::make(r), i64_const(run)), VarRef::make(k))), n->body});
-    Stmt whole = For::make(r, first, runs, stride,
-                           For::make(k, i64_const(0), i64_const(run), one(), in_run));
-    Stmt rest = For::make(v, add(mul(runs, i64_const(run)), first), extent, stride, n->body);
+    Stmt in_run =
+        Block::make({Declare::make(v, add(mul(var_ref(r), i64(run)), var_ref(k))), n->body});
+    Stmt whole = For::make(r, first, runs, stride, For::make(k, i64(0), i64(run), i64(1), in_run));
+    Stmt rest = For::make(v, add(mul(runs, i64(run)), first), extent, stride, n->body);
     return Block::make({whole, rest});
   }
 

@@ -1,3 +1,4 @@
+#include "ir/Build.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "ir/Semantics.h"
@@ -8,11 +9,6 @@
 namespace loom::ir {
 
 namespace {
-
-bool is_const_int(const Expr &e, int64_t v) {
-  auto *c = e.as<IntConst>();
-  return c && c->value == v;
-}
 
 // Integer arithmetic with loom's defined semantics (wrap-around, x/0 == 0, x%0 == x).
 int64_t fold_int(BinaryOp op, int64_t a, int64_t b, ScalarType t) {
@@ -55,15 +51,15 @@ protected:
     if (ca && cb && foldable(n->op))
       return IntConst::make(n->type, fold_int(n->op, ca->value, cb->value, n->type));
     if (is_int(n->type)) {
-      if (n->op == BinaryOp::Add && is_const_int(b, 0))
+      if (n->op == BinaryOp::Add && is_int_const(b, 0))
         return a;
-      if (n->op == BinaryOp::Add && is_const_int(a, 0))
+      if (n->op == BinaryOp::Add && is_int_const(a, 0))
         return b;
-      if (n->op == BinaryOp::Sub && is_const_int(b, 0))
+      if (n->op == BinaryOp::Sub && is_int_const(b, 0))
         return a;
-      if (n->op == BinaryOp::Mul && is_const_int(b, 1))
+      if (n->op == BinaryOp::Mul && is_int_const(b, 1))
         return a;
-      if (n->op == BinaryOp::Mul && is_const_int(a, 1))
+      if (n->op == BinaryOp::Mul && is_int_const(a, 1))
         return b;
     }
     return a.same_as(n->a) && b.same_as(n->b) ? self : Binary::make(n->op, a, b);

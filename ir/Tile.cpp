@@ -17,9 +17,11 @@
 // are those of the default mapping, bit for bit. Iterations past the loop's extents (the edge
 // tiles') compute the last row's or column's values again, reading only what the loop reads,
 // and write nothing. What the schedule cannot do is a CompileError that says why.
+#include "ir/Build.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"
+#include "ir/Synchronizes.h"
 #include "support/Error.h"
 
 #include <map>
@@ -28,26 +30,6 @@
 namespace loom::ir {
 
 namespace {
-
-Expr i64c(int64_t v) {
-  return IntConst::make(ScalarType::I64, v);
-}
-Expr var_ref(const Var &v) {
-  return VarRef::make(v);
-}
-Expr bin(BinaryOp op, Expr a, Expr b) {
-  return Binary::make(op, std::move(a), std::move(b));
-}
-Expr add(Expr a, Expr b) {
-  return bin(BinaryOp::Add, std::move(a), std::move(b));
-}
-Expr mul(Expr a, Expr b) {
-  return bin(BinaryOp::Mul, std::move(a), std::move(b));
-}
-bool is_var(const Expr &e, const Variable *v) {
-  auto *r = e.as<VarRef>();
-  return r && r->var.get() == v;
-}
 
 // Elements of a shared array's row beyond the tile's: stores of a transposed tile then fall in
 // distinct banks, and 4 elements keep every row 16-byte aligned (vector loads).
@@ -89,11 +71,10 @@ struct Loads : Visitor {
   }
 };
 
-// What the loop body writes and reads, and whether it synchronizes.
+// What the loop body writes and reads.
 struct Effects : Visitor {
   std::set<int> written;
   std::set<const Variable *> mentioned;
-  bool synchronizes = false;
   void visit_node(const Store *n) override {
     written.insert(n->array);
     Visitor::visit_node(n);
@@ -107,11 +88,6 @@ struct Effects : Visitor {
     Visitor::visit_node(n);
   }
   void visit_node(const VarRef *n) override { mentioned.insert(n->var.get()); }
-  void visit_node(const Barrier *) override { synchronizes = true; }
-  void visit_node(const WarpOp *n) override {
-    synchronizes = true;
-    Visitor::visit_node(n);
-  }
 };
 
 // An array staged through shared memory: tile[buffer][kk][position], filled cooperatively.
@@ -185,62 +161,52 @@ public:
     Var m = make_var("rows", ScalarType::I64), n = make_var("cols", ScalarType::I64);
     out.push_back(Declare::make(m, loop->extents[0]));
     out.push_back(Declare::make(n, loop->extents[1]));
-    Expr tiles_j = bin(BinaryOp::Div, add(var_ref(n), i64c(tile_.cols - 1)), i64c(tile_.cols));
-    Expr tiles_i =
-        bin(BinaryOp::Div, add(loop->extents[0], i64c(tile_.rows - 1)), i64c(tile_.rows));
-    tiles = mul(tiles_i,
-                bin(BinaryOp::Div, add(loop->extents[1], i64c(tile_.cols - 1)), i64c(tile_.cols)));
+    Expr tiles_j = div(add(var_ref(n), i64(tile_.cols - 1)), i64(tile_.cols));
+    Expr tiles_i = div(add(loop->extents[0], i64(tile_.rows - 1)), i64(tile_.rows));
+    tiles = mul(tiles_i, div(add(loop->extents[1], i64(tile_.cols - 1)), i64(tile_.cols)));
     Var t = make_var("tile", ScalarType::I64);
     std::vector<Stmt> body;
     Var i0 = make_var("tile_row", ScalarType::I64), j0 = make_var("tile_col", ScalarType::I64);
-    body.push_back(
-        Declare::make(i0, mul(bin(BinaryOp::Div, var_ref(t), tiles_j), i64c(tile_.rows))));
-    body.push_back(
-        Declare::make(j0, mul(bin(BinaryOp::Mod, var_ref(t), tiles_j), i64c(tile_.cols))));
+    body.push_back(Declare::make(i0, mul(div(var_ref(t), tiles_j), i64(tile_.rows))));
+    body.push_back(Declare::make(j0, mul(mod(var_ref(t), tiles_j), i64(tile_.cols))));
     const int64_t col_threads = tile_.cols / tile_.thread_cols;
     if (!gpu_) {
       // Each share whole in the loop's extents runs without clamps or guards (the common case,
       // and the one the vectorizer gets to work on), the others clamped and guarded.
       Var tr = make_var("thread_row", ScalarType::I64),
           tc = make_var("thread_col", ScalarType::I64);
-      Expr r0 = add(var_ref(i0), mul(var_ref(tr), i64c(tile_.thread_rows)));
-      Expr c0 = add(var_ref(j0), mul(var_ref(tc), i64c(tile_.thread_cols)));
+      Expr r0 = add(var_ref(i0), mul(var_ref(tr), i64(tile_.thread_rows)));
+      Expr c0 = add(var_ref(j0), mul(var_ref(tc), i64(tile_.thread_cols)));
       std::vector<Stmt> interior, edge;
       thread_body(interior, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n), var_ref(tr),
                   var_ref(tc), Expr(), true);
       thread_body(edge, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n), var_ref(tr), var_ref(tc),
                   Expr(), false);
-      Expr whole =
-          bin(BinaryOp::And, bin(BinaryOp::Le, add(r0, i64c(tile_.thread_rows)), var_ref(m)),
-              bin(BinaryOp::Le, add(c0, i64c(tile_.thread_cols)), var_ref(n)));
-      Expr some =
-          bin(BinaryOp::And, bin(BinaryOp::Lt, r0, var_ref(m)), bin(BinaryOp::Lt, c0, var_ref(n)));
+      Expr whole = logical_and(le(add(r0, i64(tile_.thread_rows)), var_ref(m)),
+                               le(add(c0, i64(tile_.thread_cols)), var_ref(n)));
+      Expr some = logical_and(lt(r0, var_ref(m)), lt(c0, var_ref(n)));
       Stmt share = IfThenElse::make(whole, Block::make(std::move(interior)),
                                     IfThenElse::make(some, Block::make(std::move(edge))));
-      body.push_back(For::make(tr, i64c(0), i64c(tile_.rows / tile_.thread_rows), i64c(1),
-                               For::make(tc, i64c(0), i64c(col_threads), i64c(1), share)));
+      body.push_back(For::make(tr, i64(0), i64(tile_.rows / tile_.thread_rows), i64(1),
+                               For::make(tc, i64(0), i64(col_threads), i64(1), share)));
       out.push_back(ParallelFor::make({t}, {tiles}, Block::make(std::move(body))));
       return Block::make(std::move(out));
     }
     Var tid = make_var("thread", ScalarType::I64);
-    body.push_back(Declare::make(tid, i64(SpecialReg::make(Reg::ThreadIdx, 0))));
+    body.push_back(Declare::make(tid, reg_i64(Reg::ThreadIdx, 0)));
     thread_body(body, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n),
-                bin(BinaryOp::Div, var_ref(tid), i64c(col_threads)),
-                bin(BinaryOp::Mod, var_ref(tid), i64c(col_threads)), var_ref(tid), false);
+                div(var_ref(tid), i64(col_threads)), mod(var_ref(tid), i64(col_threads)),
+                var_ref(tid), false);
     body.push_back(Barrier::make()); // the next tile's stores wait for this one's last reads
-    out.push_back(For::make(t, i64(SpecialReg::make(Reg::BlockIdx, 0)), tiles,
-                            i64(SpecialReg::make(Reg::GridDim, 0)), Block::make(std::move(body))));
+    out.push_back(For::make(t, reg_i64(Reg::BlockIdx, 0), tiles, reg_i64(Reg::GridDim, 0),
+                            Block::make(std::move(body))));
     return Block::make(std::move(out));
   }
 
 private:
-  static Expr i64(Expr e) { return Cast::make(ScalarType::I64, std::move(e)); }
-
   // The iteration's statements before its inner loop, the loop, and those after it.
   void split_body(const Stmt &body, const Stmt &where) {
-    std::vector<Stmt> top{body};
-    if (auto *b = body.as<Block>())
-      top = b->stmts;
+    std::vector<Stmt> top = statements_of(body);
     for (const Stmt &s : top) {
       if (s.as<For>() || s.as<While>()) {
         if (inner_.defined())
@@ -265,7 +231,7 @@ private:
                "'; the schedule fuses the inner loops of several iterations, so it may only "
                "update locals",
            inner_);
-    if (body_effects.synchronizes)
+    if (synchronizes(f->body))
       fail("the inner loop has barriers or warp operations", inner_);
     std::set<const Variable *> locals;
     for (const Stmt &s : before_)
@@ -296,9 +262,7 @@ private:
   // base + offset(r), base = t * group the same for all r: loads at constant distances, which
   // the vectorizers merge.
   int64_t group(int per_thread) const { return gpu_ && per_thread % 4 == 0 ? 4 : per_thread; }
-  Expr position_base(const Expr &t, int per_thread) const {
-    return mul(t, i64c(group(per_thread)));
-  }
+  Expr position_base(const Expr &t, int per_thread) const { return mul(t, i64(group(per_thread))); }
   int64_t offset(int64_t threads, int per_thread, int r) const {
     const int64_t g = group(per_thread);
     return (r / g) * threads * g + r % g;
@@ -321,7 +285,7 @@ private:
     Var first = make_var(name + "_first", ScalarType::I64);
     out.push_back(Declare::make(first, add(origin, var_ref(base))));
     for (int r = 0; r < per_thread; ++r) {
-      Expr off = i64c(offset(threads, per_thread, r));
+      Expr off = i64(offset(threads, per_thread, r));
       a.position.push_back(add(var_ref(base), off));
       a.in_range.push_back(add(var_ref(first), off));
       if (interior) {
@@ -329,11 +293,10 @@ private:
         continue;
       }
       Var valid = make_var(name + "_valid", ScalarType::Bool);
-      out.push_back(Declare::make(valid, bin(BinaryOp::Lt, a.in_range.back(), extent)));
+      out.push_back(Declare::make(valid, lt(a.in_range.back(), extent)));
       a.valid.push_back(var_ref(valid));
       Var clamped = make_var(name, ScalarType::I64);
-      out.push_back(Declare::make(
-          clamped, bin(BinaryOp::Min, a.in_range.back(), bin(BinaryOp::Sub, extent, i64c(1)))));
+      out.push_back(Declare::make(clamped, min(a.in_range.back(), sub(extent, i64(1)))));
       a.index.push_back(var_ref(clamped));
     }
     return a;
@@ -364,7 +327,7 @@ private:
         x.copy.values[j_] = cols.index[c];
         if (!interior) {
           Var valid = make_var("valid", ScalarType::Bool);
-          out.push_back(Declare::make(valid, bin(BinaryOp::And, rows.valid[r], cols.valid[c])));
+          out.push_back(Declare::make(valid, logical_and(rows.valid[r], cols.valid[c])));
           x.copy.valid = var_ref(valid);
         }
       }
@@ -416,7 +379,7 @@ private:
       out.push_back(For::make(kv, var_ref(kb), var_ref(ke), f->step, Block::make(std::move(step))));
     } else {
       out.push_back(IfThenElse::make(
-          bin(BinaryOp::Lt, var_ref(kb), var_ref(ke)),
+          lt(var_ref(kb), var_ref(ke)),
           staged_loop(staged, var_ref(kb), var_ref(ke), i0, j0, m, n, tid, threads, fused_step)));
     }
     // The statements after the inner loop, in the iterations in range only: there the indices
@@ -433,7 +396,7 @@ private:
       if (interior)
         out.insert(out.end(), after.begin(), after.end());
       else if (!after.empty())
-        out.push_back(IfThenElse::make(bin(BinaryOp::And, rows.valid[x.r], cols.valid[x.c]),
+        out.push_back(IfThenElse::make(logical_and(rows.valid[x.r], cols.valid[x.c]),
                                        Block::make(std::move(after))));
     }
   }
@@ -447,9 +410,7 @@ private:
       return out;
     Loads loads;
     loads.i = i_, loads.j = j_, loads.k = f->var.get();
-    std::vector<Stmt> top{f->body};
-    if (auto *b = f->body.as<Block>())
-      top = b->stmts;
+    std::vector<Stmt> top = statements_of(f->body);
     for (const Stmt &s : top) {
       if (auto *d = s.as<Declare>())
         loads.visit(d->init);
@@ -493,9 +454,9 @@ private:
     // The elements of chunk `k0` this thread loads: element e = tid + l * threads of the tile,
     // numbered along the array's contiguous dimension first (coalesced reads).
     auto element = [&](const Staged &s, int64_t l, Expr &kk, Expr &pos) {
-      Expr e = add(tid, i64c(l * threads));
+      Expr e = add(tid, i64(l * threads));
       const int64_t fast = s.pattern.k_dim == 1 ? depth : s.extent;
-      Expr inner = bin(BinaryOp::Mod, e, i64c(fast)), outer = bin(BinaryOp::Div, e, i64c(fast));
+      Expr inner = mod(e, i64(fast)), outer = div(e, i64(fast));
       kk = s.pattern.k_dim == 1 ? inner : outer;
       pos = s.pattern.k_dim == 1 ? outer : inner;
     };
@@ -508,10 +469,10 @@ private:
         for (int64_t l = 0; l < count(s); ++l) {
           Expr kk, pos;
           element(s, l, kk, pos);
-          Expr k = bin(BinaryOp::Min, add(k0, kk), bin(BinaryOp::Sub, ke, i64c(1)));
+          Expr k = min(add(k0, kk), sub(ke, i64(1)));
           const Expr &base = s.pattern.axis == 0 ? i0 : j0;
           const Expr &extent = s.pattern.axis == 0 ? m : n;
-          Expr x = bin(BinaryOp::Min, add(base, pos), bin(BinaryOp::Sub, extent, i64c(1)));
+          Expr x = min(add(base, pos), sub(extent, i64(1)));
           std::vector<Expr> idx =
               s.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
           Expr value = Load::make(s.type, s.pattern.array, idx);
@@ -525,7 +486,7 @@ private:
     };
     prefetch(out, kb, true);
     Var buf = make_var("buffer", ScalarType::I64);
-    out.push_back(Declare::make(buf, i64c(0)));
+    out.push_back(Declare::make(buf, i64(0)));
     Var k0 = make_var("chunk", ScalarType::I64);
     std::vector<Stmt> chunk;
     for (const Staged &s : staged)
@@ -534,25 +495,24 @@ private:
         element(s, l, kk, pos);
         Stmt store = SharedStore::make(s.tile, {var_ref(buf), kk, pos}, var_ref(s.next[l]));
         if (!in_tile(s, l))
-          store = IfThenElse::make(
-              bin(BinaryOp::Lt, add(tid, i64c(l * threads)), i64c(s.extent * depth)), store);
+          store = IfThenElse::make(lt(add(tid, i64(l * threads)), i64(s.extent * depth)), store);
         chunk.push_back(store);
       }
     chunk.push_back(Barrier::make());
-    prefetch(chunk, add(var_ref(k0), i64c(depth)), false);
+    prefetch(chunk, add(var_ref(k0), i64(depth)), false);
     // A whole chunk runs `depth` steps; the last, partial one checks each step.
     Var kk = make_var("kk", ScalarType::I64), kt = make_var("kk", ScalarType::I64);
     std::vector<Stmt> whole, partial;
     fused_step(whole, add(var_ref(k0), var_ref(kk)), var_ref(buf), var_ref(kk));
     fused_step(partial, add(var_ref(k0), var_ref(kt)), var_ref(buf), var_ref(kt));
-    chunk.push_back(IfThenElse::make(
-        bin(BinaryOp::Le, add(var_ref(k0), i64c(depth)), ke),
-        For::make(kk, i64c(0), i64c(depth), i64c(1), Block::make(std::move(whole))),
-        For::make(kt, i64c(0), i64c(depth), i64c(1),
-                  IfThenElse::make(bin(BinaryOp::Lt, add(var_ref(k0), var_ref(kt)), ke),
-                                   Block::make(std::move(partial))))));
-    chunk.push_back(Assign::make(buf, bin(BinaryOp::Sub, i64c(1), var_ref(buf))));
-    out.push_back(For::make(k0, kb, ke, i64c(depth), Block::make(std::move(chunk))));
+    chunk.push_back(
+        IfThenElse::make(le(add(var_ref(k0), i64(depth)), ke),
+                         For::make(kk, i64(0), i64(depth), i64(1), Block::make(std::move(whole))),
+                         For::make(kt, i64(0), i64(depth), i64(1),
+                                   IfThenElse::make(lt(add(var_ref(k0), var_ref(kt)), ke),
+                                                    Block::make(std::move(partial))))));
+    chunk.push_back(Assign::make(buf, sub(i64(1), var_ref(buf))));
+    out.push_back(For::make(k0, kb, ke, i64(depth), Block::make(std::move(chunk))));
     return Block::make(std::move(out));
   }
 
@@ -573,9 +533,7 @@ Task map_tile(const Task &task, const std::string &kernel, const std::vector<Par
               const TileSchedule &tile, std::vector<Shared> &shared, Target target) {
   if (task.kind != TaskKind::Parallel)
     return task;
-  std::vector<Stmt> top{task.body};
-  if (auto *b = task.body.as<Block>())
-    top = b->stmts;
+  std::vector<Stmt> top = statements_of(task.body);
   const ParallelFor *loop = nullptr;
   for (const Stmt &s : top)
     if (auto *p = s.as<ParallelFor>())

@@ -6,6 +6,7 @@
 #include "ir/Evaluate.h"
 #include "ir/Mutator.h"
 #include "ir/Semantics.h"
+#include "ir/Synchronizes.h"
 #include "support/Error.h"
 
 #include <cstring>
@@ -74,17 +75,7 @@ int64_t cpu_grain(const ir::Task &task) {
 }
 
 bool simt_synchronizes(const ir::Task &task) {
-  struct FindSync : ir::Visitor {
-    bool found = false;
-    void visit_node(const ir::Barrier *) override { found = true; }
-    void visit_node(const ir::WarpOp *n) override {
-      found = true;
-      ir::Visitor::visit_node(n);
-    }
-  } find;
-  if (task.kind == ir::TaskKind::Simt)
-    find.visit(task.body);
-  return find.found;
+  return task.kind == ir::TaskKind::Simt && ir::synchronizes(task.body);
 }
 
 void run_on_cpu(KernelState &state, std::span<const Argument> args,

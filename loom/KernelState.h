@@ -58,7 +58,7 @@ struct CompiledCpu {
 
 // The fewest iterations of a CPU task's parallel loop worth a thread of their own.
 int64_t cpu_grain(const ir::Task &task);
-// Whether a SIMT task's threads synchronize (barriers, warp collectives): on the CPU they then
+// Whether a SIMT task's threads synchronize (ir::synchronizes of its body): on the CPU they then
 // need fibers.
 bool simt_synchronizes(const ir::Task &task);
 

@@ -19,7 +19,7 @@ struct SimtShape {
 // Runs `fn` (a SIMT task's CPU entry) once per thread of `shape`, each block with
 // `shared_bytes` of zeroed shared memory. `synchronizes`: the task has barriers or warp
 // collectives (without, no fibers are needed). Throws what the block's scheduler throws
-// (InterpreterError when a block's threads deadlock at barriers), after every block has run.
+// (DeadlockError when a block's threads deadlock at barriers), after every block has run.
 void run_cpu_simt_task(CpuTaskFn fn, void *const *params, const SimtShape &shape,
                        int64_t shared_bytes, bool synchronizes);
 

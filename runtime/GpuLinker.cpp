@@ -65,6 +65,8 @@ void record_fallback(const std::string &reason) {
 } // namespace
 
 PtxLinkerMode ptx_linker_mode() {
+  // The driver's linker by default (docs/decisions.md, "PTX to machine code with nvJitLink when
+  // the toolkit has it, loaded at run time").
   return settings::ptx_linker();
 }
 

@@ -70,8 +70,9 @@ std::array<unsigned, 3> compute_block(const std::vector<int64_t> &domain, int bl
     return {static_cast<unsigned>(threads), 1, 1};
 
   // Multi-dimensional blocks stay at 256 threads (32x8 for large extents): on the H200 the naive
-  // matmul ran 9-11% faster with 32x4 or 32x8 blocks than with 32x32 at the same occupancy
-  // (bench/launch_sweep.cpp; bench/RESULTS.md).
+  // matmul ran faster with 32x4 or 32x8 blocks than with 32x32 at the same occupancy
+  // (bench/launch_sweep.cpp; bench/RESULTS.md, "Launch shape: automatic against the best of a
+  // sweep").
   threads =
       std::min<uint64_t>(threads, max_multi_dimensional_threads > 0 ? max_multi_dimensional_threads
                                                                     : max_multi_dimensional_block);
@@ -141,8 +142,8 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
   uint64_t per_sm = static_cast<uint64_t>(std::max(max_active_blocks_per_sm, 1));
   uint64_t wave = per_sm * sms;
   // The default cap depends on the dimensions: on the H200 (bench/launch_sweep.cpp) 2-D kernels
-  // with the automatic block ran 6-10% faster at 16 waves than at 4 (the stencil over 8192^2, the
-  // naive matmul at 4096^2), 1-D ones alike at both.
+  // with the automatic block ran faster at 16 waves than at 4 (the stencil, the naive matmul),
+  // 1-D ones alike at both (docs/decisions.md, "Grid-stride loops and a capped grid").
   int waves = policy.max_waves;
   if (waves == max_grid_waves && !forced && domain.size() > 1)
     waves = max_grid_waves_multi_dimensional;

@@ -1,10 +1,10 @@
 // Host memory for large arrays, with huge pages as numpy gives its own arrays: aligned to a cache
 // line, and blocks of 4 MiB or more (numpy's threshold) mapped on their own, aligned to 2 MiB so
 // that all of the block can be huge pages, and advised to use transparent huge pages. A streaming
-// kernel over such arrays misses the TLB far less often: loom's 4096^2 stencil ran 1.13-1.20x and
-// saxpy 1.09-1.14x faster than on std::vector's 4 KiB pages (bench/RESULTS.md). HostVector<T> is
-// a std::vector on this memory; kernel calls, loom::view() and DeviceArray take it as they take a
-// std::vector.
+// kernel over such arrays misses the TLB far less often: loom's stencil and saxpy ran faster than
+// on std::vector's 4 KiB pages (docs/decisions.md, "Host arrays on huge pages, offered rather than
+// imposed"). HostVector<T> is a std::vector on this memory; kernel calls, loom::view() and
+// DeviceArray take it as they take a std::vector.
 #pragma once
 
 #include <cstddef>

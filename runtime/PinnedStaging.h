@@ -3,8 +3,9 @@
 // the next into the other buffer. The copies stay blocking and ordered after earlier work of the
 // legacy default stream, as cuMemcpyHtoD is. copy_host_to_device (DeviceBuffer.h) uses it for
 // copies of at least `min_bytes`. Copies to the host go direct: on the H200 the driver's own
-// pageable path took 1 GiB at 15.1 GB/s, staging through these buffers at 8.4 (to the device:
-// 8.2 direct, 8.8 staged; bench/RESULTS.md).
+// pageable path was faster for them than staging through these buffers, and slower only for
+// copies to the device (docs/decisions.md, "Large copies to the device through pinned staging
+// buffers").
 #pragma once
 
 #include "runtime/CudaApi.h"

@@ -51,8 +51,18 @@ public:
 };
 
 // The IR interpreter stopped a kernel: an index out of bounds (naming the array, the index and the
-// extent) or the step limit (a loop that does not end).
+// extent), the step limit (a loop that does not end), a data race or a deadlocked SIMT block.
 class InterpreterError : public Error {
+public:
+  using Error::Error;
+};
+
+// The threads of a SIMT block run on the CPU deadlocked: every unfinished one waits at a barrier
+// or a warp collective that cannot complete (they wait at different sync points, e.g. a barrier
+// in a branch not all threads take). A call of compiled CPU code throws it; the interpreter
+// reports the same as an InterpreterError naming the kernel and the block. On the GPU such a
+// kernel is undefined behaviour.
+class DeadlockError : public Error {
 public:
   using Error::Error;
 };

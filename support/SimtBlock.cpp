@@ -259,12 +259,12 @@ void SimtBlock::run(int threads, const std::function<void(int)> &body) {
     for (int w = 0; w < (threads + warp_size - 1) / warp_size; ++w)
       warp_waiting += warps_[w].waiting;
     abandon();
-    throw InterpreterError("SIMT block of " + std::to_string(threads) +
-                           " threads deadlocked: " + std::to_string(barrier_waiting_) +
-                           " wait at a barrier, " + std::to_string(warp_waiting) +
-                           " at a warp collective, " + std::to_string(finished_) +
-                           " have finished (threads wait at different sync points, e.g. a "
-                           "barrier in a branch not all threads take)");
+    throw DeadlockError("SIMT block of " + std::to_string(threads) +
+                        " threads deadlocked: " + std::to_string(barrier_waiting_) +
+                        " wait at a barrier, " + std::to_string(warp_waiting) +
+                        " at a warp collective, " + std::to_string(finished_) +
+                        " have finished (threads wait at different sync points, e.g. a "
+                        "barrier in a branch not all threads take)");
   }
 }
 

@@ -48,7 +48,7 @@ public:
   //
   // If every unfinished thread is blocked and no barrier or warp collective can complete (threads
   // wait at different sync points, e.g. a barrier inside a branch only some threads take), run()
-  // abandons the threads the same way and throws loom::InterpreterError saying that the block
+  // abandons the threads the same way and throws loom::DeadlockError saying that the block
   // deadlocked: how many threads wait at a barrier, how many at a warp collective and how many
   // have finished. It never hangs.
   //

@@ -541,7 +541,7 @@ TEST_P(Simt, DivergentBarrierIsReportedOnTheCpu) {
   try {
     k.shape(1, 32)(x);
     FAIL() << "a divergent barrier ran to the end";
-  } catch (const InterpreterError &e) {
+  } catch (const DeadlockError &e) {
     EXPECT_NE(std::string(e.what()).find("deadlock"), std::string::npos) << e.what();
   }
 }

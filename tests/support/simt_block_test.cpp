@@ -273,7 +273,7 @@ TEST(SimtBlock, DeadlockIsReportedAndTheBlockStaysUsable) {
         block.warp_exchange(t);
     });
     FAIL() << "run() returned from a deadlocked block";
-  } catch (const loom::InterpreterError &e) {
+  } catch (const loom::DeadlockError &e) {
     std::string what = e.what();
     EXPECT_NE(what.find("deadlock"), std::string::npos) << what;
     EXPECT_NE(what.find("16 wait at a barrier"), std::string::npos) << what;
@@ -293,7 +293,7 @@ TEST(SimtBlock, DeadlockIsReportedAndTheBlockStaysUsable) {
         block.warp_exchange(0);
     });
     FAIL() << "run() returned from a deadlocked block";
-  } catch (const loom::InterpreterError &e) {
+  } catch (const loom::DeadlockError &e) {
     std::string what = e.what();
     EXPECT_NE(what.find("16 wait at a barrier, 12 at a warp collective, 4 have finished"),
               std::string::npos)

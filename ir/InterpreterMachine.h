@@ -1,0 +1,162 @@
+// The interpreter's machine, internal to ir/Interpreter*.cpp: the evaluator of statements and
+// expressions (ir/Interpreter.cpp) and the SIMT scheduler that runs a launch's threads
+// (ir/InterpreterSimt.cpp) share its state. Its race checker is ir/RaceCheck.h.
+#pragma once
+
+#include "ir/IR.h"
+#include "ir/Interpreter.h"
+#include "ir/RaceCheck.h"
+#include "ir/Semantics.h"
+#include "ir/Uncertainty.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace loom::support {
+class SimtBlock;
+}
+
+namespace loom::ir::interpreter {
+
+struct Value {
+  ScalarValue v;
+  Uncertainty u;
+};
+
+// What each thread has of its own: its locals, its registers (the thread geometry) and the
+// statement it runs. A kernel of parallel loops runs as one thread; in a SIMT launch every thread
+// of a block has one, and the machine switches to a thread's state whenever the thread runs.
+struct ThreadState {
+  std::unordered_map<const Variable *, Value> vars;
+  unsigned special[4][3] = {{0, 0, 0}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}};
+  const Stmt *current = nullptr;
+  int linear = -1; // SIMT: the thread's index in its block (x fastest); else -1
+  // SIMT with track_uncertainty: the uncertainty of what the thread gave its warp collectives,
+  // two generations deep (as SimtBlock's warp buffers), and how many collectives it has joined.
+  Uncertainty warp_u[2];
+  unsigned warp_calls = 0;
+};
+
+class Machine {
+public:
+  // Checks the arguments against the parameters (ArgumentError).
+  Machine(const std::string &name, const std::vector<Param> &params,
+          std::vector<InterpreterArg> &args, const InterpreterOptions &options);
+
+  // The running thread's locals: the scalar parameters only, or one more variable.
+  void bind_params();
+  void bind(const Var &v, int64_t value) {
+    thread_->vars[v.get()] = {int_value(v->type, value), {}};
+  }
+  void set_special(Reg reg, int dim, unsigned value) {
+    thread_->special[static_cast<int>(reg)][dim] = value;
+  }
+
+  // A task reduction: each worker's accumulator once it has run, then the combined total.
+  void collect(const Task &task, std::vector<std::vector<ScalarValue>> &partials);
+  void combine(const Task &task, const std::vector<std::vector<ScalarValue>> &partials);
+
+  // An expression over parameters only (a launch domain), outside any statement.
+  int64_t domain_extent(const Expr &e);
+
+  // Runs `s` in the running thread.
+  void exec(const Stmt &s);
+
+  // A SIMT launch of `body` (a SIMT kernel's, or its lowered task's) with the kernel's `shared`
+  // arrays: every thread of options' simt_grid x simt_block runs it once. Blocks run one after
+  // another (x fastest), each with its shared arrays zeroed, as the CPU runtime starts them. A
+  // block's threads run one after another (x fastest) when the body has no barrier and no warp
+  // collective; else on the fibers of a support::SimtBlock, which switch at each of them exactly
+  // as compiled CPU code does. Throws what a thread throws, and InterpreterError when a block's
+  // threads deadlock.
+  void run_simt(const Stmt &body, const std::vector<Shared> &shared) {
+    run_simt(body, shared, options_.simt_grid, options_.simt_block);
+  }
+  // The same with the launch given (lowered block_per_iteration tasks).
+  void run_simt(const Stmt &body, const std::vector<Shared> &shared,
+                const std::array<unsigned, 3> &grid, const std::array<unsigned, 3> &block);
+
+  uint64_t steps() const { return steps_; }
+  // Why the run is inconclusive for other backends (empty: it is not). The run goes on with the
+  // interpreter's own values, so its results are those of a run without tracking.
+  const std::string &inconclusive() const { return inconclusive_; }
+  std::vector<std::vector<double>> error_bounds() const;
+
+private:
+  // ---- the evaluator (ir/Interpreter.cpp) ----
+  void exec_node(const Stmt &s);
+  void atomic(const Atomic *n);
+  void parallel(const ParallelFor *n, const std::vector<int64_t> &extents, size_t dim);
+  void count_step(const Stmt &s);
+  Value &lookup(const Var &v);
+  // Where the running thread is, for messages: its statement and, in SIMT, its position.
+  std::string where() const;
+  int shared_index(const Shared &a);
+  int64_t shared_element(int a, const std::vector<Expr> &indices, bool store, bool *uncertain);
+  int64_t element(int array, const std::vector<Expr> &indices, bool store, bool *uncertain);
+  void check_race(int array, int64_t k, bool write);
+  Value eval(const Expr &e);
+
+  void note_inconclusive(const std::string &why) {
+    if (inconclusive_.empty())
+      inconclusive_ = why;
+  }
+  bool decide(const Value &v, const char *what) {
+    if (v.u.unknown())
+      note_inconclusive(std::string(what) + " depends on an uncertain value" + where());
+    return v.v.i != 0;
+  }
+  int64_t integer(const Value &v, const char *what) {
+    if (v.u.unknown())
+      note_inconclusive(std::string(what) + " depends on an uncertain value" + where());
+    return v.v.i;
+  }
+  Uncertainty reduce_uncertainty(const Reduce *n, int64_t k, ScalarType t, ScalarValue old,
+                                 const Value &v, ScalarValue r);
+  Uncertainty update_uncertainty(BinaryOp op, int key, int64_t k, uint64_t run, ScalarType t,
+                                 ScalarValue old, Uncertainty old_u, const Value &v, ScalarValue r);
+
+  // ---- the SIMT scheduler (ir/InterpreterSimt.cpp) ----
+  // The running SIMT block's scheduler, for a barrier or a warp collective.
+  support::SimtBlock &simt_block(const char *what);
+  void barrier();
+  Value warp(const WarpOp *n);
+
+  const std::string &name_;
+  const std::vector<Param> &params_;
+  std::vector<InterpreterArg> &args_;
+  const InterpreterOptions &options_;
+  const bool track_;
+  std::vector<std::vector<Uncertainty>> shadows_; // per array parameter and element
+  ThreadState main_thread_;                       // the one thread outside SIMT launches
+  ThreadState *thread_ = &main_thread_;           // the thread running now
+  // A SIMT launch: its shared arrays (their buffers are the running block's), their shadows
+  // with track_uncertainty, the block's fibers when it synchronizes, and its threads.
+  std::vector<Shared> shared_;
+  std::vector<Buffer> shared_buffers_;
+  std::vector<std::vector<Uncertainty>> shared_shadows_;
+  support::SimtBlock *fibers_ = nullptr;
+  std::vector<ThreadState> threads_;
+  bool simt_ = false;      // a SIMT launch is running
+  uint64_t block_run_ = 0; // counts the blocks run, for float sums into shared arrays
+  RaceChecker races_;
+  uint64_t loop_run_ = 0; // counts the parallel loops (and SIMT launches) run
+  struct SumStats {
+    uint64_t loop = 0;
+    uint64_t terms = 0;
+    double magnitude = 0, input_error = 0;
+  };
+  // Float sums of the running parallel loop or SIMT launch, per array parameter and element; a
+  // shared array's (of the running block) under -1 - its index among the kernel's shared arrays.
+  std::map<std::pair<int, int64_t>, SumStats> sums_;
+  int64_t iteration_ = -1; // of the running parallel loop, row-major; -1 outside one
+  uint64_t steps_ = 0;     // in all threads of a SIMT launch together
+  std::string inconclusive_;
+};
+
+} // namespace loom::ir::interpreter
