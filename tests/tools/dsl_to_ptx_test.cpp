@@ -22,9 +22,24 @@ std::string read_file(const std::filesystem::path &path) {
   return text.str();
 }
 
+// The build's dsl-to-ptx, else (in an installed tree: tests/ beside bin/) the one installed.
+std::string tool_path() {
+  if (std::filesystem::exists(LOOM_DSL_TO_PTX))
+    return LOOM_DSL_TO_PTX;
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / "../bin/dsl-to-ptx")
+      .string();
+}
+
+// The source tree's examples/dsl, else the one under the working directory.
+std::string examples_dsl() {
+  if (std::filesystem::exists(LOOM_EXAMPLES_DSL))
+    return LOOM_EXAMPLES_DSL;
+  return "examples/dsl";
+}
+
 // The tool's standard output for `arguments`; fails the test on a non-zero exit.
 std::string run_tool(const std::string &arguments) {
-  std::string command = std::string(LOOM_DSL_TO_PTX) + " " + arguments + " 2>/dev/null";
+  std::string command = tool_path() + " " + arguments + " 2>/dev/null";
   FILE *pipe = popen(command.c_str(), "r");
   EXPECT_NE(pipe, nullptr) << command;
   if (!pipe)
@@ -61,7 +76,7 @@ const std::vector<GpuVariantFlags> &gpu_variants() {
 
 std::vector<std::filesystem::path> example_files() {
   std::vector<std::filesystem::path> files;
-  for (const auto &entry : std::filesystem::directory_iterator(LOOM_EXAMPLES_DSL))
+  for (const auto &entry : std::filesystem::directory_iterator(examples_dsl()))
     if (entry.path().extension() == ".loom")
       files.push_back(entry.path());
   std::sort(files.begin(), files.end());
@@ -70,7 +85,7 @@ std::vector<std::filesystem::path> example_files() {
 
 TEST(DslToPtx, EveryExampleKernelsPtxEqualsTheLibrarysForEveryVariant) {
   auto files = example_files();
-  ASSERT_GE(files.size(), 6u) << LOOM_EXAMPLES_DSL;
+  ASSERT_GE(files.size(), 6u) << examples_dsl();
   int compared = 0;
   for (const auto &file : files) {
     loom::Module m = loom::compile(read_file(file), file.string());
@@ -150,7 +165,7 @@ def exact(x: f32[n], y: f32[n]):
 // run a loop, which is what makes covering code differ.)
 TEST(DslToPtx, ShapedKernelsDumpTheGridStrideVariant) {
   loom::Module m =
-      loom::compile(read_file(std::filesystem::path(LOOM_EXAMPLES_DSL) / "matmul.loom"));
+      loom::compile(read_file(std::filesystem::path(examples_dsl()) / "matmul.loom"));
   loom::Kernel &k = m["matmul"];
   EXPECT_TRUE(k.variant({.target = loom::Target::GPU}).covering);
   k.shape(64, 128);
