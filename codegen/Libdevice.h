@@ -14,9 +14,9 @@ namespace loom::codegen {
 
 // If `module` calls any libdevice function (__nv_*), links the ones it needs, makes every
 // function but the `entries` internal (so unused library code is dropped) and sets the
-// nvvm-reflect-ftz flag that libdevice reads (on with `fast_math`). Throws CompileError when libdevice is needed and
-// cannot be found: GpuTarget::libdevice_path if set, else $LOOM_LIBDEVICE if set, else the
-// CUDA installation's usual places.
+// nvvm-reflect-ftz flag that libdevice reads (on with `fast_math`). Throws CompileError when
+// libdevice is needed and cannot be found: GpuTarget::libdevice_path if set, else $LOOM_LIBDEVICE
+// if set, else the CUDA installation's usual places.
 void link_libdevice(llvm::Module &module, const GpuTarget &gpu, bool fast_math,
                     const std::vector<std::string> &entries);
 

@@ -1,7 +1,7 @@
 #include "loom/CacheKey.h"
 
-#include "ir/Printer.h"
 #include "codegen/Hash.h"
+#include "ir/Printer.h"
 #include "runtime/GpuContext.h"
 #include "support/BuildId.h"
 

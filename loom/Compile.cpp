@@ -164,9 +164,9 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
       disk_cache::store(cubin_key, cubin);
   });
   t.source = ptx_cached ? CodeSource::DiskCache : CodeSource::Compiled;
-  t.detail = std::string(ptx_cached     ? "PTX from the disk cache"
-                         : quick        ? "quick code compiled by LLVM"
-                                        : "compiled by LLVM") +
+  t.detail = std::string(ptx_cached ? "PTX from the disk cache"
+                         : quick    ? "quick code compiled by LLVM"
+                                    : "compiled by LLVM") +
              (cubin.empty() ? ", JIT-compiled by the driver when loaded"
                             : ", linked to machine code by " + linked_by);
   return g;
@@ -287,8 +287,8 @@ CompiledGpu &KernelState::compiled_gpu(const Variant &variant) {
       if (claim) {
         std::shared_ptr<MemoryCache<CompiledGpu>::Claim> shared = std::move(claim);
         try {
-          optimizing[slot] = std::async(std::launch::async, optimize_in_background, shared,
-                                        lowered, variant, ptx_key, cubin_key)
+          optimizing[slot] = std::async(std::launch::async, optimize_in_background, shared, lowered,
+                                        variant, ptx_key, cubin_key)
                                  .share();
         } catch (...) { // no thread: the claim is given up, as by a failed compile
           shared->fail(std::current_exception());

@@ -50,19 +50,18 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
     if (int64_t(regs) * task.threads > 65536)
       throw CompileError("kernel '" + state.kernel.name + "': " +
                          (task.tile.rows > 0 ? "the tile schedule (" : "block_per_iteration(") +
-                         std::to_string(task.threads) + " threads) needs " +
-                         std::to_string(regs) +
+                         std::to_string(task.threads) + " threads) needs " + std::to_string(regs) +
                          " registers per thread, more than a block of that many threads may "
                          "have (65536 in all); use fewer threads");
     shape = runtime::choose_block_per_iteration_grid(g.functions[t], domain[0], task.threads,
                                                      device, state.launch_policy);
-    shape.reason = (task.tile.rows > 0
-                        ? "tile: one block of " + std::to_string(task.threads) + " threads per " +
-                              std::to_string(task.tile.rows) + "x" +
-                              std::to_string(task.tile.cols) + " tile; "
-                        : "block_per_iteration: one block of " + std::to_string(task.threads) +
-                              " threads per iteration; ") +
-                   shape.reason;
+    shape.reason =
+        (task.tile.rows > 0
+             ? "tile: one block of " + std::to_string(task.threads) + " threads per " +
+                   std::to_string(task.tile.rows) + "x" + std::to_string(task.tile.cols) + " tile; "
+             : "block_per_iteration: one block of " + std::to_string(task.threads) +
+                   " threads per iteration; ") +
+        shape.reason;
   } else if (task.covering) {
     // The grid must cover the domain (run_on_gpu checks that it does).
     shape = runtime::choose_covering_grid(g.functions[t], domain, device, state.launch_policy);
@@ -180,9 +179,9 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
          (code->variant.index32 && !grid_allows_index32(*chosen)))) {
       // CUDA's grid limits, or the 32-bit code's bound on blocks, leave iterations without a
       // thread of their own: this task and the next run the grid-stride code.
-      code = &switch_variant(state, *code,
-                             {.target = Target::GPU, .index32 = code->variant.index32,
-                              .covering = false});
+      code = &switch_variant(
+          state, *code,
+          {.target = Target::GPU, .index32 = code->variant.index32, .covering = false});
       chosen = &grid_for(state, *code, t, call.domain);
     }
     if (code->variant.index32 && !grid_allows_index32(*chosen)) {

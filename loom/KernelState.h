@@ -142,7 +142,7 @@ struct KernelState {
   std::shared_ptr<CompiledCpu> cpu;
   CompileTimes gpu_times, cpu_times; // how this object got its code
   runtime::LaunchPolicy launch_policy;
-  std::optional<runtime::SimtShape> shape;    // Kernel::shape; required by SIMT kernels
+  std::optional<runtime::SimtShape> shape; // Kernel::shape; required by SIMT kernels
   LaunchMemo launches;
   CallScratch call;
   // GPU tasks with reductions: their scratch slots (support/Abi.h), grown as launches need;

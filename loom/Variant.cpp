@@ -20,7 +20,7 @@ std::string Variant::to_string() const {
 
 Variant resolve_variant(const KernelState &state, const VariantRequest &request) {
   Variant v;
-  v.target = request.target  ? *request.target
+  v.target = request.target ? *request.target
              : state.target ? state.target->target
                             : choose_target().target;
   if (v.target == Target::CPU)

@@ -30,7 +30,6 @@ struct Dim3 {
 
 class Kernel {
 public:
-
   // Runs the kernel on the chosen target (see explain()). Host arrays are copied to the GPU only
   // if the kernel reads them (or writes part of them) and back only if it writes them; const host
   // arrays must not be written. Scalars convert to the parameter's type as in a C++ call.

@@ -22,7 +22,6 @@ Module compile(const std::string &source, const std::string &filename);
 
 class Module {
 public:
-
   // The kernel named `name`; an unknown name throws ArgumentError listing the module's kernels.
   Kernel &operator[](const std::string &name);
   const Kernel &operator[](const std::string &name) const;

@@ -164,8 +164,7 @@ def exact(x: f32[n], y: f32[n]):
 // not cover the domain, so the default variant is the grid-stride code. (The matmul's iterations
 // run a loop, which is what makes covering code differ.)
 TEST(DslToPtx, ShapedKernelsDumpTheGridStrideVariant) {
-  loom::Module m =
-      loom::compile(read_file(std::filesystem::path(examples_dsl()) / "matmul.loom"));
+  loom::Module m = loom::compile(read_file(std::filesystem::path(examples_dsl()) / "matmul.loom"));
   loom::Kernel &k = m["matmul"];
   EXPECT_TRUE(k.variant({.target = loom::Target::GPU}).covering);
   k.shape(64, 128);

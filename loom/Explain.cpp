@@ -1,0 +1,159 @@
+// Kernel::explain(): the target and why, the code and where it came from, each task's launch
+// and why, and what is copied for each array, in words.
+#include "loom/Kernel.hpp"
+
+#include "ir/Printer.h"
+#include "loom/KernelState.h"
+#include "runtime/GpuContext.h"
+#include "runtime/GpuLinker.h"
+
+#include <sstream>
+
+namespace loom {
+namespace {
+
+const char *access_text(const ir::ArrayAccess &a) {
+  if (a.fully_overwritten)
+    return a.read ? "wholly overwritten, then read: copied out only"
+                  : "wholly overwritten: copied out only";
+  if (a.read && a.written)
+    return "read and written: copied in and out";
+  if (a.written)
+    return "partly written: copied in and out";
+  if (a.read)
+    return "read only: copied in only";
+  return "unused: not copied";
+}
+
+// "compiled by LLVM in 41.2 ms" for explain().
+std::string code_origin(const CompileTimes &t) {
+  std::ostringstream os;
+  os << t.detail << ", in " << t.total_ms << " ms";
+  return os.str();
+}
+
+} // namespace
+
+std::string Kernel::explain() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  std::ostringstream os;
+  const ir::Kernel &k = state_->kernel;
+  TargetChoice choice = state_->target ? *state_->target : choose_target();
+  os << "kernel " << k.name << "\n";
+  if (choice.target == ir::Target::GPU) {
+    const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
+    os << "  target: GPU " << d.name << " (sm_" << d.cc_major << d.cc_minor << ", " << d.sm_count
+       << " SMs), because " << choice.reason << "\n";
+  } else {
+    os << "  target: CPU " << codegen::host_cpu_name() << ", because " << choice.reason << "\n";
+  }
+  if (k.bounds_check)
+    os << "  bounds checks: every array access (an out-of-range index throws BoundsError)\n";
+  if (k.fast_math)
+    os << "  fastmath: on\n";
+  for (const auto &[loop, schedule] : k.loops) {
+    os << "  schedule of the loops over " << loop << ":";
+    if (schedule.unroll > 0)
+      os << " unrolled " << schedule.unroll
+         << (schedule.unroll == 1 ? " time (not unrolled)" : " times");
+    if (schedule.vectorize > 0)
+      os << (schedule.unroll > 0 ? "," : "") << " vectorized " << schedule.vectorize
+         << " wide (GPU: runs of " << schedule.vectorize
+         << " iterations per thread for a parallel loop, an unroll for a sequential one)";
+    os << "\n";
+  }
+  if (choice.target == ir::Target::GPU && state_->gpu) {
+    const CompiledGpu &g = *state_->gpu;
+    const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
+    os << "  code: PTX ISA " << g.variant.ptx_version / 10 << "." << g.variant.ptx_version % 10
+       << " for " << g.variant.sm << " (driver " << d.driver_version / 1000 << "."
+       << d.driver_version % 1000 / 10 << " accepts PTX "
+       << codegen::ptx_version_for_driver(d.driver_version) / 10 << "."
+       << codegen::ptx_version_for_driver(d.driver_version) % 10 << ", LLVM emits up to "
+       << codegen::max_llvm_ptx_version() / 10 << "." << codegen::max_llvm_ptx_version() % 10
+       << ")\n  code from: " << code_origin(state_->gpu_times) << "\n"
+       << (g.variant.tier == Tier::Quick && tiering() == Tiering::QuickOnly
+               ? "  tier: quick code (LLVM's short pipeline, backend at -O0) only, as "
+                 "LOOM_TIERED=quick asks\n"
+           : g.variant.tier == Tier::Quick
+               ? "  tier: quick code (LLVM's short pipeline, backend at -O0); the "
+                 "optimized code is compiling in the background, and the first "
+                 "call to find it ready switches to it\n"
+           : state_->tiered ? "  tier: optimized code (the kernel is tiered)\n"
+                            : "")
+       << "  PTX to machine code: " << runtime::ptx_linker_description() << "\n"
+       << "  index arithmetic: "
+       << (g.variant.index32   ? "32-bit, as the last call's arrays each have at most 2^30 elements"
+           : index32_allowed() ? "64-bit, as an array of the last call has more "
+                                 "than 2^30 elements (or its grid is that large)"
+                               : "64-bit, as LOOM_INDEX_BITS=64 asks")
+       << "\n";
+    for (size_t t = 0; t < g.functions.size(); ++t) {
+      const ir::Task &task = g.lowered.tasks[t];
+      os << "  task " << task.name << ": " << g.functions[t].num_regs << " registers";
+      if (task.kind == ir::TaskKind::Parallel) {
+        os << ", parallel over (";
+        for (size_t i = 0; i < task.domain.size(); ++i)
+          os << (i ? ", " : "") << ir::to_string(task.domain[i], k.params);
+        os << ")";
+        if (task.tile.rows > 0)
+          os << "; tile: a block of " << task.threads << " threads per " << task.tile.rows << "x"
+             << task.tile.cols << " tile, " << task.tile.thread_rows << "x" << task.tile.thread_cols
+             << " iterations per thread"
+             << (task.tile.depth > 0 ? ", staged in shared memory " +
+                                           std::to_string(task.tile.depth) + " steps at a time"
+                                     : std::string());
+        else if (task.threads > 0)
+          os << "; block_per_iteration: each iteration on a block of " << task.threads
+             << " threads, which split its inner loops and combine their reductions";
+        if (task.covering)
+          os << "; one iteration per thread (an `if` instead of grid-stride loops; the launch "
+                "covers the domain)";
+        // Covering tasks are those whose iterations run a loop: in 1-D, a row walked by a thread.
+        if (task.covering && task.domain.size() == 1)
+          os << "; each iteration's inner loops run on its one thread: with fewer iterations "
+                "than the GPU holds threads, block_per_iteration(256) splits them among a "
+                "block (float sums then combine in a tree)";
+        if (task.run > 1)
+          os << "; each thread takes runs of " << task.run
+             << " consecutive iterations (neighbouring elements: 16-byte vector loads)";
+      } else if (task.kind == ir::TaskKind::Simt) {
+        os << ", SIMT (every thread of the launch runs the body)";
+      } else {
+        os << ", serial (one thread)";
+      }
+      os << "\n";
+      const LaunchMemo &memo = state_->launches;
+      if (t < memo.shapes.size() && !memo.shapes[t].reason.empty())
+        os << "    last launch: " << memo.shapes[t].to_string()
+           << "\n      why: " << memo.shapes[t].reason << "\n";
+      else
+        os << "    launch shape: chosen at each call from the extents and "
+              "cuOccupancyMaxPotentialBlockSize\n";
+    }
+  } else if (choice.target == ir::Target::CPU && state_->cpu) {
+    os << (k.simt ? "  code: native; the launch's blocks run on OpenMP threads, one block per "
+                    "thread at a time, its threads one after another or, where they synchronize, "
+                    "on fibers switching at barriers and warp collectives\n"
+                  : "  code: native; parallel tasks split their outermost dimension among OpenMP "
+                    "threads\n")
+       << "  code from: " << code_origin(state_->cpu_times) << "\n";
+    for (const ir::Task &task : state_->cpu->lowered.tasks)
+      if (task.lanes > 1)
+        os << "  task " << task.name << ": each chunk's float sums and products run in "
+           << task.lanes << " lanes (of each group of " << task.lanes
+           << " consecutive iterations of the innermost loop, the l-th into lane l; combined in "
+              "order), so they vectorize without fastmath\n";
+  } else {
+    os << "  code: not compiled yet (compiled on the first call)\n";
+  }
+  // What the GPU path copies for host arrays; the CPU uses host arrays in place.
+  if (choice.target == ir::Target::CPU)
+    os << "  arrays (host arrays are used in place on the CPU; on the GPU they would be):\n";
+  for (size_t p = 0; p < k.params.size(); ++p)
+    if (k.params[p].kind == ir::ParamKind::Array)
+      os << "  array " << k.params[p].name << ": " << access_text(state_->access[p]) << "\n";
+  return os.str();
+}
+
+} // namespace loom
