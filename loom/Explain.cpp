@@ -71,7 +71,10 @@ std::string Kernel::explain() const {
        << codegen::ptx_version_for_driver(d.driver_version) / 10 << "."
        << codegen::ptx_version_for_driver(d.driver_version) % 10 << ", LLVM emits up to "
        << codegen::max_llvm_ptx_version() / 10 << "." << codegen::max_llvm_ptx_version() % 10
-       << ")\n  code from: " << code_origin(state_->gpu_times) << "\n"
+       << ")\n  variant: " << g.variant.to_string()
+       << " (ptx(), lowered() and llvm() of this variant, or dsl-to-ptx with its flags, show "
+          "this code)\n  code from: "
+       << code_origin(state_->gpu_times) << "\n"
        << (g.variant.tier == Tier::Quick && tiering() == Tiering::QuickOnly
                ? "  tier: quick code (LLVM's short pipeline, backend at -O0) only, as "
                  "LOOM_TIERED=quick asks\n"

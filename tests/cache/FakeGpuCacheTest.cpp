@@ -32,6 +32,10 @@ protected:
     k(2.0f, x, y);
     EXPECT_NE(std::string::npos, k.explain().find("code from: " + k.compile_times().detail))
         << k.explain();
+    // The variant the call ran (small arrays: 32-bit indices) is the one a dump resolves to.
+    loom::Variant v = k.variant();
+    EXPECT_TRUE(v.index32);
+    EXPECT_NE(std::string::npos, k.explain().find("variant: " + v.to_string())) << k.explain();
     return k.compile_times();
   }
   int new_links() const { return calls("cuLinkComplete") - links; }
