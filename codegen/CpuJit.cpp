@@ -86,10 +86,15 @@ llvm::orc::LLJIT &jit() {
                     return llvm::orc::ExecutorSymbolDef(llvm::orc::ExecutorAddr::fromPtr(function),
                                                         llvm::JITSymbolFlags::Exported);
                   };
+                  const SimtEntryPoints &runtime = simt_entry_points();
+                  if (!runtime.thread || !runtime.barrier || !runtime.warp)
+                    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                                   "the CPU runtime's SIMT entry points are not "
+                                                   "registered (runtime/CpuSimt.cpp)");
                   if (llvm::Error e = process.define(llvm::orc::absoluteSymbols(
-                          {{mangle("loom_simt_thread"), symbol(&loom_simt_thread)},
-                           {mangle("loom_simt_barrier"), symbol(&loom_simt_barrier)},
-                           {mangle("loom_simt_warp"), symbol(&loom_simt_warp)}})))
+                          {{mangle("loom_simt_thread"), symbol(runtime.thread)},
+                           {mangle("loom_simt_barrier"), symbol(runtime.barrier)},
+                           {mangle("loom_simt_warp"), symbol(runtime.warp)}})))
                     return e;
                   return &process;
                 })

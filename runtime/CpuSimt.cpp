@@ -147,3 +147,11 @@ extern "C" uint64_t loom_simt_warp(int32_t op, uint64_t value, int32_t operand) 
   return loom::ir::warp_result(static_cast<loom::ir::WarpOpKind>(op), warp.value.data(),
                                warp.active, lane, value, operand);
 }
+
+namespace {
+// The CPU JIT finds the three entry points here (support/Abi.h).
+const bool entry_points_registered = [] {
+  loom::simt_entry_points() = {&loom_simt_thread, &loom_simt_barrier, &loom_simt_warp};
+  return true;
+}();
+} // namespace

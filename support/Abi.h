@@ -41,7 +41,7 @@ using CpuTaskFn = void (*)(void *const *params, int64_t chunk_begin, int64_t chu
 // its threads on fibers (support/SimtBlock.h), calling the task's entry once per thread with
 // chunk bounds 0. The code asks the runtime for its position and block's shared memory, and
 // calls it for barriers and warp collectives (runtime/CpuSimt.cpp defines the three functions,
-// which the CPU JIT resolves).
+// which the CPU JIT resolves through simt_entry_points()).
 struct SimtThread {
   int32_t regs[4][3];    // [ir::Reg][x, y, z]: threadIdx, blockIdx, blockDim, gridDim
   unsigned char *shared; // the block's shared arrays, at ir::shared_offsets
@@ -55,5 +55,15 @@ void loom_simt_barrier();
 // thread's value's bits (zero-extended; a bool is 0 or 1), the result the result's.
 uint64_t loom_simt_warp(int32_t op, uint64_t value, int32_t operand);
 }
+
+// The three functions above, as the CPU JIT binds SIMT tasks' calls to them. runtime/CpuSimt.cpp
+// fills the table when the library loads, so that codegen, a layer beside runtime, holds no
+// link-time reference to it (docs/architecture.md); null until then.
+struct SimtEntryPoints {
+  const SimtThread *(*thread)() = nullptr;
+  void (*barrier)() = nullptr;
+  uint64_t (*warp)(int32_t op, uint64_t value, int32_t operand) = nullptr;
+};
+SimtEntryPoints &simt_entry_points();
 
 } // namespace loom
