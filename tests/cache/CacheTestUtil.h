@@ -4,8 +4,8 @@
 
 #include "support/TestUtil.h"
 
-#include "loom/CacheEntry.h"
 #include "codegen/Hash.h"
+#include "loom/CacheEntry.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
