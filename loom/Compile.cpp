@@ -174,18 +174,21 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
 
 } // namespace
 
-codegen::GpuTarget gpu_target_for_this_machine() {
-  codegen::GpuTarget t;
-  std::string why;
-  if (runtime::GpuContext::usable(&why)) {
-    const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
-    t.sm = codegen::sm_for_compute_capability(d.cc_major, d.cc_minor);
-    t.ptx_version = std::min(codegen::ptx_version_for_driver(d.driver_version),
-                             codegen::max_llvm_ptx_version());
-  } else {
-    t.ptx_version = codegen::max_llvm_ptx_version();
-  }
-  return t;
+const codegen::GpuTarget &gpu_target_for_this_machine() {
+  // Once per process, like the context it reads: every call resolves its variant against it.
+  static const codegen::GpuTarget machine = [] {
+    codegen::GpuTarget t;
+    if (runtime::GpuContext::usable()) {
+      const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
+      t.sm = codegen::sm_for_compute_capability(d.cc_major, d.cc_minor);
+      t.ptx_version = std::min(codegen::ptx_version_for_driver(d.driver_version),
+                               codegen::max_llvm_ptx_version());
+    } else {
+      t.ptx_version = codegen::max_llvm_ptx_version();
+    }
+    return t;
+  }();
+  return machine;
 }
 
 bool index32_allowed() {

@@ -190,7 +190,7 @@ bool covering_launch_possible(const KernelState &state);
 
 // The GPU target loom compiles for: the device's sm and the PTX version its driver accepts, or
 // sm_90 and LLVM's newest PTX when there is no GPU.
-codegen::GpuTarget gpu_target_for_this_machine();
+const codegen::GpuTarget &gpu_target_for_this_machine();
 
 // The variant `request` asks of this kernel, its empty fields filled with what a call runs
 // (include/loom/Variant.hpp): the one function that decides it, for calls, dumps and tools.

@@ -26,7 +26,7 @@ Variant resolve_variant(const KernelState &state, const VariantRequest &request)
   if (v.target == Target::CPU)
     return v;
   if (!request.sm || !request.ptx_version) {
-    codegen::GpuTarget machine = gpu_target_for_this_machine();
+    const codegen::GpuTarget &machine = gpu_target_for_this_machine();
     v.sm = machine.sm;
     v.ptx_version = machine.ptx_version;
   }
