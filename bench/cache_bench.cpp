@@ -158,8 +158,8 @@ bool hot_path(Target target) {
       index32_variants += k.variant().index32;
   });
   if (target == Target::GPU && index32_variants != resolutions)
-    std::printf("  note: %d of %d resolutions chose 64-bit indices\n", resolutions - index32_variants,
-                resolutions);
+    std::printf("  note: %d of %d resolutions chose 64-bit indices\n",
+                resolutions - index32_variants, resolutions);
   std::vector<float> x(16, 1.0f), y(16, 0.0f);
   k(2.0f, x, y);
   const int calls = target == Target::GPU ? 2000 : 20000;
@@ -170,9 +170,10 @@ bool hot_path(Target target) {
   double lookup_ns = lookup_ms * 1e6 / lookups, call_us = call_ms * 1e3 / calls;
   const char *name = target == Target::GPU ? "gpu" : "cpu";
   double resolve_ns = resolve_ms * 1e6 / resolutions;
-  std::printf("  %s: code lookup of a compiled Kernel object %.1f ns (target <= 1000 ns); resolving a "
-              "variant (Kernel::variant()) %.1f ns; a whole call of saxpy on 16 elements %.2f us\n",
-              name, lookup_ns, resolve_ns, call_us);
+  std::printf(
+      "  %s: code lookup of a compiled Kernel object %.1f ns (target <= 1000 ns); resolving a "
+      "variant (Kernel::variant()) %.1f ns; a whole call of saxpy on 16 elements %.2f us\n",
+      name, lookup_ns, resolve_ns, call_us);
   result((std::string("cache_") + name + "_variant_ns").c_str(), resolve_ns, "ns");
   result((std::string("cache_") + name + "_hot_lookup_ns").c_str(), lookup_ns, "ns");
   result((std::string("cache_") + name + "_hot_call_us").c_str(), call_us, "us");

@@ -54,7 +54,8 @@ ir::Kernel Tracer::finish() {
   k.name = name_;
   k.params = params_;
   k.body = close_block();
-  k.simt = simt_;
+  if (simt_)
+    k.schedule.mapping = ir::Mapping::Simt;
   k.shared = shared_;
   return k;
 }

@@ -518,34 +518,3 @@ Stmt ParallelFor::make(std::vector<Var> vars, std::vector<Expr> extents, Stmt bo
 }
 
 } // namespace loom::ir
-
-namespace loom::ir {
-
-std::string tile_problem(const TileSchedule &tile) {
-  if (tile.rows == 0 && tile.cols == 0)
-    return "";
-  auto text = [&] {
-    return "tile " + std::to_string(tile.rows) + " x " + std::to_string(tile.cols) +
-           ", per thread " + std::to_string(tile.thread_rows) + " x " +
-           std::to_string(tile.thread_cols) + ", depth " + std::to_string(tile.depth);
-  };
-  if (tile.rows < 1 || tile.cols < 1 || tile.thread_rows < 1 || tile.thread_cols < 1 ||
-      tile.rows % tile.thread_rows != 0 || tile.cols % tile.thread_cols != 0)
-    return text() + ": rows and columns must be positive multiples of the thread's rows and "
-                    "columns";
-  const int64_t threads = int64_t(tile.rows / tile.thread_rows) * (tile.cols / tile.thread_cols);
-  if (threads > 1024)
-    return text() + ": " + std::to_string(threads) + " threads per block, more than 1024";
-  if (int64_t(tile.thread_rows) * tile.thread_cols > 256)
-    return text() + ": more than 256 iterations per thread";
-  if (tile.depth < 0 || tile.depth > 64)
-    return text() + ": the depth must be 0 (no staging) to 64";
-  if (tile.min_blocks < 0 || tile.min_blocks > 32)
-    return text() + ": min_blocks must be 0 (ptxas decides) to 32";
-  if (tile.min_blocks > 0 && 65536 / (threads * tile.min_blocks) < 24)
-    return text() + ": " + std::to_string(tile.min_blocks) + " blocks of " +
-           std::to_string(threads) + " threads per SM leave fewer than 24 registers a thread";
-  return "";
-}
-
-} // namespace loom::ir

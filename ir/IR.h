@@ -4,6 +4,7 @@
 // new trees and return the old node when nothing changed, so `same_as` is a cheap identity test.
 #pragma once
 
+#include "ir/Schedule.h"
 #include "ir/Type.h"
 
 #include <cstdint>
@@ -448,42 +449,6 @@ struct ShapeSymbol {
   std::optional<int64_t> extent;         // a literal extent: every dimension must equal it
 };
 
-// The tile schedule (ir/Tile.cpp): a 2-D parallel loop runs as tiles of rows x cols iterations,
-// a thread block per tile on the GPU (tiles shared among threads on the CPU), each thread taking
-// thread_rows x thread_cols of them with their inner loops fused; with a depth, the GPU stages
-// the arrays the inner loop reads at [i, k] or [k, j] through shared memory `depth` steps of k
-// at a time. rows == 0: no tiling.
-// {128, 128, 8, 8, 8, 2}: a float SGEMM's usual schedule.
-struct TileSchedule {
-  int rows = 0, cols = 0;
-  int thread_rows = 1, thread_cols = 1;
-  int depth = 0;
-  // The blocks an SM should hold at once (CUDA's __launch_bounds__ minimum): ptxas then keeps a
-  // thread's registers within 65536 / (threads x min_blocks); 0 leaves the choice to ptxas.
-  int min_blocks = 0;
-  int threads() const { return rows > 0 ? (rows / thread_rows) * (cols / thread_cols) : 0; }
-  bool operator==(const TileSchedule &) const = default;
-};
-// Why `tile` is not a valid schedule, or empty: rows and cols multiples of thread_rows and
-// thread_cols, 1 to 1024 threads, depth 0 to 64.
-std::string tile_problem(const TileSchedule &tile);
-
-// The schedule of the sequential loops whose variable has one name (Kernel::unroll and
-// Kernel::vectorize; ir/LoopSchedule.cpp). It changes how a thread's iterations are laid out in
-// code, never their order, so results are those of the loop without it, bit for bit.
-struct LoopSchedule {
-  int unroll = 0; // 0: loom's choice; 1: not unrolled; n: unrolled n times (up to 64)
-  // 0: LLVM's choice. CPU: the loop vectorizes with vectors of `vectorize` elements (a float
-  // reduction only with fastmath). GPU: a 1-D parallel loop's variable takes runs of `vectorize`
-  // consecutive iterations per thread (ir/MapParallelLoops.cpp); a sequential loop is unrolled
-  // `vectorize` times unless `unroll` says otherwise. A power of two up to 16.
-  int vectorize = 0;
-  bool operator==(const LoopSchedule &) const = default;
-};
-// By loop variable, named as ir::to_string(Kernel) prints it: a name the kernel's loops share is
-// told apart there as k, k.1, k.2 in order of appearance (the embedded DSL names every for_range
-// variable k and every parallel_for variable i).
-using LoopSchedules = std::map<std::string, LoopSchedule>;
 // The same, resolved to the loop variables themselves, which lowering keeps (LoweredKernel).
 using LoopHints = std::map<Var, LoopSchedule>;
 
@@ -495,21 +460,12 @@ struct Kernel {
   bool fast_math = false;                 // @kernel(fastmath=True): GPU code may approximate
   bool bounds_check = false;              // @kernel(bounds_check=True), LOOM_BOUNDS_CHECK=1
   std::vector<ShapeSymbol> shape_symbols; // checked against the arguments of every call
-  // Schedule: on the GPU, each iteration of a 1-D parallel loop runs on a block of this many
-  // threads, which split its inner loops (ir/BlockPerIteration.cpp); 0: the default mapping.
-  int block_per_iteration = 0;
-  TileSchedule tile = {};   // schedule: see TileSchedule
-  LoopSchedules loops = {}; // schedule: see LoopSchedule
-  // A SIMT kernel (CUDA's model): `body` is what each thread of an explicitly shaped launch runs,
-  // reading its position from SpecialReg; it has no parallel loops. Its shared arrays are listed
-  // here.
-  bool simt = false;
+  // How its loops run (ir/Schedule.h). Under Mapping::Simt, `body` is what each thread of an
+  // explicitly shaped launch runs, and `shared` lists its shared arrays.
+  Schedule schedule = {};
   std::vector<Shared> shared = {};
+  bool simt() const { return schedule.simt(); }
 };
-
-// Why `loops` does not fit `kernel`'s loops, or empty: every name must be a sequential loop's
-// variable (or, for vectorize, a parallel loop's), naming the loops there are otherwise.
-std::string loop_schedule_problem(const LoopSchedules &loops, const Kernel &kernel);
 
 // After lowering, a kernel is a sequence of tasks run one after another (one GPU launch each).
 // A parallel task's body covers the iteration chunk it is given:

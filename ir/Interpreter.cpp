@@ -607,7 +607,7 @@ InterpreterResult interpret(const Kernel &kernel, std::vector<InterpreterArg> &a
                             const InterpreterOptions &options) {
   Machine m(kernel.name, kernel.params, args, options);
   return run(m, options, [&] {
-    if (kernel.simt) {
+    if (kernel.simt()) {
       m.run_simt(kernel.body, kernel.shared);
       return;
     }

@@ -47,29 +47,28 @@ std::string loop_schedule_problem(const LoopSchedules &loops, const Kernel &kern
 }
 
 LoopHints loop_schedules_for(const Kernel &kernel, Target target, LoopHints *runs) {
-  if (std::string problem = loop_schedule_problem(kernel.loops, kernel); !problem.empty())
-    throw CompileError(problem);
-  // The tile schedule replaces the kernel's loops by loops of its own (ir/Tile.cpp), which the
-  // names would not reach: refused rather than ignored.
-  if (kernel.tile.rows > 0 && !kernel.loops.empty())
+  // The names fit the kernel's loops (schedule_problem, which verify(kernel) checks). The tile
+  // schedule replaces the kernel's loops by loops of its own (ir/Tile.cpp), which the names would
+  // not reach: refused rather than ignored.
+  const Schedule &s = kernel.schedule;
+  if (s.mapping == Mapping::Tile && !s.loops.empty())
     throw CompileError("kernel '" + kernel.name +
                        "': unroll and vectorize do not combine with "
                        "the tile schedule, which makes its own loops (and unrolls them whole)");
   LoopHints out;
   for (const LoopVariable &l : loop_variables(kernel)) {
-    auto it = kernel.loops.find(l.name);
-    if (it == kernel.loops.end())
+    auto it = s.loops.find(l.name);
+    if (it == s.loops.end())
       continue;
     LoopSchedule schedule = it->second;
     // On the GPU a parallel loop's vectorize is its runs (map_parallel_loops), which the other
     // mappings do not make; on the CPU the variable is a sequential loop inside each chunk.
     if (target == Target::GPU && l.parallel && schedule.vectorize > 0) {
-      if (kernel.tile.rows > 0 || kernel.block_per_iteration > 0)
+      if (s.mapping != Mapping::Parallel)
         throw CompileError("vectorize('" + l.name + "') of kernel '" + kernel.name +
                            "': on the GPU, vectorizing a parallel loop takes runs of consecutive "
-                           "iterations per thread, which the " +
-                           (kernel.tile.rows > 0 ? "tile" : "block_per_iteration") +
-                           " schedule's mapping does not do");
+                           "iterations per thread, which " +
+                           mapping_name(s.mapping) + " does not do");
       (*runs)[l.var].vectorize = schedule.vectorize;
       schedule.vectorize = 0;
     }

@@ -55,7 +55,8 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
   out.bounds_check = kernel.bounds_check;
   LoopHints runs;
   out.loops = loop_schedules_for(kernel, target, &runs);
-  if (kernel.simt) {
+  const Schedule &schedule = kernel.schedule;
+  if (schedule.mapping == Mapping::Simt) {
     int64_t shared_bytes = 0;
     shared_offsets(kernel.shared, &shared_bytes);
     if (shared_bytes > max_shared_bytes)
@@ -81,12 +82,33 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
     t = lower_reductions(t, out.params);
   dump("lower_reductions", out);
 
-  for (Task &t : out.tasks)
-    t = kernel.tile.rows > 0 ? map_tile(t, kernel.name, out.params, kernel.tile, out.shared, target)
-        : target == Target::GPU && kernel.block_per_iteration > 0
-            ? map_block_per_iteration(t, kernel.name, out.params, kernel.block_per_iteration,
-                                      out.shared)
-            : map_parallel_loops(t, target, options.covering_launch, runs);
+  // The kernel's one mapping choice, switched on here only. A task it does not apply to takes
+  // the default mapping: block_per_iteration's on the CPU, and the tile schedule's tasks without
+  // a 2-D parallel loop (grid-stride loops, as the tiles' launch is not a covering one).
+  for (Task &t : out.tasks) {
+    if (t.kind != TaskKind::Parallel)
+      continue;
+    switch (schedule.mapping) {
+    case Mapping::Tile:
+      if (!has_2d_parallel_loop(t)) {
+        t = map_parallel_loops(t, target);
+      } else {
+        t = map_tile(t, kernel.name, out.params, schedule.tile, out.shared, target);
+        if (target == Target::CPU)
+          t = map_parallel_loops(t, target); // chunks of the loop over tiles
+      }
+      break;
+    case Mapping::BlockPerIteration:
+      t = target == Target::GPU
+              ? map_block_per_iteration(t, kernel.name, out.params, schedule.threads, out.shared)
+              : map_parallel_loops(t, target, options.covering_launch, runs);
+      break;
+    case Mapping::Parallel:
+    case Mapping::Simt: // lowered above
+      t = map_parallel_loops(t, target, options.covering_launch, runs);
+      break;
+    }
+  }
   dump("map_parallel_loops", out);
 
   if (target == Target::CPU && !kernel.fast_math) {

@@ -64,8 +64,10 @@ Task map_block_per_iteration(const Task &task, const std::string &kernel,
 // The tile schedule (ir/Tile.cpp): the task's 2-D parallel loop runs as tiles. GPU: a block of
 // tile.threads() threads per tile; the shared arrays it stages through are appended to `shared`.
 // CPU: a parallel loop over tiles, each tile's thread shares (register blocks) one after another,
-// nothing staged. A task without a 2-D parallel loop is mapped as map_parallel_loops does.
-// CompileError when the loop or its body does not allow the schedule, saying why.
+// nothing staged (map_parallel_loops then chunks the loop over tiles). For parallel tasks with a
+// 2-D parallel loop (has_2d_parallel_loop); CompileError when the loop or its body does not
+// allow the schedule, saying why.
+bool has_2d_parallel_loop(const Task &task);
 Task map_tile(const Task &task, const std::string &kernel, const std::vector<Param> &params,
               const TileSchedule &tile, std::vector<Shared> &shared, Target target);
 

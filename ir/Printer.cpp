@@ -399,9 +399,9 @@ private:
 
 std::string to_string(const Kernel &kernel) {
   Printer p(kernel.params);
-  p.set_loops(kernel.loops);
+  p.set_loops(kernel.schedule.loops);
   std::ostringstream os;
-  os << (kernel.simt ? "simt kernel " : "kernel ") << kernel.name << "(" << p.params_text()
+  os << (kernel.simt() ? "simt kernel " : "kernel ") << kernel.name << "(" << p.params_text()
      << ") {\n";
   p.declare_shared(os, kernel.shared);
   p.stmt(os, kernel.body, 1);

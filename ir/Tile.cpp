@@ -527,19 +527,29 @@ private:
   std::set<int> written_;
 };
 
+// The last parallel loop at the top of the task's body (split_into_tasks leaves one), or null.
+const ParallelFor *top_parallel_loop(const Task &task) {
+  const ParallelFor *loop = nullptr;
+  for (const Stmt &s : statements_of(task.body))
+    if (auto *p = s.as<ParallelFor>())
+      loop = p;
+  return loop;
+}
+
 } // namespace
+
+bool has_2d_parallel_loop(const Task &task) {
+  return task.kind == TaskKind::Parallel && top_parallel_loop(task) &&
+         top_parallel_loop(task)->vars.size() == 2;
+}
 
 Task map_tile(const Task &task, const std::string &kernel, const std::vector<Param> &params,
               const TileSchedule &tile, std::vector<Shared> &shared, Target target) {
-  if (task.kind != TaskKind::Parallel)
-    return task;
+  if (!has_2d_parallel_loop(task))
+    throw CompileError("internal error: kernel '" + kernel +
+                       "', schedule tile, on a task without a 2-D parallel loop");
   std::vector<Stmt> top = statements_of(task.body);
-  const ParallelFor *loop = nullptr;
-  for (const Stmt &s : top)
-    if (auto *p = s.as<ParallelFor>())
-      loop = p;
-  if (!loop || loop->vars.size() != 2)
-    return map_parallel_loops(task, target); // the schedule tiles 2-D loops
+  const ParallelFor *loop = top_parallel_loop(task);
   if (!task.reductions.empty())
     throw CompileError("kernel '" + kernel +
                        "', schedule tile: the parallel loop reduces into an array element all "
@@ -558,9 +568,8 @@ Task map_tile(const Task &task, const std::string &kernel, const std::vector<Par
   mapped.body = out.size() == 1 ? out[0] : Block::make(std::move(out));
   mapped.domain = {tiles};
   mapped.tile = tile;
-  if (target == Target::CPU)
-    return map_parallel_loops(mapped, target); // chunks of the loop over tiles
-  mapped.threads = tile.threads();
+  if (target == Target::GPU)
+    mapped.threads = tile.threads();
   return mapped;
 }
 

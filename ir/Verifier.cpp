@@ -301,21 +301,13 @@ private:
 } // namespace
 
 void verify(const Kernel &kernel) {
-  Verifier v(kernel.name, kernel.params, false, kernel.simt, kernel.shared);
+  Verifier v(kernel.name, kernel.params, false, kernel.simt(), kernel.shared);
   if (!kernel.body.defined())
     v.fail("the kernel has no body");
-  if (!kernel.simt && !kernel.shared.empty())
+  if (!kernel.simt() && !kernel.shared.empty())
     v.fail("shared arrays in a kernel that is not a SIMT kernel");
-  if (kernel.block_per_iteration != 0 &&
-      (kernel.block_per_iteration < 32 || kernel.block_per_iteration > 1024 ||
-       kernel.block_per_iteration % 32 != 0))
-    v.fail("block_per_iteration takes a multiple of 32 threads from 32 to 1024, not " +
-           std::to_string(kernel.block_per_iteration));
-  if (std::string problem = tile_problem(kernel.tile); !problem.empty())
-    v.fail("schedule " + problem);
-  if (kernel.tile.rows > 0 && (kernel.block_per_iteration > 0 || kernel.simt))
-    v.fail(std::string("the tile schedule together with ") +
-           (kernel.simt ? "the SIMT level" : "block_per_iteration"));
+  if (std::string problem = schedule_problem(kernel.schedule, kernel); !problem.empty())
+    throw VerifyError(problem);
   v.stmt(kernel.body, true, false);
 }
 

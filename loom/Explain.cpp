@@ -51,7 +51,7 @@ std::string Kernel::explain() const {
     os << "  bounds checks: every array access (an out-of-range index throws BoundsError)\n";
   if (k.fast_math)
     os << "  fastmath: on\n";
-  for (const auto &[loop, schedule] : k.loops) {
+  for (const auto &[loop, schedule] : k.schedule.loops) {
     os << "  schedule of the loops over " << loop << ":";
     if (schedule.unroll > 0)
       os << " unrolled " << schedule.unroll
@@ -135,7 +135,7 @@ std::string Kernel::explain() const {
               "cuOccupancyMaxPotentialBlockSize\n";
     }
   } else if (choice.target == ir::Target::CPU && state_->cpu) {
-    os << (k.simt ? "  code: native; the launch's blocks run on OpenMP threads, one block per "
+    os << (k.simt() ? "  code: native; the launch's blocks run on OpenMP threads, one block per "
                     "thread at a time, its threads one after another or, where they synchronize, "
                     "on fibers switching at barriers and warp collectives\n"
                   : "  code: native; parallel tasks split their outermost dimension among OpenMP "

@@ -50,10 +50,7 @@ Kernel &Kernel::bounds_check(bool on) {
 Kernel &Kernel::tile(const TileSchedule &tile) {
   if (std::string problem = ir::tile_problem(tile); !problem.empty())
     throw ArgumentError("kernel '" + name() + "': schedule " + problem);
-  if (tile.rows > 0 && (state_->kernel.simt || state_->kernel.block_per_iteration > 0))
-    throw ArgumentError("kernel '" + name() + "': the tile schedule does not combine with " +
-                        (state_->kernel.simt ? "the SIMT level" : "block_per_iteration"));
-  set_code_option(*state_, &ir::Kernel::tile, tile);
+  set_schedule(ir::with_tile(ir().schedule, tile));
   return *this;
 }
 
@@ -64,9 +61,9 @@ Kernel &Kernel::unroll(const std::string &loop, int factor) {
     throw ArgumentError("kernel '" + name() + "': unroll('" + loop +
                         "') takes a factor from 1 to 64 (or 0 for loom's choice), not " +
                         std::to_string(factor));
-  ir::LoopSchedules loops = ir().loops;
-  loops[loop].unroll = factor;
-  set_loop_schedules(loops);
+  ir::Schedule schedule = ir().schedule;
+  schedule.loops[loop].unroll = factor;
+  set_schedule(schedule);
   return *this;
 }
 
@@ -76,17 +73,21 @@ Kernel &Kernel::vectorize(const std::string &loop, int width) {
                         "') takes a width of 1, 2, 4, 8 or 16 (or 0 for the automatic choice), "
                         "not " +
                         std::to_string(width));
-  ir::LoopSchedules loops = ir().loops;
-  loops[loop].vectorize = width;
-  set_loop_schedules(loops);
+  ir::Schedule schedule = ir().schedule;
+  schedule.loops[loop].vectorize = width;
+  set_schedule(schedule);
   return *this;
 }
 
-void Kernel::set_loop_schedules(ir::LoopSchedules loops) {
-  std::erase_if(loops, [](const auto &entry) { return entry.second == ir::LoopSchedule(); });
-  if (std::string problem = ir::loop_schedule_problem(loops, state_->kernel); !problem.empty())
+void Kernel::set_schedule(ir::Schedule schedule) {
+  std::erase_if(schedule.loops,
+                [](const auto &entry) { return entry.second == ir::LoopSchedule(); });
+  if (std::string problem = ir::remap_problem(ir().schedule.mapping, schedule.mapping);
+      !problem.empty())
+    throw ArgumentError("kernel '" + name() + "': " + problem);
+  if (std::string problem = ir::schedule_problem(schedule, state_->kernel); !problem.empty())
     throw ArgumentError(problem);
-  set_code_option(*state_, &ir::Kernel::loops, loops);
+  set_code_option(*state_, &ir::Kernel::schedule, schedule);
 }
 
 Kernel &Kernel::block_per_iteration(int threads) {
@@ -95,7 +96,7 @@ Kernel &Kernel::block_per_iteration(int threads) {
                         "': block_per_iteration takes a multiple of 32 threads from 32 to 1024 "
                         "(or 0 for the default mapping), not " +
                         std::to_string(threads));
-  set_code_option(*state_, &ir::Kernel::block_per_iteration, threads);
+  set_schedule(ir::with_block_per_iteration(ir().schedule, threads));
   return *this;
 }
 
@@ -128,7 +129,7 @@ void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   ir::ArgumentValues &values = state_->call.values;
   check_arguments(*state_, args, values);
-  if (state_->kernel.simt && !state_->shape)
+  if (state_->kernel.simt() && !state_->shape)
     throw ArgumentError("kernel '" + name() +
                         "' is a SIMT kernel and has no launch shape: call shape(grid, block) "
                         "before calling it");
@@ -270,7 +271,7 @@ Kernel &Kernel::shape(Dim3 grid, Dim3 block) {
 }
 
 Kernel &Kernel::automatic_shape() {
-  if (state_->kernel.simt)
+  if (state_->kernel.simt())
     throw ArgumentError("kernel '" + name() +
                         "' is a SIMT kernel: its launch shape cannot be chosen automatically");
   std::lock_guard<std::mutex> lock(state_->mutex);

@@ -353,7 +353,7 @@ int run(int argc, char **argv) {
                          : file + ": no kernel named '" + kernel_name + "' (kernels: " + all + ")"};
   const loom::ir::Kernel &k = *chosen;
   loom::ir::InterpreterOptions options;
-  if (k.simt) {
+  if (k.simt()) {
     if (!grid || !block)
       throw UsageError{"kernel '" + k.name +
                        "' is a SIMT kernel: give its launch with --grid=X[,Y[,Z]] (blocks) and "

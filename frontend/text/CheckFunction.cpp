@@ -226,6 +226,10 @@ void Checker::bind_shape(const std::string &name, SourceLocation loc, int array,
 void Checker::options(const ast::Function &f, ir::Kernel &k) {
   std::set<std::string> seen;
   const size_t errors = diag_.size();
+  // The mapping's options, made into the kernel's one mapping at the end.
+  int threads = 0;
+  ir::TileSchedule tile;
+  bool simt = false;
   // An integer option from lo to hi, a multiple of `multiple`; else `takes` says what it takes.
   auto integer = [&](const ast::Option &o, int64_t lo, int64_t hi, int64_t multiple, int &into,
                      const char *takes) {
@@ -239,7 +243,7 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
     if (!seen.insert(o.key).second) {
       diag_.error(o.loc, "option '" + o.key + "' is given twice");
     } else if (o.key == "block_per_iteration") {
-      integer(o, 32, 1024, 32, k.block_per_iteration,
+      integer(o, 32, 1024, 32, threads,
               "a multiple of 32 from 32 to 1024 (the threads of the block each iteration runs on)");
     } else if (o.key == "tile" || o.key == "thread_tile") {
       // A tuple of two positive integers.
@@ -255,9 +259,9 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
         const int r = static_cast<int>(v.operands[0]->int_value);
         const int c = static_cast<int>(v.operands[1]->int_value);
         if (o.key == "tile")
-          k.tile.rows = r, k.tile.cols = c;
+          tile.rows = r, tile.cols = c;
         else
-          k.tile.thread_rows = r, k.tile.thread_cols = c;
+          tile.thread_rows = r, tile.thread_cols = c;
       }
     } else if (o.key == "unroll" || o.key == "vectorize") {
       const bool unroll = o.key == "unroll";
@@ -271,7 +275,8 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
         const std::string &loop = p->operands[0]->name;
         const ast::Expr &n = *p->operands[1];
         const int64_t v = n.kind == ast::ExprKind::Int ? n.int_value : -1;
-        int &into = unroll ? k.loops[loop].unroll : k.loops[loop].vectorize;
+        ir::LoopSchedule &schedule = k.schedule.loops[loop];
+        int &into = unroll ? schedule.unroll : schedule.vectorize;
         if (into != 0)
           diag_.error(p->begin, "loop '" + loop + "' is given twice in option '" + o.key + "'");
         else if (unroll && (v < 1 || v > 64))
@@ -284,10 +289,10 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
           into = static_cast<int>(v);
       }
     } else if (o.key == "blocks_per_sm") {
-      integer(o, 1, 32, 1, k.tile.min_blocks,
+      integer(o, 1, 32, 1, tile.min_blocks,
               "the blocks of the tile schedule each SM should hold at once, from 1 to 32");
     } else if (o.key == "stage") {
-      integer(o, 1, 64, 1, k.tile.depth,
+      integer(o, 1, 64, 1, tile.depth,
               "the steps of the inner loop staged in shared memory at a time, from 1 to 64");
     } else if (o.key != "fastmath" && o.key != "bounds_check" && o.key != "simt") {
       diag_.error(o.loc, "unknown option '" + o.key +
@@ -298,7 +303,7 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
       diag_.error(o.value->begin, "option '" + o.key + "' takes True or False");
     } else {
       (o.key == "fastmath" ? k.fast_math
-       : o.key == "simt"   ? k.simt
+       : o.key == "simt"   ? simt
                            : k.bounds_check) = o.value->bool_value;
     }
   }
@@ -307,13 +312,24 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
     diag_.error(f.loc, "options 'thread_tile', 'stage' and 'blocks_per_sm' belong to the tile "
                        "schedule: give 'tile' too, as in @kernel(tile=(128, 128), "
                        "thread_tile=(8, 8), stage=8)");
-  } else if (tiled && k.tile.rows > 0 && diag_.size() == errors) {
-    if (std::string problem = ir::tile_problem(k.tile); !problem.empty())
+  } else if (tiled && tile.rows > 0 && diag_.size() == errors) {
+    const ir::Mapping other = simt      ? ir::Mapping::Simt
+                              : threads ? ir::Mapping::BlockPerIteration
+                                        : ir::Mapping::Parallel;
+    if (std::string problem = ir::tile_problem(tile); !problem.empty())
       diag_.error(f.loc, "schedule " + problem);
-    else if (k.simt || k.block_per_iteration > 0)
+    else if (!ir::remap_problem(other, ir::Mapping::Tile).empty())
       diag_.error(f.loc, std::string("the tile schedule does not combine with ") +
-                             (k.simt ? "simt=True" : "block_per_iteration"));
+                             (simt ? "simt=True" : "block_per_iteration"));
+    else
+      k.schedule = ir::with_tile(k.schedule, tile);
   }
+  if (simt && threads > 0 && diag_.size() == errors)
+    diag_.error(f.loc, "block_per_iteration does not combine with simt=True");
+  else if (simt)
+    k.schedule.mapping = ir::Mapping::Simt;
+  else if (threads > 0 && !tiled)
+    k.schedule = ir::with_block_per_iteration(k.schedule, threads);
 }
 
 std::optional<ir::Kernel> Checker::kernel(const ast::Function &f) {
@@ -330,7 +346,7 @@ std::optional<ir::Kernel> Checker::kernel(const ast::Function &f) {
   ir::Kernel k;
   k.name = f.name;
   options(f, k);
-  kernel_.simt = k.simt;
+  kernel_.simt = k.simt();
   k.body = block(f.body, nullptr);
   close_scope();
   frames_.clear();

@@ -172,8 +172,9 @@ private:
   friend Kernel detail::make_kernel(ir::Kernel kernel);
   explicit Kernel(ir::Kernel kernel);
   Target current_target() const;
-  // unroll() and vectorize(): checks the names against the kernel's loops, sets them.
-  void set_loop_schedules(ir::LoopSchedules loops);
+  // tile(), block_per_iteration(), unroll() and vectorize(): checks the new schedule (its
+  // mapping may replace only the default one; the loops' names against the kernel's), sets it.
+  void set_schedule(ir::Schedule schedule);
   // call() (stream null) and call_async(): checks, picks the target, runs.
   void run(std::span<const Argument> args, Stream *stream);
   std::shared_ptr<KernelState> state_;

@@ -225,7 +225,7 @@ TEST(LoopScheduleErrors, BadFactorsAndNames) {
   EXPECT_TRUE(contains(error_of([&] { k.unroll("i", 4); }), "which is a parallel loop's variable"));
   EXPECT_TRUE(contains(error_of([&] { k.vectorize("x", 4); }), "has no loop over a variable 'x'"));
   // A refused schedule leaves the kernel as it was.
-  EXPECT_TRUE(k.ir().loops.empty());
+  EXPECT_TRUE(k.ir().schedule.loops.empty());
 }
 
 TEST(LoopScheduleErrors, GpuRunsTheLoopDoesNotAllow) {
@@ -275,10 +275,10 @@ def plain(A: f32[N, K], x: f32[K], y: f32[N]):
 TEST_P(LoopSchedule, TextDslOptions) {
   Module m = compile(text_source);
   Kernel &k = m["scheduled"];
-  ASSERT_EQ(k.ir().loops.size(), 2u);
-  EXPECT_EQ(k.ir().loops.at("k").unroll, 4);
-  EXPECT_EQ(k.ir().loops.at("k").vectorize, 2);
-  EXPECT_EQ(k.ir().loops.at("i").vectorize, 8);
+  ASSERT_EQ(k.ir().schedule.loops.size(), 2u);
+  EXPECT_EQ(k.ir().schedule.loops.at("k").unroll, 4);
+  EXPECT_EQ(k.ir().schedule.loops.at("k").vectorize, 2);
+  EXPECT_EQ(k.ir().schedule.loops.at("i").vectorize, 8);
   EXPECT_TRUE(contains(k.lowered(ir::Target::CPU), "unroll 4 vectorize 2 {"));
   // Runs need accesses at [i] only: A[i, k] refuses them on the GPU.
   EXPECT_THROW(ir::lower(k.ir(), ir::Target::GPU), CompileError);

@@ -145,7 +145,7 @@ TEST(ScheduleInterpreter, RunsTheGpuLowering) {
   Kernel k = softmax_kernel();
   k.block_per_iteration(64);
   ir::Kernel traced = k.ir();
-  traced.block_per_iteration = 64;
+  traced.schedule = ir::with_block_per_iteration(traced.schedule, 64);
   ir::LoweredKernel gpu = ir::lower(traced, ir::Target::GPU);
   const int64_t n = 5, m = 150;
   std::vector<float> x = random_vector<float>(n * m, -4, 4, 37);

@@ -77,7 +77,7 @@ std::vector<ir::InterpreterArg> run_gpu_lowering(const Kernel &k, const ir::Tile
                                                  std::vector<ir::InterpreterArg> args,
                                                  unsigned blocks = 3) {
   ir::Kernel traced = k.ir();
-  traced.tile = tile;
+  traced.schedule = ir::with_tile(traced.schedule, tile);
   ir::LoweredKernel gpu = ir::lower(traced, ir::Target::GPU);
   ir::InterpreterOptions options;
   options.gpu_grid = {blocks, 1, 1};
@@ -149,7 +149,7 @@ TEST(TileInterpreter, TransposedOperandsAndStatementsAroundTheLoop) {
       ASSERT_NEAR(want[3].array.get(i * n + j).f, 2 * alpha * acc + beta * C[i * n + j], 1e-12);
     }
   ir::Kernel traced = k.ir();
-  traced.tile = {8, 8, 2, 4, 4};
+  traced.schedule = ir::with_tile(traced.schedule, {8, 8, 2, 4, 4});
   std::string lowered = ir::to_string(ir::lower(traced, ir::Target::GPU));
   EXPECT_NE(lowered.find("At_tile"), std::string::npos) << lowered;
   EXPECT_NE(lowered.find("Bt_tile"), std::string::npos) << lowered;
@@ -175,11 +175,11 @@ TEST(TileInterpreter, IntegersWithConditionalLoads) {
         ir::InterpreterArg::of_array(ir::Buffer(ir::ScalarType::I32, {m, n}))};
   };
   ir::Kernel traced = k.ir();
-  traced.tile = {8, 4, 2, 2, 4};
+  traced.schedule = ir::with_tile(traced.schedule, {8, 4, 2, 2, 4});
   std::string lowered = ir::to_string(ir::lower(traced, ir::Target::GPU));
   EXPECT_NE(lowered.find("A_tile"), std::string::npos) << lowered;
   EXPECT_EQ(lowered.find("D_tile"), std::string::npos) << lowered; // only read under a condition
-  std::vector<ir::InterpreterArg> got = run_gpu_lowering(k, traced.tile, args());
+  std::vector<ir::InterpreterArg> got = run_gpu_lowering(k, traced.schedule.tile, args());
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       int32_t acc = 0;
@@ -197,7 +197,7 @@ TEST(TileInterpreter, IntegersWithConditionalLoads) {
 TEST(TileErrors, SaysWhyALoopCannotBeTiled) {
   auto lower_tiled = [](const Kernel &k) {
     ir::Kernel traced = k.ir();
-    traced.tile = {16, 16, 2, 2, 8};
+    traced.schedule = ir::with_tile(traced.schedule, {16, 16, 2, 2, 8});
     return ir::lower(traced, ir::Target::GPU);
   };
   auto expect_error = [&](const Kernel &k, const std::string &why) {
@@ -265,7 +265,7 @@ TEST(TileErrors, SaysWhyALoopCannotBeTiled) {
   EXPECT_EQ(ir::to_string(lower_tiled(saxpy)).find("tiles of"), std::string::npos);
   // Too much shared memory: two tiles, each two buffers of 64 x (256 + 4) floats.
   ir::Kernel big = matmul_kernel().ir();
-  big.tile = {256, 256, 16, 16, 64};
+  big.schedule = ir::with_tile(big.schedule, {256, 256, 16, 16, 64});
   try {
     ir::lower(big, ir::Target::GPU);
     ADD_FAILURE() << "no error for 266 KB of shared memory";
@@ -283,9 +283,9 @@ TEST(TileErrors, InvalidSchedulesAreArgumentErrors) {
   EXPECT_THROW(k.tile({128, 128, 8, 8, 8, 40}), ArgumentError);
   EXPECT_THROW(k.tile({128, 128, 2, 2, 8, 8}), ArgumentError); // 4096 threads x 8 blocks
   k.tile({128, 128, 8, 8, 8, 2});
-  EXPECT_EQ(k.ir().tile.rows, 128);
+  EXPECT_EQ(k.ir().schedule.tile.rows, 128);
   k.tile({});
-  EXPECT_EQ(k.ir().tile.rows, 0);
+  EXPECT_EQ(k.ir().schedule.tile.rows, 0);
   Kernel s = simt_kernel("simt", [](Array<float> x) { x(Index(thread_idx().x)) = 1.0f; }, {"x"});
   EXPECT_THROW(s.tile({32, 32, 2, 2, 4}), ArgumentError);
 }

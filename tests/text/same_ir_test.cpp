@@ -611,7 +611,7 @@ def k(x: f32[n]):
     flags[laneid] = tile[0, 1] > 0.0
     x[grid(1)] = f32(len(tile) + tile.shape[1] + tile.size + len(flags))
 )");
-  EXPECT_TRUE(k.simt);
+  EXPECT_TRUE(k.simt());
   EXPECT_TRUE(k.fast_math);
   ASSERT_EQ(k.shared.size(), 2u);
   EXPECT_EQ(k.shared[0]->name, "tile");
@@ -623,7 +623,7 @@ def k(x: f32[n]):
   EXPECT_NE(text.find("  tile: shared f32[16, 16]\n"), std::string::npos) << text;
   // Shapes are constants, folded with the other literals.
   EXPECT_NE(text.find("] = 320.0f\n"), std::string::npos) << text;
-  EXPECT_FALSE(parse_one("@kernel(simt=False)\ndef k(x: f32[n]):\n    pass\n").simt);
+  EXPECT_FALSE(parse_one("@kernel(simt=False)\ndef k(x: f32[n]):\n    pass\n").simt());
 }
 
 // Helpers may use the SIMT level: each inlining declares its own shared arrays and locals.

@@ -139,7 +139,7 @@ protected:
 
 TEST_P(TextSimt, BlockReductionWithAtomicAdd) {
   Kernel &k = get("block_sum");
-  EXPECT_TRUE(k.ir().simt);
+  EXPECT_TRUE(k.ir().simt());
   const size_t n = 100000;
   std::vector<float> x = random_vector<float>(n, -1, 1, 5), total{0.5f};
   k.shape(unsigned((n + 255) / 256), 256)(x, total);
