@@ -1,5 +1,6 @@
-// One call of a kernel on the CPU: host arrays are used in place; device arrays are staged.
-#include "loom/KernelState.h"
+// The CPU's part of a call (loom/Call.h): host arrays used in place, device arrays staged in host
+// copies, each task run over OpenMP threads or, for SIMT tasks, fibers.
+#include "loom/Call.h"
 #include "runtime/CpuLaunch.h"
 #include "runtime/DeviceBuffer.h"
 
@@ -78,79 +79,87 @@ bool simt_synchronizes(const ir::Task &task) {
   return task.kind == ir::TaskKind::Simt && ir::synchronizes(task.body);
 }
 
-void run_on_cpu(KernelState &state, std::span<const Argument> args,
-                const ir::ArgumentValues &values) {
-  CompiledCpu &c = state.compiled_cpu();
-  const std::vector<ir::Param> &params = c.lowered.params;
+namespace {
 
-  // A DeviceArray passed while running on the CPU (LOOM_TARGET=cpu on a GPU machine) goes through
-  // a host copy.
-  CallScratch &call = state.call;
-  std::vector<std::vector<unsigned char>> &staged = call.host_staged;
-  staged.resize(args.size());
-  for (std::vector<unsigned char> &copy : staged)
-    copy.clear();
-  std::vector<uint64_t> &pointers = call.pointers;
-  pointers.assign(args.size(), 0);
-  for (size_t p = 0; p < args.size(); ++p) {
-    if (params[p].kind != ir::ParamKind::Array)
-      continue;
-    const Argument &a = args[p];
-    if (a.kind == Argument::Kind::HostArray) {
-      pointers[p] = reinterpret_cast<uint64_t>(a.host);
-      continue;
-    }
-    size_t bytes = static_cast<size_t>(a.size()) * ir::byte_size(a.type);
-    staged[p].resize(bytes);
-    if (bytes && (state.access[p].read || state.access[p].written))
-      runtime::copy_device_to_host(staged[p].data(), a.device, bytes);
-    pointers[p] = reinterpret_cast<uint64_t>(staged[p].data());
+// One call's CPU part. A device array (LOOM_TARGET=cpu on a GPU machine) goes through a host copy,
+// kept in the CallScratch from call to call.
+struct CpuCall final : CallTarget {
+  KernelState &state;
+  std::span<const Argument> args;
+  const ir::ArgumentValues &values;
+  std::vector<std::vector<unsigned char>> &staged; // per parameter
+  CompiledCpu *cpu = nullptr;
+  int64_t chunks = 0; // the last task's: how many threads' partials its reductions left
+
+  CpuCall(KernelState &state, std::span<const Argument> args, const ir::ArgumentValues &values)
+      : CallTarget(Argument::Kind::HostArray, true), state(state), args(args), values(values),
+        staged(state.call.host_staged) {
+    staged.resize(args.size());
   }
 
-  // A bounds-checked kernel's tasks take the bounds record last (support/Abi.h).
-  const bool checked = c.lowered.bounds_check;
-  uint64_t *record = state.cpu_bounds_record.data();
-  state.cpu_bounds_record.fill(0);
-  PackedParams &packed = call.params;
-  const uint64_t record_address = checked ? reinterpret_cast<uint64_t>(record) : 0;
-  pack_params(packed, params, values, pointers, {.bounds_record = record_address});
-  std::vector<uint64_t> &scratch = state.cpu_reduction_scratch;
-  for (size_t t = 0; t < c.lowered.tasks.size(); ++t) {
-    const ir::Task &task = c.lowered.tasks[t];
+  void choose_code() override {
+    cpu = &state.compiled_cpu();
+    code = &cpu->lowered;
+  }
+
+  uint64_t in_place(size_t, const Argument &a) override {
+    return reinterpret_cast<uint64_t>(a.host);
+  }
+
+  uint64_t stage(size_t p, const Argument &a, size_t bytes, bool copy_in) override {
+    staged[p].resize(bytes);
+    if (bytes && copy_in)
+      runtime::copy_device_to_host(staged[p].data(), a.device, bytes);
+    return reinterpret_cast<uint64_t>(staged[p].data());
+  }
+
+  uint64_t bounds_record() override {
+    state.cpu_bounds_record.fill(0);
+    return reinterpret_cast<uint64_t>(state.cpu_bounds_record.data());
+  }
+  const uint64_t *read_bounds_record() override { return state.cpu_bounds_record.data(); }
+
+  void prepare_task(size_t, const std::vector<int64_t> &) override {}
+
+  uint64_t reduction_scratch(size_t t) override {
+    const size_t slots = 1 + runtime::cpu_thread_count() * cpu->lowered.tasks[t].reductions.size();
+    state.cpu_reduction_scratch.assign(slots, 0);
+    return reinterpret_cast<uint64_t>(state.cpu_reduction_scratch.data());
+  }
+
+  void run_task(size_t t, const std::vector<int64_t> &domain, void **params) override {
+    const ir::Task &task = cpu->lowered.tasks[t];
     if (task.kind == ir::TaskKind::Simt) {
       int64_t shared_bytes = 0;
-      ir::shared_offsets(c.lowered.shared, &shared_bytes);
-      runtime::run_cpu_simt_task(c.code->tasks()[t], packed.data(), *state.shape, shared_bytes,
-                                 c.synchronizes.at(t));
-      if (checked)
-        throw_if_out_of_bounds(c.lowered, record);
-      continue;
+      ir::shared_offsets(cpu->lowered.shared, &shared_bytes);
+      runtime::run_cpu_simt_task(cpu->code->tasks()[t], params, *state.shape, shared_bytes,
+                                 cpu->synchronizes.at(t));
+      return;
     }
-    bool parallel = task.kind == ir::TaskKind::Parallel;
-    int64_t extent = parallel ? ir::evaluate(task.domain[0], params, values).i : 0;
-    const int64_t grain = c.grains.at(t);
-    PackedParams *task_params = &packed;
-    if (!task.reductions.empty()) {
-      scratch.assign(1 + runtime::cpu_thread_count() * task.reductions.size(), 0);
-      task_params = &call.task_params;
-      pack_params(*task_params, params, values, pointers,
-                  {.reduction_scratch = reinterpret_cast<uint64_t>(scratch.data()),
-                   .bounds_record = record_address});
-    }
-    int64_t chunks =
-        runtime::run_cpu_task(c.code->tasks()[t], task_params->data(), extent, parallel, grain);
-    // A violation is reported before later tasks read what this one wrote, and before its
-    // partials (garbage then) are combined.
-    if (checked)
-      throw_if_out_of_bounds(c.lowered, record);
-    if (!task.reductions.empty())
-      finish_reductions(c.lowered, task, values, args, pointers, scratch, chunks);
+    const bool parallel = task.kind == ir::TaskKind::Parallel;
+    chunks = runtime::run_cpu_task(cpu->code->tasks()[t], params, parallel ? domain[0] : 0,
+                                   parallel, cpu->grains.at(t));
   }
 
-  for (size_t p = 0; p < args.size(); ++p)
-    if (args[p].kind == Argument::Kind::DeviceArray && state.access[p].written &&
-        !staged[p].empty())
-      runtime::copy_host_to_device(args[p].device, staged[p].data(), staged[p].size());
+  void combine_reductions(size_t t) override {
+    finish_reductions(cpu->lowered, cpu->lowered.tasks[t], values, args, state.call.pointers,
+                      state.cpu_reduction_scratch, chunks);
+  }
+
+  bool finish() override { return true; } // each task finished before run_task returned
+
+  void copy_back(size_t p, const Argument &a) override {
+    if (!staged[p].empty())
+      runtime::copy_host_to_device(a.device, staged[p].data(), staged[p].size());
+  }
+};
+
+} // namespace
+
+void run_on_cpu(KernelState &state, std::span<const Argument> args,
+                const ir::ArgumentValues &values) {
+  CpuCall target(state, args, values);
+  run_call(state, args, values, target);
 }
 
 } // namespace loom

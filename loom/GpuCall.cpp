@@ -1,12 +1,12 @@
-// One call of a kernel on the GPU: stage host arrays, launch each task, copy back what was written.
-// With device arrays and the launch shapes of the last call, a call allocates nothing on the heap:
-// its working storage is the KernelState's CallScratch.
-#include "loom/KernelState.h"
+// The GPU's part of a call (loom/Call.h): host arrays staged in device buffers for the call, each
+// task's grid and the variant it needs, launches on the call's stream. With device arrays and the
+// launch shapes of the last call, a call allocates nothing on the heap: its working storage is the
+// KernelState's CallScratch.
+#include "loom/Call.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuContext.h"
 #include "runtime/Launch.h"
 
-#include <algorithm>
 #include <array>
 
 namespace loom {
@@ -63,7 +63,7 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
                    " threads per iteration; ") +
         shape.reason;
   } else if (task.covering) {
-    // The grid must cover the domain (run_on_gpu checks that it does).
+    // The grid must cover the domain (GpuCall::prepare_task checks that it does).
     shape = runtime::choose_covering_grid(g.functions[t], domain, device, state.launch_policy);
   } else {
     shape = runtime::choose_grid(g.functions[t], domain, device, state.launch_policy);
@@ -111,93 +111,90 @@ CompiledGpu &switch_variant(KernelState &state, const CompiledGpu &from,
   return to;
 }
 
-} // namespace
+// One call's GPU part. A host array gets a device buffer for the call only: the buffers go with
+// the object, also when the call throws.
+struct GpuCall final : CallTarget {
+  KernelState &state;
+  std::span<const Argument> args;
+  runtime::Stream *async;
+  runtime::CUstream stream;
+  CallScratch &call;
+  CompiledGpu *gpu = nullptr;
+  const runtime::GridShape *shape = nullptr; // the task's launch (prepare_task)
+  std::array<uint64_t, bounds_record::slots> record_copy;
 
-void run_on_gpu(KernelState &state, std::span<const Argument> args,
-                const ir::ArgumentValues &values, runtime::Stream *async) {
-  CompiledGpu *code = &state.compiled_gpu(resolve_variant(
-      state, {.target = Target::GPU,
-              .index32 = arrays_allow_index32(args) ? std::nullopt : std::optional(false)}));
-  runtime::GpuContext::activate(); // fails fast once a sticky error has poisoned the context
-  const std::vector<ir::Param> &params = code->lowered.params;
-  CallScratch &call = state.call;
-  runtime::CUstream stream = async ? async->handle() : nullptr;
+  GpuCall(KernelState &state, std::span<const Argument> args, runtime::Stream *async)
+      : CallTarget(Argument::Kind::DeviceArray, false), state(state), args(args), async(async),
+        stream(async ? async->handle() : nullptr), call(state.call) {
+    call.staged.clear();
+    call.staged_index.assign(args.size(), -1);
+  }
+  ~GpuCall() { call.staged.clear(); }
 
-  // Host arrays get a device buffer for this call only (also when it throws); they are copied in
-  // only when their old contents matter.
-  call.staged.clear();
-  struct ReleaseStaged {
-    std::vector<runtime::DeviceBuffer> &staged;
-    ~ReleaseStaged() { staged.clear(); }
-  } release_staged{call.staged};
-  call.staged_index.assign(args.size(), -1);
-  call.pointers.assign(args.size(), 0);
-  for (size_t p = 0; p < args.size(); ++p) {
-    if (params[p].kind != ir::ParamKind::Array)
-      continue;
-    const Argument &a = args[p];
-    if (a.kind == Argument::Kind::DeviceArray) {
-      // GPU code takes every array to be 16-byte aligned (vector loads), as allocations are.
-      if (a.device % 16 != 0)
-        throw ArgumentError("argument '" + params[p].name +
-                            "': a device array must start 16-byte aligned (it starts at address " +
-                            std::to_string(a.device) + ")");
-      call.pointers[p] = a.device;
-      continue;
-    }
-    const ir::ArrayAccess &access = state.access[p];
-    if (!access.read && !access.written)
-      continue; // the kernel never touches it: no buffer, null pointer
-    size_t bytes = static_cast<size_t>(a.size()) * ir::byte_size(a.type);
+  void choose_code() override {
+    gpu = &state.compiled_gpu(resolve_variant(
+        state, {.target = Target::GPU,
+                .index32 = arrays_allow_index32(args) ? std::nullopt : std::optional(false)}));
+    code = &gpu->lowered;
+    runtime::GpuContext::activate(); // fails fast once a sticky error has poisoned the context
+  }
+
+  uint64_t in_place(size_t p, const Argument &a) override {
+    // GPU code takes every array to be 16-byte aligned (vector loads), as allocations are.
+    if (a.device % 16 != 0)
+      throw ArgumentError("argument '" + code->params[p].name +
+                          "': a device array must start 16-byte aligned (it starts at address " +
+                          std::to_string(a.device) + ")");
+    return a.device;
+  }
+
+  uint64_t stage(size_t p, const Argument &a, size_t bytes, bool copy_in) override {
     call.staged.emplace_back(bytes);
     call.staged_index[p] = static_cast<int>(call.staged.size() - 1);
-    // Overwritten whole before any read (the kernel may read it afterwards): the old contents
-    // never matter.
-    if (!access.fully_overwritten)
+    if (copy_in)
       call.staged.back().copy_from_host(a.host, bytes);
-    call.pointers[p] = call.staged.back().ptr();
+    return call.staged.back().ptr();
   }
 
-  // A bounds-checked kernel's tasks take the bounds record last (support/Abi.h); it is zero
-  // between calls.
-  const bool checked = code->lowered.bounds_check;
-  if (checked && state.bounds_record.bytes() == 0) {
-    state.bounds_record = runtime::DeviceBuffer(sizeof cleared_record);
-    state.bounds_record.copy_from_host(cleared_record.data(), sizeof cleared_record);
+  // Allocated on the first checked call; zero between calls.
+  uint64_t bounds_record() override {
+    if (state.bounds_record.bytes() == 0) {
+      state.bounds_record = runtime::DeviceBuffer(sizeof cleared_record);
+      state.bounds_record.copy_from_host(cleared_record.data(), sizeof cleared_record);
+    }
+    return state.bounds_record.ptr();
   }
-  const uint64_t record = checked ? state.bounds_record.ptr() : 0;
-  pack_params(call.params, params, values, call.pointers, {.bounds_record = record});
-  for (size_t t = 0; t < code->lowered.tasks.size(); ++t) {
-    const ir::Task &task = code->lowered.tasks[t];
-    call.domain.clear();
-    for (const ir::Expr &e : task.domain)
-      // A negative extent runs no iteration, as on the CPU and in the interpreter.
-      call.domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
-    const runtime::GridShape *chosen = &grid_for(state, *code, t, call.domain);
-    if (code->lowered.tasks[t].covering &&
-        (!covers(*chosen, call.domain) ||
-         (code->variant.index32 && !grid_allows_index32(*chosen)))) {
+
+  const uint64_t *read_bounds_record() override {
+    state.bounds_record.copy_to_host(record_copy.data(), sizeof record_copy);
+    if (record_copy[bounds_record::claimed] != 0)
+      state.bounds_record.copy_from_host(cleared_record.data(), sizeof cleared_record);
+    return record_copy.data();
+  }
+
+  void prepare_task(size_t t, const std::vector<int64_t> &domain) override {
+    shape = &grid_for(state, *gpu, t, domain);
+    if (gpu->lowered.tasks[t].covering &&
+        (!covers(*shape, domain) || (gpu->variant.index32 && !grid_allows_index32(*shape)))) {
       // CUDA's grid limits, or the 32-bit code's bound on blocks, leave iterations without a
       // thread of their own: this task and the next run the grid-stride code.
-      code = &switch_variant(
-          state, *code,
-          {.target = Target::GPU, .index32 = code->variant.index32, .covering = false});
-      chosen = &grid_for(state, *code, t, call.domain);
+      switch_to({.target = Target::GPU, .index32 = gpu->variant.index32, .covering = false}, t,
+                domain);
     }
-    if (code->variant.index32 && !grid_allows_index32(*chosen)) {
+    if (gpu->variant.index32 && !grid_allows_index32(*shape)) {
       // Too many blocks for 32-bit counters (only an uncapped launch policy gets there): this
       // task and the next run the 64-bit code, lowered alike.
-      code = &switch_variant(state, *code,
-                             {.target = Target::GPU, .index32 = false, .covering = false});
-      chosen = &grid_for(state, *code, t, call.domain);
+      switch_to({.target = Target::GPU, .index32 = false, .covering = false}, t, domain);
     }
-    const CompiledGpu &g = *code;
-    const runtime::GridShape &shape = *chosen;
-    if (task.reductions.empty()) {
-      runtime::launch(g.functions[t], shape, call.params.data(), stream);
-      continue;
-    }
-    size_t bytes = 8 * (1 + shape.block_count() * task.reductions.size());
+  }
+  void switch_to(const VariantRequest &request, size_t t, const std::vector<int64_t> &domain) {
+    gpu = &switch_variant(state, *gpu, request);
+    code = &gpu->lowered;
+    shape = &grid_for(state, *gpu, t, domain);
+  }
+
+  uint64_t reduction_scratch(size_t t) override {
+    size_t bytes = 8 * (1 + shape->block_count() * gpu->lowered.tasks[t].reductions.size());
     // The scratch memory is the kernel object's: an asynchronous launch that may still use it
     // finishes first when another stream, or a larger buffer, would take it.
     if (state.reduction_stream &&
@@ -211,32 +208,41 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
       const uint64_t zero = 0;
       state.reduction_scratch.copy_from_host(&zero, sizeof zero);
     }
-    pack_params(call.task_params, params, values, call.pointers,
-                {.reduction_scratch = state.reduction_scratch.ptr(), .bounds_record = record});
-    runtime::launch(g.functions[t], shape, call.task_params.data(), stream);
-    state.reduction_stream = stream;
-  }
-  if (async && !checked)
-    return; // faults surface at the stream's synchronization
-  // An illegal address or trap inside the kernel surfaces here, naming it.
-  if (async)
-    runtime::synchronize_stream(stream, state.kernel.name);
-  else
-    runtime::synchronize(state.kernel.name);
-  state.reduction_stream = nullptr;
-  if (checked) {
-    std::array<uint64_t, bounds_record::slots> record;
-    state.bounds_record.copy_to_host(record.data(), sizeof record);
-    if (record[bounds_record::claimed] != 0) {
-      state.bounds_record.copy_from_host(cleared_record.data(), sizeof cleared_record);
-      throw_if_out_of_bounds(code->lowered, record.data()); // host arrays keep their old contents
-    }
+    return state.reduction_scratch.ptr();
   }
 
-  for (size_t p = 0; p < args.size(); ++p)
-    if (call.staged_index[p] >= 0 && state.access[p].written)
-      call.staged[call.staged_index[p]].copy_to_host(args[p].host,
-                                                     call.staged[call.staged_index[p]].bytes());
+  void run_task(size_t t, const std::vector<int64_t> &, void **params) override {
+    runtime::launch(gpu->functions[t], *shape, params, stream);
+    if (!gpu->lowered.tasks[t].reductions.empty())
+      state.reduction_stream = stream;
+  }
+
+  void combine_reductions(size_t) override {} // the task's last block did
+
+  bool finish() override {
+    if (async && !gpu->lowered.bounds_check)
+      return false; // faults surface at the stream's synchronization
+    // An illegal address or trap inside the kernel surfaces here, naming it.
+    if (async)
+      runtime::synchronize_stream(stream, state.kernel.name);
+    else
+      runtime::synchronize(state.kernel.name);
+    state.reduction_stream = nullptr;
+    return true;
+  }
+
+  void copy_back(size_t p, const Argument &a) override {
+    runtime::DeviceBuffer &buffer = call.staged[call.staged_index[p]];
+    buffer.copy_to_host(a.host, buffer.bytes());
+  }
+};
+
+} // namespace
+
+void run_on_gpu(KernelState &state, std::span<const Argument> args,
+                const ir::ArgumentValues &values, runtime::Stream *async) {
+  GpuCall target(state, args, async);
+  run_call(state, args, values, target);
 }
 
 } // namespace loom

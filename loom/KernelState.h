@@ -94,7 +94,7 @@ struct CallScratch {
   std::vector<uint64_t> pointers;            // per parameter: the array's address for the kernel
   std::vector<int> staged_index;             // GPU: per parameter, its buffer in staged, or -1
   std::vector<runtime::DeviceBuffer> staged; // GPU: device copies of host arrays
-  std::vector<std::vector<unsigned char>> host_staged; // CPU: host copies of device arrays
+  std::vector<std::vector<unsigned char>> host_staged; // CPU: per parameter, a device array's copy
   PackedParams params;         // the flattened parameters (and the bounds record)
   PackedParams task_params;    // the same plus a task's reduction scratch
   std::vector<int64_t> domain; // a task's iteration domain
@@ -207,6 +207,7 @@ codegen::GpuTarget gpu_target_of(const Variant &variant);
 void check_arguments(const KernelState &state, std::span<const Argument> args,
                      ir::ArgumentValues &values);
 
+// One call on the GPU, on the CPU: the call's steps (run_call, loom/Call.h) with the target's part.
 // On `stream` without waiting when it is given (device arrays only), else synchronously.
 void run_on_gpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values, runtime::Stream *stream);

@@ -245,6 +245,54 @@ TEST_F(TransferDirection, ScalarKernelCopiesNothing) {
   EXPECT_EQ(device_bytes, fake_cuda::function<size_t (*)()>("loom_fake_cuda_peak_device_bytes")());
 }
 
+// On the CPU (LOOM_TARGET=cpu on a GPU machine) device arrays go through host copies by the same
+// rule, seen from the other side: read only, to the host and never back; overwritten in full,
+// back only; read and written, both ways; not touched, nothing. Found by their device arrays.
+TEST_F(TransferDirection, DeviceArraysOnTheCpuSameRule) {
+  Kernel k =
+      kernel("scale_and_add",
+             [](F32 a, Array<float> x, Array<double> unused, Array<float> y, Array<float> z) {
+               parallel_for(y.size(), [&](Index i) {
+                 y[i] = a * x[i];
+                 z[i] = z[i] + x[i];
+               });
+             },
+             {"a", "x", "unused", "y", "z"})
+          .on(ir::Target::CPU);
+  const int64_t n = 1000;
+  auto x = runtime::DeviceArray<float>(std::vector<float>(n, 1.5f));
+  auto unused = runtime::DeviceArray<double>::uninitialized({300});
+  auto y = runtime::DeviceArray<float>::uninitialized({n});
+  auto z = runtime::DeviceArray<float>(std::vector<float>(n, 2.0f));
+  k(2.0f, x, unused, y, z); // compiles
+  auto copies = copies_of([&] { k(2.0f, x, unused, y, z); });
+  struct DeviceExpected {
+    const char *name;
+    runtime::CUdeviceptr device;
+    Traffic traffic;
+  };
+  const size_t bytes = n * sizeof(float);
+  std::vector<bool> attributed(copies.size(), false);
+  for (const DeviceExpected &a : {DeviceExpected{"x", x.data(), copied(bytes, false, true)},
+                                  DeviceExpected{"unused", unused.data(), {}},
+                                  DeviceExpected{"y", y.data(), copied(bytes, true, false)},
+                                  DeviceExpected{"z", z.data(), copied(bytes, true, true)}}) {
+    Traffic t;
+    for (size_t c = 0; c < copies.size(); ++c) {
+      if (copies[c].allocation != a.device)
+        continue;
+      attributed[c] = true;
+      (copies[c].to_device ? t.to_device : t.to_host) += copies[c].bytes;
+      ++(copies[c].to_device ? t.copies_to_device : t.copies_to_host);
+    }
+    EXPECT_EQ(a.traffic, t) << "array " << a.name;
+  }
+  for (size_t c = 0; c < copies.size(); ++c)
+    EXPECT_TRUE(attributed[c]) << "a copy of no array of the call: " << copies[c].bytes << " bytes";
+  EXPECT_EQ(std::vector<float>(n, 3.0f), y.to_host());
+  EXPECT_EQ(std::vector<float>(n, 5.0f), z.to_host());
+}
+
 // Arrays of staging::min_bytes or more go to the device through the pinned staging buffers in
 // chunks, so their copies are found by the device allocation they fill: x (twice y's size) fills
 // one of its own size, whole, and nothing goes into y's; y comes back whole.

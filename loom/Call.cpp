@@ -1,0 +1,67 @@
+// The steps of one call, the same on both targets; what differs is the target's part
+// (loom/Call.h), in loom/GpuCall.cpp and loom/CpuCall.cpp.
+#include "loom/Call.h"
+
+#include <algorithm>
+
+namespace loom {
+
+void run_call(KernelState &state, std::span<const Argument> args, const ir::ArgumentValues &values,
+              CallTarget &target) {
+  // The code, and where it reads each array: a native one in place; a foreign one the kernel
+  // touches through the target's memory, copied in unless the kernel overwrites it whole before
+  // any read (its old contents never matter); one it never touches gets a null pointer.
+  target.choose_code();
+  const std::vector<ir::Param> &params = target.code->params; // the same in every variant
+  CallScratch &call = state.call;
+  call.pointers.assign(args.size(), 0);
+  for (size_t p = 0; p < args.size(); ++p) {
+    if (params[p].kind != ir::ParamKind::Array)
+      continue;
+    const Argument &a = args[p];
+    const ir::ArrayAccess &access = state.access[p];
+    if (a.kind == target.native)
+      call.pointers[p] = target.in_place(p, a);
+    else if (access.read || access.written)
+      call.pointers[p] = target.stage(p, a, static_cast<size_t>(a.size()) * ir::byte_size(a.type),
+                                      !access.fully_overwritten);
+  }
+
+  // The parameters, then a bounds-checked kernel's record (support/Abi.h).
+  const bool checked = target.code->bounds_check;
+  const uint64_t record = checked ? target.bounds_record() : 0;
+  pack_params(call.params, params, values, call.pointers, {.bounds_record = record});
+
+  // Each task over its domain; a task with reductions takes their scratch too.
+  for (size_t t = 0; t < target.code->tasks.size(); ++t) {
+    call.domain.clear();
+    for (const ir::Expr &e : target.code->tasks[t].domain)
+      // A negative extent runs no iteration, as in the interpreter.
+      call.domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
+    target.prepare_task(t, call.domain);
+    const bool reduces = !target.code->tasks[t].reductions.empty();
+    if (reduces)
+      pack_params(call.task_params, params, values, call.pointers,
+                  {.reduction_scratch = target.reduction_scratch(t), .bounds_record = record});
+    target.run_task(t, call.domain, (reduces ? call.task_params : call.params).data());
+    // Before a later task reads what this one wrote, and before its partials (garbage then) are
+    // combined.
+    if (checked && target.record_between_tasks)
+      throw_if_out_of_bounds(*target.code, target.read_bounds_record());
+    if (reduces)
+      target.combine_reductions(t);
+  }
+
+  // The tasks finished, a violation is reported (foreign arrays keep their old contents), and
+  // what the kernel wrote goes back into the foreign arrays.
+  if (!target.finish())
+    return;
+  if (checked && !target.record_between_tasks)
+    throw_if_out_of_bounds(*target.code, target.read_bounds_record());
+  for (size_t p = 0; p < args.size(); ++p)
+    if (params[p].kind == ir::ParamKind::Array && args[p].kind != target.native &&
+        state.access[p].written)
+      target.copy_back(p, args[p]);
+}
+
+} // namespace loom
