@@ -13,6 +13,7 @@
 namespace loom {
 
 Kernel detail::make_kernel(ir::Kernel kernel) {
+  require_matching_headers();
   return Kernel(std::move(kernel));
 }
 

@@ -188,6 +188,10 @@ bool covering_allowed();
 // no launch policy other than an uncapped one.
 bool covering_launch_possible(const KernelState &state);
 
+// VersionError when the program's headers are of another loom version than the library
+// (loom/Version.cpp); every kernel is made through it.
+void require_matching_headers();
+
 // The GPU target loom compiles for: the device's sm and the PTX version its driver accepts, or
 // sm_90 and LLVM's newest PTX when there is no GPU.
 const codegen::GpuTarget &gpu_target_for_this_machine();

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Runs an installed loom tree (default .gpu/) on a machine with an NVIDIA GPU: every test binary,
 # the examples, and the benchmarks. Logs go to $OUT when it is set (else to ./gpu-logs).
-# Build the tree first, on a machine with LLVM:
-#   cmake -S . -B build-gpu -G Ninja -DLOOM_STATIC_LLVM=ON -DLOOM_STRIP=ON \
-#         -DCMAKE_INSTALL_PREFIX=$PWD/.gpu && ninja -C build-gpu install
+# Build the tree first, on a machine with LLVM (LLVM linked statically, the default):
+#   bash scripts/build.sh && bash scripts/install-gpu-tree.sh   # .gpu/ and .gpu.tar.gz
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tree=${1:-.gpu}

@@ -2,6 +2,7 @@
 # Installs what loom needs to build and test on Debian 12 (bookworm), when it is missing.
 set -euo pipefail
 packages=(cmake ninja-build g++ ccache llvm-19-dev llvm-19-tools libgtest-dev zlib1g-dev libzstd-dev
+  dpkg-dev pkg-config
   clang-19 libclang-rt-19-dev)
 missing=()
 for p in "${packages[@]}"; do

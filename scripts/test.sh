@@ -5,3 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+# loom as another project uses it: installed, as a .deb, through FetchContent (tests/package).
+bash tests/package/check.sh build

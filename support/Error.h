@@ -25,6 +25,12 @@ public:
   using Error::Error;
 };
 
+// A program compiled against the headers of another loom version than the library it loaded.
+class VersionError : public Error {
+public:
+  using Error::Error;
+};
+
 // A call with the wrong number, types, ranks or shapes of arguments.
 class ArgumentError : public Error {
 public:

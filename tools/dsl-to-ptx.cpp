@@ -49,6 +49,7 @@ options:
   --passes            with --emit=lowered: the IR after every lowering pass
   --variant           print the variant the options resolve to (on standard error)
   -o FILE             write to FILE instead of standard output
+  --version           loom's version, and LLVM's
   -h, --help          this text
 
 Without options, every stage is the code a call of the kernel with arrays of at most 2^30
@@ -92,6 +93,9 @@ Options parse_options(int argc, char **argv) {
     std::string v;
     if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
       std::fputs(usage_text, stdout);
+      std::exit(0);
+    } else if (!std::strcmp(argv[i], "--version")) {
+      std::printf("dsl-to-ptx (loom) %s\n", loom::version());
       std::exit(0);
     } else if (!std::strcmp(argv[i], "--passes")) {
       o.passes = true;

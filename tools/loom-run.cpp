@@ -8,6 +8,7 @@
 #include "ir/Evaluate.h"
 #include "ir/Interpreter.h"
 #include "ir/Lower.h"
+#include "loom/Version.hpp"
 #include "support/Error.h"
 
 #include <array>
@@ -43,6 +44,7 @@ options:
   --grid=X[,Y[,Z]]    a SIMT kernel's (@kernel(simt=True)) launch: the blocks along x, y, z, and
   --block=X[,Y[,Z]]   the threads of each block (at most 1024); both are required for a SIMT
                       kernel and apply to SIMT kernels only; missing axes are 1
+  --version           loom's version
   -h, --help          this text
 )";
 
@@ -305,6 +307,10 @@ int run(int argc, char **argv) {
   std::optional<std::array<unsigned, 3>> grid, block;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "--version") {
+      std::printf("loom-run (loom) %s\n", loom::version());
+      return 0;
+    }
     if (a == "-h" || a == "--help") {
       std::fputs(usage_text, stdout);
       return 0;

@@ -6,6 +6,7 @@
 #include "loom/Cache.hpp"
 #include "loom/Schedule.hpp"
 #include "loom/Variant.hpp"
+#include "loom/Version.hpp"
 #include "runtime/Stream.h"
 
 #include <memory>
