@@ -136,10 +136,10 @@ std::string Kernel::explain() const {
     }
   } else if (choice.target == ir::Target::CPU && state_->cpu) {
     os << (k.simt() ? "  code: native; the launch's blocks run on OpenMP threads, one block per "
-                    "thread at a time, its threads one after another or, where they synchronize, "
-                    "on fibers switching at barriers and warp collectives\n"
-                  : "  code: native; parallel tasks split their outermost dimension among OpenMP "
-                    "threads\n")
+                      "thread at a time, its threads one after another or, where they synchronize, "
+                      "on fibers switching at barriers and warp collectives\n"
+                    : "  code: native; parallel tasks split their outermost dimension among OpenMP "
+                      "threads\n")
        << "  code from: " << code_origin(state_->cpu_times) << "\n";
     for (const ir::Task &task : state_->cpu->lowered.tasks)
       if (task.lanes > 1)
