@@ -73,16 +73,18 @@ std::string schedule_problem(const Schedule &schedule, const Kernel &kernel) {
   const int threads = schedule.threads;
   if (schedule.mapping == Mapping::BlockPerIteration &&
       (threads < 32 || threads > 1024 || threads % 32 != 0))
-    return of + "block_per_iteration takes a multiple of 32 threads from 32 to 1024, not " +
+    return of +
+           "block_per_iteration takes a multiple of 32 threads from 32 to 1024 (or 0 for the "
+           "default mapping), not " +
            std::to_string(threads);
   if (schedule.mapping != Mapping::BlockPerIteration && threads != 0)
     return of + "a block_per_iteration of " + std::to_string(threads) + " threads under " +
            mapping_name(schedule.mapping);
   if (schedule.mapping == Mapping::Tile) {
-    if (schedule.tile.rows == 0)
-      return of + "the tile schedule without tiles";
     if (std::string problem = tile_problem(schedule.tile); !problem.empty())
       return of + "schedule " + problem;
+    if (schedule.tile.rows == 0)
+      return of + "the tile schedule without tiles";
   } else if (schedule.tile != TileSchedule()) {
     return of + "tiles under " + std::string(mapping_name(schedule.mapping));
   }

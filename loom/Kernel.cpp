@@ -49,8 +49,6 @@ Kernel &Kernel::bounds_check(bool on) {
 }
 
 Kernel &Kernel::tile(const TileSchedule &tile) {
-  if (std::string problem = ir::tile_problem(tile); !problem.empty())
-    throw ArgumentError("kernel '" + name() + "': schedule " + problem);
   set_schedule(ir::with_tile(ir().schedule, tile));
   return *this;
 }
@@ -92,11 +90,6 @@ void Kernel::set_schedule(ir::Schedule schedule) {
 }
 
 Kernel &Kernel::block_per_iteration(int threads) {
-  if (threads != 0 && (threads < 32 || threads > 1024 || threads % 32 != 0))
-    throw ArgumentError("kernel '" + name() +
-                        "': block_per_iteration takes a multiple of 32 threads from 32 to 1024 "
-                        "(or 0 for the default mapping), not " +
-                        std::to_string(threads));
   set_schedule(ir::with_block_per_iteration(ir().schedule, threads));
   return *this;
 }

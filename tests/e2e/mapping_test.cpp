@@ -70,8 +70,8 @@ TEST(Mapping, ScheduleProblemChecksTheMappingsValues) {
   ir::Kernel k = rows_kernel().ir();
   EXPECT_EQ(ir::schedule_problem(k.schedule, k), "");
   EXPECT_EQ(ir::schedule_problem(ir::with_block_per_iteration(k.schedule, 100), k),
-            "kernel 'rows': block_per_iteration takes a multiple of 32 threads from 32 to 1024, "
-            "not 100");
+            "kernel 'rows': block_per_iteration takes a multiple of 32 threads from 32 to 1024 "
+            "(or 0 for the default mapping), not 100");
   EXPECT_EQ(ir::schedule_problem(ir::with_block_per_iteration(k.schedule, 256), k), "");
   EXPECT_TRUE(contains(ir::schedule_problem(ir::with_tile(k.schedule, {128, 128, 3, 8, 8}), k),
                        "rows and columns must be positive multiples"));
