@@ -539,8 +539,10 @@ const ParallelFor *top_parallel_loop(const Task &task) {
 } // namespace
 
 bool has_2d_parallel_loop(const Task &task) {
-  return task.kind == TaskKind::Parallel && top_parallel_loop(task) &&
-         top_parallel_loop(task)->vars.size() == 2;
+  if (task.kind != TaskKind::Parallel)
+    return false;
+  const ParallelFor *loop = top_parallel_loop(task);
+  return loop && loop->vars.size() == 2;
 }
 
 Task map_tile(const Task &task, const std::string &kernel, const std::vector<Param> &params,
