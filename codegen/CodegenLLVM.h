@@ -54,8 +54,17 @@ protected:
   virtual unsigned array_address_space() const { return 0; }
   // What every array argument's address is known to be a multiple of (at least its element size).
   virtual int array_alignment() const { return 1; }
-  // Name of the library function computing `fn` (Exp, Log, Sin, Cos, Tanh, Pow) for type `t`.
+  // Name of the library function computing `fn` (a MathImpl::Library one) for type `t`.
   virtual std::string math_function_name(ir::MathFn fn, ir::ScalarType t) const;
+  // A call of the library function computing `fn` on `args` of type `t`. The CPU's calls the C
+  // library (lgamma as lgamma_r, which writes no global); CodegenPTX's calls libdevice.
+  virtual llvm::Value *library_function(ir::MathFn fn, ir::ScalarType t,
+                                        const std::vector<llvm::Value *> &args);
+  // ldexp(x, exponent): llvm.ldexp on the CPU, libdevice's on the GPU.
+  virtual llvm::Value *scale_by_power_of_two(llvm::Value *x, llvm::Value *exponent,
+                                             ir::ScalarType t);
+  // rsqrt(x): 1 / sqrt(x) on the CPU, libdevice's rsqrt on the GPU.
+  virtual llvm::Value *reciprocal_square_root(llvm::Value *x, ir::ScalarType t);
   virtual llvm::Value *special_reg(const ir::SpecialReg *op);
   // After the body of a task with reductions (ir::TaskReduction): hands each worker's partials
   // (the accumulators' final values, in task.reductions order) on towards the array elements.

@@ -4,6 +4,7 @@
 // the generated code undefined.
 #include "codegen/CodegenLLVM.h"
 
+#include "ir/MathFunctions.h"
 #include "support/Error.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -133,34 +134,109 @@ void CodegenLLVM::visit_node(const ir::Call *op) {
   std::vector<llvm::Value *> args;
   for (const ir::Expr &a : op->args)
     args.push_back(codegen(a));
-  llvm::Type *type = llvm_type(op->type);
+  const ScalarType t = op->args[0].type(); // the type the function is computed in
+  llvm::Type *type = llvm_type(t);
+  llvm::Value *x = args[0];
+  auto intrinsic = [&](llvm::Intrinsic::ID id) {
+    return builder.CreateIntrinsic(id, {type}, args);
+  };
+  auto magnitude_vs_infinity = [&](llvm::CmpInst::Predicate p) {
+    llvm::Value *m = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+    return builder.CreateFCmp(p, m, llvm::ConstantFP::getInfinity(type));
+  };
   switch (op->fn) {
   case MathFn::Sqrt:
-    value_ = square_root(args[0], op->type);
+    value_ = square_root(x, t);
     return;
   case MathFn::Floor:
-    value_ = builder.CreateUnaryIntrinsic(llvm::Intrinsic::floor, args[0]);
+    value_ = intrinsic(llvm::Intrinsic::floor);
+    return;
+  case MathFn::Ceil:
+    value_ = intrinsic(llvm::Intrinsic::ceil);
+    return;
+  case MathFn::Trunc:
+    value_ = intrinsic(llvm::Intrinsic::trunc);
+    return;
+  case MathFn::Round: // half to even
+    value_ = intrinsic(llvm::Intrinsic::roundeven);
+    return;
+  case MathFn::Copysign:
+    value_ = intrinsic(llvm::Intrinsic::copysign);
     return;
   case MathFn::Fma:
     value_ = fma(type, args);
     return;
   case MathFn::Abs:
-    if (ir::is_float(op->type)) {
-      value_ = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, args[0]);
+    if (ir::is_float(t)) {
+      value_ = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
     } else { // abs(INT_MIN) == INT_MIN, not poison
-      value_ = builder.CreateBinaryIntrinsic(llvm::Intrinsic::abs, args[0], builder.getFalse());
+      value_ = builder.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, builder.getFalse());
     }
     return;
-  case MathFn::Exp:
-  case MathFn::Log:
-  case MathFn::Sin:
-  case MathFn::Cos:
-  case MathFn::Tanh:
-  case MathFn::Pow:
-    value_ = call_math_library(math_function_name(op->fn, op->type), type, args);
+  case MathFn::Sign: {
+    llvm::Value *zero = llvm::Constant::getNullValue(type);
+    if (ir::is_float(t)) { // ±0 and NaN are their own sign
+      llvm::Value *one = llvm::ConstantFP::get(type, 1.0), *minus = llvm::ConstantFP::get(type, -1.0);
+      value_ = builder.CreateSelect(builder.CreateFCmpOGT(x, zero), one,
+                                    builder.CreateSelect(builder.CreateFCmpOLT(x, zero), minus, x));
+    } else {
+      value_ = builder.CreateSub(builder.CreateZExt(builder.CreateICmpSGT(x, zero), type),
+                                 builder.CreateZExt(builder.CreateICmpSLT(x, zero), type));
+    }
     return;
   }
-  throw CompileError("internal error in codegen: unhandled math function");
+  case MathFn::IsNan:
+    value_ = builder.CreateFCmpUNO(x, x);
+    return;
+  case MathFn::IsInf:
+    value_ = magnitude_vs_infinity(llvm::CmpInst::FCMP_OEQ);
+    return;
+  case MathFn::IsFinite: // ordered and not infinite: false for NaN
+    value_ = magnitude_vs_infinity(llvm::CmpInst::FCMP_ONE);
+    return;
+  case MathFn::Ldexp:
+    value_ = scale_by_power_of_two(x, args[1], t);
+    return;
+  case MathFn::Rsqrt:
+    value_ = reciprocal_square_root(x, t);
+    return;
+  default:
+    break;
+  }
+  if (ir::math_info(op->fn).impl != ir::MathImpl::Library)
+    throw CompileError(std::string("internal error in codegen: unhandled math function ") +
+                       ir::fn_name(op->fn));
+  value_ = library_function(op->fn, t, args);
+}
+
+llvm::Value *CodegenLLVM::library_function(MathFn fn, ScalarType t,
+                                           const std::vector<llvm::Value *> &args) {
+  llvm::Type *type = llvm_type(t);
+  if (fn != MathFn::Lgamma)
+    return call_math_library(math_function_name(fn, t), type, args);
+  // lgamma_r: lgamma itself writes the global signgam, a data race between worker threads.
+  llvm::Type *i32 = builder.getInt32Ty();
+  llvm::Value *sign = alloca_builder_.CreateAlloca(i32, nullptr, "lgamma.sign");
+  std::string name = t == ScalarType::F32 ? "lgammaf_r" : "lgamma_r";
+  llvm::FunctionCallee callee = module->getOrInsertFunction(
+      name, llvm::FunctionType::get(type, {type, sign->getType()}, false));
+  if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->setOnlyAccessesArgMemory();
+    f->setDoesNotThrow();
+    f->setWillReturn();
+  }
+  return builder.CreateCall(callee, {args[0], sign});
+}
+
+llvm::Value *CodegenLLVM::scale_by_power_of_two(llvm::Value *x, llvm::Value *exponent,
+                                                ScalarType) {
+  return builder.CreateIntrinsic(llvm::Intrinsic::ldexp, {x->getType(), exponent->getType()},
+                                 {x, exponent});
+}
+
+llvm::Value *CodegenLLVM::reciprocal_square_root(llvm::Value *x, ScalarType t) {
+  // 1 / sqrt(x), both correctly rounded, as the interpreter computes it.
+  return builder.CreateFDiv(llvm::ConstantFP::get(x->getType(), 1.0), square_root(x, t));
 }
 
 llvm::Value *CodegenLLVM::square_root(llvm::Value *v, ScalarType t) {
@@ -207,7 +283,7 @@ llvm::Value *CodegenLLVM::float_remainder(llvm::Value *a, llvm::Value *b, Scalar
 }
 
 std::string CodegenLLVM::math_function_name(MathFn fn, ScalarType t) const {
-  std::string name = ir::fn_name(fn); // loom's names are the C library's
+  std::string name = ir::math_info(fn).c_name;
   return t == ScalarType::F32 ? name + "f" : name;
 }
 

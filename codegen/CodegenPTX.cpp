@@ -1,5 +1,7 @@
 #include "codegen/CodegenPTX.h"
 
+#include "ir/MathFunctions.h"
+
 #include "support/Error.h"
 
 #include <llvm/IR/Constants.h>
@@ -39,8 +41,45 @@ CodegenLLVM::TaskFunction CodegenPTX::define_task(const ir::Task &task,
 }
 
 std::string CodegenPTX::math_function_name(ir::MathFn fn, ir::ScalarType t) const {
-  std::string name = std::string("__nv_") + ir::fn_name(fn);
+  std::string name = std::string("__nv_") + ir::math_info(fn).c_name;
   return t == ir::ScalarType::F32 ? name + "f" : name;
+}
+
+llvm::Value *CodegenPTX::library_function(ir::MathFn fn, ir::ScalarType t,
+                                          const std::vector<llvm::Value *> &args) {
+  llvm::Type *type = llvm_type(t);
+  if (kernel->fast_math && t == ir::ScalarType::F32) {
+    switch (fn) {
+    case ir::MathFn::Sin:
+    case ir::MathFn::Cos:
+    case ir::MathFn::Tan:
+    case ir::MathFn::Exp:
+    case ir::MathFn::Log:
+    case ir::MathFn::Log2:
+    case ir::MathFn::Log10:
+    case ir::MathFn::Pow:
+      return call_math_library(std::string("__nv_fast_") + ir::math_info(fn).c_name + "f", type,
+                               args);
+    default:
+      break;
+    }
+  }
+  return call_math_library(math_function_name(fn, t), type, args);
+}
+
+llvm::Value *CodegenPTX::scale_by_power_of_two(llvm::Value *x, llvm::Value *exponent,
+                                               ir::ScalarType t) {
+  std::string name = t == ir::ScalarType::F32 ? "__nv_ldexpf" : "__nv_ldexp";
+  llvm::FunctionCallee callee = module->getOrInsertFunction(
+      name, llvm::FunctionType::get(x->getType(), {x->getType(), exponent->getType()}, false));
+  auto *call = builder.CreateCall(callee, {x, exponent});
+  call->setDoesNotAccessMemory();
+  return call;
+}
+
+llvm::Value *CodegenPTX::reciprocal_square_root(llvm::Value *x, ir::ScalarType t) {
+  return call_math_library(t == ir::ScalarType::F32 ? "__nv_rsqrtf" : "__nv_rsqrt",
+                           x->getType(), {x});
 }
 
 llvm::Value *CodegenPTX::square_root(llvm::Value *v, ir::ScalarType t) {

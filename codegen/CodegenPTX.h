@@ -23,6 +23,14 @@ protected:
   // LLVM may merge neighbouring elements into 16-byte vector loads and stores.
   int array_alignment() const override { return 16; }
   std::string math_function_name(ir::MathFn fn, ir::ScalarType t) const override;
+  // libdevice's __nv_ functions; with fastmath, f32 sin, cos, tan, exp, log, log2, log10
+  // and pow are its approximate __nv_fast_ forms (the hardware's sin.approx, ex2.approx, ...), as
+  // nvcc's -use_fast_math makes them.
+  llvm::Value *library_function(ir::MathFn fn, ir::ScalarType t,
+                                const std::vector<llvm::Value *> &args) override;
+  llvm::Value *scale_by_power_of_two(llvm::Value *x, llvm::Value *exponent,
+                                     ir::ScalarType t) override;
+  llvm::Value *reciprocal_square_root(llvm::Value *x, ir::ScalarType t) override;
   llvm::Value *special_reg(const ir::SpecialReg *op) override;
   // NVPTX lowers frem to x - y * trunc(x / y), which is not fmod (wrong once x / y rounds, e.g.
   // 1e10f % 3.0f); libdevice's fmod is exact.

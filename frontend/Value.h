@@ -5,6 +5,7 @@
 #include "ir/IR.h"
 
 #include <concepts>
+#include <numbers>
 #include <type_traits>
 
 namespace loom {
@@ -215,6 +216,8 @@ requires(DslExpr<A> || DslExpr<B>) auto max(const A &a, const B &b) {
   return detail::arith(ir::BinaryOp::Max, a, b);
 }
 
+// The math library (docs/language.md lists it, docs/semantics.md gives each function's accuracy).
+// Integers are computed in f64, as std::sqrt(int) is; floats keep their type.
 #define LOOM_UNARY_MATH(name, fn)                                                                  \
   template <DslExpr X> auto name(const X &x) {                                                     \
     using R = detail::math_type_t<X>;                                                              \
@@ -227,6 +230,31 @@ LOOM_UNARY_MATH(sin, Sin)
 LOOM_UNARY_MATH(cos, Cos)
 LOOM_UNARY_MATH(tanh, Tanh)
 LOOM_UNARY_MATH(floor, Floor)
+LOOM_UNARY_MATH(acos, Acos)
+LOOM_UNARY_MATH(acosh, Acosh)
+LOOM_UNARY_MATH(asin, Asin)
+LOOM_UNARY_MATH(asinh, Asinh)
+LOOM_UNARY_MATH(atan, Atan)
+LOOM_UNARY_MATH(atanh, Atanh)
+LOOM_UNARY_MATH(cbrt, Cbrt)
+LOOM_UNARY_MATH(ceil, Ceil)
+LOOM_UNARY_MATH(cosh, Cosh)
+LOOM_UNARY_MATH(erf, Erf)
+LOOM_UNARY_MATH(erfc, Erfc)
+LOOM_UNARY_MATH(exp2, Exp2)
+LOOM_UNARY_MATH(expm1, Expm1)
+LOOM_UNARY_MATH(gamma, Gamma) // Python's math.gamma, C's tgamma
+LOOM_UNARY_MATH(tgamma, Gamma)
+LOOM_UNARY_MATH(lgamma, Lgamma)
+LOOM_UNARY_MATH(log10, Log10)
+LOOM_UNARY_MATH(log1p, Log1p)
+LOOM_UNARY_MATH(log2, Log2)
+LOOM_UNARY_MATH(round, Round) // half to even, as Python's round (not std::round)
+LOOM_UNARY_MATH(rsqrt, Rsqrt)
+LOOM_UNARY_MATH(sinh, Sinh)
+LOOM_UNARY_MATH(tan, Tan)
+LOOM_UNARY_MATH(trunc, Trunc)
+LOOM_UNARY_MATH(fabs, Abs) // |x| as a float, as C's fabs
 #undef LOOM_UNARY_MATH
 
 // |x|; integers stay integers (abs of the most negative value wraps to itself).
@@ -236,11 +264,67 @@ template <DslExpr X> auto abs(const X &x) {
   return detail::call<R>(ir::MathFn::Abs, {detail::to_expr<R>(x)});
 }
 
+// -1, 0 or 1 (integers stay integers); a float's ±0 and NaN are their own sign.
+template <DslExpr X> auto sign(const X &x) {
+  using T = detail::operand_type_t<X>;
+  using R = std::conditional_t<std::is_same_v<T, bool>, int32_t, T>;
+  return detail::call<R>(ir::MathFn::Sign, {detail::to_expr<R>(x)});
+}
+
+// Functions of two floats, computed in the operands' common type (f64 for integers).
+#define LOOM_BINARY_MATH(name, fn)                                                                 \
+  template <Operand A, Operand B>                                                                  \
+  requires(DslExpr<A> || DslExpr<B>) auto name(const A &a, const B &b) {                           \
+    using P = detail::arith_result_t<A, B>;                                                        \
+    using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;                          \
+    return detail::call<R>(ir::MathFn::fn, {detail::to_expr<R>(a), detail::to_expr<R>(b)});        \
+  }
+LOOM_BINARY_MATH(pow, Pow)
+LOOM_BINARY_MATH(atan2, Atan2)
+LOOM_BINARY_MATH(copysign, Copysign)
+LOOM_BINARY_MATH(hypot, Hypot)
+LOOM_BINARY_MATH(remainder, Remainder) // IEEE remainder: a - n * b, n = a / b rounded to even
+#undef LOOM_BINARY_MATH
+
+// C's fmod: loom's float %, with integers computed in f64.
 template <Operand A, Operand B>
-requires(DslExpr<A> || DslExpr<B>) auto pow(const A &a, const B &b) {
+requires(DslExpr<A> || DslExpr<B>) auto fmod(const A &a, const B &b) {
   using P = detail::arith_result_t<A, B>;
   using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;
-  return detail::call<R>(ir::MathFn::Pow, {detail::to_expr<R>(a), detail::to_expr<R>(b)});
+  return Value<R>(ir::Binary::make(ir::BinaryOp::Mod, detail::to_expr<R>(a), detail::to_expr<R>(b)));
+}
+
+// Whether x is finite, infinite, NaN.
+#define LOOM_CLASSIFY(name, fn)                                                                    \
+  template <DslExpr X> Value<bool> name(const X &x) {                                              \
+    using R = detail::math_type_t<X>;                                                              \
+    return Value<bool>(ir::Call::make(ir::MathFn::fn, {detail::to_expr<R>(x)}));                   \
+  }
+LOOM_CLASSIFY(isfinite, IsFinite)
+LOOM_CLASSIFY(isinf, IsInf)
+LOOM_CLASSIFY(isnan, IsNan)
+#undef LOOM_CLASSIFY
+
+// x * 2^n; n is converted to an i32, as C's ldexp takes an int.
+template <Operand X, Operand N>
+requires(DslExpr<X> || DslExpr<N>) auto ldexp(const X &x, const N &n) {
+  static_assert(!std::is_floating_point_v<detail::operand_type_t<N>>,
+                "ldexp's exponent must be an integer");
+  using R = std::conditional_t<std::is_floating_point_v<detail::operand_type_t<X>>,
+                               detail::operand_type_t<X>, double>;
+  return detail::call<R>(ir::MathFn::Ldexp, {detail::to_expr<R>(x), detail::to_expr<int32_t>(n)});
+}
+
+// x in degrees as radians and back (Python's math.radians and math.degrees).
+template <DslExpr X> auto radians(const X &x) {
+  using R = detail::math_type_t<X>;
+  return Value<R>(ir::Binary::make(ir::BinaryOp::Mul, detail::to_expr<R>(x),
+                                   detail::to_expr<R>(std::numbers::pi / 180)));
+}
+template <DslExpr X> auto degrees(const X &x) {
+  using R = detail::math_type_t<X>;
+  return Value<R>(ir::Binary::make(ir::BinaryOp::Mul, detail::to_expr<R>(x),
+                                   detail::to_expr<R>(180 / std::numbers::pi)));
 }
 
 // a * b + c with one rounding.

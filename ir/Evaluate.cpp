@@ -52,7 +52,7 @@ struct Evaluator {
       ScalarValue values[3];
       for (size_t k = 0; k < n->args.size() && k < 3; ++k)
         values[k] = (*this)(n->args[k]);
-      return math_op(n->fn, n->type, values);
+      return math_op(n->fn, n->args[0].type(), values);
     }
     default:
       break;

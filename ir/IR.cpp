@@ -1,5 +1,7 @@
 #include "ir/IR.h"
 
+#include "ir/MathFunctions.h"
+
 #include "support/Error.h"
 
 #include <cstring>
@@ -69,20 +71,11 @@ const char *op_name(BinaryOp op) {
 }
 
 const char *fn_name(MathFn fn) {
-  static const char *names[] = {"sqrt", "exp", "log", "sin",   "cos",
-                                "tanh", "pow", "abs", "floor", "fma"};
-  return names[static_cast<int>(fn)];
+  return math_info(fn).name;
 }
 
 int fn_arity(MathFn fn) {
-  switch (fn) {
-  case MathFn::Pow:
-    return 2;
-  case MathFn::Fma:
-    return 3;
-  default:
-    return 1;
-  }
+  return math_info(fn).arity;
 }
 
 bool is_comparison(BinaryOp op) {
@@ -192,15 +185,19 @@ Expr Cast::make(ScalarType t, Expr a) {
 }
 
 Expr Call::make(MathFn fn, std::vector<Expr> args) {
-  if (static_cast<int>(args.size()) != fn_arity(fn))
-    ill_typed(std::string(fn_name(fn)) + " takes " + std::to_string(fn_arity(fn)) + " arguments");
+  const MathFnInfo &info = math_info(fn);
+  if (static_cast<int>(args.size()) != info.arity)
+    ill_typed(std::string(info.name) + " takes " + std::to_string(info.arity) + " arguments");
   ScalarType t = args[0].type();
-  for (const Expr &a : args)
-    if (a.type() != t)
-      ill_typed(std::string("arguments of ") + fn_name(fn) + " have different types");
-  if (!is_float(t) && !(fn == MathFn::Abs && is_int(t)))
-    ill_typed(std::string(fn_name(fn)) + " of " + type_name(t));
-  return Expr(std::make_shared<const Call>(t, fn, std::move(args)));
+  for (size_t k = 1; k < args.size(); ++k) {
+    ScalarType expected = info.args == MathArgs::FloatAndExp ? ScalarType::I32 : t;
+    if (args[k].type() != expected)
+      ill_typed(std::string("argument ") + std::to_string(k + 1) + " of " + info.name + " is " +
+                type_name(args[k].type()) + ", expected " + type_name(expected));
+  }
+  if (!math_takes(fn, t))
+    ill_typed(std::string(info.name) + " takes " + math_takes_what(fn) + ", not " + type_name(t));
+  return Expr(std::make_shared<const Call>(math_result_type(fn, t), fn, std::move(args)));
 }
 
 Expr SpecialReg::make(Reg reg, int dim) {

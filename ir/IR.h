@@ -136,7 +136,14 @@ enum class BinaryOp : uint8_t {
   And,
   Or // bool operands, both evaluated
 };
-enum class MathFn : uint8_t { Sqrt, Exp, Log, Sin, Cos, Tanh, Pow, Abs, Floor, Fma };
+// The math library (ir/MathFunctions.h describes each: its name, arguments, result and accuracy).
+enum class MathFn : uint8_t {
+  Sqrt, Exp, Log, Sin, Cos, Tanh, Pow, Abs, Floor, Fma,
+  Acos, Acosh, Asin, Asinh, Atan, Atan2, Atanh, Cbrt, Ceil, Copysign, Cosh, Erf, Erfc, Exp2,
+  Expm1, Gamma, Hypot, IsFinite, IsInf, IsNan, Ldexp, Lgamma, Log10, Log1p, Log2, Remainder,
+  Round, Rsqrt, Sign, Sinh, Tan, Trunc
+};
+constexpr int kMathFnCount = static_cast<int>(MathFn::Trunc) + 1;
 // GPU thread geometry; x/y/z selected by SpecialReg::dim. Values are i32.
 enum class Reg : uint8_t { ThreadIdx, BlockIdx, BlockDim, GridDim };
 
@@ -216,7 +223,8 @@ struct Cast : ExprNode {
   // Returns `a` itself when it already has type `t`.
   static Expr make(ScalarType t, Expr a);
 };
-// A math function on floats (Abs also on ints). All arguments have the result's type.
+// A math function. Its arguments have one type, the type it is computed in (ldexp's exponent is
+// an i32); the result has that type too, except isfinite/isinf/isnan, which give a bool.
 struct Call : ExprNode {
   static constexpr ExprKind static_kind = ExprKind::Call;
   MathFn fn;

@@ -498,8 +498,8 @@ Value Machine::eval(const Expr &e) {
       values[k] = a.v;
       us[k] = a.u;
     }
-    ScalarValue r = math_op(n->fn, n->type, values);
-    return {r, track_ ? math_uncertainty(n->fn, n->type, values, us, r) : Uncertainty{}};
+    ScalarValue r = math_op(n->fn, n->args[0].type(), values);
+    return {r, track_ ? math_uncertainty(n->fn, n->args[0].type(), values, us, r) : Uncertainty{}};
   }
   case ExprKind::SpecialReg: {
     auto *n = e.as<SpecialReg>();

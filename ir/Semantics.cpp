@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace loom::ir {
 
@@ -92,41 +93,74 @@ template <class F> ScalarValue float_binary(BinaryOp op, F a, F b) {
   return r;
 }
 
+// Python's round: to the nearest integer, a tie to the even one (independent of the rounding mode).
+template <class F> F round_half_even(F x) {
+  F r = std::round(x); // ties away from zero
+  if (std::fabs(x - std::trunc(x)) == F(0.5))
+    r = 2 * std::round(x / 2);
+  return r;
+}
+
+template <class F> F log_gamma(F x) {
+  int sign; // lgamma_r: lgamma writes the global signgam, a race between threads
+  if constexpr (std::is_same_v<F, float>)
+    return lgammaf_r(x, &sign);
+  else
+    return lgamma_r(x, &sign);
+}
+
+// Math functions in F's precision, through the host's C library as the CPU's code calls it.
 template <class F> ScalarValue float_math(MathFn fn, const ScalarValue *args) {
   F x = static_cast<F>(args[0].f);
+  F y = static_cast<F>(args[1].f);
   ScalarValue r;
+  auto set = [&r](F v) { r.f = v; };
+  // clang-format off
   switch (fn) {
-  case MathFn::Sqrt:
-    r.f = std::sqrt(x);
-    break;
-  case MathFn::Exp:
-    r.f = std::exp(x);
-    break;
-  case MathFn::Log:
-    r.f = std::log(x);
-    break;
-  case MathFn::Sin:
-    r.f = std::sin(x);
-    break;
-  case MathFn::Cos:
-    r.f = std::cos(x);
-    break;
-  case MathFn::Tanh:
-    r.f = std::tanh(x);
-    break;
-  case MathFn::Pow:
-    r.f = std::pow(x, static_cast<F>(args[1].f));
-    break;
-  case MathFn::Abs:
-    r.f = std::fabs(x);
-    break;
-  case MathFn::Floor:
-    r.f = std::floor(x);
-    break;
-  case MathFn::Fma:
-    r.f = std::fma(x, static_cast<F>(args[1].f), static_cast<F>(args[2].f));
-    break;
+  case MathFn::Sqrt: set(std::sqrt(x)); break;
+  case MathFn::Exp: set(std::exp(x)); break;
+  case MathFn::Log: set(std::log(x)); break;
+  case MathFn::Sin: set(std::sin(x)); break;
+  case MathFn::Cos: set(std::cos(x)); break;
+  case MathFn::Tanh: set(std::tanh(x)); break;
+  case MathFn::Pow: set(std::pow(x, y)); break;
+  case MathFn::Abs: set(std::fabs(x)); break;
+  case MathFn::Floor: set(std::floor(x)); break;
+  case MathFn::Fma: set(std::fma(x, y, static_cast<F>(args[2].f))); break;
+  case MathFn::Acos: set(std::acos(x)); break;
+  case MathFn::Acosh: set(std::acosh(x)); break;
+  case MathFn::Asin: set(std::asin(x)); break;
+  case MathFn::Asinh: set(std::asinh(x)); break;
+  case MathFn::Atan: set(std::atan(x)); break;
+  case MathFn::Atan2: set(std::atan2(x, y)); break;
+  case MathFn::Atanh: set(std::atanh(x)); break;
+  case MathFn::Cbrt: set(std::cbrt(x)); break;
+  case MathFn::Ceil: set(std::ceil(x)); break;
+  case MathFn::Copysign: set(std::copysign(x, y)); break;
+  case MathFn::Cosh: set(std::cosh(x)); break;
+  case MathFn::Erf: set(std::erf(x)); break;
+  case MathFn::Erfc: set(std::erfc(x)); break;
+  case MathFn::Exp2: set(std::exp2(x)); break;
+  case MathFn::Expm1: set(std::expm1(x)); break;
+  case MathFn::Gamma: set(std::tgamma(x)); break;
+  case MathFn::Hypot: set(std::hypot(x, y)); break;
+  case MathFn::IsFinite: r.i = std::isfinite(x); break;
+  case MathFn::IsInf: r.i = std::isinf(x); break;
+  case MathFn::IsNan: r.i = std::isnan(x); break;
+  case MathFn::Ldexp: set(std::ldexp(x, static_cast<int>(args[1].i))); break;
+  case MathFn::Lgamma: set(log_gamma(x)); break;
+  case MathFn::Log10: set(std::log10(x)); break;
+  case MathFn::Log1p: set(std::log1p(x)); break;
+  case MathFn::Log2: set(std::log2(x)); break;
+  case MathFn::Remainder: set(std::remainder(x, y)); break;
+  case MathFn::Round: set(round_half_even(x)); break;
+  case MathFn::Rsqrt: set(F(1) / std::sqrt(x)); break;
+  case MathFn::Sign: set(x > 0 ? F(1) : x < 0 ? F(-1) : x); break; // keeps ±0 and NaN
+  case MathFn::Sinh: set(std::sinh(x)); break;
+  case MathFn::Tan: set(std::tan(x)); break;
+  case MathFn::Trunc: set(std::trunc(x)); break;
   }
+  // clang-format on
   return r;
 }
 
@@ -257,9 +291,13 @@ ScalarValue math_op(MathFn fn, ScalarType t, const ScalarValue *args) {
     return float_math<float>(fn, args);
   if (t == ScalarType::F64)
     return float_math<double>(fn, args);
-  // Only abs is defined on integers; abs(MIN) == MIN.
+  // abs and sign on integers; abs(MIN) == MIN.
   ScalarValue r;
-  r.i = args[0].i < 0 ? wrap(t, 0 - static_cast<uint64_t>(args[0].i)) : args[0].i;
+  const int64_t x = args[0].i;
+  if (fn == MathFn::Sign)
+    r.i = (x > 0) - (x < 0);
+  else
+    r.i = x < 0 ? wrap(t, 0 - static_cast<uint64_t>(x)) : x;
   return r;
 }
 

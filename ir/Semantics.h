@@ -31,7 +31,8 @@ ScalarValue binary_op(BinaryOp op, ScalarType t, ScalarValue a, ScalarValue b);
 // float -> int truncates and saturates (NaN -> 0); anything -> bool is `!= 0`.
 ScalarValue cast_op(ScalarType to, ScalarType from, ScalarValue a);
 // Math functions in the type's precision (std::exp(float) for f32), as the CPU's libm computes
-// them.
+// them. `t` is the type of the arguments (of the first, for ldexp), not of the result: isnan and
+// the other classifications give a bool in `i`.
 ScalarValue math_op(MathFn fn, ScalarType t, const ScalarValue *args);
 
 // Whether two values of type `t` are the same: integers equal, floats with the same bits except

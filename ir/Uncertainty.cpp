@@ -1,5 +1,7 @@
 #include "ir/Uncertainty.h"
 
+#include "ir/MathFunctions.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -82,16 +84,94 @@ int64_t saturated(ScalarType to, double f) {
 }
 
 // The function at x (and y) in long double: tells a far overflow (every backend gives inf)
-// from one at the edge of the range.
+// from one at the edge of the range, and bounds how far an uncertain argument moves the result.
 long double wide_value(MathFn fn, long double x, long double y) {
+  int sign;
+  // clang-format off
   switch (fn) {
-  case MathFn::Exp:
-    return std::exp(x);
-  case MathFn::Pow:
-    return std::pow(x, y);
-  default:
-    return 0;
+  case MathFn::Exp: return std::exp(x);
+  case MathFn::Log: return std::log(x);
+  case MathFn::Sin: return std::sin(x);
+  case MathFn::Cos: return std::cos(x);
+  case MathFn::Tanh: return std::tanh(x);
+  case MathFn::Pow: return std::pow(x, y);
+  case MathFn::Acos: return std::acos(x);
+  case MathFn::Acosh: return std::acosh(x);
+  case MathFn::Asin: return std::asin(x);
+  case MathFn::Asinh: return std::asinh(x);
+  case MathFn::Atan: return std::atan(x);
+  case MathFn::Atan2: return std::atan2(x, y);
+  case MathFn::Atanh: return std::atanh(x);
+  case MathFn::Cbrt: return std::cbrt(x);
+  case MathFn::Cosh: return std::cosh(x);
+  case MathFn::Erf: return std::erf(x);
+  case MathFn::Erfc: return std::erfc(x);
+  case MathFn::Exp2: return std::exp2(x);
+  case MathFn::Expm1: return std::expm1(x);
+  case MathFn::Gamma: return std::tgamma(x);
+  case MathFn::Hypot: return std::hypot(x, y);
+  case MathFn::Lgamma: return lgammal_r(x, &sign);
+  case MathFn::Log10: return std::log10(x);
+  case MathFn::Log1p: return std::log1p(x);
+  case MathFn::Log2: return std::log2(x);
+  case MathFn::Rsqrt: return 1 / std::sqrt(x);
+  case MathFn::Sinh: return std::sinh(x);
+  case MathFn::Tan: return std::tan(x);
+  default: return 0;
   }
+  // clang-format on
+}
+
+// Whether a pole or a branch cut of fn lies where uncertain arguments may be: the values
+// there are not bounded by the values around it.
+bool crosses_singularity(MathFn fn, double x, double e, double y, double ey) {
+  const long double lo = static_cast<long double>(x) - e, hi = static_cast<long double>(x) + e;
+  switch (fn) {
+  case MathFn::Tan: { // poles at pi/2 + k pi
+    const long double pi = 3.141592653589793238462643383279502884L;
+    return std::floor(lo / pi - 0.5L) != std::floor(hi / pi - 0.5L);
+  }
+  case MathFn::Gamma:
+  case MathFn::Lgamma: // poles at 0, -1, -2, ...
+    return lo <= 0 && std::ceil(lo) <= std::min(hi, 0.0L);
+  case MathFn::Atan2: // atan2(x, y) jumps by 2 pi across x = 0 where y < 0
+    return lo <= 0 && hi >= 0 && (static_cast<long double>(y) - ey) <= 0;
+  default:
+    return false;
+  }
+}
+
+// How far fn's value may move when its arguments move within their bounds: twice the largest
+// change over a grid of the box (the functions are smooth there), or infinity when an argument's
+// bound reaches a domain edge, a pole or a branch cut.
+double propagated_error(MathFn fn, int arity, double x, double e, double y, double ey) {
+  if (e == 0 && ey == 0)
+    return 0;
+  if (crosses_singularity(fn, x, e, y, ey))
+    return kInf;
+  const long double at = wide_value(fn, x, y);
+  long double worst = 0;
+  const int ny = arity > 1 ? 2 : 0;
+  for (int i = -4; i <= 4; ++i)
+    for (int j = -ny; j <= ny; ++j) {
+      long double v = wide_value(fn, x + e * (i / 4.0L), y + ey * (j / 2.0L));
+      if (std::isnan(v) != std::isnan(at) || std::isinf(v))
+        return kInf;
+      if (!std::isnan(v))
+        worst = std::max(worst, std::fabs(v - at));
+    }
+  return static_cast<double>(2 * worst);
+}
+
+// The magnitude whose ulps measure fn's error near result r: r itself, except lgamma, whose
+// libraries are accurate in absolute terms near its zeros (1, 2 and between the negative poles).
+double error_scale(MathFn fn, double x, double r) {
+  if (fn != MathFn::Lgamma)
+    return std::fabs(r);
+  double scale = std::max(std::fabs(r), 1.0);
+  if (x < 0) // lgamma(x) = log(pi / |x sin(pi x)|) - lgamma(1 - x): that term's size
+    scale = std::max(scale, 1 + std::fabs(x) * (1 + std::log1p(std::fabs(x))));
+  return scale;
 }
 
 } // namespace
@@ -189,18 +269,43 @@ Uncertainty cast_uncertainty(ScalarType to, ScalarType from, ScalarValue a, Unce
 
 Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
                              const Uncertainty *us, ScalarValue rv) {
-  const int arity = fn_arity(fn);
+  const MathFnInfo &info = math_info(fn);
+  const int arity = info.arity;
   for (int k = 0; k < arity; ++k)
     if (us[k].unknown())
       return Uncertainty::any();
   if (!is_float(t))
-    return {}; // abs of an integer
+    return {}; // abs or sign of an integer
   const double x = args[0].f, e = us[0].error, r = rv.f;
+  const double y = arity > 1 ? args[1].f : 0, ey = arity > 1 ? us[1].error : 0;
+  // A rounding to an integer, or a sign, is decided when the bound's ends give the same.
+  auto decided = [&](double v) {
+    ScalarValue lo, hi;
+    lo.f = v - e;
+    hi.f = v + e;
+    return math_op(fn, ScalarType::F64, &lo).f == math_op(fn, ScalarType::F64, &hi).f;
+  };
   switch (fn) {
   case MathFn::Abs:
     return {e, 0};
   case MathFn::Floor:
-    return e == 0 || std::floor(x - e) == std::floor(x + e) ? Uncertainty{} : Uncertainty::any();
+  case MathFn::Ceil:
+  case MathFn::Trunc:
+  case MathFn::Round:
+  case MathFn::Sign:
+    return e == 0 || decided(x) ? Uncertainty{} : Uncertainty::any();
+  case MathFn::Copysign: // |x| with y's sign
+    return ey == 0 || y - ey > 0 || y + ey < 0 ? Uncertainty{e, 0} : Uncertainty::any();
+  case MathFn::IsFinite:
+  case MathFn::IsInf:
+  case MathFn::IsNan: // an uncertain value is a finite one
+    return e == 0 || (std::isfinite(x) && std::fabs(x) + e <= max_finite(t)) ? Uncertainty{}
+                                                                              : Uncertainty::any();
+  case MathFn::Ldexp: // exact but for a subnormal result's rounding
+    return e == 0 ? Uncertainty{}
+                  : finish(t, r, inexact(t, r, std::ldexp(e, static_cast<int>(args[1].i))));
+  case MathFn::Remainder: // exact, but not continuous where the quotient's rounding changes
+    return e == 0 && ey == 0 ? Uncertainty{} : Uncertainty::any();
   case MathFn::Sqrt:
     if (e == 0 || x + e < 0)
       return {}; // correctly rounded everywhere; NaN everywhere
@@ -208,7 +313,7 @@ Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
       return Uncertainty::any();
     return finish(t, r, inexact(t, r, e / (std::sqrt(x - e) + std::sqrt(x))));
   case MathFn::Fma: {
-    const double y = args[1].f, ey = us[1].error, ez = us[2].error;
+    const double ez = us[2].error;
     double error = inexact(t, r, std::fabs(x) * ey + std::fabs(y) * e + e * ey + ez);
     // fma(x, y, -0) is x * y, and LLVM turns it into one: a product the GPU may fuse again.
     double slack = 0;
@@ -222,8 +327,7 @@ Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
     break;
   }
 
-  // exp, log, sin, cos, tanh, pow: the propagated error plus the libraries' difference.
-  const double y = arity > 1 ? args[1].f : 0, ey = arity > 1 ? us[1].error : 0;
+  // The library functions: the propagated error plus the libraries' difference.
   double propagated = 0;
   if (e > 0 || ey > 0) {
     switch (fn) {
@@ -242,8 +346,15 @@ Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
       propagated = 2 * std::fabs(r) * std::expm1(log_error);
       break;
     }
-    default: // sin, cos, tanh: 1-Lipschitz
+    case MathFn::Sin:
+    case MathFn::Cos:
+    case MathFn::Tanh: // 1-Lipschitz
       propagated = e;
+      break;
+    default:
+      propagated = propagated_error(fn, arity, x, e, y, ey);
+      if (std::isinf(propagated))
+        return Uncertainty::any();
       break;
     }
   }
@@ -254,10 +365,13 @@ Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
       return Uncertainty::any();
     if (fn == MathFn::Log || std::isinf(x) || (fn == MathFn::Pow && (x == 0 || std::isinf(y))))
       return {}; // log(0), pow(0, -y), infinite inputs: exact special cases
+    // A pole (lgamma(0), atanh(1)) or a far overflow: every backend gives the infinity.
     long double wide = wide_value(fn, x, y);
     return std::fabs(wide) > 2.0L * max_finite(t) ? Uncertainty{} : Uncertainty::any();
   }
-  double error = propagated + kMathFunctionUlps * ulp(t, std::fabs(r) + propagated);
+  const double ulps = t == ScalarType::F32 ? info.ulps_f32 : info.ulps_f64;
+  const double scale = error_scale(fn, x, r) + propagated;
+  double error = propagated + ulps * ulp(t, scale);
   // LLVM rewrites pow(2^n, y) as exp2(n * y) even without fast-math: the rounding of n * y
   // (relative u) becomes a relative error of |log2 r| * u * ln 2 in the result.
   if (fn == MathFn::Pow)

@@ -3,7 +3,8 @@
 //
 // loom's targets agree exactly on integers and on correctly rounded float operations (+ - * /,
 // sqrt, fma, floor, casts), but not everywhere: the GPU may contract a*b+c into one fma, and
-// libdevice's exp/log/sin/cos/tanh/pow differ from the host's libm by a few ulps. The bound starts
+// libdevice's exp, log, sin and the other library functions differ from the host's libm by a few
+// ulps (ir/MathFunctions.h has each function's bound). The bound starts
 // at 0 and grows only through those operations; where a decision (a comparison, a float -> int
 // cast, floor, fmod) could go the other way within the bound, the result is unknown. Differential
 // tests compare floats within the bound and skip unknown values, so the tolerance is derived
@@ -28,10 +29,6 @@ struct Uncertainty {
   static Uncertainty any() { return {std::numeric_limits<double>::infinity(), 0}; }
 };
 
-// The ulps a math function (exp, log, sin, cos, tanh, pow) may differ by between two backends:
-// glibc's are within 1-2 ulps and libdevice's within 2-4 (CUDA's documented maxima).
-constexpr double kMathFunctionUlps = 8;
-
 // Each takes the operands, their uncertainties and the result the interpreter computed.
 Uncertainty unary_uncertainty(UnaryOp op, ScalarType t, ScalarValue a, Uncertainty ua,
                               ScalarValue r);
@@ -39,6 +36,7 @@ Uncertainty binary_uncertainty(BinaryOp op, ScalarType t, ScalarValue a, Uncerta
                                ScalarValue b, Uncertainty ub, ScalarValue r);
 Uncertainty cast_uncertainty(ScalarType to, ScalarType from, ScalarValue a, Uncertainty ua,
                              ScalarValue r);
+// `t` is the arguments' type, as for math_op.
 Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
                              const Uncertainty *us, ScalarValue r);
 // select(cond, a, b) of type t whose condition is unknown: either arm's value.

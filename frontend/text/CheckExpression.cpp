@@ -2,6 +2,8 @@
 // are inlined here), array elements and shapes.
 #include "frontend/text/Checker.h"
 
+#include "ir/MathFunctions.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -11,17 +13,41 @@ namespace loom::text {
 namespace {
 
 struct MathFunction {
-  ir::MathFn fn;
+  std::optional<ir::MathFn> fn; // none for fabs, fmod, degrees and radians, made of others
   int arity;
 };
+// The math library's functions by name (ir/MathFunctions.h), and Python's math module's names for
+// what other operations compute.
 const std::map<std::string, MathFunction> &math_functions() {
-  static const std::map<std::string, MathFunction> m = {
-      {"sqrt", {ir::MathFn::Sqrt, 1}},   {"exp", {ir::MathFn::Exp, 1}},
-      {"log", {ir::MathFn::Log, 1}},     {"sin", {ir::MathFn::Sin, 1}},
-      {"cos", {ir::MathFn::Cos, 1}},     {"tanh", {ir::MathFn::Tanh, 1}},
-      {"floor", {ir::MathFn::Floor, 1}}, {"abs", {ir::MathFn::Abs, 1}},
-      {"pow", {ir::MathFn::Pow, 2}},     {"fma", {ir::MathFn::Fma, 3}}};
+  static const std::map<std::string, MathFunction> m = [] {
+    std::map<std::string, MathFunction> m = {
+        {"fabs", {std::nullopt, 1}},
+        {"fmod", {std::nullopt, 2}},
+        {"degrees", {std::nullopt, 1}},
+        {"radians", {std::nullopt, 1}}};
+    for (int k = 0; k < ir::kMathFnCount; ++k) {
+      const ir::MathFnInfo &info = ir::math_info(static_cast<ir::MathFn>(k));
+      m.emplace(info.name, MathFunction{info.fn, info.arity});
+    }
+    return m;
+  }();
   return m;
+}
+
+// "acos, acosh, ..., min and max": every math function, for messages.
+std::string math_function_list() {
+  std::string list;
+  for (const auto &[name, f] : math_functions())
+    list += name + ", ";
+  return list + "min and max";
+}
+
+Value math_alias(const std::string &name, const std::vector<Value> &args) {
+  if (name == "fabs")
+    return float_abs(args[0]);
+  if (name == "fmod")
+    return float_mod(args[0], args[1]);
+  return scale_angle(args[0], name == "degrees" ? 180 / std::numbers::pi : std::numbers::pi / 180);
 }
 
 const std::map<std::string, ir::ScalarType> &cast_types() {
@@ -279,10 +305,12 @@ Value Checker::call(const ast::Expr &e) {
   bool from_math = n.rfind("math.", 0) == 0;
   if (from_math) {
     n = n.substr(5);
-    if (!math_functions().count(n) || n == "abs")
-      error(e.begin, "unknown function '" + e.name +
-                         "'; loom's math functions are sqrt, exp, "
-                         "log, sin, cos, tanh, floor, abs, pow, fma, min and max");
+    if (n == "abs")
+      error(e.begin, "unknown function 'math.abs' (Python has none either); write abs(x), or "
+                     "math.fabs(x) for a float result");
+    if (!math_functions().count(n))
+      error(e.begin, "unknown function '" + e.name + "'; loom's math functions are " +
+                         math_function_list());
   }
   size_t given = e.operands.size();
   auto expect_arity = [&](size_t arity) {
@@ -336,7 +364,11 @@ Value Checker::call(const ast::Expr &e) {
     expect_arity(m->second.arity);
     if (!ok)
       throw CheckFailed{};
-    return math(m->second.fn, args);
+    try {
+      return m->second.fn ? math(*m->second.fn, args) : math_alias(n, args);
+    } catch (const TypeError &t) {
+      error(e.begin, t.message);
+    }
   }
   if (n == "int" || n == "float")
     error(e.begin, "'" + n + "' is not a loom type; convert with " +

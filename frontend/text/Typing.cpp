@@ -1,5 +1,6 @@
 #include "frontend/text/Typing.h"
 
+#include "ir/MathFunctions.h"
 #include "ir/Semantics.h"
 
 #include <cmath>
@@ -287,48 +288,89 @@ Value cast(ScalarType to, const Value &a) {
 }
 
 Value math(ir::MathFn fn, const std::vector<Value> &args) {
+  const ir::MathFnInfo &info = ir::math_info(fn);
   bool all_literal = true;
   for (const Value &v : args)
     all_literal = all_literal && v.literal;
   const Value &a = args[0];
-  ScalarType t; // the type the function is computed in
-  switch (fn) {
-  case ir::MathFn::Abs:
-    if (a.literal)
-      return ir::is_float(a.type)
-                 ? literal_of(a.type, 0, std::fabs(a.f))
-                 : literal_of(no_bool(a.type),
-                              integer_op(BinaryOp::Sub, no_bool(a.type), 0, a.i < 0 ? a.i : -a.i),
-                              0);
+  ScalarType t = a.type; // the type the function is computed in
+  switch (info.args) {
+  case ir::MathArgs::FloatOrInt: // abs, sign: integers stay integers
     t = no_bool(a.type);
+    if (a.literal && !ir::is_float(t)) {
+      int64_t r = fn == ir::MathFn::Sign ? (a.i > 0) - (a.i < 0)
+                                         : integer_op(BinaryOp::Sub, t, 0, a.i < 0 ? a.i : -a.i);
+      return literal_of(t, r, 0);
+    }
     break;
-  case ir::MathFn::Pow:
-    t = arithmetic_type(a, args[1]);
-    break;
-  case ir::MathFn::Fma: {
-    // As (a * b) + c: the product is a value unless both factors are literals.
-    Value product;
-    product.literal = a.literal && args[1].literal;
-    product.type = arithmetic_type(a, args[1]);
-    t = arithmetic_type(product, args[2]);
-    break;
-  }
-  default:
+  case ir::MathArgs::FloatAndExp: // ldexp(x, n): n is an int, as C's ldexp takes
+    if (ir::is_float(args[1].type))
+      throw TypeError{"the exponent of ldexp() must be an integer, not " + describe(args[1])};
     t = a.type;
+    break;
+  case ir::MathArgs::Classify:
+    t = a.type;
+    break;
+  case ir::MathArgs::Float:
+    if (args.size() == 3) {
+      // fma, as (a * b) + c: the product is a value unless both factors are literals.
+      Value product;
+      product.literal = a.literal && args[1].literal;
+      product.type = arithmetic_type(a, args[1]);
+      t = arithmetic_type(product, args[2]);
+    } else {
+      t = args.size() == 2 ? arithmetic_type(a, args[1]) : a.type;
+    }
+    break;
   }
-  if (!ir::is_float(t) && fn != ir::MathFn::Abs)
+  if (!ir::is_float(t) && info.args != ir::MathArgs::FloatOrInt)
     t = ScalarType::F64; // math on integers is done in f64, as std::sqrt(int) is
   if (all_literal) {     // C++ would call std::sqrt etc. on the numbers: a double
     ir::ScalarValue numbers[3];
     for (size_t k = 0; k < args.size() && k < 3; ++k)
       numbers[k].f = as_double(args[k]);
-    double r = ir::math_op(fn, ScalarType::F64, numbers).f; // loom's own math semantics
-    return Value::float_literal(r);
+    if (info.args == ir::MathArgs::FloatAndExp)
+      numbers[1].i = static_cast<int32_t>(as_int(args[1]));
+    ir::ScalarValue r = ir::math_op(fn, ScalarType::F64, numbers); // loom's own math semantics
+    return info.args == ir::MathArgs::Classify ? Value::bool_literal(r.i != 0)
+                                               : Value::float_literal(r.f);
   }
   std::vector<ir::Expr> converted;
-  for (const Value &v : args)
-    converted.push_back(convert(v, t));
+  for (size_t k = 0; k < args.size(); ++k)
+    converted.push_back(convert(args[k], info.args == ir::MathArgs::FloatAndExp && k == 1
+                                             ? ScalarType::I32
+                                             : t));
   return Value::of(ir::Call::make(fn, std::move(converted)));
+}
+
+namespace {
+// The float type a function of `a` alone is computed in: a float's own, else f64.
+ScalarType float_type_of(const Value &a) {
+  return ir::is_float(a.type) ? a.type : ScalarType::F64;
+}
+} // namespace
+
+Value float_abs(const Value &a) {
+  if (a.literal)
+    return Value::float_literal(std::fabs(as_double(a)));
+  return Value::of(ir::Call::make(ir::MathFn::Abs, {convert(a, float_type_of(a))}));
+}
+
+Value float_mod(const Value &a, const Value &b) {
+  ScalarType t = arithmetic_type(a, b);
+  if (a.literal && b.literal)
+    return Value::float_literal(std::fmod(as_double(a), as_double(b)));
+  if (!ir::is_float(t))
+    t = ScalarType::F64;
+  return Value::of(ir::Binary::make(BinaryOp::Mod, convert(a, t), convert(b, t)));
+}
+
+Value scale_angle(const Value &a, double factor) {
+  if (a.literal)
+    return Value::float_literal(as_double(a) * factor);
+  ScalarType t = float_type_of(a);
+  return Value::of(
+      ir::Binary::make(BinaryOp::Mul, convert(a, t), ir::FloatConst::make(t, factor)));
 }
 
 } // namespace loom::text

@@ -54,7 +54,14 @@ Value bitwise_not(const Value &a);
 Value select(const Value &cond, const Value &a, const Value &b);
 // An explicit conversion, `f32(x)`.
 Value cast(ir::ScalarType to, const Value &a);
-// sqrt exp log sin cos tanh floor abs pow fma; `args` has the function's arity.
+// A function of the math library (ir/MathFunctions.h); `args` has the function's arity. Throws
+// TypeError for an argument the function does not take.
 Value math(ir::MathFn fn, const std::vector<Value> &args);
+// fabs(a): |a| as a float (f64 for an integer), as C's fabs.
+Value float_abs(const Value &a);
+// fmod(a, b): loom's float `%` (C's fmod), in f64 for integers.
+Value float_mod(const Value &a, const Value &b);
+// degrees(a) and radians(a): a * factor, in a's float type (f64 for an integer).
+Value scale_angle(const Value &a, double factor);
 
 } // namespace loom::text

@@ -1,6 +1,7 @@
 #include "differential/Generator.h"
 
 #include "differential/Values.h"
+#include "ir/MathFunctions.h"
 #include "ir/Verifier.h"
 
 #include <algorithm>
@@ -519,7 +520,7 @@ private:
     if (is_float(t) && chance(0.3))
       return math(t, depth, ctx);
     if (is_int(t) && chance(0.05))
-      return Call::make(MathFn::Abs, {expr(t, depth - 1, ctx)});
+      return Call::make(chance(0.5) ? MathFn::Abs : MathFn::Sign, {expr(t, depth - 1, ctx)});
     static const BinaryOp int_ops[] = {BinaryOp::Add,    BinaryOp::Sub,    BinaryOp::Mul,
                                        BinaryOp::Div,    BinaryOp::Mod,    BinaryOp::Min,
                                        BinaryOp::Max,    BinaryOp::BitAnd, BinaryOp::BitOr,
@@ -529,6 +530,11 @@ private:
   }
 
   Expr bool_expr(int depth, const Context &ctx) {
+    if (chance(0.05)) {
+      static const MathFn classify[] = {MathFn::IsFinite, MathFn::IsInf, MathFn::IsNan};
+      ScalarType t = chance(0.5) ? ScalarType::F32 : ScalarType::F64;
+      return Call::make(classify[pick(3)], {expr(t, depth - 1, ctx)});
+    }
     switch (pick(4)) {
     case 0:
       return Unary::make(UnaryOp::Not, expr(ScalarType::Bool, depth - 1, ctx));
@@ -546,33 +552,73 @@ private:
     }
   }
 
-  // A math function; usually with its argument kept where the result is a finite number.
+  // A math function of float type t; usually with its argument kept where the result is a finite
+  // number.
   Expr math(ScalarType t, int depth, const Context &ctx) {
-    MathFn fn = static_cast<MathFn>(pick(10));
+    MathFn fn;
+    do
+      fn = static_cast<MathFn>(pick(kMathFnCount));
+    while (math_info(fn).args == MathArgs::Classify);
     std::vector<Expr> args;
     for (int k = 0; k < fn_arity(fn); ++k)
-      args.push_back(expr(t, depth - 1, ctx));
+      args.push_back(fn == MathFn::Ldexp && k == 1 ? exponent(depth - 1, ctx)
+                                                   : expr(t, depth - 1, ctx));
     auto c = [t](double v) { return FloatConst::make(t, v); };
+    auto abs = [](Expr e) { return Call::make(MathFn::Abs, {std::move(e)}); };
+    auto clamp = [&](Expr e, double lo, double hi) {
+      return bin(BinaryOp::Max, bin(BinaryOp::Min, std::move(e), c(hi)), c(lo));
+    };
     if (chance(0.7)) {
       switch (fn) {
       case MathFn::Sqrt:
-        args[0] = Call::make(MathFn::Abs, {args[0]});
+      case MathFn::Rsqrt:
+      case MathFn::Log1p:
+        args[0] = abs(args[0]);
         break;
       case MathFn::Log:
-        args[0] = bin(BinaryOp::Add, Call::make(MathFn::Abs, {args[0]}), c(0.5));
+      case MathFn::Log2:
+      case MathFn::Log10:
+        args[0] = bin(BinaryOp::Add, abs(args[0]), c(0.5));
         break;
       case MathFn::Exp:
+      case MathFn::Exp2:
+      case MathFn::Expm1:
+      case MathFn::Sinh:
+      case MathFn::Cosh:
         args[0] = bin(BinaryOp::Min, args[0], c(20));
         break;
       case MathFn::Pow:
-        args[0] = bin(BinaryOp::Add, Call::make(MathFn::Abs, {args[0]}), c(0.25));
-        args[1] = bin(BinaryOp::Max, bin(BinaryOp::Min, args[1], c(4)), c(-4));
+        args[0] = bin(BinaryOp::Add, abs(args[0]), c(0.25));
+        args[1] = clamp(args[1], -4, 4);
+        break;
+      case MathFn::Acos:
+      case MathFn::Asin:
+        args[0] = clamp(args[0], -1, 1);
+        break;
+      case MathFn::Atanh:
+        args[0] = clamp(args[0], -0.875, 0.875);
+        break;
+      case MathFn::Acosh:
+        args[0] = bin(BinaryOp::Add, abs(args[0]), c(1));
+        break;
+      case MathFn::Gamma:
+      case MathFn::Lgamma:
+        args[0] = bin(BinaryOp::Min, bin(BinaryOp::Add, abs(args[0]), c(0.25)), c(30));
         break;
       default:
         break;
       }
     }
     return Call::make(fn, args);
+  }
+
+  // ldexp's exponent: an i32, mostly within a range where the result stays finite.
+  Expr exponent(int depth, const Context &ctx) {
+    Expr n = expr(ScalarType::I32, depth, ctx);
+    if (chance(0.8))
+      n = bin(BinaryOp::Max, bin(BinaryOp::Min, n, IntConst::make(ScalarType::I32, 40)),
+              IntConst::make(ScalarType::I32, -40));
+    return n;
   }
 
   Expr leaf(ScalarType t, const Context &ctx) {

@@ -231,6 +231,23 @@ const BadProgram bad_programs[] = {
      "threads of the block each iteration runs on)"},
     {"MathArity", LOOP "        x[i] = sqrt(x[i], 2.0)\n",
      "4:16: error: sqrt() takes 1 argument, got 2"},
+    {"MathArityOfTwoArgumentFunction", LOOP "        x[i] = atan2(x[i])\n",
+     "4:16: error: atan2() takes 2 arguments, got 1"},
+    {"LdexpFloatExponent", LOOP "        x[i] = ldexp(x[i], 1.5)\n",
+     "4:16: error: the exponent of ldexp() must be an integer, not f64"},
+    {"NotAMathModuleFunction", LOOP "        x[i] = math.abs(x[i])\n",
+     "4:16: error: unknown function 'math.abs' (Python has none either); write abs(x), or "
+     "math.fabs(x) for a float result"},
+    {"MisspelledMathFunction", LOOP "        x[i] = math.hypoth(x[i], 1.0)\n",
+     "4:16: error: unknown function 'math.hypoth'; loom's math functions are abs, acos, acosh, asin, "
+     "asinh, atan, atan2, atanh, cbrt, ceil, copysign, cos, cosh, degrees, erf, erfc, exp, exp2, "
+     "expm1, fabs, floor, fma, fmod, gamma, hypot, isfinite, isinf, isnan, ldexp, lgamma, log, "
+     "log10, log1p, log2, pow, radians, remainder, round, rsqrt, sign, sin, sinh, sqrt, tan, tanh, "
+     "trunc, min and max"},
+    {"MisspelledFunctionHint", LOOP "        x[i] = lgama(x[i])\n",
+     "4:16: error: unknown function 'lgama' (did you mean 'lgamma'?)"},
+    {"BitwiseOnAMathResult", LOOP "        x[i] = floor(x[i]) & 1\n",
+     "4:28: error: '&' needs integer or bool operands, got f32 and i32"},
     {"MinArity", LOOP "        x[i] = min(x[i], 1.0, 2.0)\n",
      "4:16: error: min() takes 2 arguments, got 3"},
     {"ExpressionStatement", LOOP "        x[i] + 1.0\n",

@@ -223,6 +223,39 @@ def mix(n: i32, f: f32, d: f64, l: i64, out: f64[N], iout: i32[N]):
 )");
 }
 
+TEST(SameIR, TheWholeMathLibrary) {
+  ir::Kernel cpp = trace(
+      "maths",
+      [](I32 n, F32 f, F64 d, I64 l, Array<double> out, Array<float> fout, Array<bool> flags) {
+        parallel_for(out.size(), [&](Index i) {
+          out[i] = acos(d) + acosh(f) + asin(n) + asinh(d) + atan(f) + atan2(d, f) + atanh(l);
+          out[i] = cbrt(d) + ceil(f) + copysign(d, -1) + cosh(n) + erf(d) + erfc(f) + exp2(d);
+          out[i] = expm1(f) + gamma(d) + hypot(n, f) + ldexp(d, n) + ldexp(f, l) + lgamma(d);
+          out[i] = log10(d) + log1p(f) + log2(n) + remainder(d, 3) + round(f) + rsqrt(d);
+          out[i] = sign(d) + sign(n) + sinh(f) + tan(d) + trunc(f) + fabs(n) + fmod(d, 2.5);
+          out[i] = fmod(n, 3) + degrees(f) + radians(d) + radians(n);
+          fout[i] = sqrt(f) * exp(f) / log(f) - pow(f, 3) + floor(f) + abs(f) + fma(f, f, 1);
+          fout[i] = ldexp(f, 3) + copysign(f, -0.0) + round(f + 0.5) + sign(-n) + cbrt(f);
+          flags[i] = isfinite(d) || isinf(f) || isnan(n);
+        });
+      },
+      {"n", "f", "d", "l", "out", "fout", "flags"});
+  EXPECT_SAME_IR(cpp, R"(
+@kernel
+def maths(n: i32, f: f32, d: f64, l: i64, out: f64[N], fout: f32[N], flags: bool[N]):
+    for i in parallel(N):
+        out[i] = math.acos(d) + acosh(f) + asin(n) + asinh(d) + atan(f) + atan2(d, f) + atanh(l)
+        out[i] = cbrt(d) + ceil(f) + copysign(d, -1) + cosh(n) + erf(d) + erfc(f) + exp2(d)
+        out[i] = expm1(f) + math.gamma(d) + hypot(n, f) + ldexp(d, n) + ldexp(f, l) + lgamma(d)
+        out[i] = log10(d) + log1p(f) + log2(n) + remainder(d, 3) + round(f) + rsqrt(d)
+        out[i] = sign(d) + sign(n) + sinh(f) + tan(d) + trunc(f) + math.fabs(n) + math.fmod(d, 2.5)
+        out[i] = fmod(n, 3) + math.degrees(f) + radians(d) + radians(n)
+        fout[i] = sqrt(f) * exp(f) / log(f) - pow(f, 3) + floor(f) + abs(f) + fma(f, f, 1)
+        fout[i] = ldexp(f, 3) + copysign(f, -0.0) + round(f + 0.5) + sign(-n) + cbrt(f)
+        flags[i] = isfinite(d) or isinf(f) or isnan(n)
+)");
+}
+
 TEST(SameIR, RangeForms) {
   ir::Kernel cpp = trace("ranges",
                          [](Array<float> x, I32 m) {
