@@ -212,6 +212,43 @@ TEST(codegen_ptx, FastMathApproximatesDivisionAndFlushesDenormals) {
   }
 }
 
+// fastmath makes f32 sin, cos, exp, log and pow the hardware's approximations (as nvcc's
+// -use_fast_math); f64 and the strict kernel keep libdevice's accurate functions. Rounding to an
+// integer is one cvt instruction either way.
+TEST(codegen_ptx, FastMathUsesTheApproximateFunctions) {
+  std::vector<Param> params{array_param("x", ScalarType::F32), array_param("d", ScalarType::F64)};
+  Task task = grid_stride_task("approx", [&](const Var &i) {
+    Expr x = load(params, 0, {var(i)}), d = load(params, 1, {var(i)});
+    Expr e = bin(BinaryOp::Add, Call::make(MathFn::Sin, {x}), Call::make(MathFn::Cos, {x}));
+    e = bin(BinaryOp::Add, e, Call::make(MathFn::Log2, {Call::make(MathFn::Exp, {x})}));
+    e = bin(BinaryOp::Add, e, Call::make(MathFn::Round, {x}));
+    e = bin(BinaryOp::Add, e, bin(BinaryOp::Mul, Call::make(MathFn::Ceil, {x}),
+                                  Call::make(MathFn::Trunc, {x})));
+    return Block::make({Store::make(0, {var(i)}, e),
+                        Store::make(1, {var(i)}, Call::make(MathFn::Sin, {d}))});
+  });
+  LoweredKernel kernel{"approx", params, Target::GPU, {task}};
+  LoweredKernel fast = kernel;
+  fast.fast_math = true;
+  std::string precise = emit_ptx(kernel, target("sm_90")), approx = emit_ptx(fast, target("sm_90"));
+  EXPECT_EQ(precise.find("sin.approx"), std::string::npos) << precise;
+  EXPECT_NE(approx.find("sin.approx.ftz.f32"), std::string::npos) << approx;
+  EXPECT_NE(approx.find("cos.approx.ftz.f32"), std::string::npos) << approx;
+  EXPECT_NE(approx.find("lg2.approx.ftz.f32"), std::string::npos) << approx;
+  EXPECT_NE(approx.find("ex2.approx.ftz.f32"), std::string::npos) << approx;
+  for (const std::string *ptx : {&precise, &approx}) {
+    for (const char *rounding : {"rni", "rpi", "rzi"}) // round (half to even), ceil, trunc
+      EXPECT_TRUE(std::regex_search(*ptx, std::regex(std::string("cvt\\.") + rounding +
+                                                     "(\\.ftz)?\\.f32\\.f32")))
+          << rounding << "\n"
+          << *ptx;
+    EXPECT_EQ(ptx->find("sin.approx.f64"), std::string::npos);
+    if (!find_ptxas().empty()) {
+      EXPECT_TRUE(assembles(*ptx, "sm_90"));
+    }
+  }
+}
+
 TEST(codegen_ptx, ExplicitPtxVersionIsHonouredAndClamped) {
   GpuTarget t = target("sm_80");
   t.ptx_version = 78;
