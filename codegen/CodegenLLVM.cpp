@@ -97,9 +97,17 @@ llvm::Type *CodegenLLVM::llvm_type(ScalarType t) const {
   switch (t) {
   case ScalarType::Bool:
     return llvm::Type::getInt1Ty(context);
+  case ScalarType::I8:
+  case ScalarType::U8:
+    return llvm::Type::getInt8Ty(context);
+  case ScalarType::I16:
+  case ScalarType::U16:
+    return llvm::Type::getInt16Ty(context);
   case ScalarType::I32:
+  case ScalarType::U32:
     return llvm::Type::getInt32Ty(context);
   case ScalarType::I64:
+  case ScalarType::U64:
     return llvm::Type::getInt64Ty(context);
   case ScalarType::F32:
     return llvm::Type::getFloatTy(context);
@@ -475,10 +483,10 @@ void CodegenLLVM::visit_node(const ir::Reduce *op) {
     rmw = fp ? Rmw::FAdd : Rmw::Add;
     break;
   case ir::ReduceOp::Min:
-    rmw = fp ? Rmw::FMin : Rmw::Min;
+    rmw = fp ? Rmw::FMin : ir::is_unsigned(t) ? Rmw::UMin : Rmw::Min;
     break;
   case ir::ReduceOp::Max:
-    rmw = fp ? Rmw::FMax : Rmw::Max;
+    rmw = fp ? Rmw::FMax : ir::is_unsigned(t) ? Rmw::UMax : Rmw::Max;
     break;
   case ir::ReduceOp::Mul:
     break;
@@ -606,7 +614,9 @@ llvm::Value *CodegenLLVM::codegen(const ir::Expr &e) {
 }
 
 void CodegenLLVM::visit_node(const ir::IntConst *op) {
-  value_ = llvm::ConstantInt::get(llvm_type(op->type), op->value, true);
+  // The value as held (wrap_int): sign-extended for signed types, zero-extended for unsigned.
+  value_ = llvm::ConstantInt::get(llvm_type(op->type), static_cast<uint64_t>(op->value),
+                                  !ir::is_unsigned(op->type));
 }
 
 void CodegenLLVM::visit_node(const ir::FloatConst *op) {

@@ -178,7 +178,7 @@ private:
   LOOM_STMT_NODES(LOOM_X)
 #undef LOOM_X
 
-  llvm::Value *int_div_mod(ir::BinaryOp op, llvm::Value *a, llvm::Value *b);
+  llvm::Value *int_div_mod(ir::BinaryOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);
   llvm::Value *fma(llvm::Type *type, const std::vector<llvm::Value *> &args);
   llvm::Value *compare(ir::BinaryOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);
   llvm::Value *cast(ir::ScalarType to, ir::ScalarType from, llvm::Value *v);

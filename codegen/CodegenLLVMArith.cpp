@@ -44,15 +44,17 @@ llvm::Value *CodegenLLVM::arith(BinaryOp op, ScalarType t, llvm::Value *a, llvm:
   case BinaryOp::Mul:
     return fp ? builder.CreateFMul(a, b) : builder.CreateMul(a, b);
   case BinaryOp::Div:
-    return fp ? builder.CreateFDiv(a, b) : int_div_mod(op, a, b);
+    return fp ? builder.CreateFDiv(a, b) : int_div_mod(op, t, a, b);
   case BinaryOp::Mod:
-    return fp ? float_remainder(a, b, t) : int_div_mod(op, a, b);
+    return fp ? float_remainder(a, b, t) : int_div_mod(op, t, a, b);
   case BinaryOp::Min:
     return fp ? float_min_max(op, a, b)
-              : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b);
+              : builder.CreateBinaryIntrinsic(
+                    ir::is_unsigned(t) ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, a, b);
   case BinaryOp::Max:
     return fp ? float_min_max(op, a, b)
-              : builder.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
+              : builder.CreateBinaryIntrinsic(
+                    ir::is_unsigned(t) ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, a, b);
   case BinaryOp::BitAnd:
   case BinaryOp::And: // both operands are already evaluated: no short circuit
     return builder.CreateAnd(a, b);
@@ -65,23 +67,32 @@ llvm::Value *CodegenLLVM::arith(BinaryOp op, ScalarType t, llvm::Value *a, llvm:
   case BinaryOp::Shr: {
     // The amount is taken modulo the width, as x86 and PTX hardware do for 32/64-bit shifts.
     llvm::Value *amount = builder.CreateAnd(b, ir::bit_width(t) - 1);
-    return op == BinaryOp::Shl ? builder.CreateShl(a, amount) : builder.CreateAShr(a, amount);
+    if (op == BinaryOp::Shl)
+      return builder.CreateShl(a, amount);
+    return ir::is_unsigned(t) ? builder.CreateLShr(a, amount) : builder.CreateAShr(a, amount);
   }
   default:
     throw CompileError("internal error in codegen: unhandled binary operator");
   }
 }
 
-llvm::Value *CodegenLLVM::int_div_mod(BinaryOp op, llvm::Value *a, llvm::Value *b) {
-  // sdiv/srem are UB for b == 0 and for INT_MIN / -1, so they divide by 1 instead and the
-  // defined results are selected afterwards: x/0 == 0, x%0 == x, x/-1 == -x (wrapping), x%-1 == 0.
+llvm::Value *CodegenLLVM::int_div_mod(BinaryOp op, ScalarType t, llvm::Value *a, llvm::Value *b) {
+  // Division by zero is UB in LLVM (and INT_MIN / -1 for sdiv), so the divisor becomes 1 there
+  // and the defined results are selected afterwards: x/0 == 0, x%0 == x, and for signed types
+  // x/-1 == -x (wrapping), x%-1 == 0.
   llvm::Type *type = a->getType();
   llvm::Value *zero = llvm::ConstantInt::get(type, 0);
-  llvm::Value *minus_one = llvm::ConstantInt::getSigned(type, -1);
+  llvm::Value *one = llvm::ConstantInt::get(type, 1);
   llvm::Value *by_zero = builder.CreateICmpEQ(b, zero);
+  if (ir::is_unsigned(t)) {
+    llvm::Value *safe = builder.CreateSelect(by_zero, one, b);
+    if (op == BinaryOp::Div)
+      return builder.CreateSelect(by_zero, zero, builder.CreateUDiv(a, safe));
+    return builder.CreateSelect(by_zero, a, builder.CreateURem(a, safe));
+  }
+  llvm::Value *minus_one = llvm::ConstantInt::getSigned(type, -1);
   llvm::Value *by_minus_one = builder.CreateICmpEQ(b, minus_one);
-  llvm::Value *safe = builder.CreateSelect(builder.CreateOr(by_zero, by_minus_one),
-                                           llvm::ConstantInt::get(type, 1), b);
+  llvm::Value *safe = builder.CreateSelect(builder.CreateOr(by_zero, by_minus_one), one, b);
   if (op == BinaryOp::Div) {
     llvm::Value *q = builder.CreateSDiv(a, safe);
     q = builder.CreateSelect(by_minus_one, builder.CreateNeg(a), q);
@@ -104,7 +115,7 @@ llvm::Value *CodegenLLVM::compare(BinaryOp op, ScalarType t, llvm::Value *a, llv
                            P::ICMP_SGE, P::ICMP_EQ,  P::ICMP_NE};
   static const P uint[] = {P::ICMP_ULT, P::ICMP_ULE, P::ICMP_UGT,
                            P::ICMP_UGE, P::ICMP_EQ,  P::ICMP_NE};
-  const P *table = t == ScalarType::Bool ? uint : sint;
+  const P *table = t == ScalarType::Bool || ir::is_unsigned(t) ? uint : sint;
   return builder.CreateICmp(table[int(op) - int(BinaryOp::Lt)], a, b);
 }
 
@@ -121,12 +132,15 @@ llvm::Value *CodegenLLVM::cast(ScalarType to, ScalarType from, llvm::Value *v) {
                               : builder.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
   if (from == ScalarType::Bool)
     return ir::is_float(to) ? builder.CreateUIToFP(v, type) : builder.CreateZExt(v, type);
-  if (ir::is_int(from) && ir::is_int(to))
-    return builder.CreateSExtOrTrunc(v, type);
+  if (ir::is_int(from) && ir::is_int(to)) // the source's signedness decides the extension
+    return ir::is_unsigned(from) ? builder.CreateZExtOrTrunc(v, type)
+                                 : builder.CreateSExtOrTrunc(v, type);
   if (ir::is_int(from))
-    return builder.CreateSIToFP(v, type);
+    return ir::is_unsigned(from) ? builder.CreateUIToFP(v, type) : builder.CreateSIToFP(v, type);
   if (ir::is_int(to)) // saturating, NaN -> 0: fptosi is poison out of range
-    return builder.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {type, v->getType()}, {v});
+    return builder.CreateIntrinsic(ir::is_unsigned(to) ? llvm::Intrinsic::fptoui_sat
+                                                       : llvm::Intrinsic::fptosi_sat,
+                                   {type, v->getType()}, {v});
   return to == ScalarType::F64 ? builder.CreateFPExt(v, type) : builder.CreateFPTrunc(v, type);
 }
 
@@ -169,6 +183,8 @@ void CodegenLLVM::visit_node(const ir::Call *op) {
   case MathFn::Abs:
     if (ir::is_float(t)) {
       value_ = builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+    } else if (ir::is_unsigned(t)) {
+      value_ = x;
     } else { // abs(INT_MIN) == INT_MIN, not poison
       value_ = builder.CreateBinaryIntrinsic(llvm::Intrinsic::abs, x, builder.getFalse());
     }
@@ -179,6 +195,8 @@ void CodegenLLVM::visit_node(const ir::Call *op) {
       llvm::Value *one = llvm::ConstantFP::get(type, 1.0), *minus = llvm::ConstantFP::get(type, -1.0);
       value_ = builder.CreateSelect(builder.CreateFCmpOGT(x, zero), one,
                                     builder.CreateSelect(builder.CreateFCmpOLT(x, zero), minus, x));
+    } else if (ir::is_unsigned(t)) {
+      value_ = builder.CreateZExt(builder.CreateICmpNE(x, zero), type);
     } else {
       value_ = builder.CreateSub(builder.CreateZExt(builder.CreateICmpSGT(x, zero), type),
                                  builder.CreateZExt(builder.CreateICmpSLT(x, zero), type));

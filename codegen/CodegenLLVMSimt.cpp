@@ -127,9 +127,12 @@ llvm::Value *CodegenLLVM::atomic_update(ir::AtomicOp op, ScalarType t, llvm::Val
   case ir::AtomicOp::Min:
   case ir::AtomicOp::Max:
     if (!fp)
-      return builder.CreateAtomicRMW(op == ir::AtomicOp::Min ? llvm::AtomicRMWInst::Min
-                                                             : llvm::AtomicRMWInst::Max,
-                                     address, value, align, order);
+      return builder.CreateAtomicRMW(
+          ir::is_unsigned(t) ? (op == ir::AtomicOp::Min ? llvm::AtomicRMWInst::UMin
+                                                        : llvm::AtomicRMWInst::UMax)
+                             : (op == ir::AtomicOp::Min ? llvm::AtomicRMWInst::Min
+                                                        : llvm::AtomicRMWInst::Max),
+          address, value, align, order);
     break; // floats: a compare-and-swap loop with loom's min/max (fmin/fmax), below
   case ir::AtomicOp::CompareExchange: {
     llvm::Value *expected = fp ? builder.CreateBitCast(compare, bits) : compare;

@@ -61,11 +61,33 @@ std::optional<IndexRange> binary_range(const ir::Binary &b, const IndexRanges &k
   }
 }
 
+// Whether every value of r is a value of type t (else the operation wrapped, or may have).
+bool fits(ir::ScalarType t, const IndexRange &r) {
+  const int bits = ir::bit_width(t);
+  if (ir::is_unsigned(t))
+    return r.lo >= 0 && (bits >= 63 || r.hi < (int64_t(1) << bits));
+  if (bits >= 64)
+    return true;
+  const int64_t half = int64_t(1) << (bits - 1);
+  return r.lo >= -half && r.hi < half;
+}
+
+std::optional<IndexRange> unchecked_range(const ir::Expr &e, const IndexRanges &known);
+
 } // namespace
 
 std::optional<IndexRange> index_range(const ir::Expr &e, const IndexRanges &known) {
   if (!ir::is_int(e.type()))
     return std::nullopt;
+  std::optional<IndexRange> r = unchecked_range(e, known);
+  if (r && !fits(e.type(), *r))
+    return std::nullopt;
+  return r;
+}
+
+namespace {
+
+std::optional<IndexRange> unchecked_range(const ir::Expr &e, const IndexRanges &known) {
   switch (e.kind()) {
   case ExprKind::IntConst: {
     int64_t v = e.as<ir::IntConst>()->value;
@@ -81,19 +103,17 @@ std::optional<IndexRange> index_range(const ir::Expr &e, const IndexRanges &know
       return std::nullopt;
     return it->second;
   }
-  case ExprKind::Cast: { // between integer types: a value that fits both is unchanged
-    auto r = index_range(e.as<ir::Cast>()->a, known);
-    if (!r || (e.type() == ir::ScalarType::I32 && (r->lo < std::numeric_limits<int32_t>::min() ||
-                                                   r->hi > std::numeric_limits<int32_t>::max())))
-      return std::nullopt;
-    return r;
-  }
+  case ExprKind::Cast: // between integer types: a value that fits both is unchanged (index_range
+                       // checks the second)
+    return index_range(e.as<ir::Cast>()->a, known);
   case ExprKind::Binary:
     return binary_range(*e.as<ir::Binary>(), known);
   default:
     return std::nullopt;
   }
 }
+
+} // namespace
 
 std::optional<IndexRange> counter_range_32(const ir::For &loop, const IndexRanges &known) {
   constexpr int64_t min32 = std::numeric_limits<int32_t>::min();

@@ -91,8 +91,14 @@ private:
 };
 
 using Bool = Value<bool>;
+using I8 = Value<int8_t>;
+using I16 = Value<int16_t>;
 using I32 = Value<int32_t>;
 using I64 = Value<int64_t>;
+using U8 = Value<uint8_t>;
+using U16 = Value<uint16_t>;
+using U32 = Value<uint32_t>;
+using U64 = Value<uint64_t>;
 using F32 = Value<float>;
 using F64 = Value<double>;
 using Index = Value<int64_t>;
@@ -123,7 +129,7 @@ template <class A, class B> auto bitwise(ir::BinaryOp op, const A &a, const B &b
 
 // Shifts take the (promoted) type of the left operand, as in C++.
 template <class A, class B> auto shift(ir::BinaryOp op, const A &a, const B &b) {
-  using R = std::conditional_t<std::is_same_v<operand_type_t<A>, bool>, int32_t, operand_type_t<A>>;
+  using R = promoted_t<operand_type_t<A>>;
   static_assert(!std::is_floating_point_v<R> && !std::is_floating_point_v<operand_type_t<B>>,
                 "shifts need integer operands");
   return Value<R>(ir::Binary::make(op, to_expr<R>(a), to_expr<R>(b)));
@@ -171,8 +177,7 @@ LOOM_BINARY_OPERATOR(||, logical, Or)
 #undef LOOM_BINARY_OPERATOR
 
 template <DslExpr A> auto operator-(const A &a) {
-  using T = detail::operand_type_t<A>;
-  using R = std::conditional_t<std::is_same_v<T, bool>, int32_t, T>;
+  using R = promoted_t<detail::operand_type_t<A>>;
   return Value<R>(ir::Unary::make(ir::UnaryOp::Neg, detail::to_expr<R>(a)));
 }
 template <DslExpr A> auto operator+(const A &a) {
@@ -184,7 +189,7 @@ template <DslExpr A> Value<bool> operator!(const A &a) {
 template <DslExpr A> auto operator~(const A &a) {
   using T = detail::operand_type_t<A>;
   static_assert(!std::is_floating_point_v<T>, "~ needs an integer operand");
-  using R = std::conditional_t<std::is_same_v<T, bool>, int32_t, T>;
+  using R = promoted_t<T>;
   return Value<R>(ir::Unary::make(ir::UnaryOp::BitNot, detail::to_expr<R>(a)));
 }
 
@@ -259,15 +264,13 @@ LOOM_UNARY_MATH(fabs, Abs) // |x| as a float, as C's fabs
 
 // |x|; integers stay integers (abs of the most negative value wraps to itself).
 template <DslExpr X> auto abs(const X &x) {
-  using T = detail::operand_type_t<X>;
-  using R = std::conditional_t<std::is_same_v<T, bool>, int32_t, T>;
+  using R = promoted_t<detail::operand_type_t<X>>;
   return detail::call<R>(ir::MathFn::Abs, {detail::to_expr<R>(x)});
 }
 
 // -1, 0 or 1 (integers stay integers); a float's ±0 and NaN are their own sign.
 template <DslExpr X> auto sign(const X &x) {
-  using T = detail::operand_type_t<X>;
-  using R = std::conditional_t<std::is_same_v<T, bool>, int32_t, T>;
+  using R = promoted_t<detail::operand_type_t<X>>;
   return detail::call<R>(ir::MathFn::Sign, {detail::to_expr<R>(x)});
 }
 

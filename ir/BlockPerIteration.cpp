@@ -41,10 +41,7 @@ struct Combine {
 Expr identity(Combine c, ScalarType t) {
   const bool fp = is_float(t);
   const double inf = std::numeric_limits<double>::infinity();
-  const int64_t lo = t == ScalarType::I32 ? std::numeric_limits<int32_t>::min()
-                                          : std::numeric_limits<int64_t>::min();
-  const int64_t hi = t == ScalarType::I32 ? std::numeric_limits<int32_t>::max()
-                                          : std::numeric_limits<int64_t>::max();
+  const int64_t lo = fp ? 0 : int_min(t), hi = fp ? 0 : int_max(t);
   if (c.select)
     return c.op == ReduceOp::Max ? (fp ? FloatConst::make(t, -inf) : IntConst::make(t, lo))
                                  : (fp ? FloatConst::make(t, inf) : IntConst::make(t, hi));

@@ -19,10 +19,22 @@ const char *type_name(ScalarType t) {
   switch (t) {
   case ScalarType::Bool:
     return "bool";
+  case ScalarType::I8:
+    return "i8";
+  case ScalarType::I16:
+    return "i16";
   case ScalarType::I32:
     return "i32";
   case ScalarType::I64:
     return "i64";
+  case ScalarType::U8:
+    return "u8";
+  case ScalarType::U16:
+    return "u16";
+  case ScalarType::U32:
+    return "u32";
+  case ScalarType::U64:
+    return "u64";
   case ScalarType::F32:
     return "f32";
   case ScalarType::F64:
@@ -35,17 +47,36 @@ const char *type_name(ScalarType t) {
   return "?";
 }
 
+ScalarType int_type(int bits, bool is_signed) {
+  switch (bits) {
+  case 8:
+    return is_signed ? ScalarType::I8 : ScalarType::U8;
+  case 16:
+    return is_signed ? ScalarType::I16 : ScalarType::U16;
+  case 32:
+    return is_signed ? ScalarType::I32 : ScalarType::U32;
+  default:
+    return is_signed ? ScalarType::I64 : ScalarType::U64;
+  }
+}
+
 ScalarType promote(ScalarType a, ScalarType b) {
-  if (a == ScalarType::Bool)
-    a = ScalarType::I32;
-  if (b == ScalarType::Bool)
-    b = ScalarType::I32;
   if (is_float(a) || is_float(b)) {
     if (a == ScalarType::F64 || b == ScalarType::F64)
       return ScalarType::F64;
     return ScalarType::F32;
   }
-  return (a == ScalarType::I64 || b == ScalarType::I64) ? ScalarType::I64 : ScalarType::I32;
+  a = promote_integer(a);
+  b = promote_integer(b);
+  if (a == b)
+    return a;
+  const int wa = bit_width(a), wb = bit_width(b);
+  if (is_unsigned(a) == is_unsigned(b))
+    return wa >= wb ? a : b;
+  ScalarType u = is_unsigned(a) ? a : b, s = is_unsigned(a) ? b : a;
+  if (bit_width(u) >= bit_width(s))
+    return u;                                 // u32 + i32, u64 + i32, u64 + i64: unsigned
+  return s;                                   // u32 + i64: i64 holds every u32
 }
 
 const char *target_name(Target t) {
@@ -89,8 +120,7 @@ Var make_var(std::string name, ScalarType type) {
 Expr IntConst::make(ScalarType t, int64_t v) {
   if (!is_int(t))
     ill_typed(std::string("integer constant of type ") + type_name(t));
-  if (t == ScalarType::I32)
-    v = static_cast<int32_t>(v);
+  v = wrap_int(t, static_cast<uint64_t>(v));
   return Expr(std::make_shared<const IntConst>(t, v));
 }
 
@@ -276,9 +306,9 @@ Expr WarpOp::make(WarpOpKind op, Expr value, Expr operand) {
       ill_typed(std::string("warp vote '") + op_name(op) + "' takes one bool");
     t = op == WarpOpKind::Ballot ? ScalarType::I32 : ScalarType::Bool;
   } else {
-    if (t == ScalarType::Bool || is_storage_only(t))
+    if (t == ScalarType::Bool || is_storage_only(t) || bit_width(t) < 32)
       ill_typed(std::string("warp shuffle '") + op_name(op) + "' of a " + type_name(t) +
-                " (shuffles move i32, i64, f32 or f64)");
+                " (shuffles move 32- and 64-bit values: i32, i64, u32, u64, f32 or f64)");
     if (!operand.defined() || operand.type() != ScalarType::I32)
       ill_typed(std::string("warp shuffle '") + op_name(op) + "' needs an i32 lane operand");
   }
@@ -316,7 +346,7 @@ Stmt Atomic::make(AtomicOp op, int array, Shared shared, ScalarType element,
       if (i.type() != ScalarType::I64)
         ill_typed("array index must be i64");
   }
-  if (element == ScalarType::Bool || is_storage_only(element))
+  if (element == ScalarType::Bool || is_storage_only(element) || bit_width(element) < 32)
     ill_typed(std::string(op_name(op)) + " on " + type_name(element) +
               " elements (atomics take i32, i64, f32 or f64)");
   if (value.type() != element)

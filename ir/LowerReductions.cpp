@@ -93,8 +93,7 @@ private:
 Expr identity(ReduceOp op, ScalarType t) {
   const bool fp = is_float(t);
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const int64_t big = t == ScalarType::I32 ? std::numeric_limits<int32_t>::max()
-                                           : std::numeric_limits<int64_t>::max();
+  const int64_t largest = fp ? 0 : int_max(t), smallest = fp ? 0 : int_min(t);
   switch (op) {
   case ReduceOp::Add:
     return fp ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
@@ -103,9 +102,9 @@ Expr identity(ReduceOp op, ScalarType t) {
   // Float min and max ignore a NaN operand (fmin, fmax), so NaN is their identity: a worker with
   // nothing to contribute leaves even a NaN element as it was (an infinity would replace it).
   case ReduceOp::Min:
-    return fp ? FloatConst::make(t, nan) : IntConst::make(t, big);
+    return fp ? FloatConst::make(t, nan) : IntConst::make(t, largest);
   case ReduceOp::Max:
-    return fp ? FloatConst::make(t, nan) : IntConst::make(t, -big - 1);
+    return fp ? FloatConst::make(t, nan) : IntConst::make(t, smallest);
   }
   return Expr();
 }

@@ -20,7 +20,8 @@ constexpr MathFnInfo kTable[] = {
     {MathFn::Sin, "sin", "sin", 1, A::Float, I::Library, kInexact, 8, 8, 1, 1, 2, 2},
     {MathFn::Cos, "cos", "cos", 1, A::Float, I::Library, kInexact, 8, 8, 1, 1, 2, 2},
     {MathFn::Tanh, "tanh", "tanh", 1, A::Float, I::Library, kInexact, 8, 8, 2, 2, 2, 2},
-    {MathFn::Pow, "pow", "pow", 2, A::Float, I::Library, kInexact, 8, 8, 1, 1, 4, 2},
+    // CUDA documents powf at 4 ulps; 5.24 from the exact value was measured on an H200
+    {MathFn::Pow, "pow", "pow", 2, A::Float, I::Library, kInexact, 8, 8, 1, 1, 6, 2},
     {MathFn::Abs, "abs", "fabs", 1, A::FloatOrInt, I::Inline, kExact, 0, 0, 0, 0, 0, 0},
     {MathFn::Floor, "floor", "floor", 1, A::Float, I::Inline, kExact, 0, 0, 0, 0, 0, 0},
     {MathFn::Fma, "fma", "fma", 3, A::Float, I::Inline, kExact, 0, 0, 0, 0, 0, 0},

@@ -291,9 +291,12 @@ private:
     switch (e.kind()) {
     case ExprKind::IntConst: {
       auto *n = e.as<IntConst>();
-      os << n->value;
-      if (n->type == ScalarType::I32)
-        os << "i32";
+      if (is_unsigned(n->type))
+        os << static_cast<uint64_t>(n->value);
+      else
+        os << n->value;
+      if (n->type != ScalarType::I64)
+        os << type_name(n->type);
       return;
     }
     case ExprKind::FloatConst: {

@@ -12,36 +12,41 @@ namespace loom::ir {
 
 namespace {
 
+// The smallest value of a signed integer type (MIN / -1 is MIN).
 int64_t min_of(ScalarType t) {
-  return t == ScalarType::I32 ? std::numeric_limits<int32_t>::min()
-                              : std::numeric_limits<int64_t>::min();
+  return int_min(t);
 }
 
 int64_t wrap(ScalarType t, uint64_t v) {
-  if (t == ScalarType::I32)
-    return static_cast<int32_t>(static_cast<uint32_t>(v));
-  if (t == ScalarType::Bool)
-    return v != 0;
-  return static_cast<int64_t>(v);
+  return wrap_int(t, v);
 }
 
 // Integer result of a float, truncated toward zero and saturated to t's range; NaN gives 0.
 int64_t saturate(ScalarType t, double f) {
   if (std::isnan(f))
     return 0;
-  double truncated = std::trunc(f);
-  if (t == ScalarType::I32) {
-    if (truncated >= 2147483647.0)
-      return std::numeric_limits<int32_t>::max();
-    if (truncated <= -2147483648.0)
-      return std::numeric_limits<int32_t>::min();
-    return static_cast<int64_t>(truncated);
+  const double truncated = std::trunc(f);
+  const int bits = bit_width(t);
+  if (is_unsigned(t)) {
+    if (truncated <= 0)
+      return 0;
+    const double limit = std::ldexp(1.0, bits); // 2^bits, exact
+    if (truncated >= limit)
+      return int_max(t);
+    return wrap_int(t, static_cast<uint64_t>(truncated));
   }
-  if (truncated >= 9223372036854775808.0) // 2^63: INT64_MAX is not a double
-    return std::numeric_limits<int64_t>::max();
-  if (truncated < -9223372036854775808.0)
-    return std::numeric_limits<int64_t>::min();
+  const double limit = std::ldexp(1.0, bits - 1); // 2^(bits-1): the max plus one, exact
+  if (truncated >= limit)
+    return int_max(t);
+  if (truncated < -limit)
+    return min_of(t);
   return static_cast<int64_t>(truncated);
+}
+
+// Whether a < b for integers of type t as held (unsigned ones compare as unsigned: a u64 above
+// INT64_MAX is held negative).
+bool int_less(ScalarType t, int64_t a, int64_t b) {
+  return is_unsigned(t) ? static_cast<uint64_t>(a) < static_cast<uint64_t>(b) : a < b;
 }
 
 // Float operators, computed in the type itself so that f32 rounds after every operation.
@@ -202,9 +207,10 @@ ScalarValue binary_op(BinaryOp op, ScalarType t, ScalarValue a, ScalarValue b) {
     return float_binary<float>(op, static_cast<float>(a.f), static_cast<float>(b.f));
   if (t == ScalarType::F64)
     return float_binary<double>(op, a.f, b.f);
-  const int64_t min = min_of(t);
   const uint64_t ua = a.i, ub = b.i;
   const int bits = bit_width(t);
+  const bool u = is_unsigned(t);
+  const bool min_by_minus_one = !u && t != ScalarType::Bool && a.i == min_of(t) && b.i == -1;
   ScalarValue r;
   switch (op) {
   case BinaryOp::Add:
@@ -217,16 +223,16 @@ ScalarValue binary_op(BinaryOp op, ScalarType t, ScalarValue a, ScalarValue b) {
     r.i = wrap(t, ua * ub);
     break;
   case BinaryOp::Div:
-    r.i = b.i == 0 ? 0 : (a.i == min && b.i == -1) ? a.i : a.i / b.i;
+    r.i = b.i == 0 ? 0 : u ? wrap(t, ua / ub) : min_by_minus_one ? a.i : a.i / b.i;
     break;
   case BinaryOp::Mod:
-    r.i = b.i == 0 ? a.i : (a.i == min && b.i == -1) ? 0 : a.i % b.i;
+    r.i = b.i == 0 ? a.i : u ? wrap(t, ua % ub) : min_by_minus_one ? 0 : a.i % b.i;
     break;
   case BinaryOp::Min:
-    r.i = a.i < b.i ? a.i : b.i;
+    r.i = int_less(t, b.i, a.i) ? b.i : a.i;
     break;
   case BinaryOp::Max:
-    r.i = a.i > b.i ? a.i : b.i;
+    r.i = int_less(t, a.i, b.i) ? b.i : a.i;
     break;
   case BinaryOp::BitAnd:
   case BinaryOp::And:
@@ -242,20 +248,20 @@ ScalarValue binary_op(BinaryOp op, ScalarType t, ScalarValue a, ScalarValue b) {
   case BinaryOp::Shl:
     r.i = wrap(t, ua << (ub % bits));
     break;
-  case BinaryOp::Shr: // held sign-extended, so an i64 shift is the i32 arithmetic shift too
-    r.i = a.i >> (ub % bits);
+  case BinaryOp::Shr: // signed: arithmetic (held sign-extended); unsigned: logical (zero-extended)
+    r.i = u ? wrap(t, ua >> (ub % bits)) : a.i >> (ub % bits);
     break;
   case BinaryOp::Lt:
-    r.i = a.i < b.i;
+    r.i = int_less(t, a.i, b.i);
     break;
   case BinaryOp::Le:
-    r.i = a.i <= b.i;
+    r.i = !int_less(t, b.i, a.i);
     break;
   case BinaryOp::Gt:
-    r.i = a.i > b.i;
+    r.i = int_less(t, b.i, a.i);
     break;
   case BinaryOp::Ge:
-    r.i = a.i >= b.i;
+    r.i = !int_less(t, a.i, b.i);
     break;
   case BinaryOp::Eq:
     r.i = a.i == b.i;
@@ -277,8 +283,10 @@ ScalarValue cast_op(ScalarType to, ScalarType from, ScalarValue a) {
     r.i = is_float(from) ? saturate(to, a.f) : wrap(to, static_cast<uint64_t>(a.i));
   } else if (is_float(from)) {
     r = float_value(to, a.f);
+  } else if (is_unsigned(from)) { // one rounding from the integer (via double could round twice)
+    const uint64_t v = static_cast<uint64_t>(a.i);
+    r.f = to == ScalarType::F32 ? static_cast<double>(static_cast<float>(v)) : static_cast<double>(v);
   } else if (to == ScalarType::F32) {
-    // One rounding, int64 -> float: going through double could round twice.
     r.f = static_cast<double>(static_cast<float>(a.i));
   } else {
     r.f = static_cast<double>(a.i);
@@ -291,10 +299,12 @@ ScalarValue math_op(MathFn fn, ScalarType t, const ScalarValue *args) {
     return float_math<float>(fn, args);
   if (t == ScalarType::F64)
     return float_math<double>(fn, args);
-  // abs and sign on integers; abs(MIN) == MIN.
+  // abs and sign on integers; abs(MIN) == MIN; an unsigned value is its own abs.
   ScalarValue r;
   const int64_t x = args[0].i;
-  if (fn == MathFn::Sign)
+  if (is_unsigned(t))
+    r.i = fn == MathFn::Sign ? x != 0 : x;
+  else if (fn == MathFn::Sign)
     r.i = (x > 0) - (x < 0);
   else
     r.i = x < 0 ? wrap(t, 0 - static_cast<uint64_t>(x)) : x;
@@ -316,7 +326,14 @@ uint64_t value_bits(ScalarType t, ScalarValue v) {
   case ScalarType::I32:
     return static_cast<uint32_t>(v.i);
   case ScalarType::I64:
+  case ScalarType::U64:
     return static_cast<uint64_t>(v.i);
+  case ScalarType::I8:
+  case ScalarType::I16:
+  case ScalarType::U8:
+  case ScalarType::U16:
+  case ScalarType::U32:
+    return static_cast<uint64_t>(v.i) & ((uint64_t(1) << bit_width(t)) - 1);
   case ScalarType::F32:
     return std::bit_cast<uint32_t>(static_cast<float>(v.f));
   case ScalarType::F64:
@@ -339,7 +356,13 @@ ScalarValue value_from_bits(ScalarType t, uint64_t bits) {
     v.i = static_cast<int32_t>(static_cast<uint32_t>(bits));
     break;
   case ScalarType::I64:
-    v.i = static_cast<int64_t>(bits);
+  case ScalarType::I8:
+  case ScalarType::I16:
+  case ScalarType::U8:
+  case ScalarType::U16:
+  case ScalarType::U32:
+  case ScalarType::U64:
+    v.i = wrap_int(t, bits);
     break;
   case ScalarType::F32:
     v.f = std::bit_cast<float>(static_cast<uint32_t>(bits));
@@ -405,6 +428,17 @@ ScalarValue load_scalar(const void *memory, ScalarType type) {
   case ScalarType::I64:
     std::memcpy(&v.i, p, 8);
     break;
+  case ScalarType::I8:
+  case ScalarType::I16:
+  case ScalarType::U8:
+  case ScalarType::U16:
+  case ScalarType::U32:
+  case ScalarType::U64: {
+    uint64_t bits = 0; // little-endian: the low bytes
+    std::memcpy(&bits, p, byte_size(type));
+    v.i = wrap_int(type, bits);
+    break;
+  }
   case ScalarType::F32: {
     float x;
     std::memcpy(&x, p, 4);
@@ -439,6 +473,16 @@ void store_scalar(void *memory, ScalarType type, ScalarValue v) {
   case ScalarType::I64:
     std::memcpy(p, &v.i, 8);
     break;
+  case ScalarType::I8:
+  case ScalarType::I16:
+  case ScalarType::U8:
+  case ScalarType::U16:
+  case ScalarType::U32:
+  case ScalarType::U64: {
+    uint64_t bits = static_cast<uint64_t>(v.i);
+    std::memcpy(p, &bits, byte_size(type));
+    break;
+  }
   case ScalarType::F32: {
     float x = static_cast<float>(v.f);
     std::memcpy(p, &x, 4);

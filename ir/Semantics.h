@@ -9,11 +9,12 @@
 
 namespace loom::ir {
 
-// A scalar value; which member is meaningful follows the expression's type. Integers are held
-// sign-extended (an i32 is in int32_t's range), bools as 0 or 1, and an f32 as the double that
-// equals the float (every f32 operation rounds to float).
+// A scalar value; which member is meaningful follows the expression's type. Integers are held as
+// wrap_int (ir/Type.h) holds them: signed ones sign-extended (an i32 is in int32_t's range),
+// unsigned ones zero-extended (a u64 keeps its bits), bools as 0 or 1; an f32 is held as the
+// double that equals the float (every f32 operation rounds to float).
 struct ScalarValue {
-  int64_t i = 0; // bool, i32, i64
+  int64_t i = 0; // bool and the integers
   double f = 0;  // f32, f64
 };
 

@@ -12,30 +12,7 @@ namespace {
 
 // Integer arithmetic with loom's defined semantics (wrap-around, x/0 == 0, x%0 == x).
 int64_t fold_int(BinaryOp op, int64_t a, int64_t b, ScalarType t) {
-  auto wrap = [t](uint64_t v) -> int64_t {
-    return t == ScalarType::I32 ? static_cast<int32_t>(static_cast<uint32_t>(v))
-                                : static_cast<int64_t>(v);
-  };
-  const int64_t min = t == ScalarType::I32 ? std::numeric_limits<int32_t>::min()
-                                           : std::numeric_limits<int64_t>::min();
-  switch (op) {
-  case BinaryOp::Add:
-    return wrap(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-  case BinaryOp::Sub:
-    return wrap(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-  case BinaryOp::Mul:
-    return wrap(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  case BinaryOp::Div:
-    return b == 0 ? 0 : (a == min && b == -1) ? a : a / b;
-  case BinaryOp::Mod:
-    return b == 0 ? a : (a == min && b == -1) ? 0 : a % b;
-  case BinaryOp::Min:
-    return a < b ? a : b;
-  case BinaryOp::Max:
-    return a > b ? a : b;
-  default:
-    return 0; // not folded (see foldable)
-  }
+  return binary_op(op, t, int_value(t, a), int_value(t, b)).i;
 }
 
 bool foldable(BinaryOp op) {
@@ -71,8 +48,8 @@ protected:
       if (is_int(n->type))
         return IntConst::make(n->type, c->value);
       if (is_float(n->type)) // one rounding: i64 -> f64 -> f32 could round twice
-        return FloatConst::make(
-            n->type, cast_op(n->type, ScalarType::I64, int_value(ScalarType::I64, c->value)).f);
+        return FloatConst::make(n->type,
+                                cast_op(n->type, c->type, int_value(c->type, c->value)).f);
     }
     if (auto *c = a.as<FloatConst>(); c && is_float(n->type))
       return FloatConst::make(n->type, c->value);

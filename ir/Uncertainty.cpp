@@ -294,7 +294,9 @@ Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
   case MathFn::Round:
   case MathFn::Sign:
     return e == 0 || decided(x) ? Uncertainty{} : Uncertainty::any();
-  case MathFn::Copysign: // |x| with y's sign
+  case MathFn::Copysign: // |x| with y's sign; a NaN's sign bit is not defined (asin(inf))
+    if (std::isnan(y))
+      return Uncertainty::any();
     return ey == 0 || y - ey > 0 || y + ey < 0 ? Uncertainty{e, 0} : Uncertainty::any();
   case MathFn::IsFinite:
   case MathFn::IsInf:

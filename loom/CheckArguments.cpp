@@ -125,7 +125,19 @@ void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
       packed.push(static_cast<int32_t>(v.i));
       break;
     case ir::ScalarType::I64:
+    case ir::ScalarType::U64:
       packed.push(v.i);
+      break;
+    case ir::ScalarType::I8:
+    case ir::ScalarType::U8:
+      packed.push(static_cast<uint8_t>(v.i));
+      break;
+    case ir::ScalarType::I16:
+    case ir::ScalarType::U16:
+      packed.push(static_cast<uint16_t>(v.i));
+      break;
+    case ir::ScalarType::U32:
+      packed.push(static_cast<uint32_t>(v.i));
       break;
     case ir::ScalarType::F32:
       packed.push(static_cast<float>(v.f));

@@ -51,11 +51,11 @@ Value math_alias(const std::string &name, const std::vector<Value> &args) {
 }
 
 const std::map<std::string, ir::ScalarType> &cast_types() {
-  static const std::map<std::string, ir::ScalarType> t = {{"bool", ir::ScalarType::Bool},
-                                                          {"i32", ir::ScalarType::I32},
-                                                          {"i64", ir::ScalarType::I64},
-                                                          {"f32", ir::ScalarType::F32},
-                                                          {"f64", ir::ScalarType::F64}};
+  static const std::map<std::string, ir::ScalarType> t = {
+      {"bool", ir::ScalarType::Bool}, {"i8", ir::ScalarType::I8},   {"i16", ir::ScalarType::I16},
+      {"i32", ir::ScalarType::I32},   {"i64", ir::ScalarType::I64}, {"u8", ir::ScalarType::U8},
+      {"u16", ir::ScalarType::U16},   {"u32", ir::ScalarType::U32}, {"u64", ir::ScalarType::U64},
+      {"f32", ir::ScalarType::F32},   {"f64", ir::ScalarType::F64}};
   return t;
 }
 

@@ -2,6 +2,8 @@
 // the stand-alone check of helpers; and the scopes and IR blocks the statements fill.
 #include "frontend/text/Checker.h"
 
+#include "ir/MathFunctions.h"
+
 #include "ir/Verifier.h"
 #include "support/Error.h"
 
@@ -14,7 +16,9 @@ namespace {
 
 const std::map<std::string, ir::ScalarType> &scalar_types() {
   static const std::map<std::string, ir::ScalarType> t = {
-      {"bool", ir::ScalarType::Bool}, {"i32", ir::ScalarType::I32}, {"i64", ir::ScalarType::I64},
+      {"bool", ir::ScalarType::Bool}, {"i8", ir::ScalarType::I8},   {"i16", ir::ScalarType::I16},
+      {"i32", ir::ScalarType::I32},   {"i64", ir::ScalarType::I64}, {"u8", ir::ScalarType::U8},
+      {"u16", ir::ScalarType::U16},   {"u32", ir::ScalarType::U32}, {"u64", ir::ScalarType::U64},
       {"f32", ir::ScalarType::F32},   {"f64", ir::ScalarType::F64}, {"f16", ir::ScalarType::F16},
       {"bf16", ir::ScalarType::BF16}};
   return t;
@@ -26,19 +30,26 @@ const char *loom_type_for(const std::string &name) {
       {"float32", "f32"},  {"float", "f32 or f64"}, {"float64", "f64"}, {"double", "f64"},
       {"int32", "i32"},    {"int", "i32 or i64"},   {"int64", "i64"},   {"boolean", "bool"},
       {"bool_", "bool"},   {"long", "i64"},         {"float16", "f16"}, {"half", "f16"},
-      {"bfloat16", "bf16"}};
+      {"bfloat16", "bf16"}, {"int8", "i8"},         {"int16", "i16"},   {"uint8", "u8"},
+      {"uint16", "u16"},   {"uint32", "u32"},       {"uint64", "u64"},  {"uint", "u32 or u64"},
+      {"byte", "u8"},      {"char", "i8 or u8"},    {"short", "i16"},   {"unsigned", "u32"}};
   auto it = other.find(name);
   return it == other.end() ? nullptr : it->second;
 }
 
 const std::set<std::string> &builtin_functions() {
-  static const std::set<std::string> b = {
-      "range", "parallel", "len", "bool", "i32", "i64", "f32", "f64", "sqrt", "exp", "log", "sin",
-      "cos", "tanh", "pow", "abs", "floor", "fma", "min", "max", "math",
+  static const std::set<std::string> b = [] {
+    std::set<std::string> b = {
+      "range", "parallel", "len", "bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+      "f32", "f64", "fabs", "fmod", "degrees", "radians", "min", "max", "math",
       // the SIMT level
       "cuda", "shared", "atomic", "syncthreads", "grid", "gridsize", "shfl_sync", "shfl_up_sync",
       "shfl_down_sync", "shfl_xor_sync", "any_sync", "all_sync", "ballot_sync", "threadIdx",
       "blockIdx", "blockDim", "gridDim", "laneid", "warpsize"};
+    for (int k = 0; k < ir::kMathFnCount; ++k)
+      b.insert(ir::fn_name(static_cast<ir::MathFn>(k)));
+    return b;
+  }();
   return b;
 }
 
@@ -99,8 +110,8 @@ std::optional<CheckedType> Checker::checked_type(const ast::TypeExpr &t, const s
     std::string message = "unknown type '" + t.scalar + "'";
     if (const char *loom = loom_type_for(t.scalar))
       message += std::string(" (loom writes ") + loom + ")";
-    diag_.error(t.loc, message + "; the types are bool, i32, i64, f32 and f64 (and f16 and bf16 "
-                                 "for array elements)");
+    diag_.error(t.loc, message + "; the types are bool, i8, i16, i32, i64, u8, u16, u32, u64, "
+                                 "f32 and f64 (and f16 and bf16 for array elements)");
     return std::nullopt;
   }
   if (ir::is_storage_only(it->second) && !t.is_array) {

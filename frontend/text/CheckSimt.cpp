@@ -386,8 +386,10 @@ Value Checker::atomic(const ast::Expr &e, const std::string &function, ir::Atomi
     const ir::Param &p = array_param(array);
     element = p.type, name = p.name, rank = static_cast<size_t>(p.rank);
   }
-  if (element == ir::ScalarType::Bool || ir::is_storage_only(element))
-    error(target.begin, function + "() updates elements of i32, i64, f32 or f64; '" + name +
+  if (element == ir::ScalarType::Bool || ir::is_storage_only(element) ||
+      ir::bit_width(element) < 32)
+    error(target.begin, function + "() updates elements of i32, i64, u32, u64, f32 or f64; '" +
+                            name +
                             "' holds " + ir::type_name(element));
   const ast::Expr &where = *e.operands[1];
   std::vector<const ast::Expr *> written;
@@ -454,9 +456,10 @@ Value Checker::warp_operation(const ast::Expr &e, const std::string &function, i
       throw CheckFailed{};
     result = ir::WarpOp::make(op, convert(*value, ir::ScalarType::Bool));
   } else {
-    if (value && value->type == ir::ScalarType::Bool) {
-      diag_.error(e.operands[1]->begin,
-                  function + "() moves an i32, i64, f32 or f64 value, got " + describe(*value));
+    if (value && (value->type == ir::ScalarType::Bool || ir::bit_width(value->type) < 32)) {
+      diag_.error(e.operands[1]->begin, function +
+                                            "() moves an i32, i64, u32, u64, f32 or f64 value, got " +
+                                            describe(*value));
       value.reset();
     }
     const ast::Expr &lane_expr = *e.operands[2];

@@ -45,7 +45,7 @@ Value literal_of(ScalarType t, int64_t i, double f) {
   else if (t == ScalarType::Bool)
     v.i = i != 0;
   else
-    v.i = t == ScalarType::I32 ? static_cast<int32_t>(static_cast<uint32_t>(i)) : i;
+    v.i = ir::wrap_int(t, static_cast<uint64_t>(i));
   return v;
 }
 // A literal converted to the literal type `t`, as C++ converts numbers.
@@ -57,8 +57,9 @@ Value literal_as(ScalarType t, const Value &v) {
   return literal_of(t, as_int(v), 0);
 }
 
+// C++'s integer promotion: bool and narrow integers compute as i32.
 ScalarType no_bool(ScalarType t) {
-  return t == ScalarType::Bool ? ScalarType::I32 : t;
+  return ir::promote_integer(t);
 }
 
 // literal_promote_t of frontend/DType.h: a value of type `value` meets a literal of type `lit`.

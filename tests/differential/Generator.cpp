@@ -17,6 +17,9 @@ namespace {
 
 constexpr ScalarType kTypes[] = {ScalarType::Bool, ScalarType::I32, ScalarType::I64,
                                  ScalarType::F32, ScalarType::F64};
+// The narrow and unsigned integers, less often.
+constexpr ScalarType kOtherInts[] = {ScalarType::I8,  ScalarType::I16, ScalarType::U8,
+                                     ScalarType::U16, ScalarType::U32, ScalarType::U64};
 
 struct ArrayInfo {
   int param;
@@ -92,7 +95,7 @@ private:
   int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(std::max(n, 1))); }
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
   template <class T> const T &one_of(const std::vector<T> &v) { return v[pick(v.size())]; }
-  ScalarType any_type() { return kTypes[pick(5)]; }
+  ScalarType any_type() { return chance(0.3) ? kOtherInts[pick(6)] : kTypes[pick(5)]; }
   // An array's element type: now and then f16 or bf16, which hold f32 values (value_type).
   ScalarType array_type() {
     if (chance(0.15))

@@ -18,7 +18,10 @@ namespace {
 const char *type_code(ScalarType t) {
   static const char *names[] = {"ScalarType::Bool", "ScalarType::I32", "ScalarType::I64",
                                 "ScalarType::F32",  "ScalarType::F64", "ScalarType::F16",
-                                "ScalarType::BF16"};
+                                "ScalarType::BF16", "ScalarType::I8",  "ScalarType::I16",
+                                "ScalarType::U8",   "ScalarType::U16", "ScalarType::U32",
+                                "ScalarType::U64"};
+  static_assert(sizeof(names) / sizeof(names[0]) == ir::kScalarTypeCount, "one per type");
   return names[static_cast<int>(t)];
 }
 

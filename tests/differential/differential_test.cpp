@@ -116,7 +116,8 @@ protected:
     Visitor::visit_node(n);
   }
   void visit_node(const ir::Call *n) override {
-    seen.insert(std::string("call ") + ir::fn_name(n->fn) + " " + ir::type_name(n->type));
+    seen.insert(std::string("call ") + ir::fn_name(n->fn) + " " +
+                ir::type_name(n->args[0].type()));
     Visitor::visit_node(n);
   }
   void visit_node(const ir::Cast *n) override {
@@ -166,16 +167,18 @@ void Coverage::visit_node(const ir::ParallelFor *n) {
 
 TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
   Coverage c;
-  for (uint64_t seed = 1; seed <= 300; ++seed) {
+  for (uint64_t seed = 1; seed <= 600; ++seed) {
     Program p = generate_program(seed);
     c.kernel = &p.kernel;
     c.visit(p.kernel.body);
   }
   using ir::ScalarType;
-  const ScalarType ints[] = {ScalarType::I32, ScalarType::I64};
+  const ScalarType ints[] = {ScalarType::I8,  ScalarType::I16, ScalarType::I32, ScalarType::I64,
+                            ScalarType::U8,  ScalarType::U16, ScalarType::U32, ScalarType::U64};
   const ScalarType floats[] = {ScalarType::F32, ScalarType::F64};
-  const ScalarType all[] = {ScalarType::Bool, ScalarType::I32, ScalarType::I64, ScalarType::F32,
-                            ScalarType::F64};
+  const ScalarType all[] = {ScalarType::Bool, ScalarType::I8,  ScalarType::I16, ScalarType::I32,
+                            ScalarType::I64,  ScalarType::U8,  ScalarType::U16, ScalarType::U32,
+                            ScalarType::U64,  ScalarType::F32, ScalarType::F64};
   std::vector<std::string> expected = {"select",       "for",          "while",       "if",
                                        "if else",      "parallel 1d",  "parallel 2d", "parallel 3d",
                                        "store rank 1", "store rank 2", "store rank 3"};
@@ -187,7 +190,7 @@ TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
     for (int op = 0; op <= static_cast<int>(ir::BinaryOp::Max); ++op)
       expected.push_back(std::string("binary ") + ir::op_name(static_cast<ir::BinaryOp>(op)) + " " +
                          ir::type_name(t));
-    for (int fn = 0; fn <= static_cast<int>(ir::MathFn::Fma); ++fn)
+    for (int fn = 0; fn < ir::kMathFnCount; ++fn)
       expected.push_back(std::string("call ") + ir::fn_name(static_cast<ir::MathFn>(fn)) + " " +
                          ir::type_name(t));
   }

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <sstream>
 
 using namespace loom;
 using ir::MathFn;
@@ -249,6 +250,8 @@ protected:
     const double bound = documented_ulps(fn, is_f32<T>, gpu) + 0.5;
     long double worst = 0;
     T worst_x = 0, worst_y = 0;
+    int failures = 0;
+    std::string first_failure;
     for (size_t i = 0; i < x.size(); ++i) {
       const long double ref = reference(fn, x[i], y[i]);
       const T got = out[i];
@@ -259,41 +262,61 @@ protected:
         return std::string(ir::fn_name(fn)) + "(" + args + ") in " + (is_f32<T> ? "f32" : "f64") +
                " on the " + (gpu ? "GPU" : "CPU");
       };
-      if (!gpu) { // the interpreter computes what the compiled code does
-        ir::ScalarValue args[2];
-        args[0].f = x[i];
-        args[1].f = y[i];
-        const ir::ScalarType t = is_f32<T> ? ir::ScalarType::F32 : ir::ScalarType::F64;
-        const T interpreted = static_cast<T>(ir::math_op(fn, t, args).f);
-        ASSERT_TRUE(std::memcmp(&interpreted, &got, sizeof(T)) == 0 ||
-                    (std::isnan(interpreted) && std::isnan(got)))
-            << where() << ": the interpreter gives " << interpreted << ", compiled code " << got;
-      }
-      const T rounded = static_cast<T>(ref); // the reference in T: overflow, underflow, NaN
-      if (std::isnan(ref)) {
-        ASSERT_TRUE(std::isnan(got)) << where() << " gave " << got << ", expected NaN";
-        continue;
-      }
-      if (std::isinf(rounded) && std::isinf(got) && std::signbit(got) == std::signbit(ref))
-        continue; // overflow, as the reference does (a finite result near the edge is measured)
-      if (std::isinf(ref)) {
-        ASSERT_EQ(got, rounded) << where();
-        continue;
-      }
-      if (ref == 0) {
-        ASSERT_EQ(got, T(0)) << where();
-        ASSERT_EQ(std::signbit(got), std::signbit(ref)) << where() << ": the sign of zero";
-        continue;
-      }
-      ASSERT_FALSE(std::isnan(got)) << where() << " gave NaN, expected " << double(ref);
-      const long double scale =
-          absolute_error_region(fn, x[i]) ? std::max(1.0L, std::fabs(ref)) : std::fabs(ref);
-      const long double off = std::fabs(static_cast<long double>(got) - ref) / ulp_at<T>(scale);
-      if (off > worst)
-        worst = off, worst_x = x[i], worst_y = y[i];
-      ASSERT_LE(off, bound) << where() << " gave " << got << ", expected " << double(ref)
-                            << ": " << double(off) << " ulps, documented " << bound - 0.5;
+      // What is wrong with this result, or nothing.
+      auto problem = [&]() -> std::string {
+        std::ostringstream os;
+        if (!gpu) { // the interpreter computes what the compiled code does
+          ir::ScalarValue args[2];
+          args[0].f = x[i];
+          args[1].f = y[i];
+          const ir::ScalarType t = is_f32<T> ? ir::ScalarType::F32 : ir::ScalarType::F64;
+          const T interpreted = static_cast<T>(ir::math_op(fn, t, args).f);
+          if (std::memcmp(&interpreted, &got, sizeof(T)) != 0 &&
+              !(std::isnan(interpreted) && std::isnan(got)))
+            os << ": the interpreter gives " << interpreted << ", compiled code " << got;
+        }
+        const T rounded = static_cast<T>(ref); // the reference in T: overflow, underflow, NaN
+        const T largest = std::numeric_limits<T>::max();
+        if (!os.str().empty()) {
+        } else if (std::isnan(ref)) {
+          if (!std::isnan(got))
+            os << " gave " << got << ", expected NaN";
+        } else if (std::isinf(rounded) && std::isinf(got) &&
+                   std::signbit(got) == std::signbit(ref)) {
+          // overflow, as the reference does (a finite result near the edge is measured below)
+        } else if (std::isinf(ref)) {
+          if (got != rounded)
+            os << " gave " << got << ", expected " << rounded;
+        } else if (ref == 0) {
+          if (got != T(0) || std::signbit(got) != std::signbit(ref))
+            os << " gave " << got << ", expected " << (std::signbit(ref) ? "-0" : "0");
+        } else if (gpu && std::isinf(got) && std::fabs(ref) <= largest &&
+                   std::fabs(ref) > largest * (1 - 4 * std::numeric_limits<T>::epsilon())) {
+          // libdevice's hypot overflows within a few ulps of the largest finite value
+          // (docs/semantics.md); any other function doing so fails below
+          if (fn != MathFn::Hypot)
+            os << " gave " << got << ", expected " << double(ref);
+        } else if (std::isnan(got)) {
+          os << " gave NaN, expected " << double(ref);
+        } else {
+          const long double scale =
+              absolute_error_region(fn, x[i]) ? std::max(1.0L, std::fabs(ref)) : std::fabs(ref);
+          const long double off = std::fabs(static_cast<long double>(got) - ref) / ulp_at<T>(scale);
+          if (off > worst)
+            worst = off, worst_x = x[i], worst_y = y[i];
+          if (off > bound)
+            os << " gave " << got << ", expected " << double(ref) << ": " << double(off)
+               << " ulps, documented " << bound - 0.5;
+        }
+        return os.str();
+      };
+      std::string wrong = problem();
+      if (!wrong.empty() && failures++ == 0)
+        first_failure = where() + wrong;
     }
+    if (failures > 0)
+      ADD_FAILURE() << failures << " wrong result(s) of " << ir::fn_name(fn) << "; the first: "
+                    << first_failure;
     char at[64];
     if (binary)
       std::snprintf(at, sizeof at, "%.9g, %.9g", double(worst_x), double(worst_y));
@@ -310,8 +333,6 @@ protected:
       if (info.args == ir::MathArgs::Classify || fn == MathFn::Ldexp || fn == MathFn::Fma)
         continue; // checked exactly below
       check<T>(fn);
-      if (HasFatalFailure())
-        return;
     }
   }
 };

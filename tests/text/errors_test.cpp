@@ -107,8 +107,14 @@ const BadProgram bad_programs[] = {
      "3:5: error: function 'f' is already defined on line 1"},
     // ---- types ----
     {"UnknownType", "@kernel\ndef k(x: float32[n]):\n    pass\n",
-     "2:10: error: unknown type 'float32' (loom writes f32); the types are bool, i32, i64, f32 "
-     "and f64 (and f16 and bf16 for array elements)"},
+     "2:10: error: unknown type 'float32' (loom writes f32); the types are bool, i8, i16, i32, "
+     "i64, u8, u16, u32, u64, f32 and f64 (and f16 and bf16 for array elements)"},
+    {"NumpyUnsignedType", "@kernel\ndef k(x: uint8[n]):\n    pass\n",
+     "2:10: error: unknown type 'uint8' (loom writes u8); the types are bool, i8, i16, i32, i64, "
+     "u8, u16, u32, u64, f32 and f64 (and f16 and bf16 for array elements)"},
+    {"AtomicOnNarrowInteger", "@kernel(simt=True)\ndef k(n8: u8[n]):\n    atomic.add(n8, 0, 1)\n",
+     "3:16: error: atomic.add() updates elements of i32, i64, u32, u64, f32 or f64; 'n8' holds "
+     "u8"},
     {"BitwiseOnFloats", LOOP "        x[i] = x[i] & 1\n",
      "4:21: error: '&' needs integer or bool operands, got f32 and i32"},
     {"FloatIndex", LOOP "        x[x[i]] = 1.0\n",
@@ -339,8 +345,8 @@ const BadProgram bad_programs[] = {
     {"SharedFourDimensions", SIMT "    s = shared.array((2, 2, 2, 2), f32)\n",
      "3:22: error: a shared array has 1 to 3 dimensions; this shape has 4"},
     {"SharedNumpyType", SIMT "    s = shared.array(8, float32)\n",
-     "3:25: error: unknown type 'float32' (loom writes f32); the types are bool, i32, i64, f32 and "
-     "f64 (and f16 and bf16 for array elements)"},
+     "3:25: error: unknown type 'float32' (loom writes f32); the types are bool, i8, i16, i32, "
+     "i64, u8, u16, u32, u64, f32 and f64 (and f16 and bf16 for array elements)"},
     {"SharedTypeNotAName", SIMT "    s = shared.array(8, np.float32)\n",
      "3:25: error: the second argument of shared.array() is the element type: bool, i32, i64, f32 "
      "or f64"},
@@ -399,9 +405,9 @@ const BadProgram bad_programs[] = {
      "3:16: error: the first argument of atomic.add() must be an array; 'm' is a scalar parameter "
      "of type i32"},
     {"AtomicOnBool", "@kernel(simt=True)\ndef k(b: bool[n]):\n    atomic.exch(b, 0, True)\n",
-     "3:17: error: atomic.exch() updates elements of i32, i64, f32 or f64; 'b' holds bool"},
+     "3:17: error: atomic.exch() updates elements of i32, i64, u32, u64, f32 or f64; 'b' holds bool"},
     {"AtomicOnHalf", "@kernel(simt=True)\ndef k(h: f16[n]):\n    atomic.add(h, 0, 1.0)\n",
-     "3:16: error: atomic.add() updates elements of i32, i64, f32 or f64; 'h' holds f16"},
+     "3:16: error: atomic.add() updates elements of i32, i64, u32, u64, f32 or f64; 'h' holds f16"},
     {"UnknownAtomic", SIMT "    atomic.sub(c, 0, 1)\n",
      "3:5: error: unknown function 'atomic.sub'; the atomics are atomic.add, atomic.min, "
      "atomic.max, atomic.exch and atomic.cas (subtract with atomic.add of -value)"},
@@ -416,7 +422,7 @@ const BadProgram bad_programs[] = {
      "3:21: error: the mask of ballot_sync() must be 0xffffffff (or -1): loom's warp operations "
      "take the whole warp"},
     {"ShuffleOfBool", SIMT "    t = shfl_sync(-1, m > 0, 0)\n",
-     "3:23: error: shfl_sync() moves an i32, i64, f32 or f64 value, got bool"},
+     "3:23: error: shfl_sync() moves an i32, i64, u32, u64, f32 or f64 value, got bool"},
     {"ShuffleDeltaFloat", SIMT "    x[0] = shfl_up_sync(-1, x[0], 1.5)\n",
      "3:35: error: the delta of shfl_up_sync() must be an integer, got f64"},
     {"ShuffleArity", SIMT "    x[0] = cuda.shfl_xor_sync(x[0], 1)\n",
