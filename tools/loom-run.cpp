@@ -131,13 +131,35 @@ loom::ir::ScalarValue scalar_of(const std::string &text, ScalarType t, const std
     throw UsageError{what + ": '" + text + "' is not a bool (true or false)"};
   }
   if (loom::ir::is_int(t)) {
-    int64_t v = 0;
-    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (error != std::errc() || end != text.data() + text.size())
-      throw UsageError{what + ": '" + text + "' is not an integer (" + type_text(t) + ")"};
-    if (t == ScalarType::I32 && (v < INT32_MIN || v > INT32_MAX))
-      throw UsageError{what + ": " + text + " does not fit an i32"};
-    return loom::ir::int_value(t, v);
+    // Read as the type's own signedness, then checked against its range.
+    bool fits = false;
+    int64_t held = 0;
+    const char *first = text.data(), *last = text.data() + text.size();
+    if (loom::ir::is_unsigned(t)) {
+      uint64_t v = 0;
+      auto [end, error] = std::from_chars(first, last, v);
+      if (error == std::errc() && end == last) {
+        held = loom::ir::wrap_int(t, v);
+        fits = static_cast<uint64_t>(held) == v;
+      } else if (error != std::errc::result_out_of_range) {
+        throw UsageError{what + ": '" + text + "' is not an unsigned integer (" + type_text(t) +
+                         ")"};
+      }
+    } else {
+      int64_t v = 0;
+      auto [end, error] = std::from_chars(first, last, v);
+      if (error == std::errc() && end == last) {
+        held = loom::ir::wrap_int(t, static_cast<uint64_t>(v));
+        fits = held == v;
+      } else if (error != std::errc::result_out_of_range) {
+        throw UsageError{what + ": '" + text + "' is not an integer (" + type_text(t) + ")"};
+      }
+    }
+    if (!fits)
+      throw UsageError{what + ": " + text + " is outside the range of " + type_text(t)};
+    loom::ir::ScalarValue value;
+    value.i = held;
+    return value;
   }
   double v = 0;
   if (text == "inf" || text == "-inf" || text == "nan") {
@@ -241,6 +263,8 @@ loom::ir::InterpreterArg array_of(const std::string &text, const loom::ir::Param
 std::string value_text(ScalarType t, loom::ir::ScalarValue v) {
   if (t == ScalarType::Bool)
     return v.i ? "true" : "false";
+  if (loom::ir::is_unsigned(t))
+    return std::to_string(static_cast<uint64_t>(v.i));
   if (loom::ir::is_int(t))
     return std::to_string(v.i);
   char buffer[64];
