@@ -170,6 +170,32 @@ inline double stencil_bytes(int64_t n, int64_t m) {
 
 // Softmax inputs: uniform in [-8, 8), as on the CPU, so a row's exponentials span seven orders
 // of magnitude.
+// A random 8-bit RGB image of n pixels (3 bytes each).
+inline std::vector<uint8_t> random_image(size_t pixels, uint64_t seed) {
+  std::vector<uint8_t> rgb(pixels * 3);
+  uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
+  for (uint8_t &c : rgb) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    c = static_cast<uint8_t>(s >> 56);
+  }
+  return rgb;
+}
+// The grey image's largest relative error (to max(|ref|, 1e-3)) against the luma and gamma
+// computed in double.
+inline double grey_error(const uint8_t *rgb, float gamma, const float *grey, size_t pixels) {
+  double worst = 0;
+  for (size_t p = 0; p < pixels; ++p) {
+    double luma = 0.2126 * rgb[3 * p] + 0.7152 * rgb[3 * p + 1] + 0.0722 * rgb[3 * p + 2];
+    double ref = std::pow(luma / 255.0, double(gamma));
+    worst = std::max(worst, std::fabs(grey[p] - ref) / std::max(std::fabs(ref), 1e-3));
+  }
+  return worst;
+}
+constexpr double grey_tolerance = 1e-5; // f32 luma and a 6-ulp powf, with the gamma's amplification
+inline double grey_bytes(size_t pixels) {
+  return pixels * (3.0 + 4.0); // three bytes read and one float written per pixel
+}
+
 inline std::vector<float> softmax_input(size_t n, uint64_t seed) {
   std::vector<float> x = random_vector(n, seed);
   for (float &e : x)

@@ -84,6 +84,20 @@ inline loom::Kernel make_stencil(const std::string &name) {
       {"u", "v"});
 }
 
+// An 8-bit RGB image (h x w x 3, u8) to f32 grey: Rec. 709 luma, then a gamma curve (pow).
+inline loom::Kernel make_grey(const std::string &name) {
+  return loom::kernel(
+      name,
+      [](loom::Array3<uint8_t> rgb, loom::F32 gamma, loom::Array2<float> grey) {
+        loom::parallel_for({grey.dim(0), grey.dim(1)}, [&](loom::Index y, loom::Index x) {
+          loom::Value<float> luma =
+              0.2126f * rgb(y, x, 0) + 0.7152f * rgb(y, x, 1) + 0.0722f * rgb(y, x, 2);
+          grey(y, x) = loom::pow(luma * (1.0f / 255.0f), gamma);
+        });
+      },
+      {"rgb", "gamma", "grey"});
+}
+
 // Softmax of each row: its maximum, the exponentials of the differences and their sum, then
 // each exponential over the sum (three passes over the row, one parallel iteration per row).
 // The maximum is a compare and select, as std::max in the C++ peer and max() in Numba's: loom's

@@ -263,6 +263,29 @@ bool stencil_bench(uint64_t seed) {
   return ok;
 }
 
+// An 8-bit RGB image of 4096^2 pixels to f32 grey with a gamma curve: u8 elements in, powf per
+// pixel (bench/Kernels.h, make_grey); the CUDA C peer takes the best of three block shapes.
+bool grey_bench(uint64_t seed) {
+  const int64_t n = 4096;
+  const size_t pixels = size_t(n * n);
+  std::vector<uint8_t> rgb = bench::random_image(pixels, seed);
+  DeviceArray<uint8_t> drgb(rgb, {n, n, 3});
+  DeviceArray<float> dgrey(std::vector<float>(pixels, NAN), {n, n});
+  loom::Kernel grey = bench::make_grey("grey");
+  const float gamma = 2.2f;
+  grey(drgb, gamma, dgrey);
+  bool ok = bench::check("grey 4096^2 u8 (loom)",
+                         bench::grey_error(rgb.data(), gamma, dgrey.to_host().data(), pixels),
+                         bench::grey_tolerance);
+  CallTimes t = time_calls([&] { grey(drgb, gamma, dgrey); }, warmup_calls, timed_calls);
+  print_times("grey 4096^2 u8", t);
+  double ms = bench::median(t.gpu_ms);
+  result("loom_grey4096_ms", ms, "ms");
+  result("loom_grey4096_gbps", bench::grey_bytes(pixels) / (ms * 1e6), "GB/s");
+  std::printf("%s", grey.explain().c_str());
+  return ok;
+}
+
 // Row softmax of 8192 x 8192 (256 MiB per array). loom's kernel is one parallel iteration per row
 // (8192 threads, each walking its row three times); the CUDA C peer gives each row a block.
 bool softmax_bench(uint64_t seed) {
@@ -574,6 +597,8 @@ int main(int argc, char **argv) {
       });
     if (wanted("stencil"))
       ok &= bench::section("stencil", [&] { return stencil_bench(seed + 70); });
+    if (wanted("grey"))
+      ok &= bench::section("grey", [&] { return grey_bench(seed + 75); });
     if (wanted("softmax"))
       ok &= bench::section("softmax", [&] { return softmax_bench(seed + 80); });
     if (wanted("softmax_scheduled"))

@@ -391,6 +391,51 @@ bool stencil_shapes(int n, uint64_t seed) {
   return ok;
 }
 
+// An 8-bit RGB image to f32 grey with a gamma curve (loom's make_grey), one thread per pixel, the
+// best of three 2-D block shapes.
+__global__ void grey(const unsigned char *rgb, float gamma, float *out, int h, int w) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    const unsigned char *p = rgb + (size_t(y) * w + x) * 3;
+    float luma = 0.2126f * p[0] + 0.7152f * p[1] + 0.0722f * p[2];
+    out[size_t(y) * w + x] = powf(luma * (1.0f / 255.0f), gamma);
+  }
+}
+
+bool grey_shapes(int n, uint64_t seed) {
+  const size_t pixels = size_t(n) * n;
+  std::vector<uint8_t> rgb = bench::random_image(pixels, seed);
+  unsigned char *drgb = nullptr;
+  float *dout = nullptr;
+  CUDA_CHECK(cudaMalloc(&drgb, rgb.size()));
+  CUDA_CHECK(cudaMemcpy(drgb, rgb.data(), rgb.size(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMalloc(&dout, pixels * sizeof(float)));
+  const float gamma = 2.2f;
+  bool ok = true;
+  double best_ms = 1e30;
+  const dim3 shapes[] = {dim3(32, 8), dim3(64, 4), dim3(128, 2)};
+  for (dim3 block : shapes) {
+    dim3 g((n + block.x - 1) / block.x, (n + block.y - 1) / block.y);
+    CUDA_CHECK(cudaMemset(dout, 0xFF, pixels * sizeof(float)));
+    grey<<<g, block>>>(drgb, gamma, dout, n, n);
+    CUDA_CHECK(cudaGetLastError());
+    std::vector<float> out = bench::host_copy(dout, pixels);
+    std::string what = name_of("grey %lld^2 u8 (nvcc, %lldx%lld)", n, block.x, block.y);
+    ok &= bench::check(what.c_str(), bench::grey_error(rgb.data(), gamma, out.data(), pixels),
+                       bench::grey_tolerance);
+    std::vector<double> ms =
+        time_launches([&] { grey<<<g, block>>>(drgb, gamma, dout, n, n); }, 3, timed_runs);
+    print_times(what, ms);
+    best_ms = std::min(best_ms, bench::median(ms));
+  }
+  bench::result(name_of("nvcc_grey%lld_ms", n).c_str(), best_ms, "ms");
+  bench::result(name_of("nvcc_grey%lld_gbps", n).c_str(), bench::grey_bytes(pixels) / (best_ms * 1e6),
+                "GB/s");
+  CUDA_CHECK(cudaFree(drgb));
+  CUDA_CHECK(cudaFree(dout));
+  return ok;
+}
+
 // Row softmax of an n x n matrix, one block of 256, 512 or 1024 threads per row; the best is the
 // peer.
 bool softmax_rows(int n, uint64_t seed) {
@@ -473,6 +518,7 @@ int main() {
   ok &= matmul_sizes(1024, seed + 20);
   ok &= matmul_sizes(4096, seed + 30);
   ok &= stencil_shapes(8192, seed + 50);
+  ok &= grey_shapes(4096, seed + 75);
   ok &= softmax_rows(8192, seed + 60);
   ok &= tiled_matmul_run(4096, seed + 70);
   std::printf("reference: %s\n", ok ? "all checks passed" : "SOME CHECK FAILED");

@@ -177,6 +177,7 @@ table() {
   row rate "saxpy 2^28 GB/s vs D2D cudaMemcpy" loom_gpu loom_saxpy_gbps reference d2d_copy_gbps
   row rate "saxpy 2^28 GB/s, runs of 4 by hand vs nvcc" loom_gpu loom_saxpy_runs4_gbps \
     reference nvcc_saxpy_gbps
+  row rate "grey u8 RGB 4096^2 GB/s vs nvcc" loom_gpu loom_grey4096_gbps reference nvcc_grey4096_gbps
   row rate "saxpy 2^28 f16 GB/s vs nvcc __half saxpy" loom_gpu loom_saxpy_f16_gbps \
     reference nvcc_saxpy_f16_gbps
   row rate "sum 2^30 GB/s vs CUB DeviceReduce::Sum" loom_gpu loom_sum_gbps reference cub_sum_gbps
