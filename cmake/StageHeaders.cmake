@@ -11,7 +11,7 @@ function(loom_stage_headers out)
     frontend/Array.h frontend/CompoundAssign.h frontend/Control.h frontend/DSL.h
     frontend/DType.h frontend/Simt.h frontend/Trace.h frontend/Tracer.h frontend/Value.h
     frontend/Var.h frontend/text/Diagnostics.h
-    ir/IR.h ir/Schedule.h ir/Semantics.h ir/Type.h
+    ir/IR.h ir/ParallelRange.h ir/Schedule.h ir/Semantics.h ir/Type.h
     runtime/CudaTypes.h runtime/DeviceArray.h runtime/DeviceBuffer.h runtime/DriverHandle.h
     runtime/GridShape.h runtime/HostMemory.h runtime/Stream.h
     support/Error.h support/Float16.h)

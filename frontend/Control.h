@@ -4,6 +4,7 @@
 
 #include "frontend/Tracer.h"
 #include "frontend/Value.h"
+#include "ir/ParallelRange.h"
 #include "support/Error.h"
 
 #include <initializer_list>
@@ -34,48 +35,81 @@ inline Index index_var(const ir::Var &v) {
 
 } // namespace detail
 
-// The body runs once for every i in [0, n), in parallel: f(Index i).
-template <Operand N, class F>
-requires std::is_invocable_v<F, Index>
-void parallel_for(const N &n, F &&f) {
-  frontend::Tracer &t = frontend::Tracer::current();
-  ir::Var i = t.fresh_var("i", ir::ScalarType::I64);
-  ir::Stmt body = detail::trace_block_with(f, detail::index_var(i));
-  t.emit(ir::ParallelFor::make({i}, {detail::to_expr<int64_t>(n)}, body));
+// One dimension of a parallel loop: [0, n) from an extent n, or loom::range(b, e[, s]), which
+// runs i = b, b + s, ... while i < e (s > 0) or i > e (s < 0), as Python's range and Numba's
+// prange(b, e, s). A step of 0 is a DslError when it is a number, and runs no iteration when it
+// is a value.
+struct Range {
+  // An extent n: [0, n).
+  template <Operand N> Range(const N &n) : end(detail::to_expr<int64_t>(n)) {}
+  Range(ir::Expr b, ir::Expr e, ir::Expr s)
+      : begin(std::move(b)), end(std::move(e)), step(std::move(s)), is_range(true) {}
+  ir::Expr begin, end, step;
+  bool is_range = false;
+};
+
+template <Operand B, Operand E, Operand S = int> Range range(const B &b, const E &e, const S &s = 1) {
+  if constexpr (!DslExpr<S>)
+    if (s == 0)
+      throw DslError("loom::range: the step is 0; a parallel range needs a non-zero step");
+  return Range(detail::to_expr<int64_t>(b), detail::to_expr<int64_t>(e), detail::to_expr<int64_t>(s));
 }
 
-// Over a 2-D or 3-D index space, outermost first: parallel_for({n, m}, [&](Index i, Index j) {..}).
-// The last index varies fastest (on the GPU it follows threadIdx.x, so make it the contiguous one).
-template <class F> void parallel_for(std::initializer_list<Index> extents, F &&f) {
+namespace detail {
+// The loop's extent for a dimension, and the index its body sees for normalized variable v.
+inline ir::Expr range_extent(const Range &r) {
+  return r.is_range ? ir::trip_count({r.begin, r.end, r.step}) : r.end;
+}
+inline Index range_index(const Range &r, const ir::Var &v) {
+  return r.is_range ? Index(ir::range_index({r.begin, r.end, r.step}, v)) : index_var(v);
+}
+} // namespace detail
+
+// The body runs once for every i in [0, n) (or in loom::range(b, e, s)), in parallel: f(Index i).
+template <class N, class F>
+requires(std::is_invocable_v<F, Index> && (Operand<N> || std::is_same_v<std::decay_t<N>, Range>))
+void parallel_for(const N &n, F &&f) {
+  frontend::Tracer &t = frontend::Tracer::current();
+  const Range r(n);
+  ir::Var i = t.fresh_var("i", ir::ScalarType::I64);
+  ir::Stmt body = detail::trace_block_with(f, detail::range_index(r, i));
+  t.emit(ir::ParallelFor::make({i}, {detail::range_extent(r)}, body));
+}
+
+// Over a 2-D or 3-D index space, outermost first: parallel_for({n, m}, [&](Index i, Index j) {..}),
+// each dimension an extent or a loom::range. The last index varies fastest (on the GPU it follows
+// threadIdx.x, so make it the contiguous one).
+template <class F> void parallel_for(std::initializer_list<Range> dims, F &&f) {
   frontend::Tracer &t = frontend::Tracer::current();
   std::vector<ir::Var> vars;
   std::vector<ir::Expr> ext;
+  std::vector<Index> indices;
   const char *names[] = {"i", "j", "k"};
-  for (const Index &e : extents) {
+  for (const Range &d : dims) {
     if (vars.size() == 3)
       throw DslError("parallel_for takes 1 to 3 extents");
     vars.push_back(t.fresh_var(names[vars.size()], ir::ScalarType::I64));
-    ext.push_back(e.expr());
+    ext.push_back(detail::range_extent(d));
+    indices.push_back(detail::range_index(d, vars.back()));
   }
   ir::Stmt body;
   if constexpr (std::is_invocable_v<F, Index>) {
     if (vars.size() != 1)
       throw DslError("parallel_for over " + std::to_string(vars.size()) +
                      " extents needs a body taking that many indices");
-    body = detail::trace_block_with(f, detail::index_var(vars[0]));
+    body = detail::trace_block_with(f, indices[0]);
   } else if constexpr (std::is_invocable_v<F, Index, Index>) {
     if (vars.size() != 2)
       throw DslError("parallel_for with a 2-index body needs 2 extents, got " +
                      std::to_string(vars.size()));
-    body = detail::trace_block_with(f, detail::index_var(vars[0]), detail::index_var(vars[1]));
+    body = detail::trace_block_with(f, indices[0], indices[1]);
   } else {
     static_assert(std::is_invocable_v<F, Index, Index, Index>,
                   "a parallel_for body takes 1 to 3 loom::Index arguments");
     if (vars.size() != 3)
       throw DslError("parallel_for with a 3-index body needs 3 extents, got " +
                      std::to_string(vars.size()));
-    body = detail::trace_block_with(f, detail::index_var(vars[0]), detail::index_var(vars[1]),
-                                    detail::index_var(vars[2]));
+    body = detail::trace_block_with(f, indices[0], indices[1], indices[2]);
   }
   t.emit(ir::ParallelFor::make(std::move(vars), std::move(ext), body));
 }

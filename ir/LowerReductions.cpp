@@ -15,7 +15,13 @@ namespace {
 
 // Every access to one array inside the parallel loop.
 struct ArrayUse {
-  bool all_owned = true;     // every access is at the iteration's own element
+  // Every access is at the iteration's own element: one index tuple for all of them, whose
+  // dimension k is the loop's variable k, or an affine map of it (v * c + o with c a non-zero
+  // constant and o the same for every iteration: a parallel range's begin + j * step, a shifted
+  // A[i + 1, j]). Such a map takes different iterations to different elements, so no two
+  // iterations update one element.
+  bool all_owned = true;
+  std::vector<Expr> owned_indices; // the tuple of the first access
   bool all_reduce = true;    // no plain load or store
   bool all_invariant = true; // every index is the same for all iterations
   std::set<ReduceOp> ops;
@@ -34,10 +40,35 @@ public:
     if (!loop_ || nested_ > 0 || indices.size() != loop_->vars.size())
       return false;
     for (size_t k = 0; k < indices.size(); ++k) {
-      if (!is_var(indices[k], loop_->vars[k].get()))
+      if (!affine_in(indices[k], loop_->vars[k].get()))
         return false;
     }
     return true;
+  }
+  // Whether e is v, v * c, c * v, or one of those plus or minus an invariant offset (either
+  // side of a +), with c a non-zero integer constant.
+  bool affine_in(const Expr &e, const Variable *v) const {
+    if (is_var(e, v))
+      return true;
+    auto *b = e.as<Binary>();
+    if (!b)
+      return false;
+    auto nonzero_constant = [](const Expr &x) {
+      auto *c = x.as<IntConst>();
+      return c && c->value != 0;
+    };
+    switch (b->op) {
+    case BinaryOp::Mul:
+      return (is_var(b->a, v) && nonzero_constant(b->b)) ||
+             (is_var(b->b, v) && nonzero_constant(b->a));
+    case BinaryOp::Add:
+      return (affine_in(b->a, v) && invariant({b->b})) ||
+             (affine_in(b->b, v) && invariant({b->a}));
+    case BinaryOp::Sub:
+      return affine_in(b->a, v) && invariant({b->b});
+    default:
+      return false;
+    }
   }
   bool invariant(const std::vector<Expr> &indices) const {
     Invariant check(scalar_params_);
@@ -77,12 +108,24 @@ private:
   };
 
   void note(int array, const std::vector<Expr> &indices, const ReduceOp *op) {
-    ArrayUse &u = arrays[array];
-    u.all_owned = u.all_owned && owned(indices);
+    auto [it, first] = arrays.try_emplace(array);
+    ArrayUse &u = it->second;
+    if (first)
+      u.owned_indices = indices;
+    u.all_owned = u.all_owned && owned(indices) && same_indices(u.owned_indices, indices);
     u.all_reduce = u.all_reduce && op != nullptr && nested_ == 0;
     u.all_invariant = u.all_invariant && invariant(indices);
     if (op)
       u.ops.insert(*op);
+  }
+
+  static bool same_indices(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+    if (a.size() != b.size())
+      return false;
+    for (size_t k = 0; k < a.size(); ++k)
+      if (!equal(a[k], b[k]))
+        return false;
+    return true;
   }
 
   const ParallelFor *loop_;

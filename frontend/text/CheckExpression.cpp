@@ -243,8 +243,11 @@ Value Checker::name(const ast::Expr &e) {
     unknown_name(e);
   }
   switch (s->kind) {
-  case Symbol::Kind::Local:
   case Symbol::Kind::LoopIndex:
+    if (s->value.expr.defined()) // a parallel range's index, begin + j * step
+      return s->value;
+    return Value::of(ir::VarRef::make(s->var));
+  case Symbol::Kind::Local:
     return Value::of(ir::VarRef::make(s->var));
   case Symbol::Kind::Scalar:
   case Symbol::Kind::Shape:

@@ -2,6 +2,9 @@
 // while loops and the return of helpers. Each emits its IR into the current block.
 #include "frontend/text/Checker.h"
 
+#include "ir/Build.h"
+#include "ir/ParallelRange.h"
+
 #include <string>
 #include <vector>
 
@@ -320,29 +323,70 @@ void Checker::parallel_loop(const ast::Stmt &s, const ast::Expr &call) {
     report(s.loc, std::string("a parallel loop must be at the top level of the kernel, not "
                               "inside ") +
                       enclosing_);
+  // Each dimension: an extent n ([0, n)), or a range (b, e) or (b, e, s) as a tuple; one loop
+  // variable with two or three arguments is one range, as Numba's prange(b, e, s).
   size_t n = call.operands.size();
+  std::vector<std::vector<const ast::Expr *>> dims;
+  if (s.loop_vars.size() == 1 && (n == 2 || n == 3)) {
+    dims.emplace_back();
+    for (const ast::ExprPtr &a : call.operands)
+      dims.back().push_back(a.get());
+  } else {
+    for (const ast::ExprPtr &a : call.operands) {
+      dims.emplace_back();
+      if (a->kind == ast::ExprKind::Tuple)
+        for (const ast::ExprPtr &part : a->operands)
+          dims.back().push_back(part.get());
+      else
+        dims.back().push_back(a.get());
+    }
+  }
   if (n < 1 || n > 3)
     report(call.begin, "parallel() takes 1 to 3 extents, got " + std::to_string(n));
-  else if (s.loop_vars.size() != n)
+  else if (s.loop_vars.size() != dims.size())
     report(s.loop_vars[0].loc, plural(s.loop_vars.size(), "loop variable") +
                                    " but parallel() has " + plural(n, "extent"));
   std::vector<ir::Expr> extents;
-  for (const ast::ExprPtr &a : call.operands) {
+  std::vector<std::optional<ir::ParallelRange>> ranges;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const std::vector<const ast::Expr *> &parts = dims[d];
     try {
-      extents.push_back(loop_bound(*a, "an extent of parallel()"));
-      check_extent(extents.back(), *a);
+      if (parts.size() > 3) {
+        report(parts[0]->begin, "a range of parallel() is (begin, end) or (begin, end, step), got " +
+                                    std::to_string(parts.size()) + " values");
+        continue;
+      }
+      std::vector<ir::Expr> bounds;
+      for (const ast::Expr *part : parts) {
+        bounds.push_back(loop_bound(*part, "a bound of parallel()"));
+        check_extent(bounds.back(), *part);
+      }
+      if (parts.size() == 1) {
+        extents.push_back(bounds[0]);
+        ranges.push_back(std::nullopt);
+        continue;
+      }
+      ir::ParallelRange r{bounds[0], bounds[1], parts.size() == 3 ? bounds[2] : ir::i64(1)};
+      if (const ir::IntConst *step = r.step.as<ir::IntConst>(); step && step->value == 0)
+        report(parts[2]->begin, "the step of parallel() must not be 0");
+      extents.push_back(ir::trip_count(r));
+      ranges.push_back(r);
     } catch (const CheckFailed &) {
       ok = false;
     }
   }
   std::vector<ir::Var> vars;
   open_scope();
-  for (const ast::LoopVar &v : s.loop_vars) {
+  for (size_t k = 0; k < s.loop_vars.size(); ++k) {
+    const ast::LoopVar &v = s.loop_vars[k];
     vars.push_back(ir::make_var(v.name, ir::ScalarType::I64));
     if (const Symbol *old = lookup(v.name); old && old->kind != Symbol::Kind::Poison)
       report(v.loc, "loop variable '" + v.name + "' hides '" + v.name + "' defined on line " +
                         std::to_string(old->loc.line) + "; choose another name");
-    declare(v.name, Symbol::variable(Symbol::Kind::LoopIndex, v.loc, vars.back()));
+    Symbol sym = Symbol::variable(Symbol::Kind::LoopIndex, v.loc, vars.back());
+    if (k < ranges.size() && ranges[k]) // the body sees begin + j * step
+      sym.value = Value::of(ir::range_index(*ranges[k], vars.back()));
+    declare(v.name, sym);
   }
   ir::Stmt body = block(s.body, "a parallel loop");
   close_scope();

@@ -2,6 +2,7 @@
 
 #include "differential/Values.h"
 #include "ir/MathFunctions.h"
+#include "ir/ParallelRange.h"
 #include "ir/Verifier.h"
 
 #include <algorithm>
@@ -206,12 +207,21 @@ private:
         Expr n = i64_expr(ctx, 2);
         extent = bin(BinaryOp::Min, extent, bin(BinaryOp::Max, n, i64c(0)));
       }
-      vars.push_back(v);
-      extents.push_back(extent);
       Expr index = VarRef::make(v);
-      if (chance(0.2)) // reversed: extent - 1 - i
+      if (chance(0.2)) { // reversed: extent - 1 - i
         index = bin(BinaryOp::Sub, bin(BinaryOp::Sub, ArrayExtent::make(primary.param, d), i64c(1)),
                     index);
+      } else if (chance(0.2)) { // a range, parallel(b, e, s): forwards from b or backwards
+        static const int64_t steps[] = {1, 2, 3, -1, -2};
+        const int64_t step = steps[pick(5)], last = primary.shape[d] - 1;
+        ParallelRange r = step > 0 ? ParallelRange{i64c(pick(std::min<int64_t>(last, 2) + 1)),
+                                                   ArrayExtent::make(primary.param, d), i64c(step)}
+                                   : ParallelRange{i64c(last), i64c(-1), i64c(step)};
+        extent = trip_count(r);
+        index = range_index(r, v);
+      }
+      vars.push_back(v);
+      extents.push_back(extent);
       own[d] = index;
       scope_.push_back({v, false, true, 0, primary.shape[d] - 1});
     }

@@ -1,0 +1,149 @@
+// Parallel loops over ranges, parallel(b, e, s) (Numba's prange): positive, negative and run-time
+// steps, empty ranges, 2-D ranges with a plain extent, in both front ends, against the same loop
+// in C++; updates of an iteration's own element through a range's index (or a shifted one) stay
+// plain stores, not atomics.
+#include "support/TestUtil.h"
+
+#include <loom/loom.hpp>
+
+#include <cstdint>
+#include <vector>
+
+using namespace loom;
+using loomtest::random_vector;
+
+namespace {
+
+class ParallelRanges : public loomtest::TargetTest {};
+
+// i = b, b + s, ... while short of e, as Python's range.
+std::vector<int64_t> python_range(int64_t b, int64_t e, int64_t s) {
+  std::vector<int64_t> out;
+  for (int64_t i = b; s > 0 ? i < e : i > e; i += s)
+    out.push_back(i);
+  return out;
+}
+
+TEST_P(ParallelRanges, StepsOfEverySignAgainstPythonsRange) {
+  auto k = kernel("marks", [](I64 b, I64 e, I64 s, Array<int32_t> hits) {
+    parallel_for(range(b, e, s), [&](Index i) { hits[i] += 1; });
+  });
+  prepare(k);
+  const int64_t cases[][3] = {{0, 50, 1},  {3, 50, 7},  {49, 0, -1}, {49, -1, -3},
+                              {10, 10, 1}, {20, 10, 2}, {5, 40, 100}, {0, 50, 0}};
+  for (const auto &c : cases) {
+    std::vector<int32_t> hits(50, 0);
+    k(c[0], c[1], c[2], hits);
+    std::vector<int32_t> expected(50, 0);
+    if (c[2] != 0) // a step of 0 given at run time runs no iteration
+      for (int64_t i : python_range(c[0], c[1], c[2]))
+        expected[i] += 1;
+    EXPECT_EQ(hits, expected) << "range(" << c[0] << ", " << c[1] << ", " << c[2] << ")";
+  }
+}
+
+TEST_P(ParallelRanges, TwoDimensionalInteriorWithLiteralRanges) {
+  auto k = kernel("interior", [](Array2<float> u, Array2<float> v) {
+    parallel_for({range(1, u.dim(0) - 1), range(1, u.dim(1) - 1, 2)}, [&](Index i, Index j) {
+      v(i, j) = 0.25f * (u(i - 1, j) + u(i + 1, j) + u(i, j - 1) + u(i, j + 1));
+    });
+  });
+  prepare(k);
+  const int64_t n = 37, m = 41;
+  std::vector<float> u = random_vector<float>(n * m, -1, 1, 3), v(n * m, -7.0f);
+  k(view(u, {n, m}), view(v, {n, m}));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j) {
+      float expected = -7.0f;
+      if (i >= 1 && i < n - 1 && j >= 1 && j < m - 1 && (j - 1) % 2 == 0)
+        expected = 0.25f * (u[(i - 1) * m + j] + u[(i + 1) * m + j] + u[i * m + j - 1] +
+                            u[i * m + j + 1]);
+      ASSERT_EQ(v[i * m + j], expected) << i << ", " << j;
+    }
+}
+
+// The text DSL's spellings: one variable with (b, e[, s]), and one tuple per dimension.
+TEST_P(ParallelRanges, TextDslSpellings) {
+  Module m = compile(R"(
+@kernel
+def every_third(x: f64[n], y: f64[n]):
+    for i in parallel(n - 1, -1, -3):
+        y[i] = 2.0 * x[i]
+
+@kernel
+def box(A: i32[N, M]):
+    for i, j in parallel((1, N - 1), M):
+        A[i, j] += i * 100 + j
+)",
+                                 "ranges.loom");
+  Kernel &third = m["every_third"], &box = m["box"];
+  prepare(third);
+  prepare(box);
+  std::vector<double> x = random_vector<double>(31, -5, 5, 4), y(31, 0.5);
+  third(x, y);
+  for (int64_t i = 0; i < 31; ++i)
+    EXPECT_EQ(y[i], (30 - i) % 3 == 0 ? 2.0 * x[i] : 0.5) << i;
+  const int64_t rows = 6, cols = 5;
+  std::vector<int32_t> a(rows * cols, 1);
+  box(view(a, {rows, cols}));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      EXPECT_EQ(a[i * cols + j], 1 + (i >= 1 && i < rows - 1 ? int32_t(i * 100 + j) : 0));
+}
+
+// x[i] += v at a range's index, and a shifted A[i + 1, j] += B[i, j], update each iteration's own
+// element: plain loads and stores on both targets, no atomic read-modify-write.
+TEST_P(ParallelRanges, OwnElementUpdatesThroughAnAffineIndexAreNotAtomic) {
+  auto k = kernel("shifted", [](Array2<double> A, Array2<double> B, Array<double> x) {
+    parallel_for({A.dim(0) - 1, A.dim(1)}, [&](Index i, Index j) { A(i + 1, j) += B(i, j); });
+    parallel_for(range(2, x.size(), 3), [&](Index i) { x[i] += 1.5; });
+  });
+  prepare(k);
+  const std::string code = target() == ir::Target::GPU ? k.ptx() : k.llvm();
+  EXPECT_EQ(code.find(target() == ir::Target::GPU ? "atom." : "atomicrmw"), std::string::npos)
+      << code;
+  const int64_t n = 9, m = 7;
+  std::vector<double> A = random_vector<double>(n * m, -1, 1, 5), B = random_vector<double>(
+                                                                      n * m, -1, 1, 6),
+                      x(20, 1.0);
+  std::vector<double> A0 = A;
+  k(view(A, {n, m}), view(B, {n, m}), x);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j)
+      EXPECT_EQ(A[i * m + j], i == 0 ? A0[j] : A0[i * m + j] + B[(i - 1) * m + j]);
+  for (int64_t i = 0; i < 20; ++i)
+    EXPECT_EQ(x[i], i >= 2 && (i - 2) % 3 == 0 ? 2.5 : 1.0) << i;
+}
+
+TEST(ParallelRangeErrors, AZeroStepIsRefusedInBothFrontEnds) {
+  EXPECT_THROW(kernel("zero", [](Array<float> x) {
+                 parallel_for(range(0, x.size(), 0), [&](Index i) { x[i] = 1.0f; });
+               }),
+               DslError);
+  try {
+    compile("@kernel\ndef k(x: f32[n]):\n    for i in parallel(0, n, 0):\n"
+                        "        x[i] = 1.0\n",
+                        "zero.loom");
+    FAIL() << "a step of 0 compiled";
+  } catch (const SourceError &e) {
+    EXPECT_NE(std::string(e.what()).find("zero.loom:3:29: error: the step of parallel() must not "
+                                         "be 0"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    compile("@kernel\ndef k(x: f32[n]):\n    for i in parallel((0, n, 1, 2)):\n"
+                        "        x[i] = 1.0\n",
+                        "four.loom");
+    FAIL() << "a range of four values compiled";
+  } catch (const SourceError &e) {
+    EXPECT_NE(std::string(e.what()).find("a range of parallel() is (begin, end) or (begin, end, "
+                                         "step), got 4 values"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+LOOM_INSTANTIATE_TARGETS(ParallelRanges);
+
+} // namespace
