@@ -46,9 +46,9 @@ private:
   std::vector<ir::Expr> indices_;
 };
 
-// A dense, row-major array parameter of rank 1 to 3 whose extents are known at call time.
+// A dense, row-major array parameter of rank 1 to 8 whose extents are known at call time.
 template <DslElement T, int Rank> class ArrayParam {
-  static_assert(Rank >= 1 && Rank <= 3, "loom arrays have 1 to 3 dimensions");
+  static_assert(Rank >= 1 && Rank <= ir::kMaxRank, "loom arrays have 1 to 8 dimensions");
 
 public:
   using element_type = T;
@@ -88,5 +88,7 @@ private:
 template <DslElement T> using Array = ArrayParam<T, 1>;
 template <DslElement T> using Array2 = ArrayParam<T, 2>;
 template <DslElement T> using Array3 = ArrayParam<T, 3>;
+// Any rank from 1 to 8: ArrayN<float, 5>.
+template <DslElement T, int Rank> using ArrayN = ArrayParam<T, Rank>;
 
 } // namespace loom

@@ -28,6 +28,9 @@ struct Variable {
 using Var = std::shared_ptr<const Variable>;
 Var make_var(std::string name, ScalarType type);
 
+// The largest rank of an array parameter.
+constexpr int kMaxRank = 8;
+
 enum class ParamKind : uint8_t { Scalar, Array };
 
 // A kernel parameter. Arrays are dense, row-major, with `rank` extents known at call time.
@@ -35,7 +38,7 @@ struct Param {
   std::string name;
   ParamKind kind;
   ScalarType type; // element type for arrays
-  int rank = 0;    // 0 for scalars, 1..3 for arrays
+  int rank = 0;    // 0 for scalars, 1..8 for arrays (kMaxRank)
   Var var;         // scalars: the variable that names the value in the body
 };
 

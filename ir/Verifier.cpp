@@ -28,9 +28,9 @@ public:
           fail("scalar parameter '" + p.name + "' of type " + type_name(p.type) +
                ": f16 and bf16 are array element types only; take an f32");
         scope_.insert(p.var.get());
-      } else if (p.rank < 1 || p.rank > 3) {
+      } else if (p.rank < 1 || p.rank > kMaxRank) {
         fail("array parameter '" + p.name + "' has rank " + std::to_string(p.rank) +
-             "; loom supports ranks 1 to 3");
+             "; loom supports ranks 1 to " + std::to_string(kMaxRank));
       }
     }
   }

@@ -123,9 +123,9 @@ std::optional<CheckedType> Checker::checked_type(const ast::TypeExpr &t, const s
   c.scalar = it->second;
   c.is_array = t.is_array;
   c.dims = t.dims;
-  if (t.is_array && t.dims.size() > 3) {
-    diag_.error(t.loc,
-                "arrays have 1 to 3 dimensions; " + what + " has " + std::to_string(t.dims.size()));
+  if (t.is_array && t.dims.size() > static_cast<size_t>(ir::kMaxRank)) {
+    diag_.error(t.loc, "arrays have 1 to " + std::to_string(ir::kMaxRank) + " dimensions; " + what +
+                           " has " + std::to_string(t.dims.size()));
     return std::nullopt;
   }
   return c;

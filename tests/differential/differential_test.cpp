@@ -257,10 +257,11 @@ TEST(Shrinker, ReducesAPlantedBugToAFewNodes) {
     EXPECT_EQ(small.failure.check, "lowered:cpu");
     EXPECT_EQ(small.failure.kind, "mismatch");
     // Still failing, and small: a store of a product (or a reduction by one) is about all that
-    // must remain.
+    // must remain, or a loop whose condition holds the product (the shrinker keeps a while loop
+    // that a product's value decides whether it runs).
     Verdict again = check_program(small.program, options);
     EXPECT_FALSE(again.failures.empty());
-    EXPECT_LE(program_size(small.program), 16) << ir::to_string(small.program.kernel);
+    EXPECT_LE(program_size(small.program), 24) << ir::to_string(small.program.kernel);
     EXPECT_LT(program_size(small.program), program_size(p));
     std::string cpp = reproducer_cpp(small.program, "Planted", "planted");
     EXPECT_NE(cpp.find("TEST(DifferentialRegression, Planted)"), std::string::npos);

@@ -162,6 +162,65 @@ TEST_P(Kernels, ExplainSaysTargetAndCopies) {
   EXPECT_EQ(C[63], 2.0f);
 }
 
+// Arrays of rank 4 to 8, in both front ends: every element read and written at its row-major
+// position, shapes and sizes as arguments give them.
+TEST_P(Kernels, ArraysOfRanksFourToEight) {
+  auto k = kernel("rank8", [](ArrayN<float, 8> a, ArrayN<int64_t, 5> b, Array<float> flat) {
+    parallel_for({a.dim(0), a.dim(1), a.dim(2)}, [&](Index i, Index j, Index l) {
+      for_range(a.dim(3), [&](Index m) {
+        for_range(a.dim(4) * a.dim(5) * a.dim(6) * a.dim(7), [&](Index rest) {
+          Index p = rest / (a.dim(5) * a.dim(6) * a.dim(7));
+          Index q = rest / (a.dim(6) * a.dim(7)) % a.dim(5);
+          Index r = rest / a.dim(7) % a.dim(6), s = rest % a.dim(7);
+          Index linear = ((((((i * a.dim(1) + j) * a.dim(2) + l) * a.dim(3) + m) * a.dim(4) + p) *
+                               a.dim(5) +
+                           q) *
+                              a.dim(6) +
+                          r) *
+                             a.dim(7) +
+                         s;
+          a(i, j, l, m, p, q, r, s) = a(i, j, l, m, p, q, r, s) + flat[linear];
+        });
+      });
+    });
+    parallel_for(b.size(), [&](Index n) {
+      Index e4 = b.dim(4), e3 = b.dim(3), e2 = b.dim(2), e1 = b.dim(1);
+      b(n / (e1 * e2 * e3 * e4), n / (e2 * e3 * e4) % e1, n / (e3 * e4) % e2, n / e4 % e3, n % e4) =
+          n * 3 + b.size();
+    });
+  });
+  prepare(k);
+  const std::vector<int64_t> shape8 = {2, 3, 2, 2, 1, 3, 2, 2}, shape5 = {2, 1, 3, 2, 4};
+  const int64_t n8 = 2 * 3 * 2 * 2 * 1 * 3 * 2 * 2, n5 = 2 * 1 * 3 * 2 * 4;
+  std::vector<float> a = random_vector<float>(n8, -1, 1, 41), flat = random_vector<float>(n8, -1, 1, 42);
+  std::vector<float> a0 = a;
+  std::vector<int64_t> b(n5, -1);
+  k(view(a, shape8), view(b, shape5), flat);
+  for (int64_t x = 0; x < n8; ++x)
+    ASSERT_EQ(a[x], a0[x] + flat[x]) << x;
+  for (int64_t x = 0; x < n5; ++x)
+    ASSERT_EQ(b[x], x * 3 + n5) << x;
+
+  Module m = compile(R"(
+@kernel
+def scale6(x: f64[a, b, c, d, e, f], s: f64):
+    for i, j in parallel(a, b):
+        for k in range(c):
+            for l in range(d):
+                for p in range(e):
+                    for q in range(f):
+                        x[i, j, k, l, p, q] *= s + x.shape[5]
+)",
+                     "rank6.loom");
+  Kernel &scale = m["scale6"];
+  prepare(scale);
+  const std::vector<int64_t> shape6 = {2, 2, 3, 1, 2, 3};
+  std::vector<double> x = random_vector<double>(72, -3, 3, 43), x0 = x;
+  scale(view(x, shape6), 0.5);
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_EQ(x[i], x0[i] * 3.5) << i;
+}
+
 LOOM_INSTANTIATE_TARGETS(Kernels);
 
 } // namespace

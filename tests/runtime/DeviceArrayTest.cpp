@@ -21,15 +21,16 @@ template <class F> void expect_argument_error(F make, const std::string &fragmen
 
 } // namespace
 
-TEST(runtime_device_array, RankMustBeOneToThree) {
+TEST(runtime_device_array, RankMustBeOneToEight) {
   expect_argument_error([] { DeviceArray<float>::uninitialized({}); },
-                        "rank must be 1, 2 or 3, got 0");
-  expect_argument_error([] { DeviceArray<float>::uninitialized({1, 1, 1, 1}); }, "got 4");
+                        "rank must be 1 to 8, got 0");
+  expect_argument_error([] { DeviceArray<float>::uninitialized({1, 1, 1, 1, 1, 1, 1, 1, 1}); },
+                        "got 9");
   expect_argument_error(
       [] {
-        DeviceArray<float> a({1, 2, 3, 4});
+        DeviceArray<float> a({1, 2, 3, 4, 1, 1, 1, 1, 2});
       },
-      "rank must be 1, 2 or 3, got 4 (shape [1, 2, 3, 4])");
+      "rank must be 1 to 8, got 9 (shape [1, 2, 3, 4, 1, 1, 1, 1, 2])");
 }
 
 TEST(runtime_device_array, NegativeExtentIsNamed) {
