@@ -40,7 +40,8 @@ constexpr MathFnInfo kTable[] = {
     {MathFn::Erfc, "erfc", "erfc", 1, A::Float, I::Library, kInexact, 8, 12, 3, 5, 4, 5},
     {MathFn::Exp2, "exp2", "exp2", 1, A::Float, I::Library, kInexact, 4, 4, 1, 1, 2, 1},
     {MathFn::Expm1, "expm1", "expm1", 1, A::Float, I::Library, kInexact, 4, 4, 1, 1, 1, 1},
-    {MathFn::Gamma, "gamma", "tgamma", 1, A::Float, I::Library, kInexact, 16, 24, 8, 9, 5, 10},
+    // CUDA documents tgammaf at 5 ulps; 7.11 from the exact value was measured on an H200
+    {MathFn::Gamma, "gamma", "tgamma", 1, A::Float, I::Library, kInexact, 16, 24, 8, 9, 8, 10},
     {MathFn::Hypot, "hypot", "hypot", 2, A::Float, I::Library, kInexact, 6, 4, 1, 1, 3, 2},
     {MathFn::IsFinite, "isfinite", "isfinite", 1, A::Classify, I::Inline, kExact, 0, 0, 0, 0, 0, 0},
     {MathFn::IsInf, "isinf", "isinf", 1, A::Classify, I::Inline, kExact, 0, 0, 0, 0, 0, 0},
