@@ -307,8 +307,8 @@ bool matmul_sizes(int n, uint64_t seed) {
     matmul_i64<<<grid, block>>>(dA, dB, dC, n);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaMemcpy(C.data(), dC, bytes, cudaMemcpyDeviceToHost));
-    std::string what = name_of("matmul %lld^2 (nvcc, 64-bit indices, %lldx%lld)", n, block.x,
-                               block.y);
+    std::string what =
+        name_of("matmul %lld^2 (nvcc, 64-bit indices, %lldx%lld)", n, block.x, block.y);
     ok &= bench::check(
         what.c_str(),
         bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
@@ -325,15 +325,15 @@ bool matmul_sizes(int n, uint64_t seed) {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const dim3 block(32, 8);
     const unsigned gx = (n + block.x - 1) / block.x;
-    const unsigned gy = std::max(1u, std::min<unsigned>((n + block.y - 1) / block.y,
-                                                        4u * 8u * unsigned(sms) / gx));
+    const unsigned gy =
+        std::max(1u, std::min<unsigned>((n + block.y - 1) / block.y, 4u * 8u * unsigned(sms) / gx));
     const dim3 grid(gx, gy);
     CUDA_CHECK(cudaMemset(dC, 0xFF, bytes));
     matmul_i64_stride<<<grid, block>>>(dA, dB, dC, n);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaMemcpy(C.data(), dC, bytes, cudaMemcpyDeviceToHost));
-    std::string what = name_of("matmul %lld^2 (nvcc, 64-bit, grid-stride, %lld blocks in y)", n,
-                               grid.y, 0);
+    std::string what =
+        name_of("matmul %lld^2 (nvcc, 64-bit, grid-stride, %lld blocks in y)", n, grid.y, 0);
     ok &= bench::check(
         what.c_str(),
         bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
@@ -429,8 +429,8 @@ bool grey_shapes(int n, uint64_t seed) {
     best_ms = std::min(best_ms, bench::median(ms));
   }
   bench::result(name_of("nvcc_grey%lld_ms", n).c_str(), best_ms, "ms");
-  bench::result(name_of("nvcc_grey%lld_gbps", n).c_str(), bench::grey_bytes(pixels) / (best_ms * 1e6),
-                "GB/s");
+  bench::result(name_of("nvcc_grey%lld_gbps", n).c_str(),
+                bench::grey_bytes(pixels) / (best_ms * 1e6), "GB/s");
   CUDA_CHECK(cudaFree(drgb));
   CUDA_CHECK(cudaFree(dout));
   return ok;

@@ -192,7 +192,8 @@ void CodegenLLVM::visit_node(const ir::Call *op) {
   case MathFn::Sign: {
     llvm::Value *zero = llvm::Constant::getNullValue(type);
     if (ir::is_float(t)) { // ±0 and NaN are their own sign
-      llvm::Value *one = llvm::ConstantFP::get(type, 1.0), *minus = llvm::ConstantFP::get(type, -1.0);
+      llvm::Value *one = llvm::ConstantFP::get(type, 1.0),
+                  *minus = llvm::ConstantFP::get(type, -1.0);
       value_ = builder.CreateSelect(builder.CreateFCmpOGT(x, zero), one,
                                     builder.CreateSelect(builder.CreateFCmpOLT(x, zero), minus, x));
     } else if (ir::is_unsigned(t)) {
@@ -246,8 +247,7 @@ llvm::Value *CodegenLLVM::library_function(MathFn fn, ScalarType t,
   return builder.CreateCall(callee, {args[0], sign});
 }
 
-llvm::Value *CodegenLLVM::scale_by_power_of_two(llvm::Value *x, llvm::Value *exponent,
-                                                ScalarType) {
+llvm::Value *CodegenLLVM::scale_by_power_of_two(llvm::Value *x, llvm::Value *exponent, ScalarType) {
   return builder.CreateIntrinsic(llvm::Intrinsic::ldexp, {x->getType(), exponent->getType()},
                                  {x, exponent});
 }

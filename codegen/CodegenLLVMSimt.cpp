@@ -128,10 +128,9 @@ llvm::Value *CodegenLLVM::atomic_update(ir::AtomicOp op, ScalarType t, llvm::Val
   case ir::AtomicOp::Max:
     if (!fp)
       return builder.CreateAtomicRMW(
-          ir::is_unsigned(t) ? (op == ir::AtomicOp::Min ? llvm::AtomicRMWInst::UMin
-                                                        : llvm::AtomicRMWInst::UMax)
-                             : (op == ir::AtomicOp::Min ? llvm::AtomicRMWInst::Min
-                                                        : llvm::AtomicRMWInst::Max),
+          ir::is_unsigned(t)
+              ? (op == ir::AtomicOp::Min ? llvm::AtomicRMWInst::UMin : llvm::AtomicRMWInst::UMax)
+              : (op == ir::AtomicOp::Min ? llvm::AtomicRMWInst::Min : llvm::AtomicRMWInst::Max),
           address, value, align, order);
     break; // floats: a compare-and-swap loop with loom's min/max (fmin/fmax), below
   case ir::AtomicOp::CompareExchange: {

@@ -78,8 +78,8 @@ llvm::Value *CodegenPTX::scale_by_power_of_two(llvm::Value *x, llvm::Value *expo
 }
 
 llvm::Value *CodegenPTX::reciprocal_square_root(llvm::Value *x, ir::ScalarType t) {
-  return call_math_library(t == ir::ScalarType::F32 ? "__nv_rsqrtf" : "__nv_rsqrt",
-                           x->getType(), {x});
+  return call_math_library(t == ir::ScalarType::F32 ? "__nv_rsqrtf" : "__nv_rsqrt", x->getType(),
+                           {x});
 }
 
 llvm::Value *CodegenPTX::square_root(llvm::Value *v, ir::ScalarType t) {

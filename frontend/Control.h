@@ -48,11 +48,13 @@ struct Range {
   bool is_range = false;
 };
 
-template <Operand B, Operand E, Operand S = int> Range range(const B &b, const E &e, const S &s = 1) {
+template <Operand B, Operand E, Operand S = int>
+Range range(const B &b, const E &e, const S &s = 1) {
   if constexpr (!DslExpr<S>)
     if (s == 0)
       throw DslError("loom::range: the step is 0; a parallel range needs a non-zero step");
-  return Range(detail::to_expr<int64_t>(b), detail::to_expr<int64_t>(e), detail::to_expr<int64_t>(s));
+  return Range(detail::to_expr<int64_t>(b), detail::to_expr<int64_t>(e),
+               detail::to_expr<int64_t>(s));
 }
 
 namespace detail {
@@ -67,8 +69,9 @@ inline Index range_index(const Range &r, const ir::Var &v) {
 
 // The body runs once for every i in [0, n) (or in loom::range(b, e, s)), in parallel: f(Index i).
 template <class N, class F>
-requires(std::is_invocable_v<F, Index> && (Operand<N> || std::is_same_v<std::decay_t<N>, Range>))
-void parallel_for(const N &n, F &&f) {
+requires(std::is_invocable_v<F, Index> &&
+         (Operand<N> || std::is_same_v<std::decay_t<N>, Range>)) void parallel_for(const N &n,
+                                                                                   F &&f) {
   frontend::Tracer &t = frontend::Tracer::current();
   const Range r(n);
   ir::Var i = t.fresh_var("i", ir::ScalarType::I64);

@@ -10,11 +10,10 @@
 namespace loom {
 
 template <class T>
-concept DslScalar =
-    std::is_same_v<T, bool> || std::is_same_v<T, int8_t> || std::is_same_v<T, int16_t> ||
-    std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> || std::is_same_v<T, uint8_t> ||
-    std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t> || std::is_same_v<T, uint64_t> ||
-    std::is_same_v<T, float> || std::is_same_v<T, double>;
+concept DslScalar = std::is_same_v<T, bool> || std::is_same_v<T, int8_t> ||
+    std::is_same_v<T, int16_t> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+    std::is_same_v<T, uint8_t> || std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t> ||
+    std::is_same_v<T, uint64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
 
 // Array elements: the scalars, and the 16-bit storage types f16 and bf16, which kernels read and
 // write as f32 (ir::value_type).
@@ -70,15 +69,14 @@ template <> struct int_of_size<8, false> { using type = uint64_t; };
 template <class T>
 using dsl_type_t = std::conditional_t<
     std::is_same_v<T, bool>, bool,
-    std::conditional_t<
-        std::is_floating_point_v<T>, std::conditional_t<std::is_same_v<T, float>, float, double>,
-        typename detail::int_of_size<sizeof(T), std::is_signed_v<T>>::type>>;
+    std::conditional_t<std::is_floating_point_v<T>,
+                       std::conditional_t<std::is_same_v<T, float>, float, double>,
+                       typename detail::int_of_size<sizeof(T), std::is_signed_v<T>>::type>>;
 
 // C++'s integer promotion: bool and integers narrower than int compute as int (i32).
 template <class T>
-using promoted_t = std::conditional_t<std::is_same_v<T, bool> ||
-                                          (std::is_integral_v<T> && sizeof(T) < sizeof(int32_t)),
-                                      int32_t, T>;
+using promoted_t = std::conditional_t<
+    std::is_same_v<T, bool> || (std::is_integral_v<T> && sizeof(T) < sizeof(int32_t)), int32_t, T>;
 
 // Result type of arithmetic between two DSL values: C++'s usual arithmetic conversions.
 template <class A, class B> using promote_t = dsl_type_t<decltype(A() + B())>;
@@ -88,9 +86,8 @@ template <class A, class B> using promote_t = dsl_type_t<decltype(A() + B())>;
 // i64 (and `u + 1` u32 for a u32 u); only an integer value with a floating literal becomes
 // floating (C++ would agree). Narrow integers promote to i32 first, as in C++.
 template <class T, class U>
-using literal_promote_t =
-    std::conditional_t<std::is_floating_point_v<T>, T,
-                       std::conditional_t<std::is_floating_point_v<U>, dsl_type_t<U>,
-                                          promoted_t<T>>>;
+using literal_promote_t = std::conditional_t<
+    std::is_floating_point_v<T>, T,
+    std::conditional_t<std::is_floating_point_v<U>, dsl_type_t<U>, promoted_t<T>>>;
 
 } // namespace loom

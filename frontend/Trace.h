@@ -27,8 +27,9 @@ template <class R, class... A> struct lambda_params<R (*)(A...)> {
 
 // How each kind of kernel parameter is declared and handed to the body.
 template <class P> struct param_maker {
-  static_assert(sizeof(P) == 0, "kernel parameters must be loom scalar values (loom::F32, "
-                                "loom::I64, ...) or arrays (loom::Array<T>, Array2<T>, Array3<T>, ArrayN<T, R>)");
+  static_assert(sizeof(P) == 0,
+                "kernel parameters must be loom scalar values (loom::F32, "
+                "loom::I64, ...) or arrays (loom::Array<T>, Array2<T>, Array3<T>, ArrayN<T, R>)");
 };
 template <DslScalar T> struct param_maker<Value<T>> {
   static Value<T> make(frontend::Tracer &t, const std::string &name) {

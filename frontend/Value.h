@@ -294,7 +294,8 @@ template <Operand A, Operand B>
 requires(DslExpr<A> || DslExpr<B>) auto fmod(const A &a, const B &b) {
   using P = detail::arith_result_t<A, B>;
   using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;
-  return Value<R>(ir::Binary::make(ir::BinaryOp::Mod, detail::to_expr<R>(a), detail::to_expr<R>(b)));
+  return Value<R>(
+      ir::Binary::make(ir::BinaryOp::Mod, detail::to_expr<R>(a), detail::to_expr<R>(b)));
 }
 
 // Whether x is finite, infinite, NaN.

@@ -75,8 +75,8 @@ ScalarType promote(ScalarType a, ScalarType b) {
     return wa >= wb ? a : b;
   ScalarType u = is_unsigned(a) ? a : b, s = is_unsigned(a) ? b : a;
   if (bit_width(u) >= bit_width(s))
-    return u;                                 // u32 + i32, u64 + i32, u64 + i64: unsigned
-  return s;                                   // u32 + i64: i64 holds every u32
+    return u; // u32 + i32, u64 + i32, u64 + i64: unsigned
+  return s;   // u32 + i64: i64 holds every u32
 }
 
 const char *target_name(Target t) {

@@ -22,8 +22,8 @@ struct ArrayUse {
   // iterations update one element.
   bool all_owned = true;
   std::vector<Expr> owned_indices; // the tuple of the first access
-  bool all_reduce = true;    // no plain load or store
-  bool all_invariant = true; // every index is the same for all iterations
+  bool all_reduce = true;          // no plain load or store
+  bool all_invariant = true;       // every index is the same for all iterations
   std::set<ReduceOp> ops;
 };
 
@@ -62,8 +62,7 @@ public:
       return (is_var(b->a, v) && nonzero_constant(b->b)) ||
              (is_var(b->b, v) && nonzero_constant(b->a));
     case BinaryOp::Add:
-      return (affine_in(b->a, v) && invariant({b->b})) ||
-             (affine_in(b->b, v) && invariant({b->a}));
+      return (affine_in(b->a, v) && invariant({b->b})) || (affine_in(b->b, v) && invariant({b->a}));
     case BinaryOp::Sub:
       return affine_in(b->a, v) && invariant({b->b});
     default:

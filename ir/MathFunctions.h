@@ -9,10 +9,10 @@
 namespace loom::ir {
 
 enum class MathArgs : uint8_t {
-  Float,        // floats; the result has their type
-  FloatOrInt,   // floats or integers (abs, sign); the result has their type
-  Classify,     // one float; the result is a bool (isfinite, isinf, isnan)
-  FloatAndExp,  // a float and an i32 exponent (ldexp); the result is the float's type
+  Float,       // floats; the result has their type
+  FloatOrInt,  // floats or integers (abs, sign); the result has their type
+  Classify,    // one float; the result is a bool (isfinite, isinf, isnan)
+  FloatAndExp, // a float and an i32 exponent (ldexp); the result is the float's type
 };
 
 // How the code generators compute a function.

@@ -31,8 +31,7 @@ Expr trip_count(const ParallelRange &r) {
   // A step known only at run time: either direction, and none for 0.
   Expr up = positive_trips(sub(r.end, r.begin), r.step);
   Expr down = positive_trips(sub(r.begin, r.end), sub(i64(0), r.step));
-  return Select::make(lt(i64(0), r.step), up,
-                      Select::make(lt(r.step, i64(0)), down, i64(0)));
+  return Select::make(lt(i64(0), r.step), up, Select::make(lt(r.step, i64(0)), down, i64(0)));
 }
 
 Expr range_index(const ParallelRange &r, const Var &j) {

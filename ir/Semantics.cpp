@@ -285,7 +285,8 @@ ScalarValue cast_op(ScalarType to, ScalarType from, ScalarValue a) {
     r = float_value(to, a.f);
   } else if (is_unsigned(from)) { // one rounding from the integer (via double could round twice)
     const uint64_t v = static_cast<uint64_t>(a.i);
-    r.f = to == ScalarType::F32 ? static_cast<double>(static_cast<float>(v)) : static_cast<double>(v);
+    r.f =
+        to == ScalarType::F32 ? static_cast<double>(static_cast<float>(v)) : static_cast<double>(v);
   } else if (to == ScalarType::F32) {
     r.f = static_cast<double>(static_cast<float>(a.i));
   } else {

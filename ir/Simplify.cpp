@@ -48,8 +48,7 @@ protected:
       if (is_int(n->type))
         return IntConst::make(n->type, c->value);
       if (is_float(n->type)) // one rounding: i64 -> f64 -> f32 could round twice
-        return FloatConst::make(n->type,
-                                cast_op(n->type, c->type, int_value(c->type, c->value)).f);
+        return FloatConst::make(n->type, cast_op(n->type, c->type, int_value(c->type, c->value)).f);
     }
     if (auto *c = a.as<FloatConst>(); c && is_float(n->type))
       return FloatConst::make(n->type, c->value);

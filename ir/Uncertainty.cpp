@@ -302,7 +302,7 @@ Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
   case MathFn::IsInf:
   case MathFn::IsNan: // an uncertain value is a finite one
     return e == 0 || (std::isfinite(x) && std::fabs(x) + e <= max_finite(t)) ? Uncertainty{}
-                                                                              : Uncertainty::any();
+                                                                             : Uncertainty::any();
   case MathFn::Ldexp: // exact but for a subnormal result's rounding
     return e == 0 ? Uncertainty{}
                   : finish(t, r, inexact(t, r, std::ldexp(e, static_cast<int>(args[1].i))));

@@ -89,8 +89,8 @@ private:
   // Validates before any device memory is touched, so shape errors need no GPU to be reported.
   static int64_t checked_size(const std::vector<int64_t> &shape) {
     if (shape.empty() || shape.size() > 8)
-      throw ArgumentError("DeviceArray: rank must be 1 to 8, got " +
-                          std::to_string(shape.size()) + " (shape " + shape_to_string(shape) + ")");
+      throw ArgumentError("DeviceArray: rank must be 1 to 8, got " + std::to_string(shape.size()) +
+                          " (shape " + shape_to_string(shape) + ")");
     for (size_t k = 0; k < shape.size(); ++k)
       if (shape[k] < 0)
         throw ArgumentError("DeviceArray: extent " + std::to_string(k) + " of shape " +

@@ -20,11 +20,10 @@ struct MathFunction {
 // what other operations compute.
 const std::map<std::string, MathFunction> &math_functions() {
   static const std::map<std::string, MathFunction> m = [] {
-    std::map<std::string, MathFunction> m = {
-        {"fabs", {std::nullopt, 1}},
-        {"fmod", {std::nullopt, 2}},
-        {"degrees", {std::nullopt, 1}},
-        {"radians", {std::nullopt, 1}}};
+    std::map<std::string, MathFunction> m = {{"fabs", {std::nullopt, 1}},
+                                             {"fmod", {std::nullopt, 2}},
+                                             {"degrees", {std::nullopt, 1}},
+                                             {"radians", {std::nullopt, 1}}};
     for (int k = 0; k < ir::kMathFnCount; ++k) {
       const ir::MathFnInfo &info = ir::math_info(static_cast<ir::MathFn>(k));
       m.emplace(info.name, MathFunction{info.fn, info.arity});
@@ -312,8 +311,8 @@ Value Checker::call(const ast::Expr &e) {
       error(e.begin, "unknown function 'math.abs' (Python has none either); write abs(x), or "
                      "math.fabs(x) for a float result");
     if (!math_functions().count(n))
-      error(e.begin, "unknown function '" + e.name + "'; loom's math functions are " +
-                         math_function_list());
+      error(e.begin,
+            "unknown function '" + e.name + "'; loom's math functions are " + math_function_list());
   }
   size_t given = e.operands.size();
   auto expect_arity = [&](size_t arity) {

@@ -27,12 +27,12 @@ const std::map<std::string, ir::ScalarType> &scalar_types() {
 // Type names of other languages, and loom's name for them.
 const char *loom_type_for(const std::string &name) {
   static const std::map<std::string, const char *> other = {
-      {"float32", "f32"},  {"float", "f32 or f64"}, {"float64", "f64"}, {"double", "f64"},
-      {"int32", "i32"},    {"int", "i32 or i64"},   {"int64", "i64"},   {"boolean", "bool"},
-      {"bool_", "bool"},   {"long", "i64"},         {"float16", "f16"}, {"half", "f16"},
-      {"bfloat16", "bf16"}, {"int8", "i8"},         {"int16", "i16"},   {"uint8", "u8"},
-      {"uint16", "u16"},   {"uint32", "u32"},       {"uint64", "u64"},  {"uint", "u32 or u64"},
-      {"byte", "u8"},      {"char", "i8 or u8"},    {"short", "i16"},   {"unsigned", "u32"}};
+      {"float32", "f32"},   {"float", "f32 or f64"}, {"float64", "f64"}, {"double", "f64"},
+      {"int32", "i32"},     {"int", "i32 or i64"},   {"int64", "i64"},   {"boolean", "bool"},
+      {"bool_", "bool"},    {"long", "i64"},         {"float16", "f16"}, {"half", "f16"},
+      {"bfloat16", "bf16"}, {"int8", "i8"},          {"int16", "i16"},   {"uint8", "u8"},
+      {"uint16", "u16"},    {"uint32", "u32"},       {"uint64", "u64"},  {"uint", "u32 or u64"},
+      {"byte", "u8"},       {"char", "i8 or u8"},    {"short", "i16"},   {"unsigned", "u32"}};
   auto it = other.find(name);
   return it == other.end() ? nullptr : it->second;
 }
@@ -40,12 +40,12 @@ const char *loom_type_for(const std::string &name) {
 const std::set<std::string> &builtin_functions() {
   static const std::set<std::string> b = [] {
     std::set<std::string> b = {
-      "range", "parallel", "len", "bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-      "f32", "f64", "fabs", "fmod", "degrees", "radians", "min", "max", "math",
-      // the SIMT level
-      "cuda", "shared", "atomic", "syncthreads", "grid", "gridsize", "shfl_sync", "shfl_up_sync",
-      "shfl_down_sync", "shfl_xor_sync", "any_sync", "all_sync", "ballot_sync", "threadIdx",
-      "blockIdx", "blockDim", "gridDim", "laneid", "warpsize"};
+        "range", "parallel", "len", "bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+        "f32", "f64", "fabs", "fmod", "degrees", "radians", "min", "max", "math",
+        // the SIMT level
+        "cuda", "shared", "atomic", "syncthreads", "grid", "gridsize", "shfl_sync", "shfl_up_sync",
+        "shfl_down_sync", "shfl_xor_sync", "any_sync", "all_sync", "ballot_sync", "threadIdx",
+        "blockIdx", "blockDim", "gridDim", "laneid", "warpsize"};
     for (int k = 0; k < ir::kMathFnCount; ++k)
       b.insert(ir::fn_name(static_cast<ir::MathFn>(k)));
     return b;

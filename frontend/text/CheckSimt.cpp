@@ -389,8 +389,7 @@ Value Checker::atomic(const ast::Expr &e, const std::string &function, ir::Atomi
   if (element == ir::ScalarType::Bool || ir::is_storage_only(element) ||
       ir::bit_width(element) < 32)
     error(target.begin, function + "() updates elements of i32, i64, u32, u64, f32 or f64; '" +
-                            name +
-                            "' holds " + ir::type_name(element));
+                            name + "' holds " + ir::type_name(element));
   const ast::Expr &where = *e.operands[1];
   std::vector<const ast::Expr *> written;
   if (where.kind == ast::ExprKind::Tuple)
@@ -457,9 +456,9 @@ Value Checker::warp_operation(const ast::Expr &e, const std::string &function, i
     result = ir::WarpOp::make(op, convert(*value, ir::ScalarType::Bool));
   } else {
     if (value && (value->type == ir::ScalarType::Bool || ir::bit_width(value->type) < 32)) {
-      diag_.error(e.operands[1]->begin, function +
-                                            "() moves an i32, i64, u32, u64, f32 or f64 value, got " +
-                                            describe(*value));
+      diag_.error(e.operands[1]->begin,
+                  function + "() moves an i32, i64, u32, u64, f32 or f64 value, got " +
+                      describe(*value));
       value.reset();
     }
     const ast::Expr &lane_expr = *e.operands[2];

@@ -352,8 +352,9 @@ void Checker::parallel_loop(const ast::Stmt &s, const ast::Expr &call) {
     const std::vector<const ast::Expr *> &parts = dims[d];
     try {
       if (parts.size() > 3) {
-        report(parts[0]->begin, "a range of parallel() is (begin, end) or (begin, end, step), got " +
-                                    std::to_string(parts.size()) + " values");
+        report(parts[0]->begin,
+               "a range of parallel() is (begin, end) or (begin, end, step), got " +
+                   std::to_string(parts.size()) + " values");
         continue;
       }
       std::vector<ir::Expr> bounds;

@@ -338,9 +338,8 @@ Value math(ir::MathFn fn, const std::vector<Value> &args) {
   }
   std::vector<ir::Expr> converted;
   for (size_t k = 0; k < args.size(); ++k)
-    converted.push_back(convert(args[k], info.args == ir::MathArgs::FloatAndExp && k == 1
-                                             ? ScalarType::I32
-                                             : t));
+    converted.push_back(
+        convert(args[k], info.args == ir::MathArgs::FloatAndExp && k == 1 ? ScalarType::I32 : t));
   return Value::of(ir::Call::make(fn, std::move(converted)));
 }
 
@@ -370,8 +369,7 @@ Value scale_angle(const Value &a, double factor) {
   if (a.literal)
     return Value::float_literal(as_double(a) * factor);
   ScalarType t = float_type_of(a);
-  return Value::of(
-      ir::Binary::make(BinaryOp::Mul, convert(a, t), ir::FloatConst::make(t, factor)));
+  return Value::of(ir::Binary::make(BinaryOp::Mul, convert(a, t), ir::FloatConst::make(t, factor)));
 }
 
 } // namespace loom::text

@@ -222,10 +222,10 @@ TEST(codegen_ptx, FastMathUsesTheApproximateFunctions) {
     Expr e = bin(BinaryOp::Add, Call::make(MathFn::Sin, {x}), Call::make(MathFn::Cos, {x}));
     e = bin(BinaryOp::Add, e, Call::make(MathFn::Log2, {Call::make(MathFn::Exp, {x})}));
     e = bin(BinaryOp::Add, e, Call::make(MathFn::Round, {x}));
-    e = bin(BinaryOp::Add, e, bin(BinaryOp::Mul, Call::make(MathFn::Ceil, {x}),
-                                  Call::make(MathFn::Trunc, {x})));
-    return Block::make({Store::make(0, {var(i)}, e),
-                        Store::make(1, {var(i)}, Call::make(MathFn::Sin, {d}))});
+    e = bin(BinaryOp::Add, e,
+            bin(BinaryOp::Mul, Call::make(MathFn::Ceil, {x}), Call::make(MathFn::Trunc, {x})));
+    return Block::make(
+        {Store::make(0, {var(i)}, e), Store::make(1, {var(i)}, Call::make(MathFn::Sin, {d}))});
   });
   LoweredKernel kernel{"approx", params, Target::GPU, {task}};
   LoweredKernel fast = kernel;
@@ -238,8 +238,8 @@ TEST(codegen_ptx, FastMathUsesTheApproximateFunctions) {
   EXPECT_NE(approx.find("ex2.approx.ftz.f32"), std::string::npos) << approx;
   for (const std::string *ptx : {&precise, &approx}) {
     for (const char *rounding : {"rni", "rpi", "rzi"}) // round (half to even), ceil, trunc
-      EXPECT_TRUE(std::regex_search(*ptx, std::regex(std::string("cvt\\.") + rounding +
-                                                     "(\\.ftz)?\\.f32\\.f32")))
+      EXPECT_TRUE(std::regex_search(
+          *ptx, std::regex(std::string("cvt\\.") + rounding + "(\\.ftz)?\\.f32\\.f32")))
           << rounding << "\n"
           << *ptx;
     EXPECT_EQ(ptx->find("sin.approx.f64"), std::string::npos);

@@ -1,8 +1,8 @@
 #include "differential/Harness.h"
 
-#include "ir/MathFunctions.h"
 #include "ir/Interpreter.h"
 #include "ir/Lower.h"
+#include "ir/MathFunctions.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "ir/Uncertainty.h"

@@ -57,17 +57,17 @@ const char *binary_code(BinaryOp op) {
 
 const char *fn_code(MathFn fn) {
   static const char *names[] = {
-      "MathFn::Sqrt",     "MathFn::Exp",      "MathFn::Log",       "MathFn::Sin",
-      "MathFn::Cos",      "MathFn::Tanh",     "MathFn::Pow",       "MathFn::Abs",
-      "MathFn::Floor",    "MathFn::Fma",      "MathFn::Acos",      "MathFn::Acosh",
-      "MathFn::Asin",     "MathFn::Asinh",    "MathFn::Atan",      "MathFn::Atan2",
-      "MathFn::Atanh",    "MathFn::Cbrt",     "MathFn::Ceil",      "MathFn::Copysign",
-      "MathFn::Cosh",     "MathFn::Erf",      "MathFn::Erfc",      "MathFn::Exp2",
-      "MathFn::Expm1",    "MathFn::Gamma",    "MathFn::Hypot",     "MathFn::IsFinite",
-      "MathFn::IsInf",    "MathFn::IsNan",    "MathFn::Ldexp",     "MathFn::Lgamma",
-      "MathFn::Log10",    "MathFn::Log1p",    "MathFn::Log2",      "MathFn::Remainder",
-      "MathFn::Round",    "MathFn::Rsqrt",    "MathFn::Sign",      "MathFn::Sinh",
-      "MathFn::Tan",      "MathFn::Trunc"};
+      "MathFn::Sqrt",  "MathFn::Exp",   "MathFn::Log",   "MathFn::Sin",
+      "MathFn::Cos",   "MathFn::Tanh",  "MathFn::Pow",   "MathFn::Abs",
+      "MathFn::Floor", "MathFn::Fma",   "MathFn::Acos",  "MathFn::Acosh",
+      "MathFn::Asin",  "MathFn::Asinh", "MathFn::Atan",  "MathFn::Atan2",
+      "MathFn::Atanh", "MathFn::Cbrt",  "MathFn::Ceil",  "MathFn::Copysign",
+      "MathFn::Cosh",  "MathFn::Erf",   "MathFn::Erfc",  "MathFn::Exp2",
+      "MathFn::Expm1", "MathFn::Gamma", "MathFn::Hypot", "MathFn::IsFinite",
+      "MathFn::IsInf", "MathFn::IsNan", "MathFn::Ldexp", "MathFn::Lgamma",
+      "MathFn::Log10", "MathFn::Log1p", "MathFn::Log2",  "MathFn::Remainder",
+      "MathFn::Round", "MathFn::Rsqrt", "MathFn::Sign",  "MathFn::Sinh",
+      "MathFn::Tan",   "MathFn::Trunc"};
   static_assert(sizeof(names) / sizeof(names[0]) == kMathFnCount, "one name per MathFn");
   return names[static_cast<int>(fn)];
 }

@@ -116,8 +116,7 @@ protected:
     Visitor::visit_node(n);
   }
   void visit_node(const ir::Call *n) override {
-    seen.insert(std::string("call ") + ir::fn_name(n->fn) + " " +
-                ir::type_name(n->args[0].type()));
+    seen.insert(std::string("call ") + ir::fn_name(n->fn) + " " + ir::type_name(n->args[0].type()));
     Visitor::visit_node(n);
   }
   void visit_node(const ir::Cast *n) override {
@@ -173,8 +172,8 @@ TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
     c.visit(p.kernel.body);
   }
   using ir::ScalarType;
-  const ScalarType ints[] = {ScalarType::I8,  ScalarType::I16, ScalarType::I32, ScalarType::I64,
-                            ScalarType::U8,  ScalarType::U16, ScalarType::U32, ScalarType::U64};
+  const ScalarType ints[] = {ScalarType::I8, ScalarType::I16, ScalarType::I32, ScalarType::I64,
+                             ScalarType::U8, ScalarType::U16, ScalarType::U32, ScalarType::U64};
   const ScalarType floats[] = {ScalarType::F32, ScalarType::F64};
   const ScalarType all[] = {ScalarType::Bool, ScalarType::I8,  ScalarType::I16, ScalarType::I32,
                             ScalarType::I64,  ScalarType::U8,  ScalarType::U16, ScalarType::U32,

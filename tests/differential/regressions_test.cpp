@@ -569,10 +569,11 @@ TEST(DifferentialRegression, CopysignOfANanSignSeed20004317) {
   Var v1 = make_var("i4", ScalarType::I64);
   p.kernel.body = block({pfor(
       {v1}, {ic(ScalarType::I64, 1)},
-      block({store(0, {ic(ScalarType::I64, 0)},
-                   call(MathFn::Copysign,
-                        {fc(ScalarType::F64, 0x1p+0),
-                         call(MathFn::Asin, {call(MathFn::Lgamma, {fc(ScalarType::F64, 0x0p+0)})})}))}))});
+      block({store(
+          0, {ic(ScalarType::I64, 0)},
+          call(MathFn::Copysign,
+               {fc(ScalarType::F64, 0x1p+0),
+                call(MathFn::Asin, {call(MathFn::Lgamma, {fc(ScalarType::F64, 0x0p+0)})})}))}))});
   p.args = {fbuffer(ScalarType::F64, {3}, {-0x1.3f1f608acecb8p+3, 0x1.8p-1, 0x1p+31})};
   expect_backends_agree(p);
 }

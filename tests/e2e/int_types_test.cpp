@@ -20,7 +20,7 @@ namespace {
 template <class T> std::vector<T> int_values(size_t n, unsigned seed) {
   using L = std::numeric_limits<T>;
   std::vector<T> v = {T(0), T(1), T(T(0) - 1), L::min(), L::max(), T(L::min() + 1), T(L::max() - 1),
-                      T(2), T(7), T(31), T(32), T(33), T(63), T(64)};
+                      T(2), T(7), T(31),       T(32),    T(33),    T(63),           T(64)};
   std::mt19937_64 rng(seed);
   while (v.size() < n) {
     uint64_t bits = rng();
@@ -122,36 +122,36 @@ protected:
         ASSERT_EQ(out[i * 16 + op], expected[op])
             << "operator " << op << " on " << ir::type_name(dtype_of<T>()) << " " << +a[i] << ", "
             << +b[i];
-      const bool expected_cmp[] = {x < y, x <= y, x > y, x == y, x != static_cast<R>(-1)};
+      const bool expected_cmp[] = {x<y, x <= y, x> y, x == y, x != static_cast<R>(-1)};
       for (int op = 0; op < 5; ++op)
         ASSERT_EQ(cmp[i * 5 + op] != 0, expected_cmp[op])
-            << "comparison " << op << " on " << ir::type_name(dtype_of<T>()) << " " << +a[i]
-            << ", " << +b[i];
+            << "comparison " << op << " on " << ir::type_name(dtype_of<T>()) << " " << +a[i] << ", "
+            << +b[i];
     }
   }
 
   // T to every integer type and to f32, f64 and bool: C++'s conversions (C++20 defines the
   // integer ones as modulo 2^n), one rounding to float.
   template <class T> void casts() {
-    auto k = kernel(std::string("int_casts_") + ir::type_name(dtype_of<T>()),
-                    [](Array<T> a, Array<int8_t> i8, Array<int16_t> i16, Array<int32_t> i32,
-                       Array<int64_t> i64, Array<uint8_t> u8, Array<uint16_t> u16,
-                       Array<uint32_t> u32, Array<uint64_t> u64, Array<float> f32,
-                       Array<double> f64, Array<int32_t> b) {
-                      parallel_for(a.size(), [&](Index i) {
-                        i8[i] = cast<int8_t>(a[i]);
-                        i16[i] = cast<int16_t>(a[i]);
-                        i32[i] = cast<int32_t>(a[i]);
-                        i64[i] = cast<int64_t>(a[i]);
-                        u8[i] = cast<uint8_t>(a[i]);
-                        u16[i] = cast<uint16_t>(a[i]);
-                        u32[i] = cast<uint32_t>(a[i]);
-                        u64[i] = cast<uint64_t>(a[i]);
-                        f32[i] = cast<float>(a[i]);
-                        f64[i] = cast<double>(a[i]);
-                        b[i] = select(cast<bool>(a[i]), 1, 0);
-                      });
-                    });
+    auto k =
+        kernel(std::string("int_casts_") + ir::type_name(dtype_of<T>()),
+               [](Array<T> a, Array<int8_t> i8, Array<int16_t> i16, Array<int32_t> i32,
+                  Array<int64_t> i64, Array<uint8_t> u8, Array<uint16_t> u16, Array<uint32_t> u32,
+                  Array<uint64_t> u64, Array<float> f32, Array<double> f64, Array<int32_t> b) {
+                 parallel_for(a.size(), [&](Index i) {
+                   i8[i] = cast<int8_t>(a[i]);
+                   i16[i] = cast<int16_t>(a[i]);
+                   i32[i] = cast<int32_t>(a[i]);
+                   i64[i] = cast<int64_t>(a[i]);
+                   u8[i] = cast<uint8_t>(a[i]);
+                   u16[i] = cast<uint16_t>(a[i]);
+                   u32[i] = cast<uint32_t>(a[i]);
+                   u64[i] = cast<uint64_t>(a[i]);
+                   f32[i] = cast<float>(a[i]);
+                   f64[i] = cast<double>(a[i]);
+                   b[i] = select(cast<bool>(a[i]), 1, 0);
+                 });
+               });
     prepare(k);
     std::vector<T> a = int_values<T>(200, 4);
     const size_t n = a.size();
@@ -193,10 +193,31 @@ protected:
                     });
     prepare(k);
     using L = std::numeric_limits<T>;
-    std::vector<double> d = {0.0,   -0.0,  0.5,   -0.5,  1.9,  -1.9, 127.5, 128.0, -128.5, -129.0,
-                             255.9, 256.0, -1e30, 1e30,  NAN,  INFINITY, -INFINITY,
-                             double(L::max()), double(L::min()), double(L::max()) + 1e3,
-                             4294967295.0, 4294967296.0, 9.3e18, 1.9e19, -9.3e18};
+    std::vector<double> d = {0.0,
+                             -0.0,
+                             0.5,
+                             -0.5,
+                             1.9,
+                             -1.9,
+                             127.5,
+                             128.0,
+                             -128.5,
+                             -129.0,
+                             255.9,
+                             256.0,
+                             -1e30,
+                             1e30,
+                             NAN,
+                             INFINITY,
+                             -INFINITY,
+                             double(L::max()),
+                             double(L::min()),
+                             double(L::max()) + 1e3,
+                             4294967295.0,
+                             4294967296.0,
+                             9.3e18,
+                             1.9e19,
+                             -9.3e18};
     std::mt19937_64 rng(5);
     std::uniform_real_distribution<double> dist(-1e5, 1e5);
     for (int k2 = 0; k2 < 200; ++k2)
@@ -260,9 +281,9 @@ TEST_P(IntTypes, MixedSignednessAndScalarArguments) {
   auto k = kernel("mixed", [](U32 u, I32 s, I64 l, U64 w, U8 small, Array<uint32_t> us,
                               Array<int64_t> ul, Array<uint64_t> wl, Array<int32_t> narrow) {
     parallel_for(us.size(), [&](Index i) {
-      us[i] = u + s;     // u32
-      ul[i] = u + l;     // i64
-      wl[i] = w + l;     // u64
+      us[i] = u + s;                     // u32
+      ul[i] = u + l;                     // i64
+      wl[i] = w + l;                     // u64
       narrow[i] = small * small + small; // i32: 255 * 255 + 255 does not wrap at 8 bits
     });
   });

@@ -172,13 +172,13 @@ TEST_P(Kernels, ArraysOfRanksFourToEight) {
           Index p = rest / (a.dim(5) * a.dim(6) * a.dim(7));
           Index q = rest / (a.dim(6) * a.dim(7)) % a.dim(5);
           Index r = rest / a.dim(7) % a.dim(6), s = rest % a.dim(7);
-          Index linear = ((((((i * a.dim(1) + j) * a.dim(2) + l) * a.dim(3) + m) * a.dim(4) + p) *
-                               a.dim(5) +
-                           q) *
-                              a.dim(6) +
-                          r) *
-                             a.dim(7) +
-                         s;
+          Index linear =
+              ((((((i * a.dim(1) + j) * a.dim(2) + l) * a.dim(3) + m) * a.dim(4) + p) * a.dim(5) +
+                q) *
+                   a.dim(6) +
+               r) *
+                  a.dim(7) +
+              s;
           a(i, j, l, m, p, q, r, s) = a(i, j, l, m, p, q, r, s) + flat[linear];
         });
       });
@@ -192,7 +192,8 @@ TEST_P(Kernels, ArraysOfRanksFourToEight) {
   prepare(k);
   const std::vector<int64_t> shape8 = {2, 3, 2, 2, 1, 3, 2, 2}, shape5 = {2, 1, 3, 2, 4};
   const int64_t n8 = 2 * 3 * 2 * 2 * 1 * 3 * 2 * 2, n5 = 2 * 1 * 3 * 2 * 4;
-  std::vector<float> a = random_vector<float>(n8, -1, 1, 41), flat = random_vector<float>(n8, -1, 1, 42);
+  std::vector<float> a = random_vector<float>(n8, -1, 1, 41),
+                     flat = random_vector<float>(n8, -1, 1, 42);
   std::vector<float> a0 = a;
   std::vector<int64_t> b(n5, -1);
   k(view(a, shape8), view(b, shape5), flat);

@@ -161,11 +161,41 @@ Domain domain(MathFn fn, bool f32) {
 
 template <class T> std::vector<T> edge_values() {
   using L = std::numeric_limits<T>;
-  std::vector<T> v = {T(0), -T(0), L::infinity(), -L::infinity(), L::quiet_NaN(), L::denorm_min(),
-                      -L::denorm_min(), L::min(), -L::min(), L::max(), -L::max(), T(1), T(-1),
-                      T(0.5), T(-0.5), T(2), T(-2), T(2.5), T(-2.5), T(3), T(-3), T(1e-30),
-                      T(1e22), T(-1e22), T(is_f32<T> ? 1e30 : 1e300), T(100), T(-100), T(1.5),
-                      T(-1.5), T(0.999), T(1.001), T(-0.999), T(1e-7), T(10), T(0.25)};
+  std::vector<T> v = {T(0),
+                      -T(0),
+                      L::infinity(),
+                      -L::infinity(),
+                      L::quiet_NaN(),
+                      L::denorm_min(),
+                      -L::denorm_min(),
+                      L::min(),
+                      -L::min(),
+                      L::max(),
+                      -L::max(),
+                      T(1),
+                      T(-1),
+                      T(0.5),
+                      T(-0.5),
+                      T(2),
+                      T(-2),
+                      T(2.5),
+                      T(-2.5),
+                      T(3),
+                      T(-3),
+                      T(1e-30),
+                      T(1e22),
+                      T(-1e22),
+                      T(is_f32<T> ? 1e30 : 1e300),
+                      T(100),
+                      T(-100),
+                      T(1.5),
+                      T(-1.5),
+                      T(0.999),
+                      T(1.001),
+                      T(-0.999),
+                      T(1e-7),
+                      T(10),
+                      T(0.25)};
   return v;
 }
 
@@ -315,8 +345,8 @@ protected:
         first_failure = where() + wrong;
     }
     if (failures > 0)
-      ADD_FAILURE() << failures << " wrong result(s) of " << ir::fn_name(fn) << "; the first: "
-                    << first_failure;
+      ADD_FAILURE() << failures << " wrong result(s) of " << ir::fn_name(fn)
+                    << "; the first: " << first_failure;
     char at[64];
     if (binary)
       std::snprintf(at, sizeof at, "%.9g, %.9g", double(worst_x), double(worst_y));
@@ -393,8 +423,15 @@ TEST_P(MathAccuracy, IntegerAbsAndSignStayIntegers) {
     });
   });
   prepare(k);
-  std::vector<int64_t> x = {0, 1, -1, 7, -7, std::numeric_limits<int64_t>::min(),
-                            std::numeric_limits<int64_t>::max(), int64_t(1) << 40, -(int64_t(1) << 31)};
+  std::vector<int64_t> x = {0,
+                            1,
+                            -1,
+                            7,
+                            -7,
+                            std::numeric_limits<int64_t>::min(),
+                            std::numeric_limits<int64_t>::max(),
+                            int64_t(1) << 40,
+                            -(int64_t(1) << 31)};
   std::vector<int64_t> a(x.size());
   std::vector<int32_t> s(x.size());
   k(x, a, s);

@@ -29,7 +29,7 @@ TEST_P(ParallelRanges, StepsOfEverySignAgainstPythonsRange) {
     parallel_for(range(b, e, s), [&](Index i) { hits[i] += 1; });
   });
   prepare(k);
-  const int64_t cases[][3] = {{0, 50, 1},  {3, 50, 7},  {49, 0, -1}, {49, -1, -3},
+  const int64_t cases[][3] = {{0, 50, 1},  {3, 50, 7},  {49, 0, -1},  {49, -1, -3},
                               {10, 10, 1}, {20, 10, 2}, {5, 40, 100}, {0, 50, 0}};
   for (const auto &c : cases) {
     std::vector<int32_t> hits(50, 0);
@@ -56,8 +56,8 @@ TEST_P(ParallelRanges, TwoDimensionalInteriorWithLiteralRanges) {
     for (int64_t j = 0; j < m; ++j) {
       float expected = -7.0f;
       if (i >= 1 && i < n - 1 && j >= 1 && j < m - 1 && (j - 1) % 2 == 0)
-        expected = 0.25f * (u[(i - 1) * m + j] + u[(i + 1) * m + j] + u[i * m + j - 1] +
-                            u[i * m + j + 1]);
+        expected =
+            0.25f * (u[(i - 1) * m + j] + u[(i + 1) * m + j] + u[i * m + j - 1] + u[i * m + j + 1]);
       ASSERT_EQ(v[i * m + j], expected) << i << ", " << j;
     }
 }
@@ -75,7 +75,7 @@ def box(A: i32[N, M]):
     for i, j in parallel((1, N - 1), M):
         A[i, j] += i * 100 + j
 )",
-                                 "ranges.loom");
+                     "ranges.loom");
   Kernel &third = m["every_third"], &box = m["box"];
   prepare(third);
   prepare(box);
@@ -103,9 +103,8 @@ TEST_P(ParallelRanges, OwnElementUpdatesThroughAnAffineIndexAreNotAtomic) {
   EXPECT_EQ(code.find(target() == ir::Target::GPU ? "atom." : "atomicrmw"), std::string::npos)
       << code;
   const int64_t n = 9, m = 7;
-  std::vector<double> A = random_vector<double>(n * m, -1, 1, 5), B = random_vector<double>(
-                                                                      n * m, -1, 1, 6),
-                      x(20, 1.0);
+  std::vector<double> A = random_vector<double>(n * m, -1, 1, 5),
+                      B = random_vector<double>(n * m, -1, 1, 6), x(20, 1.0);
   std::vector<double> A0 = A;
   k(view(A, {n, m}), view(B, {n, m}), x);
   for (int64_t i = 0; i < n; ++i)
@@ -116,14 +115,15 @@ TEST_P(ParallelRanges, OwnElementUpdatesThroughAnAffineIndexAreNotAtomic) {
 }
 
 TEST(ParallelRangeErrors, AZeroStepIsRefusedInBothFrontEnds) {
-  EXPECT_THROW(kernel("zero", [](Array<float> x) {
-                 parallel_for(range(0, x.size(), 0), [&](Index i) { x[i] = 1.0f; });
-               }),
+  EXPECT_THROW(kernel("zero",
+                      [](Array<float> x) {
+                        parallel_for(range(0, x.size(), 0), [&](Index i) { x[i] = 1.0f; });
+                      }),
                DslError);
   try {
     compile("@kernel\ndef k(x: f32[n]):\n    for i in parallel(0, n, 0):\n"
-                        "        x[i] = 1.0\n",
-                        "zero.loom");
+            "        x[i] = 1.0\n",
+            "zero.loom");
     FAIL() << "a step of 0 compiled";
   } catch (const SourceError &e) {
     EXPECT_NE(std::string(e.what()).find("zero.loom:3:29: error: the step of parallel() must not "
@@ -133,8 +133,8 @@ TEST(ParallelRangeErrors, AZeroStepIsRefusedInBothFrontEnds) {
   }
   try {
     compile("@kernel\ndef k(x: f32[n]):\n    for i in parallel((0, n, 1, 2)):\n"
-                        "        x[i] = 1.0\n",
-                        "four.loom");
+            "        x[i] = 1.0\n",
+            "four.loom");
     FAIL() << "a range of four values compiled";
   } catch (const SourceError &e) {
     EXPECT_NE(std::string(e.what()).find("a range of parallel() is (begin, end) or (begin, end, "

@@ -24,8 +24,11 @@ template <class F> void expect_argument_error(F make, const std::string &fragmen
 TEST(runtime_device_array, RankMustBeOneToEight) {
   expect_argument_error([] { DeviceArray<float>::uninitialized({}); },
                         "rank must be 1 to 8, got 0");
-  expect_argument_error([] { DeviceArray<float>::uninitialized({1, 1, 1, 1, 1, 1, 1, 1, 1}); },
-                        "got 9");
+  expect_argument_error(
+      [] {
+        DeviceArray<float>::uninitialized({1, 1, 1, 1, 1, 1, 1, 1, 1});
+      },
+      "got 9");
   expect_argument_error(
       [] {
         DeviceArray<float> a({1, 2, 3, 4, 1, 1, 1, 1, 2});

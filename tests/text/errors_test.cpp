@@ -245,7 +245,8 @@ const BadProgram bad_programs[] = {
      "4:16: error: unknown function 'math.abs' (Python has none either); write abs(x), or "
      "math.fabs(x) for a float result"},
     {"MisspelledMathFunction", LOOP "        x[i] = math.hypoth(x[i], 1.0)\n",
-     "4:16: error: unknown function 'math.hypoth'; loom's math functions are abs, acos, acosh, asin, "
+     "4:16: error: unknown function 'math.hypoth'; loom's math functions are abs, acos, acosh, "
+     "asin, "
      "asinh, atan, atan2, atanh, cbrt, ceil, copysign, cos, cosh, degrees, erf, erfc, exp, exp2, "
      "expm1, fabs, floor, fma, fmod, gamma, hypot, isfinite, isinf, isnan, ldexp, lgamma, log, "
      "log10, log1p, log2, pow, radians, remainder, round, rsqrt, sign, sin, sinh, sqrt, tan, tanh, "
@@ -405,7 +406,8 @@ const BadProgram bad_programs[] = {
      "3:16: error: the first argument of atomic.add() must be an array; 'm' is a scalar parameter "
      "of type i32"},
     {"AtomicOnBool", "@kernel(simt=True)\ndef k(b: bool[n]):\n    atomic.exch(b, 0, True)\n",
-     "3:17: error: atomic.exch() updates elements of i32, i64, u32, u64, f32 or f64; 'b' holds bool"},
+     "3:17: error: atomic.exch() updates elements of i32, i64, u32, u64, f32 or f64; 'b' holds "
+     "bool"},
     {"AtomicOnHalf", "@kernel(simt=True)\ndef k(h: f16[n]):\n    atomic.add(h, 0, 1.0)\n",
      "3:16: error: atomic.add() updates elements of i32, i64, u32, u64, f32 or f64; 'h' holds f16"},
     {"UnknownAtomic", SIMT "    atomic.sub(c, 0, 1)\n",

@@ -257,19 +257,20 @@ def maths(n: i32, f: f32, d: f64, l: i64, out: f64[N], fout: f32[N], flags: bool
 }
 
 TEST(SameIR, IntegerWidthsAndSignedness) {
-  ir::Kernel cpp = trace(
-      "widths",
-      [](U8 a, I16 b, U32 c, U64 d, Array<uint8_t> img, Array<int8_t> s8, Array<uint16_t> h,
-         Array<uint32_t> out, Array<int64_t> wide) {
-        parallel_for(img.size(), [&](Index i) {
-          out[i] = img[i] * a + b + c;
-          out[i] = (c >> 3) + (c << a) + ~c + (-c) + c / 7 + c % 5 + min(c, 9) + max(img[i], 200);
-          wide[i] = s8[i] + h[i] + d + cast<uint16_t>(s8[i]) + abs(s8[i]) + sign(c);
-          img[i] = cast<uint8_t>(min(img[i] + 10, 255));
-          h[i] += 1;
-        });
-      },
-      {"a", "b", "c", "d", "img", "s8", "h", "out", "wide"});
+  ir::Kernel cpp =
+      trace("widths",
+            [](U8 a, I16 b, U32 c, U64 d, Array<uint8_t> img, Array<int8_t> s8, Array<uint16_t> h,
+               Array<uint32_t> out, Array<int64_t> wide) {
+              parallel_for(img.size(), [&](Index i) {
+                out[i] = img[i] * a + b + c;
+                out[i] =
+                    (c >> 3) + (c << a) + ~c + (-c) + c / 7 + c % 5 + min(c, 9) + max(img[i], 200);
+                wide[i] = s8[i] + h[i] + d + cast<uint16_t>(s8[i]) + abs(s8[i]) + sign(c);
+                img[i] = cast<uint8_t>(min(img[i] + 10, 255));
+                h[i] += 1;
+              });
+            },
+            {"a", "b", "c", "d", "img", "s8", "h", "out", "wide"});
   EXPECT_SAME_IR(cpp, R"(
 @kernel
 def widths(a: u8, b: i16, c: u32, d: u64, img: u8[n], s8: i8[n], h: u16[n], out: u32[n], wide: i64[n]):
