@@ -115,9 +115,10 @@ template <class F> F log_gamma(F x) {
 }
 
 // Math functions in F's precision, through the host's C library as the CPU's code calls it.
+// `args` holds the function's arity of values (one, for most).
 template <class F> ScalarValue float_math(MathFn fn, const ScalarValue *args) {
   F x = static_cast<F>(args[0].f);
-  F y = static_cast<F>(args[1].f);
+  F y = fn_arity(fn) > 1 ? static_cast<F>(args[1].f) : F(0);
   ScalarValue r;
   auto set = [&r](F v) { r.f = v; };
   // clang-format off
