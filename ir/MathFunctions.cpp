@@ -1,7 +1,5 @@
 #include "ir/MathFunctions.h"
 
-#include <cstring>
-
 namespace loom::ir {
 
 namespace {
@@ -73,13 +71,6 @@ static_assert(rows_in_enum_order(), "rows in MathFn's order");
 
 const MathFnInfo &math_info(MathFn fn) {
   return kTable[static_cast<int>(fn)];
-}
-
-const MathFnInfo *find_math_function(const char *name) {
-  for (const MathFnInfo &info : kTable)
-    if (std::strcmp(info.name, name) == 0)
-      return &info;
-  return nullptr;
 }
 
 bool math_takes(MathFn fn, ScalarType t) {

@@ -40,8 +40,6 @@ struct MathFnInfo {
 };
 
 const MathFnInfo &math_info(MathFn fn);
-// The function named `name` (without a "math." prefix), or null.
-const MathFnInfo *find_math_function(const char *name);
 
 // Whether fn takes arguments of type `t` (for ldexp: a first argument of type `t`).
 bool math_takes(MathFn fn, ScalarType t);
