@@ -558,14 +558,35 @@ struct Task {
   // (ir/CpuLanes.cpp); 1 without.
   int lanes = 1;
 };
+// A sequential loop of the kernel around parallel loops (`for t in range(T):` enclosing them, at
+// the top level or inside such loops only): tasks [first, last) run in order once for each value
+// of `var`, from `begin` while below `end`, by `step` (evaluated on the host, over scalar
+// parameters, array shapes and enclosing loops' variables), each task complete before the next
+// starts, as a host loop of calls would run them. The tasks read `var` as LoweredKernel::params
+// [param], a scalar i64 parameter the call binds. Loops nest by their task ranges; a kernel's list
+// holds them outermost first, in the order they start.
+struct TaskLoop {
+  Var var;
+  Expr begin, end, step;
+  size_t first = 0, last = 0;
+  int param = -1;
+};
+// What split_into_tasks makes of a kernel: its tasks and the loops around them.
+struct TaskProgram {
+  std::vector<Task> tasks;
+  std::vector<TaskLoop> loops;
+};
+
 enum class Target : uint8_t { CPU, GPU };
 const char *target_name(Target t);
 
 struct LoweredKernel {
   std::string name;
+  // Kernel::params, then one i64 scalar per task loop (TaskLoop::param), which the call binds.
   std::vector<Param> params;
   Target target;
   std::vector<Task> tasks;
+  std::vector<TaskLoop> task_loops = {}; // the sequential loops around the tasks, if any
   bool fast_math = false; // Kernel::fast_math
   // Kernel::bounds_check: every array access checks its indices against the extents; a task then
   // takes a bounds record after its other parameters (support/Abi.h).

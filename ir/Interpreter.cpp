@@ -5,6 +5,7 @@
 
 #include "ir/InterpreterMachine.h"
 #include "ir/Printer.h"
+#include "ir/TaskLoops.h"
 #include "support/Error.h"
 
 #include <algorithm>
@@ -618,9 +619,28 @@ InterpreterResult interpret(const Kernel &kernel, std::vector<InterpreterArg> &a
 
 InterpreterResult interpret(const LoweredKernel &kernel, std::vector<InterpreterArg> &args,
                             const InterpreterOptions &options) {
+  // The task loops' variables are parameters past the kernel's own: arguments the walk sets, held
+  // in `args` for the run only.
+  const size_t own = args.size();
+  struct Restore {
+    std::vector<InterpreterArg> &args;
+    size_t size;
+    ~Restore() { args.resize(size); }
+  } restore{args, own};
+  if (own + kernel.task_loops.size() == kernel.params.size())
+    for (size_t k = 0; k < kernel.task_loops.size(); ++k)
+      args.push_back(InterpreterArg::of_scalar(int_value(ScalarType::I64, 0)));
   Machine m(kernel.name, kernel.params, args, options);
   return run(m, options, [&] {
-    for (const Task &task : kernel.tasks) {
+    auto bound = [&](const Expr &e) {
+      m.bind_params();
+      return m.domain_extent(e);
+    };
+    auto set = [&](const TaskLoop &l, int64_t v) {
+      args[l.param].scalar = int_value(ScalarType::I64, v);
+    };
+    run_task_program(kernel.tasks, kernel.task_loops, bound, set, [&](size_t t) {
+      const Task &task = kernel.tasks[t];
       if (task.kind == TaskKind::Simt)
         m.run_simt(task.body, kernel.shared);
       else if (task.threads > 0) // block_per_iteration: the simulated grid's blocks, that wide
@@ -630,7 +650,7 @@ InterpreterResult interpret(const LoweredKernel &kernel, std::vector<Interpreter
         run_gpu_task(m, task, options);
       else
         run_cpu_task(m, task, options);
-    }
+    });
   });
 }
 

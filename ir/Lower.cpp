@@ -75,7 +75,10 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
     verify(out);
     return out;
   }
-  out.tasks = split_into_tasks(kernel);
+  TaskProgram program = split_into_tasks(kernel);
+  out.tasks = std::move(program.tasks);
+  out.task_loops = std::move(program.loops);
+  out.params = task_loop_params(kernel.params, out.task_loops);
   dump("split_into_tasks", out);
 
   for (Task &t : out.tasks)

@@ -8,9 +8,15 @@
 namespace loom::ir {
 
 // Each top-level parallel loop becomes its own parallel task (one launch), the serial statements
-// between them serial tasks. Top-level locals read by later tasks are re-declared there; it is an
-// error when that would change their value (they are reassigned, or read arrays a task writes).
-std::vector<Task> split_into_tasks(const Kernel &kernel);
+// between them serial tasks. A sequential loop around parallel loops (at the top level, or in
+// such a loop) becomes a TaskLoop around the tasks its body splits into; a run of declarations
+// alone there makes no task. Locals read by later tasks are re-declared there; it is an error
+// when that would change their value (they are reassigned, or read arrays a task writes), or when
+// a launch domain or a loop bound is not computable on the host.
+TaskProgram split_into_tasks(const Kernel &kernel);
+// `params` followed by the i64 scalar parameters of `loops`' variables (LoweredKernel::params).
+std::vector<Param> task_loop_params(const std::vector<Param> &params,
+                                    const std::vector<TaskLoop> &loops);
 
 // Array-element reductions (Reduce statements), by where their element lies:
 // - serial tasks, and parallel iterations that own the element (its indices are the loop's own

@@ -449,7 +449,12 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
   if (canonical)
     for (const Shared &a : kernel.shared)
       p.shared_name(a);
-  for (const Task &t : kernel.tasks) {
+  for (size_t index = 0; index < kernel.tasks.size(); ++index) {
+    const Task &t = kernel.tasks[index];
+    for (const TaskLoop &l : kernel.task_loops)
+      if (l.first == index)
+        os << "loop " << p.name_of(l.var) << " in range(" << p.expr(l.begin) << ", "
+           << p.expr(l.end) << ", " << p.expr(l.step) << ") {\n";
     os << "task " << p.name_text(t.name);
     if (t.kind == TaskKind::Serial) {
       os << " serial";
@@ -479,6 +484,9 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
          << " of every worker: " << p.array_name(r.array) << "[" << p.list(r.indices) << "] "
          << op_name(r.op) << " total\n";
     os << "}\n";
+    for (auto l = kernel.task_loops.rbegin(); l != kernel.task_loops.rend(); ++l)
+      if (l->last == index + 1) // innermost first
+        os << "} loop " << p.name_of(l->var) << "\n";
   }
   if (canonical)
     os << "variables:\n" << p.variables();

@@ -35,6 +35,10 @@ public:
     }
   }
 
+  // Whether sequential loops at the top level may hold parallel loops (a kernel's body, not a
+  // lowered task's).
+  bool task_loops_allowed_ = false;
+
   void bind(const Var &v) {
     if (!v)
       fail("a loop or chunk variable is missing");
@@ -113,7 +117,8 @@ public:
       std::set<const Variable *> saved = scope_;
       bind(n->var);
       loop_vars_.insert(n->var.get());
-      stmt(n->body, false, in_parallel);
+      // A kernel's sequential loops at the top level may hold parallel loops (task loops).
+      stmt(n->body, top_level && task_loops_allowed_, in_parallel);
       loop_vars_.erase(n->var.get());
       scope_ = saved;
       return;
@@ -167,8 +172,11 @@ public:
       if (in_parallel)
         fail("a parallel loop inside another parallel loop; use for_range for the inner loop", s);
       if (!top_level)
-        fail("a parallel loop inside a sequential loop or an if; parallel loops must be at the "
-             "top level of the kernel",
+        fail(task_loops_allowed_
+                 ? "a parallel loop inside an if, a while loop or a sequential loop in one; "
+                   "parallel loops must be at the top level of the kernel or in sequential "
+                   "loops there"
+                 : "a parallel loop inside a sequential loop or an if in a task",
              s);
       for (const Expr &e : n->extents)
         expr(e, s);
@@ -308,6 +316,7 @@ void verify(const Kernel &kernel) {
     v.fail("shared arrays in a kernel that is not a SIMT kernel");
   if (std::string problem = schedule_problem(kernel.schedule, kernel); !problem.empty())
     throw VerifyError(problem);
+  v.task_loops_allowed_ = !kernel.simt();
   v.stmt(kernel.body, true, false);
 }
 
@@ -315,7 +324,36 @@ namespace {
 
 // `mapped`: map_parallel_loops has turned the parallel loops into loops over threads or chunks.
 // Before, a parallel task's body holds its loop at its top level, as split_into_tasks left it.
+void verify_task_loops(const LoweredKernel &kernel) {
+  Verifier v(kernel.name, kernel.params, kernel.target == Target::GPU);
+  const size_t own = kernel.params.size() - kernel.task_loops.size();
+  if (kernel.task_loops.size() > kernel.params.size())
+    v.fail("more task loops than parameters");
+  for (size_t k = 0; k < kernel.task_loops.size(); ++k) {
+    const TaskLoop &l = kernel.task_loops[k];
+    const std::string what = "task loop over '" + (l.var ? l.var->name : "?") + "'";
+    if (!l.var || l.param != static_cast<int>(own + k) || kernel.params[l.param].var != l.var ||
+        l.var->type != ScalarType::I64)
+      v.fail(what + ": its variable is not its i64 parameter " + std::to_string(own + k));
+    if (l.first >= l.last || l.last > kernel.tasks.size())
+      v.fail(what + ": its tasks [" + std::to_string(l.first) + ", " + std::to_string(l.last) +
+             ") are not a non-empty range of the kernel's tasks");
+    for (size_t j = 0; j < k; ++j) {
+      const TaskLoop &o = kernel.task_loops[j];
+      // Earlier loops start first and either enclose this one or end before it.
+      if (o.first > l.first || (l.first < o.last && l.last > o.last))
+        v.fail(what + ": the task loops do not nest in order");
+    }
+    for (const Expr &e : {l.begin, l.end, l.step}) {
+      if (!e.defined() || e.type() != ScalarType::I64)
+        v.fail(what + ": a bound is missing or not an i64");
+      v.expr(e, Stmt());
+    }
+  }
+}
+
 void verify_tasks(const LoweredKernel &kernel, bool mapped) {
+  verify_task_loops(kernel);
   for (const Task &t : kernel.tasks) {
     if ((t.kind == TaskKind::Simt) != kernel.simt)
       Verifier(kernel.name, kernel.params, false)

@@ -2,6 +2,8 @@
 // (loom/Call.h), in loom/GpuCall.cpp and loom/CpuCall.cpp.
 #include "loom/Call.h"
 
+#include "ir/TaskLoops.h"
+
 #include <algorithm>
 
 namespace loom {
@@ -27,30 +29,47 @@ void run_call(KernelState &state, std::span<const Argument> args, const ir::Argu
                                       !access.fully_overwritten);
   }
 
-  // The parameters, then a bounds-checked kernel's record (support/Abi.h).
+  // The parameters, then a bounds-checked kernel's record (support/Abi.h). The variables of the
+  // task loops around the tasks are parameters past the kernel's own, set as the loops run.
   const bool checked = target.code->bounds_check;
   const uint64_t record = checked ? target.bounds_record() : 0;
-  pack_params(call.params, params, values, call.pointers, {.bounds_record = record});
+  const std::vector<ir::TaskLoop> &loops = target.code->task_loops;
+  const ir::ArgumentValues *current = &values;
+  if (!loops.empty()) {
+    call.loop_values = values;
+    call.loop_values.scalars.resize(params.size());
+    call.loop_values.extents.resize(params.size());
+    current = &call.loop_values;
+  } else {
+    pack_params(call.params, params, values, call.pointers, {.bounds_record = record});
+  }
 
   // Each task over its domain; a task with reductions takes their scratch too.
-  for (size_t t = 0; t < target.code->tasks.size(); ++t) {
+  auto run = [&](size_t t) {
+    const ir::Task &task = target.code->tasks[t];
     call.domain.clear();
-    for (const ir::Expr &e : target.code->tasks[t].domain)
+    for (const ir::Expr &e : task.domain)
       // A negative extent runs no iteration, as in the interpreter.
-      call.domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
+      call.domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, *current).i));
     target.prepare_task(t, call.domain);
     const bool reduces = !target.code->tasks[t].reductions.empty();
-    if (reduces)
-      pack_params(call.task_params, params, values, call.pointers,
-                  {.reduction_scratch = target.reduction_scratch(t), .bounds_record = record});
-    target.run_task(t, call.domain, (reduces ? call.task_params : call.params).data());
+    if (reduces || !loops.empty())
+      pack_params(call.task_params, params, *current, call.pointers,
+                  {.reduction_scratch = reduces ? target.reduction_scratch(t) : 0,
+                   .bounds_record = record});
+    target.run_task(t, call.domain,
+                    (reduces || !loops.empty() ? call.task_params : call.params).data());
     // Before a later task reads what this one wrote, and before its partials (garbage then) are
     // combined.
     if (checked && target.record_between_tasks)
       throw_if_out_of_bounds(*target.code, target.read_bounds_record());
     if (reduces)
-      target.combine_reductions(t);
-  }
+      target.combine_reductions(t, *current);
+  };
+  ir::run_task_program(
+      target.code->tasks, loops,
+      [&](const ir::Expr &e) { return ir::evaluate(e, params, *current).i; },
+      [&](const ir::TaskLoop &l, int64_t v) { call.loop_values.scalars[l.param].i = v; }, run);
 
   // The tasks finished, a violation is reported (foreign arrays keep their old contents), and
   // what the kernel wrote goes back into the foreign arrays.

@@ -38,14 +38,16 @@ struct CallTarget {
   virtual uint64_t bounds_record() = 0;
   virtual const uint64_t *read_bounds_record() = 0;
   // How task t runs over `domain` (its extents, outermost first): the GPU's grid, and the variant
-  // that grid needs.
+  // that grid needs. Tasks run in program order (ir/TaskLoops.h): a task in a task loop runs
+  // once per iteration, each run complete before the next task's starts.
   virtual void prepare_task(size_t t, const std::vector<int64_t> &domain) = 0;
   // The scratch slots (support/Abi.h) of task t's reductions, ready for its run.
   virtual uint64_t reduction_scratch(size_t t) = 0;
   virtual void run_task(size_t t, const std::vector<int64_t> &domain, void **params) = 0;
   // After task t ran and passed the bounds check between tasks: its totals into their elements,
   // where the target leaves that to the call (the CPU; the GPU's last block does it).
-  virtual void combine_reductions(size_t t) = 0;
+  // `values`: the arguments, with the task loops' variables as they are for this run of t.
+  virtual void combine_reductions(size_t t, const ir::ArgumentValues &values) = 0;
   // Waits for the tasks. False: the call ends here (an asynchronous call without bounds check,
   // whose faults surface at the stream's synchronization; it has no foreign arrays).
   virtual bool finish() = 0;

@@ -86,14 +86,12 @@ namespace {
 struct CpuCall final : CallTarget {
   KernelState &state;
   std::span<const Argument> args;
-  const ir::ArgumentValues &values;
   std::vector<std::vector<unsigned char>> &staged; // per parameter
   CompiledCpu *cpu = nullptr;
   int64_t chunks = 0; // the last task's: how many threads' partials its reductions left
 
-  CpuCall(KernelState &state, std::span<const Argument> args, const ir::ArgumentValues &values)
-      : CallTarget(Argument::Kind::HostArray, true), state(state), args(args), values(values),
-        staged(state.call.host_staged) {
+  CpuCall(KernelState &state, std::span<const Argument> args)
+      : CallTarget(Argument::Kind::HostArray, true), state(state), args(args), staged(state.call.host_staged) {
     staged.resize(args.size());
   }
 
@@ -141,8 +139,8 @@ struct CpuCall final : CallTarget {
                                    parallel, cpu->grains.at(t));
   }
 
-  void combine_reductions(size_t t) override {
-    finish_reductions(cpu->lowered, cpu->lowered.tasks[t], values, args, state.call.pointers,
+  void combine_reductions(size_t t, const ir::ArgumentValues &current) override {
+    finish_reductions(cpu->lowered, cpu->lowered.tasks[t], current, args, state.call.pointers,
                       state.cpu_reduction_scratch, chunks);
   }
 
@@ -158,7 +156,7 @@ struct CpuCall final : CallTarget {
 
 void run_on_cpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values) {
-  CpuCall target(state, args, values);
+  CpuCall target(state, args);
   run_call(state, args, values, target);
 }
 

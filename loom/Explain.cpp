@@ -32,6 +32,26 @@ std::string code_origin(const CompileTimes &t) {
   return os.str();
 }
 
+// The sequential loops around tasks (ir::TaskLoop), one line each.
+std::string task_loops_text(const ir::LoweredKernel &k) {
+  std::ostringstream os;
+  for (const ir::TaskLoop &l : k.task_loops) {
+    os << "  loop over " << l.var->name << " in range(" << ir::to_string(l.begin, k.params) << ", "
+       << ir::to_string(l.end, k.params) << ", " << ir::to_string(l.step, k.params) << "): ";
+    if (l.last - l.first == 1)
+      os << "task " << k.tasks[l.first].name;
+    else
+      os << "tasks " << k.tasks[l.first].name << " to " << k.tasks[l.last - 1].name;
+    os << " run once per iteration, in order, from one loop on the host in this call"
+       << (k.target == ir::Target::GPU
+               ? " (launches queued on the call's stream with no synchronization between them; "
+                 "the stream runs each after the one before), the arrays on the device throughout"
+               : "")
+       << "\n";
+  }
+  return os.str();
+}
+
 } // namespace
 
 std::string Kernel::explain() const {
@@ -91,13 +111,14 @@ std::string Kernel::explain() const {
                                  "than 2^30 elements (or its grid is that large)"
                                : "64-bit, as LOOM_INDEX_BITS=64 asks")
        << "\n";
+    os << task_loops_text(g.lowered);
     for (size_t t = 0; t < g.functions.size(); ++t) {
       const ir::Task &task = g.lowered.tasks[t];
       os << "  task " << task.name << ": " << g.functions[t].num_regs << " registers";
       if (task.kind == ir::TaskKind::Parallel) {
         os << ", parallel over (";
         for (size_t i = 0; i < task.domain.size(); ++i)
-          os << (i ? ", " : "") << ir::to_string(task.domain[i], k.params);
+          os << (i ? ", " : "") << ir::to_string(task.domain[i], g.lowered.params);
         os << ")";
         if (task.tile.rows > 0)
           os << "; tile: a block of " << task.threads << " threads per " << task.tile.rows << "x"
@@ -140,7 +161,8 @@ std::string Kernel::explain() const {
                       "on fibers switching at barriers and warp collectives\n"
                     : "  code: native; parallel tasks split their outermost dimension among OpenMP "
                       "threads\n")
-       << "  code from: " << code_origin(state_->cpu_times) << "\n";
+       << "  code from: " << code_origin(state_->cpu_times) << "\n"
+       << task_loops_text(state_->cpu->lowered);
     for (const ir::Task &task : state_->cpu->lowered.tasks)
       if (task.lanes > 1)
         os << "  task " << task.name << ": each chunk's float sums and products run in "

@@ -217,7 +217,7 @@ struct GpuCall final : CallTarget {
       state.reduction_stream = stream;
   }
 
-  void combine_reductions(size_t) override {} // the task's last block did
+  void combine_reductions(size_t, const ir::ArgumentValues &) override {} // its last block did
 
   bool finish() override {
     if (async && !gpu->lowered.bounds_check)

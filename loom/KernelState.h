@@ -91,6 +91,7 @@ private:
 // call whose arguments have the same ranks as the last one's allocates nothing.
 struct CallScratch {
   ir::ArgumentValues values;                 // the checked arguments (check_arguments)
+  ir::ArgumentValues loop_values; // the same plus the task loops' variables (ir::TaskLoop)
   std::vector<uint64_t> pointers;            // per parameter: the array's address for the kernel
   std::vector<int> staged_index;             // GPU: per parameter, its buffer in staged, or -1
   std::vector<runtime::DeviceBuffer> staged; // GPU: device copies of host arrays

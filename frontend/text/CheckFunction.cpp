@@ -351,6 +351,7 @@ std::optional<ir::Kernel> Checker::kernel(const ast::Function &f) {
   blocks_.clear();
   returned_.clear();
   enclosing_ = nullptr;
+  not_for_ = nullptr;
   open_scope();
   const Signature &sig = signatures_[&f];
   bind_parameters(f, sig);
@@ -399,6 +400,7 @@ void Checker::check_helper(const ast::Function &f) {
   frames_.assign(1, Frame(&f));
   blocks_.clear();
   enclosing_ = nullptr;
+  not_for_ = nullptr;
   open_scope();
   open_block();
   bind_parameters(f, signatures_[&f]);

@@ -5,12 +5,15 @@
 #include "ir/Build.h"
 #include "ir/ParallelRange.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
 namespace loom::text {
 
 namespace {
+
+bool reads_an_array(const ir::Expr &e); // below
 
 std::string plural(size_t n, const char *word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -31,8 +34,10 @@ ir::BinaryOp to_ir(ast::BinaryOp op) {
 // A block of statements in its own scope; `enclosing` names the construct around it ("a 'for'
 // loop"), or is null for the kernel's body.
 ir::Stmt Checker::block(const ast::Block &b, const char *enclosing) {
-  const char *saved = enclosing_;
+  const char *saved = enclosing_, *saved_not_for = not_for_;
   enclosing_ = enclosing;
+  if (enclosing && std::strcmp(enclosing, for_loop) != 0)
+    not_for_ = enclosing;
   open_scope();
   open_block();
   for (const ast::StmtPtr &s : b) {
@@ -46,6 +51,7 @@ ir::Stmt Checker::block(const ast::Block &b, const char *enclosing) {
   ir::Stmt result = close_block();
   close_scope();
   enclosing_ = saved;
+  not_for_ = saved_not_for;
   return result;
 }
 
@@ -291,8 +297,17 @@ void Checker::for_statement(const ast::Stmt &s) {
                                    "; choose another name");
   open_scope();
   declare(var->name, Symbol::variable(Symbol::Kind::LoopIndex, s.loop_vars[0].loc, var));
-  ir::Stmt body = block(s.body, "a 'for' loop");
+  const int parallel_before = parallel_loops_;
+  ir::Stmt body = block(s.body, for_loop);
   close_scope();
+  // Around parallel loops the loop runs on the host, between launches.
+  if (parallel_loops_ != parallel_before)
+    for (size_t k = 0; k < bounds.size() && k < iter.operands.size(); ++k)
+      if (reads_an_array(bounds[k]))
+        report(iter.operands[k]->begin,
+               "a bound of a 'for' loop around parallel loops cannot read array elements: loom "
+               "runs that loop on the host, between the launches; use scalar parameters and "
+               "array shapes");
   if (!ok)
     throw CheckFailed{};
   ir::Expr zero = ir::IntConst::make(ir::ScalarType::I64, 0);
@@ -317,12 +332,13 @@ void Checker::parallel_loop(const ast::Stmt &s, const ast::Expr &call) {
     report(s.loc, "parallel loops are not allowed in a SIMT kernel, where every thread runs the "
                   "body once; index with grid(1) (or threadIdx and blockIdx) and loop with "
                   "range()");
-  else if (enclosing_ && std::string(enclosing_) == "a parallel loop")
+  else if (not_for_ && std::strcmp(not_for_, parallel_loop_name) == 0)
     report(s.loc, "parallel loops cannot nest; use range() for the inner loop");
-  else if (enclosing_)
-    report(s.loc, std::string("a parallel loop must be at the top level of the kernel, not "
-                              "inside ") +
-                      enclosing_);
+  else if (not_for_)
+    report(s.loc, std::string("a parallel loop must be at the top level of the kernel or in "
+                              "'for' loops there, not inside ") +
+                      not_for_);
+  ++parallel_loops_;
   // Each dimension: an extent n ([0, n)), or a range (b, e) or (b, e, s) as a tuple; one loop
   // variable with two or three arguments is one range, as Numba's prange(b, e, s).
   size_t n = call.operands.size();
@@ -389,7 +405,7 @@ void Checker::parallel_loop(const ast::Stmt &s, const ast::Expr &call) {
       sym.value = Value::of(ir::range_index(*ranges[k], vars.back()));
     declare(v.name, sym);
   }
-  ir::Stmt body = block(s.body, "a parallel loop");
+  ir::Stmt body = block(s.body, parallel_loop_name);
   close_scope();
   if (!ok)
     throw CheckFailed{};

@@ -173,6 +173,12 @@ private:
   std::vector<Frame> frames_;
   std::vector<std::vector<ir::Stmt>> blocks_;
   const char *enclosing_ = nullptr; // the construct around the statement; null at the top level
+  // The innermost construct around the statement that is not a 'for' loop (null: the statement
+  // is at the top level or in 'for' loops there only, where parallel loops may be).
+  const char *not_for_ = nullptr;
+  static constexpr const char *for_loop = "a 'for' loop";
+  static constexpr const char *parallel_loop_name = "a parallel loop";
+  int parallel_loops_ = 0; // parallel loops checked so far
   int expression_depth_ = 0;        // of the expression being checked
   int inlined_calls_ = 0;           // into the function being checked
   int simt_effects_ = 0;            // atomics and warp operations emitted so far (while conditions)

@@ -234,7 +234,9 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       return args;
     });
     auto split = [&] {
-      LoweredKernel l{kernel.name, kernel.params, Target::CPU, split_into_tasks(kernel)};
+      TaskProgram program = split_into_tasks(kernel);
+      LoweredKernel l{kernel.name, task_loop_params(kernel.params, program.loops), Target::CPU,
+                      std::move(program.tasks), std::move(program.loops)};
       for (const Task &t : l.tasks) {
         ir::Kernel task_kernel = kernel;
         task_kernel.body = t.body;

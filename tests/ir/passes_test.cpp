@@ -25,7 +25,7 @@ ir::Kernel two_loops() {
 }
 
 TEST(SplitTasks, EachTopLevelParallelLoopIsATask) {
-  std::vector<Task> tasks = split_into_tasks(two_loops());
+  std::vector<Task> tasks = split_into_tasks(two_loops()).tasks;
   ASSERT_EQ(tasks.size(), 3u); // the declaration of n, then two loops
   EXPECT_EQ(tasks[0].kind, TaskKind::Serial);
   EXPECT_EQ(tasks[1].kind, TaskKind::Parallel);
@@ -56,7 +56,7 @@ TEST(SplitTasks, RedeclaresTheVariablesAnInitialValueReads) {
     loom::Var<int64_t> m("m", n - 1);
     parallel_for(x.size(), [&](Index i) { x[i] = cast<float>(m); });
   });
-  std::vector<Task> tasks = split_into_tasks(k);
+  std::vector<Task> tasks = split_into_tasks(k).tasks;
   ASSERT_EQ(tasks.size(), 2u);
   std::string text = to_string(tasks[1].body, k.params);
   EXPECT_NE(text.find("var n: i64"), std::string::npos) << text;
@@ -221,7 +221,7 @@ TEST(Evaluate, ComputesDomainsFromArguments) {
   args.scalars.resize(2);
   args.scalars[0].i = 5;
   args.extents = {{}, {3, 7}};
-  Expr domain = split_into_tasks(k)[0].domain[0];
+  Expr domain = split_into_tasks(k).tasks[0].domain[0];
   EXPECT_EQ(evaluate(domain, k.params, args).i, 13);
 }
 

@@ -146,11 +146,21 @@ const BadProgram bad_programs[] = {
      "4:16: error: 'm' is a scalar parameter of type i32, not an array; only arrays can be "
      "indexed"},
     // ---- parallel loops ----
-    {"ParallelInsideFor",
-     HEAD "    for j in range(3):\n        for i in parallel(n):\n            "
+    {"ParallelInsideWhile",
+     HEAD "    while n > 0:\n        for i in parallel(n):\n            "
           "pass\n",
-     "4:9: error: a parallel loop must be at the top level of the kernel, not inside a 'for' "
-     "loop"},
+     "4:9: error: a parallel loop must be at the top level of the kernel or in 'for' loops "
+     "there, not inside a 'while' loop"},
+    {"ParallelInsideIfInFor",
+     HEAD "    for t in range(3):\n        if t > 0:\n            for i in parallel(n):\n"
+          "                pass\n",
+     "5:13: error: a parallel loop must be at the top level of the kernel or in 'for' loops "
+     "there, not inside an 'if'"},
+    {"TaskLoopBoundReadsArray",
+     HEAD "    for t in range(i64(x[0])):\n        for i in parallel(n):\n            pass\n",
+     "3:20: error: a bound of a 'for' loop around parallel loops cannot read array elements: "
+     "loom runs that loop on the host, between the launches; use scalar parameters and array "
+     "shapes"},
     {"NestedParallel", LOOP "        for j in parallel(n):\n            pass\n",
      "4:9: error: parallel loops cannot nest; use range() for the inner loop"},
     {"ParallelInHelper", "def h(a: i64):\n    for i in parallel(a):\n        pass\n",
