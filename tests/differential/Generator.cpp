@@ -73,15 +73,7 @@ public:
     p.kernel.name = "diff_" + std::to_string(seed);
     make_params();
     std::vector<Stmt> top;
-    int sections = 1 + pick(options_.max_sections);
-    for (int s = 0; s < sections; ++s) {
-      if (chance(0.3))
-        top.push_back(shared_local());
-      if (chance(0.7))
-        top.push_back(parallel_loop());
-      else
-        serial_group(top);
-    }
+    sections(top, 1 + pick(options_.max_sections), 0);
     p.kernel.params = params_;
     p.kernel.body = Block::make(std::move(top));
     verify(p.kernel); // a failure here is a bug in the generator
@@ -158,6 +150,41 @@ private:
   }
 
   // ---- top level ----------------------------------------------------------------------------
+
+  // `count` sections at the top level or in a task loop `depth` deep: parallel loops, serial
+  // groups, immutable variables, and now and then a task loop around more sections.
+  void sections(std::vector<Stmt> &out, int count, int depth) {
+    for (int s = 0; s < count; ++s) {
+      if (chance(0.3))
+        out.push_back(shared_local());
+      if (depth < 2 && chance(0.12))
+        out.push_back(task_loop(depth));
+      else if (chance(0.7))
+        out.push_back(parallel_loop());
+      else
+        serial_group(out);
+    }
+  }
+
+  // for t in range(b, e, s) around sections (a task loop, run on the host between launches): a
+  // few trips, its end over scalar parameters and shapes; t reaches the sections as an immutable
+  // value, and what they declare stays inside.
+  Stmt task_loop(int depth) {
+    const int64_t begin = pick(2), step = 1 + pick(2), max_end = begin + 1 + pick(4);
+    Expr end = i64c(max_end);
+    if (chance(0.4)) {
+      Context ctx;
+      ctx.domain = true;
+      end = bin(BinaryOp::Min, bin(BinaryOp::Max, i64_expr(ctx, 2), i64c(0)), i64c(max_end));
+    }
+    Var v = make_var("s" + std::to_string(next_var_++), ScalarType::I64);
+    const size_t saved = shared_.size();
+    shared_.push_back({v, false, true, begin, std::max(begin, max_end - 1)});
+    std::vector<Stmt> body;
+    sections(body, 1 + pick(3), depth + 1);
+    shared_.resize(saved);
+    return For::make(v, i64c(begin), end, i64c(step), Block::make(std::move(body)));
+  }
 
   // An immutable top-level variable that later parallel loops may read.
   Stmt shared_local() {

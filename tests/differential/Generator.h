@@ -13,7 +13,8 @@
 //   reassigned and its initial value reads only arrays no statement writes.
 // Everything else is fair game: all types, operators (division by zero, overflowing arithmetic,
 // shifts by any amount are defined in loom), math functions, casts, selects, nested loops,
-// if/else, reductions, 1-3-D arrays and parallel loops, serial code between parallel loops.
+// if/else, reductions, 1-3-D arrays and parallel loops, serial code between parallel loops, and
+// sequential loops around parallel loops (task loops, two deep at most).
 #pragma once
 
 #include "ir/IR.h"

@@ -239,6 +239,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
                       std::move(program.tasks), std::move(program.loops)};
       for (const Task &t : l.tasks) {
         ir::Kernel task_kernel = kernel;
+        task_kernel.params = l.params; // the task loops' variables are parameters
         task_kernel.body = t.body;
         verify(task_kernel);
       }

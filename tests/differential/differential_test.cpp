@@ -129,6 +129,20 @@ protected:
   }
   void visit_node(const ir::For *n) override {
     seen.insert("for");
+    // A sequential loop around a parallel loop (a task loop), and one around another.
+    struct Holds : ir::Visitor {
+      bool parallel = false, task_loop = false;
+      void visit_node(const ir::ParallelFor *) override { parallel = true; }
+      void visit_node(const ir::For *f) override {
+        Holds inner;
+        inner.visit(f->body);
+        task_loop = task_loop || inner.parallel;
+        parallel = parallel || inner.parallel;
+      }
+    } holds;
+    holds.visit(n->body);
+    if (holds.parallel && parallel_ == 0)
+      seen.insert(holds.task_loop ? "task loop nested" : "task loop");
     Visitor::visit_node(n);
   }
   void visit_node(const ir::While *n) override {
@@ -180,7 +194,8 @@ TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
                             ScalarType::U64,  ScalarType::F32, ScalarType::F64};
   std::vector<std::string> expected = {"select",       "for",          "while",       "if",
                                        "if else",      "parallel 1d",  "parallel 2d", "parallel 3d",
-                                       "store rank 1", "store rank 2", "store rank 3"};
+                                       "store rank 1", "store rank 2", "store rank 3",
+                                       "task loop",    "task loop nested"};
   for (ScalarType t : ints)
     for (int op = 0; op <= static_cast<int>(ir::BinaryOp::Ne); ++op)
       expected.push_back(std::string("binary ") + ir::op_name(static_cast<ir::BinaryOp>(op)) + " " +
