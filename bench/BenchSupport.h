@@ -168,6 +168,33 @@ inline double stencil_bytes(int64_t n, int64_t m) {
   return 8.0 * double(n - 2) * double(m - 2);
 }
 
+// The time-stepped stencil: `steps` Jacobi steps (the stencil above, in its order of additions)
+// on an n x n grid, u -> v, v -> u, ..., the border of both kept; an even number of steps leaves
+// the result in u. A small grid, so that the cost of a launch dominates.
+constexpr int64_t stepped_stencil_grid = 512;
+constexpr int stepped_stencil_steps = 1000;
+constexpr double stepped_stencil_tolerance = 1e-5;
+inline void stepped_stencil_reference(std::vector<float> &u, std::vector<float> &v, int64_t n,
+                                      int steps) {
+  for (int s = 0; s < steps; ++s) {
+    const std::vector<float> &a = s % 2 == 0 ? u : v;
+    std::vector<float> &b = s % 2 == 0 ? v : u;
+    for (int64_t i = 1; i < n - 1; ++i)
+      for (int64_t k = i * n + 1; k < i * n + n - 1; ++k)
+        b[k] = 0.2f * (a[k] + a[k - n] + a[k + n] + a[k - 1] + a[k + 1]);
+  }
+}
+// The largest relative difference between two grids (NaN anywhere: infinite).
+inline double grid_difference(const float *got, const float *ref, size_t count) {
+  double worst = 0;
+  for (size_t k = 0; k < count; ++k) {
+    double e = std::fabs(double(got[k]) - ref[k]) / (1 + std::fabs(double(ref[k])));
+    if (!(e <= worst))
+      worst = std::isnan(e) ? INFINITY : e;
+  }
+  return worst;
+}
+
 // Softmax inputs: uniform in [-8, 8), as on the CPU, so a row's exponentials span seven orders
 // of magnitude.
 // A random 8-bit RGB image of n pixels (3 bytes each).

@@ -84,6 +84,26 @@ inline loom::Kernel make_stencil(const std::string &name) {
       {"u", "v"});
 }
 
+// `pairs` pairs of stencil steps in one call, u -> v then v -> u (a task loop: the host runs the
+// loop, the launches queue without a synchronization between them).
+inline loom::Kernel make_stepped_stencil(const std::string &name) {
+  return loom::kernel(
+      name,
+      [](loom::I64 pairs, loom::Array2<float> u, loom::Array2<float> v) {
+        loom::for_range(pairs, [&](loom::Index) {
+          loom::parallel_for({u.dim(0) - 2, u.dim(1) - 2}, [&](loom::Index i, loom::Index j) {
+            v(i + 1, j + 1) = 0.2f * (u(i + 1, j + 1) + u(i, j + 1) + u(i + 2, j + 1) +
+                                      u(i + 1, j) + u(i + 1, j + 2));
+          });
+          loom::parallel_for({u.dim(0) - 2, u.dim(1) - 2}, [&](loom::Index i, loom::Index j) {
+            u(i + 1, j + 1) = 0.2f * (v(i + 1, j + 1) + v(i, j + 1) + v(i + 2, j + 1) +
+                                      v(i + 1, j) + v(i + 1, j + 2));
+          });
+        });
+      },
+      {"pairs", "u", "v"});
+}
+
 // An 8-bit RGB image (h x w x 3, u8) to f32 grey: Rec. 709 luma, then a gamma curve (pow).
 inline loom::Kernel make_grey(const std::string &name) {
   return loom::kernel(

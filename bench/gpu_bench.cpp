@@ -263,6 +263,52 @@ bool stencil_bench(uint64_t seed) {
   return ok;
 }
 
+// 1,000 steps of the stencil on a 512^2 grid, where launches cost more than the work: loom's one
+// call of a kernel whose task loop runs the steps, against 1,000 calls of the one-step kernel (the
+// CUDA C reference times the same steps as raw launches and as a CUDA graph). Host wall time of
+// the whole, the last step finished.
+bool stepped_stencil_bench(uint64_t seed) {
+  const int64_t n = bench::stepped_stencil_grid;
+  const int steps = bench::stepped_stencil_steps;
+  std::vector<float> u = bench::random_vector(size_t(n * n), seed), v = u;
+  std::vector<float> ru = u, rv = v;
+  bench::stepped_stencil_reference(ru, rv, n, steps);
+  loom::Kernel stepped = bench::make_stepped_stencil("stepped_stencil");
+  loom::Kernel one = bench::make_stencil("stencil_step");
+  bool ok = true;
+  std::vector<double> call_ms, calls_ms;
+  for (int run = 0; run < 1 + timed_calls; ++run) {
+    DeviceArray<float> du(u, {n, n}), dv(v, {n, n});
+    double ms = bench::wall_ms([&] { stepped(int64_t{steps / 2}, du, dv); });
+    if (run == 0) // the first call compiles
+      ok &= bench::check("stepped stencil 1000 x 512^2, one call (loom)",
+                         bench::grid_difference(du.to_host().data(), ru.data(), ru.size()),
+                         bench::stepped_stencil_tolerance);
+    else
+      call_ms.push_back(ms);
+    DeviceArray<float> eu(u, {n, n}), ev(v, {n, n});
+    ms = bench::wall_ms([&] {
+      for (int s = 0; s < steps / 2; ++s) {
+        one(eu, ev);
+        one(ev, eu);
+      }
+    });
+    if (run == 0)
+      ok &= bench::check("stepped stencil 1000 x 512^2, 1000 calls (loom)",
+                         bench::grid_difference(eu.to_host().data(), ru.data(), ru.size()),
+                         bench::stepped_stencil_tolerance);
+    else
+      calls_ms.push_back(ms);
+  }
+  std::printf("  stepped stencil 1000 x 512^2: one call median %.3f ms, 1000 calls median %.3f "
+              "ms (host wall time)\n",
+              bench::median(call_ms), bench::median(calls_ms));
+  result("loom_stepped_stencil_one_call_ms", bench::median(call_ms), "ms");
+  result("loom_stepped_stencil_calls_ms", bench::median(calls_ms), "ms");
+  std::printf("%s", stepped.explain().c_str());
+  return ok;
+}
+
 // An 8-bit RGB image of 4096^2 pixels to f32 grey with a gamma curve: u8 elements in, powf per
 // pixel (bench/Kernels.h, make_grey); the CUDA C peer takes the best of three block shapes.
 bool grey_bench(uint64_t seed) {
@@ -597,6 +643,8 @@ int main(int argc, char **argv) {
       });
     if (wanted("stencil"))
       ok &= bench::section("stencil", [&] { return stencil_bench(seed + 70); });
+    if (wanted("stepped"))
+      ok &= bench::section("stepped", [&] { return stepped_stencil_bench(seed + 77); });
     if (wanted("grey"))
       ok &= bench::section("grey", [&] { return grey_bench(seed + 75); });
     if (wanted("softmax"))

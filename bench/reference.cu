@@ -499,6 +499,74 @@ bool tiled_matmul_run(int n, uint64_t seed) {
   return ok;
 }
 
+// 1,000 steps of the stencil on a 512^2 grid (bench/BenchSupport.h), 32x8 blocks: a host loop of
+// raw launches on the default stream with one synchronization at the end, and the same steps as
+// one CUDA graph (captured and instantiated once, outside the timing). Host wall time.
+bool stepped_stencil(uint64_t seed) {
+  const int64_t n = bench::stepped_stencil_grid;
+  const int steps = bench::stepped_stencil_steps;
+  const size_t bytes = size_t(n * n) * sizeof(float);
+  std::vector<float> u = bench::random_vector(size_t(n * n), seed), v = u;
+  std::vector<float> ru = u, rv = v;
+  bench::stepped_stencil_reference(ru, rv, n, steps);
+  float *du = nullptr, *dv = nullptr;
+  CUDA_CHECK(cudaMalloc(&du, bytes));
+  CUDA_CHECK(cudaMalloc(&dv, bytes));
+  const dim3 block(32, 8);
+  const dim3 grid(unsigned((n - 2 + 31) / 32), unsigned((n - 2 + 7) / 8));
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  auto all_steps = [&] {
+    for (int s = 0; s < steps / 2; ++s) {
+      stencil<<<grid, block, 0, stream>>>(du, dv, int(n), int(n));
+      stencil<<<grid, block, 0, stream>>>(dv, du, int(n), int(n));
+    }
+  };
+  cudaGraph_t graph;
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  all_steps();
+  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  bool ok = true;
+  std::vector<double> launches_ms, graph_ms;
+  for (int run = 0; run < 1 + timed_runs; ++run) {
+    for (bool use_graph : {false, true}) {
+      CUDA_CHECK(cudaMemcpy(du, u.data(), bytes, cudaMemcpyHostToDevice));
+      CUDA_CHECK(cudaMemcpy(dv, v.data(), bytes, cudaMemcpyHostToDevice));
+      double ms = bench::wall_ms([&] {
+        if (use_graph)
+          CUDA_CHECK(cudaGraphLaunch(exec, stream));
+        else
+          all_steps();
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+      });
+      if (run == 0) {
+        std::vector<float> out(size_t(n * n));
+        CUDA_CHECK(cudaMemcpy(out.data(), du, bytes, cudaMemcpyDeviceToHost));
+        ok &= bench::check(use_graph ? "stepped stencil 1000 x 512^2 (nvcc, CUDA graph)"
+                                     : "stepped stencil 1000 x 512^2 (nvcc, raw launches)",
+                           bench::grid_difference(out.data(), ru.data(), ru.size()),
+                           bench::stepped_stencil_tolerance);
+      } else {
+        (use_graph ? graph_ms : launches_ms).push_back(ms);
+      }
+    }
+  }
+  std::printf("  stepped stencil 1000 x 512^2: raw launches median %.3f ms, CUDA graph median "
+              "%.3f ms (host wall time)\n",
+              bench::median(launches_ms), bench::median(graph_ms));
+  bench::result("nvcc_stepped_stencil_launches_ms", bench::median(launches_ms), "ms");
+  bench::result("nvcc_stepped_stencil_graph_ms", bench::median(graph_ms), "ms");
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  CUDA_CHECK(cudaFree(du));
+  CUDA_CHECK(cudaFree(dv));
+  return ok;
+}
+
 } // namespace
 
 int main() {
@@ -519,6 +587,7 @@ int main() {
   ok &= matmul_sizes(4096, seed + 30);
   ok &= stencil_shapes(8192, seed + 50);
   ok &= grey_shapes(4096, seed + 75);
+  ok &= stepped_stencil(seed + 77);
   ok &= softmax_rows(8192, seed + 60);
   ok &= tiled_matmul_run(4096, seed + 70);
   std::printf("reference: %s\n", ok ? "all checks passed" : "SOME CHECK FAILED");

@@ -178,6 +178,12 @@ table() {
   row rate "saxpy 2^28 GB/s, runs of 4 by hand vs nvcc" loom_gpu loom_saxpy_runs4_gbps \
     reference nvcc_saxpy_gbps
   row rate "grey u8 RGB 4096^2 GB/s vs nvcc" loom_gpu loom_grey4096_gbps reference nvcc_grey4096_gbps
+  row time "stencil 1000 steps 512^2 ms: 1 call vs raw launches" loom_gpu \
+    loom_stepped_stencil_one_call_ms reference nvcc_stepped_stencil_launches_ms
+  row time "stencil 1000 steps 512^2 ms: 1 call vs CUDA graph" loom_gpu \
+    loom_stepped_stencil_one_call_ms reference nvcc_stepped_stencil_graph_ms
+  row time "stencil 1000 steps 512^2 ms: 1 call vs 1000 calls" loom_gpu \
+    loom_stepped_stencil_one_call_ms loom_gpu loom_stepped_stencil_calls_ms
   row rate "saxpy 2^28 f16 GB/s vs nvcc __half saxpy" loom_gpu loom_saxpy_f16_gbps \
     reference nvcc_saxpy_f16_gbps
   row rate "sum 2^30 GB/s vs CUB DeviceReduce::Sum" loom_gpu loom_sum_gbps reference cub_sum_gbps
