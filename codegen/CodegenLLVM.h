@@ -142,7 +142,7 @@ protected:
   // through ir::binary_op_of).
   llvm::Value *arith(ir::BinaryOp op, ir::ScalarType t, llvm::Value *a, llvm::Value *b);
   virtual llvm::Value *float_min_max(ir::BinaryOp op, llvm::Value *a, llvm::Value *b);
-  // A call of the pure math library function `name` taking and returning `type`.
+  // A call of the pure math library function `name` returning `type`, taking `args` as they are.
   llvm::Value *call_math_library(const std::string &name, llvm::Type *type,
                                  const std::vector<llvm::Value *> &args);
 

@@ -282,7 +282,9 @@ llvm::Value *CodegenLLVM::fma(llvm::Type *type, const std::vector<llvm::Value *>
 
 llvm::Value *CodegenLLVM::call_math_library(const std::string &name, llvm::Type *type,
                                             const std::vector<llvm::Value *> &args) {
-  std::vector<llvm::Type *> arg_types(args.size(), type);
+  std::vector<llvm::Type *> arg_types;
+  for (llvm::Value *a : args)
+    arg_types.push_back(a->getType());
   llvm::FunctionCallee callee =
       module->getOrInsertFunction(name, llvm::FunctionType::get(type, arg_types, false));
   if (auto *f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {

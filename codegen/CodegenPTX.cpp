@@ -69,12 +69,8 @@ llvm::Value *CodegenPTX::library_function(ir::MathFn fn, ir::ScalarType t,
 
 llvm::Value *CodegenPTX::scale_by_power_of_two(llvm::Value *x, llvm::Value *exponent,
                                                ir::ScalarType t) {
-  std::string name = t == ir::ScalarType::F32 ? "__nv_ldexpf" : "__nv_ldexp";
-  llvm::FunctionCallee callee = module->getOrInsertFunction(
-      name, llvm::FunctionType::get(x->getType(), {x->getType(), exponent->getType()}, false));
-  auto *call = builder.CreateCall(callee, {x, exponent});
-  call->setDoesNotAccessMemory();
-  return call;
+  return call_math_library(t == ir::ScalarType::F32 ? "__nv_ldexpf" : "__nv_ldexp", x->getType(),
+                           {x, exponent});
 }
 
 llvm::Value *CodegenPTX::reciprocal_square_root(llvm::Value *x, ir::ScalarType t) {

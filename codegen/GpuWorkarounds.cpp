@@ -1,6 +1,7 @@
 #include "codegen/GpuWorkarounds.h"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -108,9 +109,48 @@ void replace_with_inline_ptx(llvm::Module &module,
   }
 }
 
+// Rewrites every i8 integer min, max and abs (no PTX register holds an i8) as the same
+// operation on i16 operands extended as the operation reads them, truncated back.
+void widen_i8_min_max_abs(llvm::Module &module) {
+  std::vector<llvm::IntrinsicInst *> calls;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
+          if (call->getType()->isIntegerTy(8))
+            switch (call->getIntrinsicID()) {
+            case llvm::Intrinsic::smin:
+            case llvm::Intrinsic::smax:
+            case llvm::Intrinsic::umin:
+            case llvm::Intrinsic::umax:
+            case llvm::Intrinsic::abs:
+              calls.push_back(call);
+              break;
+            default:
+              break;
+            }
+  for (llvm::IntrinsicInst *call : calls) {
+    llvm::IRBuilder<> b(call);
+    const llvm::Intrinsic::ID id = call->getIntrinsicID();
+    const bool is_signed = id != llvm::Intrinsic::umin && id != llvm::Intrinsic::umax;
+    auto widen = [&](llvm::Value *v) {
+      return is_signed ? b.CreateSExt(v, b.getInt16Ty()) : b.CreateZExt(v, b.getInt16Ty());
+    };
+    llvm::Value *wide =
+        id == llvm::Intrinsic::abs
+            ? b.CreateBinaryIntrinsic(id, widen(call->getArgOperand(0)), call->getArgOperand(1))
+            : b.CreateBinaryIntrinsic(id, widen(call->getArgOperand(0)),
+                                      widen(call->getArgOperand(1)));
+    llvm::Value *narrow = b.CreateTrunc(wide, call->getType(), call->getName());
+    call->replaceAllUsesWith(narrow);
+    call->eraseFromParent();
+  }
+}
+
 } // namespace
 
 void hide_integer_min_max_abs_from_ptxas(llvm::Module &module) {
+  widen_i8_min_max_abs(module);
   replace_with_inline_ptx(module, integer_min_max_abs_ptx);
 }
 

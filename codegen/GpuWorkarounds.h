@@ -16,7 +16,9 @@ namespace loom::codegen {
 // - it takes -abs(x) to be negative, so -abs(x) > -1 folds to false, wrong for x = 0.
 // Every integer min, max and abs therefore becomes a compare and select written as inline PTX
 // (setp + selp), which ptxas neither fuses nor reasons about; LLVM would fold a plain icmp +
-// select straight back into the intrinsic.
+// select straight back into the intrinsic. An i8 one first becomes its i16 equivalent (the NVPTX
+// backend would otherwise widen it to a plain min.u16 itself, which ptxas miscompiled in a loop's
+// trip count: min(u8(20 << s), 5) ran one iteration instead of four).
 void hide_integer_min_max_abs_from_ptxas(llvm::Module &module);
 
 // A bug of LLVM 19's NVPTX backend: `sitofp i1 %c` (what instcombine makes of

@@ -439,7 +439,6 @@ Stmt Reduce::make(ReduceOp op, int array, std::vector<Expr> indices, Expr value)
   return Stmt(std::make_shared<const Reduce>(op, array, std::move(indices), std::move(value)));
 }
 
-namespace {
 bool equal_all(const std::vector<Expr> &a, const std::vector<Expr> &b) {
   if (a.size() != b.size())
     return false;
@@ -448,6 +447,8 @@ bool equal_all(const std::vector<Expr> &a, const std::vector<Expr> &b) {
       return false;
   return true;
 }
+
+namespace {
 } // namespace
 
 bool equal(const Expr &a, const Expr &b) {

@@ -398,6 +398,8 @@ struct Reduce : StmtNode {
 // Whether two expressions have the same structure and leaves (the same variables, constants,
 // arrays and operations); a cheap same_as check comes first.
 bool equal(const Expr &a, const Expr &b);
+// The same for two lists (index lists, call arguments): equal lengths, each pair equal.
+bool equal_all(const std::vector<Expr> &a, const std::vector<Expr> &b);
 
 // What both front ends emit for `array[indices] = value`: a Reduce when value updates that very
 // element with +, *, min or max (`x[i] = x[i] + v`, `x[i] += v`, `x[i] = min(x[i], v)`), so

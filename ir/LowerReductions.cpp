@@ -111,20 +111,11 @@ private:
     ArrayUse &u = it->second;
     if (first)
       u.owned_indices = indices;
-    u.all_owned = u.all_owned && owned(indices) && same_indices(u.owned_indices, indices);
+    u.all_owned = u.all_owned && owned(indices) && equal_all(u.owned_indices, indices);
     u.all_reduce = u.all_reduce && op != nullptr && nested_ == 0;
     u.all_invariant = u.all_invariant && invariant(indices);
     if (op)
       u.ops.insert(*op);
-  }
-
-  static bool same_indices(const std::vector<Expr> &a, const std::vector<Expr> &b) {
-    if (a.size() != b.size())
-      return false;
-    for (size_t k = 0; k < a.size(); ++k)
-      if (!equal(a[k], b[k]))
-        return false;
-    return true;
   }
 
   const ParallelFor *loop_;

@@ -57,8 +57,7 @@ void run_call(KernelState &state, std::span<const Argument> args, const ir::Argu
       pack_params(call.task_params, params, *current, call.pointers,
                   {.reduction_scratch = reduces ? target.reduction_scratch(t) : 0,
                    .bounds_record = record});
-    target.run_task(t, call.domain,
-                    (reduces || !loops.empty() ? call.task_params : call.params).data());
+    target.run_task(t, call.domain, reduces || !loops.empty() ? call.task_params : call.params);
     // Before a later task reads what this one wrote, and before its partials (garbage then) are
     // combined.
     if (checked && target.record_between_tasks)

@@ -43,7 +43,7 @@ struct CallTarget {
   virtual void prepare_task(size_t t, const std::vector<int64_t> &domain) = 0;
   // The scratch slots (support/Abi.h) of task t's reductions, ready for its run.
   virtual uint64_t reduction_scratch(size_t t) = 0;
-  virtual void run_task(size_t t, const std::vector<int64_t> &domain, void **params) = 0;
+  virtual void run_task(size_t t, const std::vector<int64_t> &domain, PackedParams &params) = 0;
   // After task t ran and passed the bounds check between tasks: its totals into their elements,
   // where the target leaves that to the call (the CPU; the GPU's last block does it).
   // `values`: the arguments, with the task loops' variables as they are for this run of t.

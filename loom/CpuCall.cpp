@@ -125,7 +125,8 @@ struct CpuCall final : CallTarget {
     return reinterpret_cast<uint64_t>(state.cpu_reduction_scratch.data());
   }
 
-  void run_task(size_t t, const std::vector<int64_t> &domain, void **params) override {
+  void run_task(size_t t, const std::vector<int64_t> &domain, PackedParams &packed) override {
+    void **params = packed.data();
     const ir::Task &task = cpu->lowered.tasks[t];
     if (task.kind == ir::TaskKind::Simt) {
       int64_t shared_bytes = 0;

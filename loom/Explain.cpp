@@ -33,7 +33,7 @@ std::string code_origin(const CompileTimes &t) {
 }
 
 // The sequential loops around tasks (ir::TaskLoop), one line each.
-std::string task_loops_text(const ir::LoweredKernel &k) {
+std::string task_loops_text(const ir::LoweredKernel &k, const runtime::LaunchGraph *graph) {
   std::ostringstream os;
   for (const ir::TaskLoop &l : k.task_loops) {
     os << "  loop over " << l.var->name << " in range(" << ir::to_string(l.begin, k.params) << ", "
@@ -44,11 +44,17 @@ std::string task_loops_text(const ir::LoweredKernel &k) {
       os << "tasks " << k.tasks[l.first].name << " to " << k.tasks[l.last - 1].name;
     os << " run once per iteration, in order, from one loop on the host in this call"
        << (k.target == ir::Target::GPU
-               ? " (launches queued on the call's stream with no synchronization between them; "
-                 "the stream runs each after the one before), the arrays on the device throughout"
+               ? " (the call's launches run as one CUDA graph, which a later call with the same "
+                 "launches, arrays and scalars runs again; the stream runs each launch after the "
+                 "one before), the arrays on the device throughout"
                : "")
        << "\n";
   }
+  if (graph && graph->has_graph() && !k.task_loops.empty())
+    os << "    last call: "
+       << (graph->replayed() ? "ran the graph of the call before again"
+                             : "captured a new graph (the first call, or other launches)")
+       << "\n";
   return os.str();
 }
 
@@ -111,7 +117,7 @@ std::string Kernel::explain() const {
                                  "than 2^30 elements (or its grid is that large)"
                                : "64-bit, as LOOM_INDEX_BITS=64 asks")
        << "\n";
-    os << task_loops_text(g.lowered);
+    os << task_loops_text(g.lowered, &state_->task_graph);
     for (size_t t = 0; t < g.functions.size(); ++t) {
       const ir::Task &task = g.lowered.tasks[t];
       os << "  task " << task.name << ": " << g.functions[t].num_regs << " registers";
@@ -162,7 +168,7 @@ std::string Kernel::explain() const {
                     : "  code: native; parallel tasks split their outermost dimension among OpenMP "
                       "threads\n")
        << "  code from: " << code_origin(state_->cpu_times) << "\n"
-       << task_loops_text(state_->cpu->lowered);
+       << task_loops_text(state_->cpu->lowered, nullptr);
     for (const ir::Task &task : state_->cpu->lowered.tasks)
       if (task.lanes > 1)
         os << "  task " << task.name << ": each chunk's float sums and products run in "

@@ -121,6 +121,7 @@ struct GpuCall final : CallTarget {
   CallScratch &call;
   CompiledGpu *gpu = nullptr;
   const runtime::GridShape *shape = nullptr; // the task's launch (prepare_task)
+  bool graphed = false;                      // launches recorded for a graph (choose_code)
   std::array<uint64_t, bounds_record::slots> record_copy;
 
   GpuCall(KernelState &state, std::span<const Argument> args, runtime::Stream *async)
@@ -137,6 +138,17 @@ struct GpuCall final : CallTarget {
                 .index32 = arrays_allow_index32(args) ? std::nullopt : std::optional(false)}));
     code = &gpu->lowered;
     runtime::GpuContext::activate(); // fails fast once a sticky error has poisoned the context
+    // A kernel with task loops records its launches, which finish() runs as one CUDA graph.
+    graphed = !code->task_loops.empty();
+    if (graphed)
+      state.task_graph.clear();
+  }
+
+  // The launches recorded so far, as a graph on the call's stream.
+  void run_graph() {
+    if (state.task_graph.size() > 0)
+      state.task_graph.run(stream, state.kernel.name);
+    state.task_graph.clear();
   }
 
   uint64_t in_place(size_t p, const Argument &a) override {
@@ -203,6 +215,11 @@ struct GpuCall final : CallTarget {
       state.reduction_stream = nullptr;
     }
     if (state.reduction_scratch.bytes() < bytes) {
+      // Recorded launches read the old buffer: they run, and finish, before it goes.
+      if (graphed && state.task_graph.size() > 0) {
+        run_graph();
+        runtime::synchronize_stream(stream, state.kernel.name);
+      }
       state.reduction_scratch = runtime::DeviceBuffer(); // free the old one first
       state.reduction_scratch = runtime::DeviceBuffer(bytes);
       const uint64_t zero = 0;
@@ -211,8 +228,11 @@ struct GpuCall final : CallTarget {
     return state.reduction_scratch.ptr();
   }
 
-  void run_task(size_t t, const std::vector<int64_t> &, void **params) override {
-    runtime::launch(gpu->functions[t], *shape, params, stream);
+  void run_task(size_t t, const std::vector<int64_t> &, PackedParams &params) override {
+    if (graphed)
+      state.task_graph.add(gpu->functions[t], *shape, params.data(), params.size());
+    else
+      runtime::launch(gpu->functions[t], *shape, params.data(), stream);
     if (!gpu->lowered.tasks[t].reductions.empty())
       state.reduction_stream = stream;
   }
@@ -220,6 +240,8 @@ struct GpuCall final : CallTarget {
   void combine_reductions(size_t, const ir::ArgumentValues &) override {} // its last block did
 
   bool finish() override {
+    if (graphed)
+      run_graph();
     if (async && !gpu->lowered.bounds_check)
       return false; // faults surface at the stream's synchronization
     // An illegal address or trap inside the kernel surfaces here, naming it.

@@ -15,6 +15,7 @@
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuModule.h"
 #include "runtime/GridShape.h"
+#include "runtime/LaunchGraph.h"
 #include "runtime/Stream.h"
 #include "support/Abi.h"
 #include "support/Error.h"
@@ -81,6 +82,7 @@ public:
     pointers_.push_back(&values_.back());
   }
   void **data() { return pointers_.data(); }
+  size_t size() const { return pointers_.size(); }
 
 private:
   std::vector<uint64_t> values_;
@@ -152,6 +154,9 @@ struct KernelState {
   // The stream of the last asynchronous launch of a task with reductions (null: none pending):
   // a launch on another stream, or a new scratch buffer, waits for it first.
   runtime::CUstream reduction_stream = nullptr;
+  // GPU calls of a kernel with task loops (ir::TaskLoop): the call's launches, run as one CUDA
+  // graph, which a later call with the same launches runs again (runtime/LaunchGraph.h).
+  runtime::LaunchGraph task_graph;
   std::vector<uint64_t> cpu_reduction_scratch; // CPU tasks with reductions: the same slots
   // Bounds-checked kernels: the record their tasks report a violation in (support/Abi.h), zero
   // between calls. The GPU's is allocated on the first checked call.

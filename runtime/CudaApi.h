@@ -103,6 +103,13 @@ enum CUstream_flags : unsigned {
   CU_STREAM_NON_BLOCKING = 1, // does not synchronize with the legacy default stream
 };
 
+// How a stream capture treats unsafe calls of other threads (cuStreamBeginCapture).
+enum CUstreamCaptureMode : unsigned {
+  CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+  CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1, // only the capturing thread's unsafe calls fail
+  CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+};
+
 // Dynamic shared memory needed for a block size (cuOccupancyMaxPotentialBlockSize's callback).
 using CUoccupancyB2DSize = size_t (*)(int block_size);
 
@@ -165,7 +172,13 @@ using CUoccupancyB2DSize = size_t (*)(int block_size);
   X(cuEventSynchronize, (CUevent event))                                                           \
   X(cuEventQuery, (CUevent event))                                                                 \
   X(cuEventElapsedTime_v2, (float *milliseconds, CUevent start, CUevent end))                      \
-  X(cuEventDestroy_v2, (CUevent event))
+  X(cuEventDestroy_v2, (CUevent event))                                                            \
+  X(cuStreamBeginCapture_v2, (CUstream stream, CUstreamCaptureMode mode))                          \
+  X(cuStreamEndCapture, (CUstream stream, CUgraph * graph))                                        \
+  X(cuGraphInstantiateWithFlags, (CUgraphExec * exec, CUgraph graph, unsigned long long flags))    \
+  X(cuGraphLaunch, (CUgraphExec exec, CUstream stream))                                            \
+  X(cuGraphExecDestroy, (CUgraphExec exec))                                                        \
+  X(cuGraphDestroy, (CUgraph graph))
 
 // Function-pointer types, one per entry point: cuInit_fn, cuMemAlloc_v2_fn, ...
 #define LOOM_CUDA_DECLARE_FN_TYPE(name, params) using name##_fn = CUresult(*) params;

@@ -57,10 +57,6 @@ Value literal_as(ScalarType t, const Value &v) {
   return literal_of(t, as_int(v), 0);
 }
 
-// C++'s integer promotion: bool and narrow integers compute as i32.
-ScalarType no_bool(ScalarType t) {
-  return ir::promote_integer(t);
-}
 
 // literal_promote_t of frontend/DType.h: a value of type `value` meets a literal of type `lit`.
 ScalarType literal_promote(ScalarType value, ScalarType lit) {
@@ -68,7 +64,7 @@ ScalarType literal_promote(ScalarType value, ScalarType lit) {
     return value;
   if (ir::is_float(lit))
     return lit;
-  return no_bool(value);
+  return ir::promote_integer(value);
 }
 
 bool is_bitwise(BinaryOp op) {
@@ -173,8 +169,8 @@ Value fold(BinaryOp op, const Value &a, const Value &b) {
     return Value::bool_literal(truthy(a) && truthy(b));
   if (op == BinaryOp::Or)
     return Value::bool_literal(truthy(a) || truthy(b));
-  ScalarType t = is_shift(op) ? no_bool(a.type) : ir::promote(a.type, b.type);
-  Value x = literal_as(t, a), y = literal_as(is_shift(op) ? no_bool(b.type) : t, b);
+  ScalarType t = is_shift(op) ? ir::promote_integer(a.type) : ir::promote(a.type, b.type);
+  Value x = literal_as(t, a), y = literal_as(is_shift(op) ? ir::promote_integer(b.type) : t, b);
   if (ir::is_comparison(op))
     return Value::bool_literal(ir::is_float(t) ? compare(op, x.f, y.f) : compare(op, x.i, y.i));
   if (ir::is_float(t))
@@ -240,7 +236,7 @@ Value binary(BinaryOp op, const Value &a, const Value &b) {
   if (op == BinaryOp::And || op == BinaryOp::Or)
     t = ScalarType::Bool;
   else if (is_shift(op)) // shifts take the (promoted) type of the left operand, as in C++
-    t = no_bool(a.type);
+    t = ir::promote_integer(a.type);
   else if (is_bitwise(op) && a.type == ScalarType::Bool && b.type == ScalarType::Bool)
     t = ScalarType::Bool;
   else
@@ -249,7 +245,7 @@ Value binary(BinaryOp op, const Value &a, const Value &b) {
 }
 
 Value negate(const Value &a) {
-  ScalarType t = no_bool(a.type);
+  ScalarType t = ir::promote_integer(a.type);
   if (a.literal)
     return ir::is_float(t) ? literal_of(t, 0, -a.f)
                            : literal_of(t, integer_op(BinaryOp::Sub, t, 0, a.i), 0);
@@ -257,7 +253,7 @@ Value negate(const Value &a) {
 }
 
 Value unary_plus(const Value &a) {
-  return a.literal ? literal_as(no_bool(a.type), a) : a;
+  return a.literal ? literal_as(ir::promote_integer(a.type), a) : a;
 }
 
 Value logical_not(const Value &a) {
@@ -269,7 +265,7 @@ Value logical_not(const Value &a) {
 Value bitwise_not(const Value &a) {
   if (ir::is_float(a.type))
     throw TypeError{"'~' needs an integer or bool operand, got " + describe(a)};
-  ScalarType t = no_bool(a.type);
+  ScalarType t = ir::promote_integer(a.type);
   if (a.literal)
     return literal_of(t, ~a.i, 0);
   return Value::of(ir::Unary::make(ir::UnaryOp::BitNot, convert(a, t)));
@@ -297,7 +293,7 @@ Value math(ir::MathFn fn, const std::vector<Value> &args) {
   ScalarType t = a.type; // the type the function is computed in
   switch (info.args) {
   case ir::MathArgs::FloatOrInt: // abs, sign: integers stay integers
-    t = no_bool(a.type);
+    t = ir::promote_integer(a.type);
     if (a.literal && !ir::is_float(t)) {
       int64_t r = fn == ir::MathFn::Sign ? (a.i > 0) - (a.i < 0)
                                          : integer_op(BinaryOp::Sub, t, 0, a.i < 0 ? a.i : -a.i);

@@ -424,6 +424,36 @@ CUresult cuEventDestroy_v2(CUevent event) {
   return CUDA_SUCCESS;
 }
 
+// Stream capture and graphs: a graph replays nothing here (the fake runs no kernel).
+CUresult cuStreamBeginCapture_v2(CUstream, CUstreamCaptureMode) {
+  count("cuStreamBeginCapture_v2");
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamEndCapture(CUstream, CUgraph *graph) {
+  count("cuStreamEndCapture");
+  *graph = reinterpret_cast<CUgraph>(new int(0));
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph, unsigned long long) {
+  count("cuGraphInstantiateWithFlags");
+  *exec = reinterpret_cast<CUgraphExec>(new int(0));
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphLaunch(CUgraphExec, CUstream) {
+  count("cuGraphLaunch");
+  return sticky;
+}
+CUresult cuGraphExecDestroy(CUgraphExec exec) {
+  count("cuGraphExecDestroy");
+  delete reinterpret_cast<int *>(exec);
+  return CUDA_SUCCESS;
+}
+CUresult cuGraphDestroy(CUgraph graph) {
+  count("cuGraphDestroy");
+  delete reinterpret_cast<int *>(graph);
+  return CUDA_SUCCESS;
+}
+
 } // extern "C"
 
 // Every entry point loom resolves is defined above, with the parameter types loom calls it with.

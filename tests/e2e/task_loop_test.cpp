@@ -93,6 +93,22 @@ TEST_P(TaskLoops, DeviceArraysStayOnTheDevice) {
   std::vector<float> out = du.to_host();
   for (int64_t e = 0; e < n * n; ++e)
     ASSERT_NEAR(out[e], ru[e], 1e-6f) << e;
+  EXPECT_NE(k.explain().find("captured a new graph"), std::string::npos) << k.explain();
+  // The same launches again: the graph of the first call runs again, from where it left off.
+  k(steps, du, dv);
+  EXPECT_NE(k.explain().find("ran the graph of the call before again"), std::string::npos)
+      << k.explain();
+  for (int64_t s = 0; s < steps; ++s) {
+    stencil_step(ru, rv, n);
+    stencil_step(rv, ru, n);
+  }
+  out = du.to_host();
+  for (int64_t e = 0; e < n * n; ++e)
+    ASSERT_NEAR(out[e], ru[e], 1e-6f) << e;
+  // Other arrays are other launches: a new graph.
+  DeviceArray<float> du2(u, {n, n}), dv2(v, {n, n});
+  k(int64_t{1}, du2, dv2);
+  EXPECT_NE(k.explain().find("captured a new graph"), std::string::npos) << k.explain();
 }
 
 // Gaussian elimination without pivoting: each step k updates the trailing rows k+1.. in

@@ -1,0 +1,97 @@
+#include "runtime/LaunchGraph.h"
+
+#include "runtime/Driver.h"
+#include "runtime/GpuContext.h"
+#include "runtime/GpuModule.h"
+#include "runtime/GridShape.h"
+
+#include <cstring>
+
+namespace loom::runtime {
+
+LaunchGraph::~LaunchGraph() {
+  release();
+}
+
+void LaunchGraph::release() {
+  if (!exec_)
+    return;
+  try {
+    const Driver &cu = GpuContext::activate();
+    (void)cu.cuGraphExecDestroy(exec_);
+  } catch (...) { // a poisoned context or the driver shutting down: nothing left to free
+  }
+  exec_ = nullptr;
+  graph_launches_.clear();
+  graph_values_.clear();
+}
+
+void LaunchGraph::clear() {
+  launches_.clear();
+  values_.clear();
+}
+
+void LaunchGraph::add(const GpuFunction &function, const GridShape &shape, void *const *params,
+                      size_t count) {
+  Launch l{function.handle, {}, {}, values_.size(), count};
+  for (int d = 0; d < 3; ++d)
+    l.grid[d] = shape.grid[d], l.block[d] = shape.block[d];
+  for (size_t k = 0; k < count; ++k) {
+    uint64_t v = 0;
+    std::memcpy(&v, params[k], sizeof v); // each packed value sits in an 8-byte slot
+    values_.push_back(v);
+  }
+  launches_.push_back(l);
+}
+
+void LaunchGraph::capture(const std::string &kernel) {
+  const Driver &cu = GpuContext::activate();
+  release();
+  if (!capture_stream_)
+    capture_stream_.emplace();
+  CUstream s = capture_stream_->handle();
+  pointers_.resize(values_.size());
+  for (size_t k = 0; k < values_.size(); ++k)
+    pointers_[k] = &values_[k];
+  cu.check(cu.cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+           "cuStreamBeginCapture");
+  CUresult failed = CUDA_SUCCESS;
+  std::string call;
+  for (const Launch &l : launches_) {
+    failed = cu.cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                               l.block[2], 0, s, pointers_.data() + l.first, nullptr);
+    if (failed != CUDA_SUCCESS) {
+      call = "cuLaunchKernel (captured into the graph of " + kernel + ")";
+      break;
+    }
+  }
+  CUgraph graph = nullptr;
+  CUresult ended = cu.cuStreamEndCapture(s, &graph); // ends the capture also after a failure
+  if (failed != CUDA_SUCCESS) {
+    if (graph)
+      (void)cu.cuGraphDestroy(graph);
+    cu.fail(failed, call);
+  }
+  if (ended != CUDA_SUCCESS)
+    cu.fail(ended, "cuStreamEndCapture (the graph of " + kernel + ")");
+  CUresult made = cu.cuGraphInstantiateWithFlags(&exec_, graph, 0);
+  (void)cu.cuGraphDestroy(graph); // the executable graph keeps what it needs
+  if (made != CUDA_SUCCESS) {
+    exec_ = nullptr;
+    cu.fail(made, "cuGraphInstantiateWithFlags (the graph of " + kernel + ")");
+  }
+  graph_launches_ = launches_;
+  graph_values_ = values_;
+}
+
+void LaunchGraph::run(CUstream stream, const std::string &kernel) {
+  const Driver &cu = GpuContext::activate();
+  replayed_ = exec_ && launches_ == graph_launches_ && values_ == graph_values_;
+  if (!replayed_)
+    capture(kernel);
+  CUresult result = cu.cuGraphLaunch(exec_, stream);
+  if (result != CUDA_SUCCESS)
+    cu.fail(result, "cuGraphLaunch (the graph of " + kernel + ")");
+}
+
+} // namespace loom::runtime
