@@ -122,6 +122,7 @@ struct GpuCall final : CallTarget {
   CompiledGpu *gpu = nullptr;
   const runtime::GridShape *shape = nullptr; // the task's launch (prepare_task)
   bool graphed = false;                      // launches recorded for a graph (choose_code)
+  std::vector<std::shared_ptr<CompiledGpu>> graph_code; // the code the recorded launches use
   std::array<uint64_t, bounds_record::slots> record_copy;
 
   GpuCall(KernelState &state, std::span<const Argument> args, runtime::Stream *async)
@@ -140,14 +141,34 @@ struct GpuCall final : CallTarget {
     runtime::GpuContext::activate(); // fails fast once a sticky error has poisoned the context
     // A kernel with task loops records its launches, which finish() runs as one CUDA graph.
     graphed = !code->task_loops.empty();
-    if (graphed)
+    if (graphed) {
       state.task_graph.clear();
+      graph_code.clear();
+      keep_loaded(gpu);
+    }
+  }
+
+  // The shared handle of the code `g`, for the graph's keep-alive list.
+  void keep_loaded(const CompiledGpu *g) {
+    for (const std::shared_ptr<CompiledGpu> &c : state.gpu_variants)
+      if (c.get() == g)
+        graph_code.push_back(c);
+    if (state.gpu.get() == g)
+      graph_code.push_back(state.gpu);
   }
 
   // The launches recorded so far, as a graph on the call's stream.
   void run_graph() {
-    if (state.task_graph.size() > 0)
+    if (state.task_graph.size() > 0) {
       state.task_graph.run(stream, state.kernel.name);
+      for (std::shared_ptr<CompiledGpu> &c : graph_code)
+        state.task_graph_code.push_back(std::move(c));
+      graph_code.clear();
+      // The last 16 entries hold the kept graph's code (a call uses a few variants at most).
+      if (state.task_graph_code.size() > 16)
+        state.task_graph_code.erase(state.task_graph_code.begin(),
+                                    state.task_graph_code.end() - 16);
+    }
     state.task_graph.clear();
   }
 
@@ -201,6 +222,8 @@ struct GpuCall final : CallTarget {
   }
   void switch_to(const VariantRequest &request, size_t t, const std::vector<int64_t> &domain) {
     gpu = &switch_variant(state, *gpu, request);
+    if (graphed)
+      keep_loaded(gpu);
     code = &gpu->lowered;
     shape = &grid_for(state, *gpu, t, domain);
   }

@@ -155,7 +155,10 @@ struct KernelState {
   // a launch on another stream, or a new scratch buffer, waits for it first.
   runtime::CUstream reduction_stream = nullptr;
   // GPU calls of a kernel with task loops (ir::TaskLoop): the call's launches, run as one CUDA
-  // graph, which a later call with the same launches runs again (runtime/LaunchGraph.h).
+  // graph, which a later call with the same launches runs again (runtime/LaunchGraph.h), and the
+  // code whose functions it launches, kept loaded while the graph is (declared first: it goes
+  // after the graph).
+  std::vector<std::shared_ptr<CompiledGpu>> task_graph_code;
   runtime::LaunchGraph task_graph;
   std::vector<uint64_t> cpu_reduction_scratch; // CPU tasks with reductions: the same slots
   // Bounds-checked kernels: the record their tasks report a violation in (support/Abi.h), zero
