@@ -448,8 +448,7 @@ bool equal_all(const std::vector<Expr> &a, const std::vector<Expr> &b) {
   return true;
 }
 
-namespace {
-} // namespace
+namespace {} // namespace
 
 bool equal(const Expr &a, const Expr &b) {
   if (a.same_as(b))

@@ -105,9 +105,9 @@ private:
     };
     std::vector<Group> groups;
     for (const Stmt &s : stmts) {
-      Group::Kind kind = s.kind() == StmtKind::ParallelFor                         ? Group::Parallel
+      Group::Kind kind = s.kind() == StmtKind::ParallelFor                     ? Group::Parallel
                          : s.kind() == StmtKind::For && holds_parallel_loop(s) ? Group::Loop
-                                                                                 : Group::Serial;
+                                                                               : Group::Serial;
       if (kind != Group::Serial || groups.empty() || groups.back().kind != Group::Serial)
         groups.push_back({kind, {}});
       groups.back().stmts.push_back(s);

@@ -91,7 +91,8 @@ struct CpuCall final : CallTarget {
   int64_t chunks = 0; // the last task's: how many threads' partials its reductions left
 
   CpuCall(KernelState &state, std::span<const Argument> args)
-      : CallTarget(Argument::Kind::HostArray, true), state(state), args(args), staged(state.call.host_staged) {
+      : CallTarget(Argument::Kind::HostArray, true), state(state), args(args),
+        staged(state.call.host_staged) {
     staged.resize(args.size());
   }
 

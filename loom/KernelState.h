@@ -92,11 +92,11 @@ private:
 // What one call works with, kept in the KernelState (calls hold its mutex) and reused, so that a
 // call whose arguments have the same ranks as the last one's allocates nothing.
 struct CallScratch {
-  ir::ArgumentValues values;                 // the checked arguments (check_arguments)
+  ir::ArgumentValues values;      // the checked arguments (check_arguments)
   ir::ArgumentValues loop_values; // the same plus the task loops' variables (ir::TaskLoop)
-  std::vector<uint64_t> pointers;            // per parameter: the array's address for the kernel
-  std::vector<int> staged_index;             // GPU: per parameter, its buffer in staged, or -1
-  std::vector<runtime::DeviceBuffer> staged; // GPU: device copies of host arrays
+  std::vector<uint64_t> pointers; // per parameter: the array's address for the kernel
+  std::vector<int> staged_index;  // GPU: per parameter, its buffer in staged, or -1
+  std::vector<runtime::DeviceBuffer> staged;           // GPU: device copies of host arrays
   std::vector<std::vector<unsigned char>> host_staged; // CPU: per parameter, a device array's copy
   PackedParams params;         // the flattened parameters (and the bounds record)
   PackedParams task_params;    // the same plus a task's reduction scratch

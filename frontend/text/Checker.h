@@ -178,10 +178,10 @@ private:
   const char *not_for_ = nullptr;
   static constexpr const char *for_loop = "a 'for' loop";
   static constexpr const char *parallel_loop_name = "a parallel loop";
-  int parallel_loops_ = 0; // parallel loops checked so far
-  int expression_depth_ = 0;        // of the expression being checked
-  int inlined_calls_ = 0;           // into the function being checked
-  int simt_effects_ = 0;            // atomics and warp operations emitted so far (while conditions)
+  int parallel_loops_ = 0;   // parallel loops checked so far
+  int expression_depth_ = 0; // of the expression being checked
+  int inlined_calls_ = 0;    // into the function being checked
+  int simt_effects_ = 0;     // atomics and warp operations emitted so far (while conditions)
   // The values that the helpers being checked return (innermost last), once their return is seen.
   std::vector<std::optional<Value>> returned_;
 };

@@ -57,7 +57,6 @@ Value literal_as(ScalarType t, const Value &v) {
   return literal_of(t, as_int(v), 0);
 }
 
-
 // literal_promote_t of frontend/DType.h: a value of type `value` meets a literal of type `lit`.
 ScalarType literal_promote(ScalarType value, ScalarType lit) {
   if (ir::is_float(value))

@@ -192,10 +192,10 @@ TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
   const ScalarType all[] = {ScalarType::Bool, ScalarType::I8,  ScalarType::I16, ScalarType::I32,
                             ScalarType::I64,  ScalarType::U8,  ScalarType::U16, ScalarType::U32,
                             ScalarType::U64,  ScalarType::F32, ScalarType::F64};
-  std::vector<std::string> expected = {"select",       "for",          "while",       "if",
-                                       "if else",      "parallel 1d",  "parallel 2d", "parallel 3d",
-                                       "store rank 1", "store rank 2", "store rank 3",
-                                       "task loop",    "task loop nested"};
+  std::vector<std::string> expected = {
+      "select",       "for",         "while",           "if",           "if else",
+      "parallel 1d",  "parallel 2d", "parallel 3d",     "store rank 1", "store rank 2",
+      "store rank 3", "task loop",   "task loop nested"};
   for (ScalarType t : ints)
     for (int op = 0; op <= static_cast<int>(ir::BinaryOp::Ne); ++op)
       expected.push_back(std::string("binary ") + ir::op_name(static_cast<ir::BinaryOp>(op)) + " " +

@@ -578,7 +578,6 @@ TEST(DifferentialRegression, CopysignOfANanSignSeed20004317) {
   expect_backends_agree(p);
 }
 
-
 // A miscompilation by ptxas (CUDA 13.0, driver 580, sm_90): loom's PTX was right, yet the loop
 // below ran once instead of four times on the H200. LLVM narrowed min(i64(u8 shift), 5) and the
 // loop's max(end, 2) to i8 min/max, which the NVPTX backend emitted as plain min.u16/max.u16: the
@@ -589,17 +588,31 @@ TEST(DifferentialRegression, Ptxas_NarrowMinMaxInATripCountSeed50002971) {
   Program p;
   p.seed = 50002971u;
   p.kernel.name = "diff_50002971";
-  p.kernel.params = {array("a0", ScalarType::U8, 3), array("a1", ScalarType::I32, 3), array("a2", ScalarType::U64, 3), array("a3", ScalarType::I16, 3), scalar("s0", ScalarType::U64), scalar("s1", ScalarType::I64)};
+  p.kernel.params = {array("a0", ScalarType::U8, 3),  array("a1", ScalarType::I32, 3),
+                     array("a2", ScalarType::U64, 3), array("a3", ScalarType::I16, 3),
+                     scalar("s0", ScalarType::U64),   scalar("s1", ScalarType::I64)};
   Var v2 = make_var("k34", ScalarType::I64);
-  p.kernel.body = block({
-    for_(v2, ic(ScalarType::I64, 1), bin(BinaryOp::Min, cast(ScalarType::I64, bin(BinaryOp::Shl, bin(BinaryOp::Add, ic(ScalarType::U8, 17), ic(ScalarType::U8, 3)), load(ScalarType::U8, 0, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 1), ic(ScalarType::I64, 0)}))), ic(ScalarType::I64, 5)), ic(ScalarType::I64, 1), block({
-      reduce(ReduceOp::Add, 2, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0), ic(ScalarType::I64, 0)}, load(ScalarType::U64, 2, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 1), ic(ScalarType::I64, 2)}))}))});
-  p.args = {ibuffer(ScalarType::U8, {1, 4, 3}, {20, 246, 4, 4, 254, 1, 242, 244, 4, 248, 237, 0}),
-            ibuffer(ScalarType::I32, {1, 4, 3}, {-3, 6, -15, -4, 6, 11, -13, 16, -2, -7, 19, 12}),
-            ibuffer(ScalarType::U64, {1, 4, 3}, {1, -2, 2, 33, 7, -13, -19, -14, -2, 12, 10, 16}),
-            ibuffer(ScalarType::I16, {1, 4, 3}, {-16, -4, 15, 5, -19, -20, 11, -17, -20, -12, -18, 11}),
-            iscalar(ScalarType::U64, 11),
-            iscalar(ScalarType::I64, -10)};
+  p.kernel.body = block({for_(
+      v2, ic(ScalarType::I64, 1),
+      bin(BinaryOp::Min,
+          cast(ScalarType::I64,
+               bin(BinaryOp::Shl, bin(BinaryOp::Add, ic(ScalarType::U8, 17), ic(ScalarType::U8, 3)),
+                   load(ScalarType::U8, 0,
+                        {ic(ScalarType::I64, 0), ic(ScalarType::I64, 1), ic(ScalarType::I64, 0)}))),
+          ic(ScalarType::I64, 5)),
+      ic(ScalarType::I64, 1),
+      block({reduce(
+          ReduceOp::Add, 2,
+          {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0), ic(ScalarType::I64, 0)},
+          load(ScalarType::U64, 2,
+               {ic(ScalarType::I64, 0), ic(ScalarType::I64, 1), ic(ScalarType::I64, 2)}))}))});
+  p.args = {
+      ibuffer(ScalarType::U8, {1, 4, 3}, {20, 246, 4, 4, 254, 1, 242, 244, 4, 248, 237, 0}),
+      ibuffer(ScalarType::I32, {1, 4, 3}, {-3, 6, -15, -4, 6, 11, -13, 16, -2, -7, 19, 12}),
+      ibuffer(ScalarType::U64, {1, 4, 3}, {1, -2, 2, 33, 7, -13, -19, -14, -2, 12, 10, 16}),
+      ibuffer(ScalarType::I16, {1, 4, 3}, {-16, -4, 15, 5, -19, -20, 11, -17, -20, -12, -18, 11}),
+      iscalar(ScalarType::U64, 11),
+      iscalar(ScalarType::I64, -10)};
   expect_backends_agree(p);
 }
 
