@@ -25,6 +25,14 @@ void stencil_step(const std::vector<float> &u, std::vector<float> &v, int64_t n)
                               (u[i * n + j - 1] + u[i * n + j + 1]));
 }
 
+// `pairs` pairs of steps, u -> v -> u, as the kernel below takes them.
+void host_steps(std::vector<float> &u, std::vector<float> &v, int64_t n, int64_t pairs) {
+  for (int64_t s = 0; s < pairs; ++s) {
+    stencil_step(u, v, n);
+    stencil_step(v, u, n);
+  }
+}
+
 Kernel stencil_steps() {
   // Two steps per iteration, u -> v -> u, so the arrays need not be swapped.
   return kernel("steps", [](I64 steps, Array2<float> u, Array2<float> v) {
@@ -45,10 +53,7 @@ TEST_P(TaskLoops, StencilStepsMatchTheSameStepsOnTheHost) {
   const int64_t n = 67, steps = 25;
   std::vector<float> u = random_vector<float>(n * n, -1, 1, 11), v = u;
   std::vector<float> ru = u, rv = v;
-  for (int64_t s = 0; s < steps; ++s) {
-    stencil_step(ru, rv, n);
-    stencil_step(rv, ru, n);
-  }
+  host_steps(ru, rv, n, steps);
   k(steps, view(u, {n, n}), view(v, {n, n}));
   for (int64_t e = 0; e < n * n; ++e) {
     // The same additions in the same order; only a contraction into fma could differ.
@@ -84,10 +89,7 @@ TEST_P(TaskLoops, DeviceArraysStayOnTheDevice) {
   const int64_t n = 130, steps = 50;
   std::vector<float> u = random_vector<float>(n * n, -3, 3, 13), v = u;
   std::vector<float> ru = u, rv = v;
-  for (int64_t s = 0; s < steps; ++s) {
-    stencil_step(ru, rv, n);
-    stencil_step(rv, ru, n);
-  }
+  host_steps(ru, rv, n, steps);
   DeviceArray<float> du(u, {n, n}), dv(v, {n, n});
   k(steps, du, dv);
   std::vector<float> out = du.to_host();
@@ -98,10 +100,7 @@ TEST_P(TaskLoops, DeviceArraysStayOnTheDevice) {
   k(steps, du, dv);
   EXPECT_NE(k.explain().find("ran the graph of the call before again"), std::string::npos)
       << k.explain();
-  for (int64_t s = 0; s < steps; ++s) {
-    stencil_step(ru, rv, n);
-    stencil_step(rv, ru, n);
-  }
+  host_steps(ru, rv, n, steps);
   out = du.to_host();
   for (int64_t e = 0; e < n * n; ++e)
     ASSERT_NEAR(out[e], ru[e], 1e-6f) << e;
