@@ -15,11 +15,12 @@ namespace {
 
 // Every access to one array inside the parallel loop.
 struct ArrayUse {
-  // Every access is at the iteration's own element: one index tuple for all of them, whose
-  // dimension k is the loop's variable k, or an affine map of it (v * c + o with c a non-zero
-  // constant and o the same for every iteration: a parallel range's begin + j * step, a shifted
-  // A[i + 1, j]). Such a map takes different iterations to different elements, so no two
-  // iterations update one element.
+  // Every access is at the iteration's own elements: one index tuple for all of them, in which
+  // each of the loop's variables has a dimension of its own holding it or an affine map of it
+  // (v * c + o with c a non-zero constant and o the same for every iteration: a parallel range's
+  // begin + j * step, a shifted A[i + 1, j]); the other dimensions are free (C[k, j] in a loop
+  // over j, k a sequential loop inside it). Different iterations differ in some such dimension,
+  // so no two iterations update one element.
   bool all_owned = true;
   std::vector<Expr> owned_indices; // the tuple of the first access
   bool all_reduce = true;          // no plain load or store
@@ -36,11 +37,19 @@ public:
   }
   std::map<int, ArrayUse> arrays;
 
+  // Each of the loop's variables in a dimension of its own, as an affine map of it; the other
+  // dimensions are free (a sequential loop's variable inside the iteration, a constant, data):
+  // two iterations differ in some variable, so in that variable's dimension.
   bool owned(const std::vector<Expr> &indices) const {
-    if (!loop_ || nested_ > 0 || indices.size() != loop_->vars.size())
+    if (!loop_ || nested_ > 0 || indices.size() < loop_->vars.size())
       return false;
-    for (size_t k = 0; k < indices.size(); ++k) {
-      if (!affine_in(indices[k], loop_->vars[k].get()))
+    std::vector<bool> taken(indices.size(), false);
+    for (const Var &v : loop_->vars) {
+      bool found = false;
+      for (size_t k = 0; k < indices.size() && !found; ++k)
+        if (!taken[k] && affine_in(indices[k], v.get()))
+          taken[k] = found = true;
+      if (!found)
         return false;
     }
     return true;

@@ -6,6 +6,7 @@
 
 #include <loom/loom.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -112,6 +113,43 @@ TEST_P(ParallelRanges, OwnElementUpdatesThroughAnAffineIndexAreNotAtomic) {
       EXPECT_EQ(A[i * m + j], i == 0 ? A0[j] : A0[i * m + j] + B[(i - 1) * m + j]);
   for (int64_t i = 0; i < 20; ++i)
     EXPECT_EQ(x[i], i >= 2 && (i - 2) % 3 == 0 ? 2.5 : 1.0) << i;
+}
+
+// A column owned by the iteration over j while a sequential loop walks it: C[k, j] += B[k, j]
+// (and a read of C[k, j] in the same index tuple) stays plain, with the sums in k's order.
+TEST_P(ParallelRanges, AColumnOwnedByItsIterationIsUpdatedWithoutAtomics) {
+  auto k = kernel("columns", [](Array2<double> C, Array2<double> B) {
+    parallel_for(C.dim(1), [&](Index j) {
+      for_range(1, C.dim(0), [&](Index r) { C(r, j) += B(r, j) * C(r - 1, j) + C(r, j); });
+    });
+  });
+  auto plain = kernel("columns_plain", [](Array2<double> C, Array2<double> B) {
+    parallel_for(C.dim(1),
+                 [&](Index j) { for_range(C.dim(0), [&](Index r) { C(r, j) += B(r, j); }); });
+  });
+  prepare(k);
+  prepare(plain);
+  const std::string code = target() == ir::Target::GPU ? plain.ptx() : plain.llvm();
+  EXPECT_EQ(code.find(target() == ir::Target::GPU ? "atom." : "atomicrmw"), std::string::npos)
+      << code;
+  const int64_t n = 13, m = 300;
+  std::vector<double> C = random_vector<double>(n * m, -1, 1, 7),
+                      B = random_vector<double>(n * m, -1, 1, 8);
+  std::vector<double> expected = C, C2 = C;
+  for (int64_t j = 0; j < m; ++j)
+    for (int64_t r = 0; r < n; ++r)
+      expected[r * m + j] += B[r * m + j];
+  plain(view(C, {n, m}), view(B, {n, m}));
+  EXPECT_EQ(C, expected); // one addition per element: exact
+  // A read of another row of the column (C[r - 1, j]) is another index tuple: the rule does not
+  // apply, and the update combines as a reduction; the result is the sequential one still.
+  std::vector<double> seq = C2;
+  for (int64_t j = 0; j < m; ++j)
+    for (int64_t r = 1; r < n; ++r)
+      seq[r * m + j] += B[r * m + j] * seq[(r - 1) * m + j] + seq[r * m + j];
+  k(view(C2, {n, m}), view(B, {n, m}));
+  for (int64_t e = 0; e < n * m; ++e)
+    EXPECT_NEAR(C2[e], seq[e], 1e-12 * (1 + std::abs(seq[e]))) << e;
 }
 
 TEST(ParallelRangeErrors, AZeroStepIsRefusedInBothFrontEnds) {
