@@ -1,725 +1,397 @@
-#include "differential/Generator.h"
+// The generator's program structure: parameters and arguments, the top level (parallel loops,
+// task loops, serial groups) and statements.
+#include "differential/GeneratorState.h"
 
-#include "differential/Values.h"
-#include "ir/MathFunctions.h"
 #include "ir/ParallelRange.h"
 #include "ir/Verifier.h"
 
-#include <algorithm>
-#include <map>
-#include <random>
-#include <string>
-
 namespace loom::difftest {
+namespace gen {
 
-using namespace loom::ir;
+Program Generator::run(uint64_t seed) {
+  Program p;
+  p.seed = seed;
+  p.kernel.name = "diff_" + std::to_string(seed);
+  make_params();
+  std::vector<Stmt> top;
+  sections(top, 1 + pick(options_.max_sections), 0);
+  p.kernel.params = params_;
+  p.kernel.body = Block::make(std::move(top));
+  verify(p.kernel); // a failure here is a bug in the generator
+  for (size_t k = 0; k < params_.size(); ++k)
+    p.args.push_back(argument(static_cast<int>(k)));
+  return p;
+}
 
-namespace {
+ScalarType Generator::array_type() {
+  if (chance(0.15))
+    return chance(0.5) ? ScalarType::F16 : ScalarType::BF16;
+  return any_type();
+}
 
-constexpr ScalarType kTypes[] = {ScalarType::Bool, ScalarType::I32, ScalarType::I64,
-                                 ScalarType::F32, ScalarType::F64};
-// The narrow and unsigned integers, less often.
-constexpr ScalarType kOtherInts[] = {ScalarType::I8,  ScalarType::I16, ScalarType::U8,
-                                     ScalarType::U16, ScalarType::U32, ScalarType::U64};
-
-struct ArrayInfo {
-  int param;
-  ScalarType type;
+std::vector<int64_t> Generator::random_shape(int rank) {
+  static const int max_extent[] = {0, 40, 8, 4};
   std::vector<int64_t> shape;
-  bool output; // may be written; inputs never are
-};
-
-// A variable in scope. Loop indices have a known range [lo, hi] and are never assigned.
-struct VarInfo {
-  Var var;
-  bool assignable;
-  bool ranged = false;
-  int64_t lo = 0, hi = 0;
-};
-
-// Inside a top-level parallel loop: the arrays it owns, and for each the index of the current
-// iteration in the dimensions bound to parallel indices (undefined: a free dimension).
-struct Parallel {
-  std::map<int, std::vector<Expr>> own;
-  // Arrays this loop only reduces into, each with one operation (two operations on one element
-  // would make the result depend on the order), and never reads.
-  std::map<int, ReduceOp> reduce_into;
-  bool reduced(int array) const { return reduce_into.count(array) > 0; }
-};
-
-struct Context {
-  const Parallel *parallel = nullptr;
-  bool inputs_only = false; // the initial value of a variable later parallel loops read
-  bool domain = false;      // a parallel loop's extent: scalar parameters and shapes only
-  int nesting = 0;
-  int64_t trips = 1; // product of the enclosing loops' trip counts
-};
-
-Expr i64c(int64_t v) {
-  return IntConst::make(ScalarType::I64, v);
-}
-Expr bin(BinaryOp op, Expr a, Expr b) {
-  return Binary::make(op, std::move(a), std::move(b));
+  for (int d = 0; d < rank; ++d)
+    shape.push_back(1 + pick(max_extent[rank]));
+  return shape;
 }
 
-class Generator {
-public:
-  Generator(uint64_t seed, const GeneratorOptions &options)
-      : rng_(seed), values_(seed ^ 0x9e3779b97f4a7c15ull), options_(options) {}
-
-  Program run(uint64_t seed) {
-    Program p;
-    p.seed = seed;
-    p.kernel.name = "diff_" + std::to_string(seed);
-    make_params();
-    std::vector<Stmt> top;
-    sections(top, 1 + pick(options_.max_sections), 0);
-    p.kernel.params = params_;
-    p.kernel.body = Block::make(std::move(top));
-    verify(p.kernel); // a failure here is a bug in the generator
-    for (size_t k = 0; k < params_.size(); ++k)
-      p.args.push_back(argument(static_cast<int>(k)));
-    return p;
+void Generator::make_params() {
+  // Arrays of a few shapes, so that one parallel loop can own several arrays of one shape.
+  std::vector<std::vector<int64_t>> shapes;
+  for (int k = 0, n = 1 + pick(2); k < n; ++k)
+    shapes.push_back(random_shape(1 + pick(3)));
+  int arrays = 2 + pick(4), scalars = pick(4);
+  int outputs = 0;
+  for (int k = 0; k < arrays; ++k) {
+    std::vector<int64_t> shape = chance(0.75) ? one_of(shapes) : random_shape(1 + pick(3));
+    bool output = k == 0 || chance(0.5);
+    outputs += output;
+    std::string name = "a" + std::to_string(k);
+    ScalarType t = array_type();
+    arrays_.push_back({static_cast<int>(params_.size()), t, shape, output});
+    params_.push_back({name, ParamKind::Array, t, static_cast<int>(shape.size()), nullptr});
   }
-
-private:
-  // ---- randomness ---------------------------------------------------------------------------
-
-  int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(std::max(n, 1))); }
-  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
-  template <class T> const T &one_of(const std::vector<T> &v) { return v[pick(v.size())]; }
-  ScalarType any_type() { return chance(0.3) ? kOtherInts[pick(6)] : kTypes[pick(5)]; }
-  // An array's element type: now and then f16 or bf16, which hold f32 values (value_type).
-  ScalarType array_type() {
-    if (chance(0.15))
-      return chance(0.5) ? ScalarType::F16 : ScalarType::BF16;
-    return any_type();
+  for (int k = 0; k < scalars; ++k) {
+    ScalarType t = any_type();
+    std::string name = "s" + std::to_string(k);
+    Var v = make_var(name, t);
+    params_.push_back({name, ParamKind::Scalar, t, 0, v});
+    shared_.push_back({v, false});
   }
+}
 
-  // ---- parameters and arguments -------------------------------------------------------------
+InterpreterArg Generator::argument(int param) {
+  const Param &p = params_[param];
+  if (p.kind == ParamKind::Scalar)
+    return InterpreterArg::of_scalar(values_.scalar(p.type));
+  const ArrayInfo &a = array_info(param);
+  Buffer b(p.type, a.shape);
+  for (int64_t k = 0; k < b.size(); ++k)
+    b.set(k, values_.element(p.type));
+  return InterpreterArg::of_array(std::move(b));
+}
 
-  std::vector<int64_t> random_shape(int rank) {
-    static const int max_extent[] = {0, 40, 8, 4};
-    std::vector<int64_t> shape;
-    for (int d = 0; d < rank; ++d)
-      shape.push_back(1 + pick(max_extent[rank]));
-    return shape;
+const ArrayInfo &Generator::array_info(int param) const {
+  for (const ArrayInfo &a : arrays_)
+    if (a.param == param)
+      return a;
+  return arrays_.front();
+}
+
+void Generator::sections(std::vector<Stmt> &out, int count, int depth) {
+  for (int s = 0; s < count; ++s) {
+    if (chance(0.3))
+      out.push_back(shared_local());
+    if (depth < 2 && chance(0.12))
+      out.push_back(task_loop(depth));
+    else if (chance(0.7))
+      out.push_back(parallel_loop());
+    else
+      serial_group(out);
   }
+}
 
-  void make_params() {
-    // Arrays of a few shapes, so that one parallel loop can own several arrays of one shape.
-    std::vector<std::vector<int64_t>> shapes;
-    for (int k = 0, n = 1 + pick(2); k < n; ++k)
-      shapes.push_back(random_shape(1 + pick(3)));
-    int arrays = 2 + pick(4), scalars = pick(4);
-    int outputs = 0;
-    for (int k = 0; k < arrays; ++k) {
-      std::vector<int64_t> shape = chance(0.75) ? one_of(shapes) : random_shape(1 + pick(3));
-      bool output = k == 0 || chance(0.5);
-      outputs += output;
-      std::string name = "a" + std::to_string(k);
-      ScalarType t = array_type();
-      arrays_.push_back({static_cast<int>(params_.size()), t, shape, output});
-      params_.push_back({name, ParamKind::Array, t, static_cast<int>(shape.size()), nullptr});
-    }
-    for (int k = 0; k < scalars; ++k) {
-      ScalarType t = any_type();
-      std::string name = "s" + std::to_string(k);
-      Var v = make_var(name, t);
-      params_.push_back({name, ParamKind::Scalar, t, 0, v});
-      shared_.push_back({v, false});
-    }
+Stmt Generator::task_loop(int depth) {
+  const int64_t begin = pick(2), step = 1 + pick(2), max_end = begin + 1 + pick(4);
+  Expr end = i64c(max_end);
+  if (chance(0.4)) {
+    Context ctx;
+    ctx.domain = true;
+    end = bin(BinaryOp::Min, bin(BinaryOp::Max, i64_expr(ctx, 2), i64c(0)), i64c(max_end));
   }
+  Var v = make_var("s" + std::to_string(next_var_++), ScalarType::I64);
+  const size_t saved = shared_.size();
+  shared_.push_back({v, false, true, begin, std::max(begin, max_end - 1)});
+  std::vector<Stmt> body;
+  sections(body, 1 + pick(3), depth + 1);
+  shared_.resize(saved);
+  return For::make(v, i64c(begin), end, i64c(step), Block::make(std::move(body)));
+}
 
-  InterpreterArg argument(int param) {
-    const Param &p = params_[param];
-    if (p.kind == ParamKind::Scalar)
-      return InterpreterArg::of_scalar(values_.scalar(p.type));
-    const ArrayInfo &a = array_info(param);
-    Buffer b(p.type, a.shape);
-    for (int64_t k = 0; k < b.size(); ++k)
-      b.set(k, values_.element(p.type));
-    return InterpreterArg::of_array(std::move(b));
-  }
+Stmt Generator::shared_local() {
+  Context ctx;
+  ctx.inputs_only = true;
+  ScalarType t = any_type();
+  Expr init = expr(t, 2, ctx);
+  Var v = make_var("t" + std::to_string(next_var_++), t);
+  shared_.push_back({v, false});
+  return Declare::make(v, init);
+}
 
-  const ArrayInfo &array_info(int param) const {
-    for (const ArrayInfo &a : arrays_)
-      if (a.param == param)
-        return a;
-    return arrays_.front();
-  }
+void Generator::serial_group(std::vector<Stmt> &top) {
+  scope_ = shared_;
+  Context ctx;
+  for (int k = 0, n = 1 + pick(options_.max_block); k < n; ++k)
+    statement(ctx, top);
+  scope_.clear(); // its variables may be reassigned: later loops must not read them
+}
 
-  // ---- top level ----------------------------------------------------------------------------
+Stmt Generator::parallel_loop() {
+  std::vector<const ArrayInfo *> outputs;
+  for (const ArrayInfo &a : arrays_)
+    if (a.output)
+      outputs.push_back(&a);
+  const ArrayInfo &primary = *one_of(outputs);
+  const int rank = static_cast<int>(primary.shape.size());
+  const int dims = 1 + pick(rank);
+  std::vector<int> bound(rank); // array dimension -> which array dims the loop indices take
+  for (int d = 0; d < rank; ++d)
+    bound[d] = d;
+  if (chance(0.3))
+    std::shuffle(bound.begin(), bound.end(), rng_);
+  bound.resize(dims);
 
-  // `count` sections at the top level or in a task loop `depth` deep: parallel loops, serial
-  // groups, immutable variables, and now and then a task loop around more sections.
-  void sections(std::vector<Stmt> &out, int count, int depth) {
-    for (int s = 0; s < count; ++s) {
-      if (chance(0.3))
-        out.push_back(shared_local());
-      if (depth < 2 && chance(0.12))
-        out.push_back(task_loop(depth));
-      else if (chance(0.7))
-        out.push_back(parallel_loop());
-      else
-        serial_group(out);
-    }
-  }
-
-  // for t in range(b, e, s) around sections (a task loop, run on the host between launches): a
-  // few trips, its end over scalar parameters and shapes; t reaches the sections as an immutable
-  // value, and what they declare stays inside.
-  Stmt task_loop(int depth) {
-    const int64_t begin = pick(2), step = 1 + pick(2), max_end = begin + 1 + pick(4);
-    Expr end = i64c(max_end);
-    if (chance(0.4)) {
+  scope_ = shared_;
+  std::vector<Var> vars;
+  std::vector<Expr> extents;
+  std::vector<Expr> own(rank);
+  for (int k = 0; k < dims; ++k) {
+    int d = bound[k];
+    Var v = make_var("i" + std::to_string(next_var_++), ScalarType::I64);
+    Expr extent = ArrayExtent::make(primary.param, d);
+    if (chance(0.15)) { // a smaller domain from a scalar: never negative, never past the array
       Context ctx;
       ctx.domain = true;
-      end = bin(BinaryOp::Min, bin(BinaryOp::Max, i64_expr(ctx, 2), i64c(0)), i64c(max_end));
+      Expr n = i64_expr(ctx, 2);
+      extent = bin(BinaryOp::Min, extent, bin(BinaryOp::Max, n, i64c(0)));
     }
-    Var v = make_var("s" + std::to_string(next_var_++), ScalarType::I64);
-    const size_t saved = shared_.size();
-    shared_.push_back({v, false, true, begin, std::max(begin, max_end - 1)});
-    std::vector<Stmt> body;
-    sections(body, 1 + pick(3), depth + 1);
-    shared_.resize(saved);
-    return For::make(v, i64c(begin), end, i64c(step), Block::make(std::move(body)));
+    Expr index = VarRef::make(v);
+    if (chance(0.2)) { // reversed: extent - 1 - i
+      index = bin(BinaryOp::Sub, bin(BinaryOp::Sub, ArrayExtent::make(primary.param, d), i64c(1)),
+                  index);
+    } else if (chance(0.2)) { // a range, parallel(b, e, s): forwards from b or backwards
+      static const int64_t steps[] = {1, 2, 3, -1, -2};
+      const int64_t step = steps[pick(5)], last = primary.shape[d] - 1;
+      ParallelRange r = step > 0 ? ParallelRange{i64c(pick(std::min<int64_t>(last, 2) + 1)),
+                                                 ArrayExtent::make(primary.param, d), i64c(step)}
+                                 : ParallelRange{i64c(last), i64c(-1), i64c(step)};
+      extent = trip_count(r);
+      index = range_index(r, v);
+    }
+    vars.push_back(v);
+    extents.push_back(extent);
+    own[d] = index;
+    scope_.push_back({v, false, true, 0, primary.shape[d] - 1});
   }
 
-  // An immutable top-level variable that later parallel loops may read.
-  Stmt shared_local() {
-    Context ctx;
-    ctx.inputs_only = true;
-    ScalarType t = any_type();
-    Expr init = expr(t, 2, ctx);
-    Var v = make_var("t" + std::to_string(next_var_++), t);
-    shared_.push_back({v, false});
-    return Declare::make(v, init);
-  }
-
-  void serial_group(std::vector<Stmt> &top) {
-    scope_ = shared_;
-    Context ctx;
-    for (int k = 0, n = 1 + pick(options_.max_block); k < n; ++k)
-      statement(ctx, top);
-    scope_.clear(); // its variables may be reassigned: later loops must not read them
-  }
-
-  Stmt parallel_loop() {
-    std::vector<const ArrayInfo *> outputs;
-    for (const ArrayInfo &a : arrays_)
-      if (a.output)
-        outputs.push_back(&a);
-    const ArrayInfo &primary = *one_of(outputs);
-    const int rank = static_cast<int>(primary.shape.size());
-    const int dims = 1 + pick(rank);
-    std::vector<int> bound(rank); // array dimension -> which array dims the loop indices take
-    for (int d = 0; d < rank; ++d)
-      bound[d] = d;
-    if (chance(0.3))
-      std::shuffle(bound.begin(), bound.end(), rng_);
-    bound.resize(dims);
-
-    scope_ = shared_;
-    std::vector<Var> vars;
-    std::vector<Expr> extents;
-    std::vector<Expr> own(rank);
-    for (int k = 0; k < dims; ++k) {
-      int d = bound[k];
-      Var v = make_var("i" + std::to_string(next_var_++), ScalarType::I64);
-      Expr extent = ArrayExtent::make(primary.param, d);
-      if (chance(0.15)) { // a smaller domain from a scalar: never negative, never past the array
-        Context ctx;
-        ctx.domain = true;
-        Expr n = i64_expr(ctx, 2);
-        extent = bin(BinaryOp::Min, extent, bin(BinaryOp::Max, n, i64c(0)));
-      }
-      Expr index = VarRef::make(v);
-      if (chance(0.2)) { // reversed: extent - 1 - i
-        index = bin(BinaryOp::Sub, bin(BinaryOp::Sub, ArrayExtent::make(primary.param, d), i64c(1)),
-                    index);
-      } else if (chance(0.2)) { // a range, parallel(b, e, s): forwards from b or backwards
-        static const int64_t steps[] = {1, 2, 3, -1, -2};
-        const int64_t step = steps[pick(5)], last = primary.shape[d] - 1;
-        ParallelRange r = step > 0 ? ParallelRange{i64c(pick(std::min<int64_t>(last, 2) + 1)),
-                                                   ArrayExtent::make(primary.param, d), i64c(step)}
-                                   : ParallelRange{i64c(last), i64c(-1), i64c(step)};
-        extent = trip_count(r);
-        index = range_index(r, v);
-      }
-      vars.push_back(v);
-      extents.push_back(extent);
-      own[d] = index;
-      scope_.push_back({v, false, true, 0, primary.shape[d] - 1});
+  Parallel par;
+  par.own[primary.param] = own;
+  for (const ArrayInfo *a : outputs) // more arrays of the same shape, at the same index
+    if (a != &primary && a->shape == primary.shape && chance(0.5))
+      par.own[a->param] = own;
+  for (const ArrayInfo *a : outputs)
+    // A parallel loop cannot reduce into an f16 or bf16 element (lower_reductions refuses it).
+    if (!par.own.count(a->param) && a->type != ScalarType::Bool && !is_storage_only(a->type) &&
+        chance(0.35)) {
+      static const ReduceOp int_ops[] = {ReduceOp::Add, ReduceOp::Add, ReduceOp::Mul, ReduceOp::Min,
+                                         ReduceOp::Max};
+      static const ReduceOp float_ops[] = {ReduceOp::Add, ReduceOp::Add, ReduceOp::Min,
+                                           ReduceOp::Max, ReduceOp::Mul};
+      // Float products are rare: their order moves them too far to compare.
+      par.reduce_into[a->param] =
+          is_float(a->type) ? float_ops[pick(chance(0.1) ? 5 : 4)] : int_ops[pick(5)];
     }
 
-    Parallel par;
-    par.own[primary.param] = own;
-    for (const ArrayInfo *a : outputs) // more arrays of the same shape, at the same index
-      if (a != &primary && a->shape == primary.shape && chance(0.5))
-        par.own[a->param] = own;
-    for (const ArrayInfo *a : outputs)
-      // A parallel loop cannot reduce into an f16 or bf16 element (lower_reductions refuses it).
-      if (!par.own.count(a->param) && a->type != ScalarType::Bool && !is_storage_only(a->type) &&
-          chance(0.35)) {
-        static const ReduceOp int_ops[] = {ReduceOp::Add, ReduceOp::Add, ReduceOp::Mul,
-                                           ReduceOp::Min, ReduceOp::Max};
-        static const ReduceOp float_ops[] = {ReduceOp::Add, ReduceOp::Add, ReduceOp::Min,
-                                             ReduceOp::Max, ReduceOp::Mul};
-        // Float products are rare: their order moves them too far to compare.
-        par.reduce_into[a->param] =
-            is_float(a->type) ? float_ops[pick(chance(0.1) ? 5 : 4)] : int_ops[pick(5)];
+  Context ctx;
+  ctx.parallel = &par;
+  std::vector<Stmt> body;
+  bool full = dims == rank && std::is_sorted(bound.begin(), bound.end());
+  if (full && chance(0.5)) // an unconditional first store: "fully overwritten" for copies
+    body.push_back(Store::make(primary.param, own, expr(value_type(primary.type), 3, ctx)));
+  for (int k = 0, n = 1 + pick(options_.max_block); k < n; ++k)
+    statement(ctx, body);
+  scope_.clear();
+  return ParallelFor::make(vars, extents, Block::make(std::move(body)));
+}
+
+Stmt Generator::block(Context ctx) {
+  size_t saved = scope_.size();
+  ctx.nesting++;
+  std::vector<Stmt> stmts;
+  for (int k = 0, n = 1 + pick(options_.max_block / 2 + 1); k < n; ++k)
+    statement(ctx, stmts);
+  scope_.resize(saved);
+  return Block::make(std::move(stmts));
+}
+
+void Generator::statement(const Context &ctx, std::vector<Stmt> &out) {
+  const bool nest = ctx.nesting < options_.max_nesting;
+  const bool loop = nest && ctx.trips < 64;
+  for (;;) {
+    Stmt s;
+    switch (pick(11)) {
+    case 0:
+    case 1:
+      s = declare(ctx);
+      break;
+    case 2:
+      s = assign(ctx);
+      break;
+    case 3:
+    case 4:
+    case 5:
+      s = store(ctx);
+      break;
+    case 6:
+      if (nest) {
+        Expr c = expr(ScalarType::Bool, 3, ctx);
+        Stmt then_case = block(ctx);
+        s = IfThenElse::make(c, then_case, chance(0.5) ? block(ctx) : Stmt());
       }
-
-    Context ctx;
-    ctx.parallel = &par;
-    std::vector<Stmt> body;
-    bool full = dims == rank && std::is_sorted(bound.begin(), bound.end());
-    if (full && chance(0.5)) // an unconditional first store: "fully overwritten" for copies
-      body.push_back(Store::make(primary.param, own, expr(value_type(primary.type), 3, ctx)));
-    for (int k = 0, n = 1 + pick(options_.max_block); k < n; ++k)
-      statement(ctx, body);
-    scope_.clear();
-    return ParallelFor::make(vars, extents, Block::make(std::move(body)));
-  }
-
-  // ---- statements ---------------------------------------------------------------------------
-
-  Stmt block(Context ctx) {
-    size_t saved = scope_.size();
-    ctx.nesting++;
-    std::vector<Stmt> stmts;
-    for (int k = 0, n = 1 + pick(options_.max_block / 2 + 1); k < n; ++k)
-      statement(ctx, stmts);
-    scope_.resize(saved);
-    return Block::make(std::move(stmts));
-  }
-
-  // Appends one statement (or a few that belong together) to `out`.
-  void statement(const Context &ctx, std::vector<Stmt> &out) {
-    const bool nest = ctx.nesting < options_.max_nesting;
-    const bool loop = nest && ctx.trips < 64;
-    for (;;) {
-      Stmt s;
-      switch (pick(11)) {
-      case 0:
-      case 1:
-        s = declare(ctx);
-        break;
-      case 2:
-        s = assign(ctx);
-        break;
-      case 3:
-      case 4:
-      case 5:
-        s = store(ctx);
-        break;
-      case 6:
-        if (nest) {
-          Expr c = expr(ScalarType::Bool, 3, ctx);
-          Stmt then_case = block(ctx);
-          s = IfThenElse::make(c, then_case, chance(0.5) ? block(ctx) : Stmt());
-        }
-        break;
-      case 7:
-        if (loop)
-          s = for_loop(ctx);
-        break;
-      case 8:
-        if (loop) {
-          while_loop(ctx, out);
-          return;
-        }
-        break;
-      case 9:
-        if (loop && reduction(ctx, out))
-          return;
-        break;
-      case 10:
-        s = reduce(ctx);
-        break;
-      }
-      if (s.defined()) {
-        out.push_back(s);
+      break;
+    case 7:
+      if (loop)
+        s = for_loop(ctx);
+      break;
+    case 8:
+      if (loop) {
+        while_loop(ctx, out);
         return;
       }
-    }
-  }
-
-  Stmt declare(const Context &ctx) {
-    ScalarType t = any_type();
-    Var v = make_var("v" + std::to_string(next_var_++), t);
-    Stmt s = Declare::make(v, expr(t, options_.max_expr_depth, ctx));
-    scope_.push_back({v, true});
-    return s;
-  }
-
-  Stmt assign(const Context &ctx) {
-    std::vector<const VarInfo *> targets;
-    for (const VarInfo &v : scope_)
-      if (v.assignable)
-        targets.push_back(&v);
-    if (targets.empty())
-      return Stmt();
-    const Var &v = one_of(targets)->var;
-    return Assign::make(v, expr(v->type, options_.max_expr_depth, ctx));
-  }
-
-  Stmt store(const Context &ctx) {
-    std::vector<int> writable;
-    for (const ArrayInfo &a : arrays_)
-      if (ctx.parallel ? ctx.parallel->own.count(a.param) > 0 : a.output)
-        writable.push_back(a.param);
-    if (writable.empty())
-      return Stmt();
-    int array = one_of(writable);
-    std::vector<Expr> idx = indices(array, ctx);
-    return Store::make(array, idx,
-                       expr(value_type(params_[array].type), options_.max_expr_depth, ctx));
-  }
-
-  // array[indices] op= value. In a parallel loop: into an array the loop only reduces into, at
-  // one element for all iterations (constant indices) or at data-dependent ones; elsewhere into
-  // any output array.
-  Stmt reduce(const Context &ctx) {
-    std::vector<int> targets;
-    if (ctx.parallel) {
-      for (const auto &[array, op] : ctx.parallel->reduce_into)
-        targets.push_back(array);
-    } else {
-      for (const ArrayInfo &a : arrays_)
-        if (a.output && a.type != ScalarType::Bool)
-          targets.push_back(a.param);
-    }
-    if (targets.empty())
-      return Stmt();
-    int array = one_of(targets);
-    const ArrayInfo &info = array_info(array);
-    ReduceOp op =
-        ctx.parallel ? ctx.parallel->reduce_into.at(array) : static_cast<ReduceOp>(pick(4));
-    std::vector<Expr> idx;
-    if (ctx.parallel && chance(0.6)) {
-      for (int64_t extent : info.shape)
-        idx.push_back(i64c(pick(extent)));
-    } else {
-      idx = indices(array, ctx);
-    }
-    return Reduce::make(op, array, idx, expr(value_type(info.type), options_.max_expr_depth, ctx));
-  }
-
-  // for v in begin .. end step s, with a trip count of at most 8.
-  Stmt for_loop(Context ctx) {
-    int64_t begin = pick(3), step = chance(0.7) ? 1 : 1 + pick(3);
-    int64_t max_end = begin + pick(8);
-    Expr end = i64c(max_end);
-    if (chance(0.4)) { // data-dependent: clamped, still at most max_end
-      Expr n = i64_expr(ctx, 2);
-      end = bin(BinaryOp::Min, n, i64c(max_end));
-    }
-    Var v = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
-    size_t saved = scope_.size();
-    scope_.push_back({v, false, true, begin, std::max(begin, max_end - 1)});
-    ctx.trips *= std::max<int64_t>(1, (max_end - begin + step - 1) / step);
-    Stmt body = block(ctx);
-    scope_.resize(saved);
-    return For::make(v, i64c(begin), end, i64c(step), body);
-  }
-
-  // var c = 0; while (c < K && cond) { body; c = c + 1 }
-  void while_loop(Context ctx, std::vector<Stmt> &out) {
-    Var c = make_var("c" + std::to_string(next_var_++), ScalarType::I64);
-    int64_t bound = 1 + pick(5);
-    Stmt init = Declare::make(c, i64c(0));
-    scope_.push_back({c, false});
-    Expr cond = bin(BinaryOp::And, bin(BinaryOp::Lt, VarRef::make(c), i64c(bound)),
-                    expr(ScalarType::Bool, 2, ctx));
-    ctx.trips *= bound;
-    Stmt body = block(ctx);
-    Stmt step = Assign::make(c, bin(BinaryOp::Add, VarRef::make(c), i64c(1)));
-    out.push_back(init);
-    out.push_back(While::make(cond, Block::make({body, step})));
-  }
-
-  // var acc = init; for k in 0 .. extent { acc = acc OP f(array[.. k ..]) }
-  bool reduction(const Context &ctx, std::vector<Stmt> &out) {
-    std::vector<const ArrayInfo *> sources;
-    for (const ArrayInfo &a : arrays_)
-      if (!ctx.parallel || (!ctx.parallel->own.count(a.param) && !ctx.parallel->reduced(a.param)))
-        if (!ctx.inputs_only || !a.output)
-          sources.push_back(&a);
-    if (sources.empty())
-      return false;
-    const ArrayInfo &src = *one_of(sources);
-    int dim = pick(src.shape.size());
-    ScalarType t = chance(0.5) ? value_type(src.type) : any_type();
-    if (t == ScalarType::Bool)
-      t = ScalarType::I64;
-    static const BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Add, BinaryOp::Mul,
-                                   BinaryOp::Max, BinaryOp::Min, BinaryOp::BitXor};
-    BinaryOp op = ops[pick(is_float(t) ? 5 : 6)];
-    Var acc = make_var("acc" + std::to_string(next_var_++), t);
-    Var k = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
-    Stmt init = Declare::make(acc, expr(t, 1, ctx));
-    scope_.push_back({k, false, true, 0, src.shape[dim] - 1});
-    std::vector<Expr> idx;
-    for (int d = 0; d < static_cast<int>(src.shape.size()); ++d)
-      idx.push_back(d == dim ? VarRef::make(k) : index(src.param, d, ctx));
-    Expr element = Cast::make(t, Load::make(src.type, src.param, idx));
-    if (chance(0.5))
-      element = bin(chance(0.5) ? BinaryOp::Mul : BinaryOp::Sub, element, expr(t, 2, ctx));
-    scope_.pop_back();
-    scope_.push_back({acc, true});
-    Stmt update = Assign::make(acc, bin(op, VarRef::make(acc), element));
-    out.push_back(init);
-    out.push_back(For::make(k, i64c(0), ArrayExtent::make(src.param, dim), i64c(1), update));
-    return true;
-  }
-
-  // ---- indices ------------------------------------------------------------------------------
-
-  std::vector<Expr> indices(int array, const Context &ctx) {
-    const std::vector<Expr> *own = nullptr;
-    if (ctx.parallel) {
-      auto it = ctx.parallel->own.find(array);
-      if (it != ctx.parallel->own.end())
-        own = &it->second;
-    }
-    std::vector<Expr> idx;
-    index_nesting_++;
-    for (int d = 0; d < params_[array].rank; ++d)
-      idx.push_back(own && (*own)[d].defined() ? (*own)[d] : index(array, d, ctx));
-    index_nesting_--;
-    return idx;
-  }
-
-  // An index into dimension d of `array` that is in bounds by construction.
-  Expr index(int array, int d, const Context &ctx) {
-    const int64_t extent = array_info(array).shape[d];
-    Expr x = ArrayExtent::make(array, d);
-    std::vector<const VarInfo *> fitting, ranged;
-    for (const VarInfo &v : scope_)
-      if (v.ranged) {
-        ranged.push_back(&v);
-        if (v.lo >= 0 && v.hi < extent)
-          fitting.push_back(&v);
-      }
-    // An index inside an index is a constant or a loop index, so that expressions stay finite.
-    const bool simple = index_nesting_ > 1;
-    switch (pick(simple ? 4 : 6)) {
-    case 0:
-      return i64c(pick(extent));
-    case 1:
-    case 2:
-      if (!fitting.empty())
-        return VarRef::make(one_of(fitting)->var);
-      [[fallthrough]];
-    case 3:
-      if (!ranged.empty()) // (v % extent + extent) % extent
-        return modulo(VarRef::make(one_of(ranged)->var), x);
-      if (simple)
-        return i64c(pick(extent));
-      [[fallthrough]];
-    case 4: // clamp(e, 0, extent - 1)
-      return bin(BinaryOp::Max,
-                 bin(BinaryOp::Min, i64_expr(ctx, 2), bin(BinaryOp::Sub, x, i64c(1))), i64c(0));
-    default:
-      return modulo(i64_expr(ctx, 2), x);
-    }
-  }
-
-  static Expr modulo(Expr e, Expr x) {
-    return bin(BinaryOp::Mod, bin(BinaryOp::Add, bin(BinaryOp::Mod, e, x), x), x);
-  }
-
-  Expr i64_expr(const Context &ctx, int depth) {
-    ScalarType t = chance(0.6) ? ScalarType::I64 : any_type();
-    return Cast::make(ScalarType::I64, expr(t, depth, ctx));
-  }
-
-  // ---- expressions --------------------------------------------------------------------------
-
-  Expr expr(ScalarType t, int depth, const Context &ctx) {
-    if (depth <= 0 || chance(0.25))
-      return leaf(t, ctx);
-    switch (pick(10)) {
-    case 0:
-      return Select::make(expr(ScalarType::Bool, depth - 1, ctx), expr(t, depth - 1, ctx),
-                          expr(t, depth - 1, ctx));
-    case 1: {
-      ScalarType from = any_type();
-      return Cast::make(t, expr(from, depth - 1, ctx));
-    }
-    default:
+      break;
+    case 9:
+      if (loop && reduction(ctx, out))
+        return;
+      break;
+    case 10:
+      s = reduce(ctx);
       break;
     }
-    if (t == ScalarType::Bool)
-      return bool_expr(depth, ctx);
-    if (pick(8) == 0)
-      return Unary::make(is_float(t) || chance(0.5) ? UnaryOp::Neg : UnaryOp::BitNot,
-                         expr(t, depth - 1, ctx));
-    if (is_float(t) && chance(0.3))
-      return math(t, depth, ctx);
-    if (is_int(t) && chance(0.05))
-      return Call::make(chance(0.5) ? MathFn::Abs : MathFn::Sign, {expr(t, depth - 1, ctx)});
-    static const BinaryOp int_ops[] = {BinaryOp::Add,    BinaryOp::Sub,    BinaryOp::Mul,
-                                       BinaryOp::Div,    BinaryOp::Mod,    BinaryOp::Min,
-                                       BinaryOp::Max,    BinaryOp::BitAnd, BinaryOp::BitOr,
-                                       BinaryOp::BitXor, BinaryOp::Shl,    BinaryOp::Shr};
-    BinaryOp op = int_ops[pick(is_float(t) ? 7 : 12)];
-    return bin(op, expr(t, depth - 1, ctx), expr(t, depth - 1, ctx));
-  }
-
-  Expr bool_expr(int depth, const Context &ctx) {
-    if (chance(0.05)) {
-      static const MathFn classify[] = {MathFn::IsFinite, MathFn::IsInf, MathFn::IsNan};
-      ScalarType t = chance(0.5) ? ScalarType::F32 : ScalarType::F64;
-      return Call::make(classify[pick(3)], {expr(t, depth - 1, ctx)});
-    }
-    switch (pick(4)) {
-    case 0:
-      return Unary::make(UnaryOp::Not, expr(ScalarType::Bool, depth - 1, ctx));
-    case 1: {
-      static const BinaryOp ops[] = {BinaryOp::And, BinaryOp::Or, BinaryOp::BitAnd, BinaryOp::BitOr,
-                                     BinaryOp::BitXor};
-      return bin(ops[pick(5)], expr(ScalarType::Bool, depth - 1, ctx),
-                 expr(ScalarType::Bool, depth - 1, ctx));
-    }
-    default: {
-      ScalarType t = any_type();
-      BinaryOp op = static_cast<BinaryOp>(static_cast<int>(BinaryOp::Lt) + pick(6));
-      return bin(op, expr(t, depth - 1, ctx), expr(t, depth - 1, ctx));
-    }
+    if (s.defined()) {
+      out.push_back(s);
+      return;
     }
   }
+}
 
-  // A math function of float type t; usually with its argument kept where the result is a finite
-  // number.
-  Expr math(ScalarType t, int depth, const Context &ctx) {
-    MathFn fn;
-    do
-      fn = static_cast<MathFn>(pick(kMathFnCount));
-    while (math_info(fn).args == MathArgs::Classify);
-    std::vector<Expr> args;
-    for (int k = 0; k < fn_arity(fn); ++k)
-      args.push_back(fn == MathFn::Ldexp && k == 1 ? exponent(depth - 1, ctx)
-                                                   : expr(t, depth - 1, ctx));
-    auto c = [t](double v) { return FloatConst::make(t, v); };
-    auto abs = [](Expr e) { return Call::make(MathFn::Abs, {std::move(e)}); };
-    auto clamp = [&](Expr e, double lo, double hi) {
-      return bin(BinaryOp::Max, bin(BinaryOp::Min, std::move(e), c(hi)), c(lo));
-    };
-    if (chance(0.7)) {
-      switch (fn) {
-      case MathFn::Sqrt:
-      case MathFn::Rsqrt:
-      case MathFn::Log1p:
-        args[0] = abs(args[0]);
-        break;
-      case MathFn::Log:
-      case MathFn::Log2:
-      case MathFn::Log10:
-        args[0] = bin(BinaryOp::Add, abs(args[0]), c(0.5));
-        break;
-      case MathFn::Exp:
-      case MathFn::Exp2:
-      case MathFn::Expm1:
-      case MathFn::Sinh:
-      case MathFn::Cosh:
-        args[0] = bin(BinaryOp::Min, args[0], c(20));
-        break;
-      case MathFn::Pow:
-        args[0] = bin(BinaryOp::Add, abs(args[0]), c(0.25));
-        args[1] = clamp(args[1], -4, 4);
-        break;
-      case MathFn::Acos:
-      case MathFn::Asin:
-        args[0] = clamp(args[0], -1, 1);
-        break;
-      case MathFn::Atanh:
-        args[0] = clamp(args[0], -0.875, 0.875);
-        break;
-      case MathFn::Acosh:
-        args[0] = bin(BinaryOp::Add, abs(args[0]), c(1));
-        break;
-      case MathFn::Gamma:
-      case MathFn::Lgamma:
-        args[0] = bin(BinaryOp::Min, bin(BinaryOp::Add, abs(args[0]), c(0.25)), c(30));
-        break;
-      default:
-        break;
-      }
-    }
-    return Call::make(fn, args);
+Stmt Generator::declare(const Context &ctx) {
+  ScalarType t = any_type();
+  Var v = make_var("v" + std::to_string(next_var_++), t);
+  Stmt s = Declare::make(v, expr(t, options_.max_expr_depth, ctx));
+  scope_.push_back({v, true});
+  return s;
+}
+
+Stmt Generator::assign(const Context &ctx) {
+  std::vector<const VarInfo *> targets;
+  for (const VarInfo &v : scope_)
+    if (v.assignable)
+      targets.push_back(&v);
+  if (targets.empty())
+    return Stmt();
+  const Var &v = one_of(targets)->var;
+  return Assign::make(v, expr(v->type, options_.max_expr_depth, ctx));
+}
+
+Stmt Generator::store(const Context &ctx) {
+  std::vector<int> writable;
+  for (const ArrayInfo &a : arrays_)
+    if (ctx.parallel ? ctx.parallel->own.count(a.param) > 0 : a.output)
+      writable.push_back(a.param);
+  if (writable.empty())
+    return Stmt();
+  int array = one_of(writable);
+  std::vector<Expr> idx = indices(array, ctx);
+  return Store::make(array, idx,
+                     expr(value_type(params_[array].type), options_.max_expr_depth, ctx));
+}
+
+Stmt Generator::reduce(const Context &ctx) {
+  std::vector<int> targets;
+  if (ctx.parallel) {
+    for (const auto &[array, op] : ctx.parallel->reduce_into)
+      targets.push_back(array);
+  } else {
+    for (const ArrayInfo &a : arrays_)
+      if (a.output && a.type != ScalarType::Bool)
+        targets.push_back(a.param);
   }
-
-  // ldexp's exponent: an i32, mostly within a range where the result stays finite.
-  Expr exponent(int depth, const Context &ctx) {
-    Expr n = expr(ScalarType::I32, depth, ctx);
-    if (chance(0.8))
-      n = bin(BinaryOp::Max, bin(BinaryOp::Min, n, IntConst::make(ScalarType::I32, 40)),
-              IntConst::make(ScalarType::I32, -40));
-    return n;
+  if (targets.empty())
+    return Stmt();
+  int array = one_of(targets);
+  const ArrayInfo &info = array_info(array);
+  ReduceOp op = ctx.parallel ? ctx.parallel->reduce_into.at(array) : static_cast<ReduceOp>(pick(4));
+  std::vector<Expr> idx;
+  if (ctx.parallel && chance(0.6)) {
+    for (int64_t extent : info.shape)
+      idx.push_back(i64c(pick(extent)));
+  } else {
+    idx = indices(array, ctx);
   }
+  return Reduce::make(op, array, idx, expr(value_type(info.type), options_.max_expr_depth, ctx));
+}
 
-  Expr leaf(ScalarType t, const Context &ctx) {
-    for (;;) {
-      switch (pick(6)) {
-      case 0:
-      case 1: {
-        std::vector<const Var *> vars;
-        if (ctx.domain) {
-          for (const Param &p : params_)
-            if (p.var && p.type == t)
-              vars.push_back(&p.var);
-        } else {
-          for (const VarInfo &v : ctx.inputs_only ? shared_ : scope_)
-            if (v.var->type == t)
-              vars.push_back(&v.var);
-        }
-        if (!vars.empty())
-          return VarRef::make(*one_of(vars));
-        break;
-      }
-      case 2:
-      case 3: {
-        std::vector<int> sources;
-        for (const ArrayInfo &a : arrays_)
-          if (value_type(a.type) == t && !ctx.domain && (!ctx.inputs_only || !a.output) &&
-              !(ctx.parallel && ctx.parallel->reduced(a.param)))
-            sources.push_back(a.param);
-        if (!sources.empty()) {
-          int array = one_of(sources);
-          return Load::make(params_[array].type, array, indices(array, ctx));
-        }
-        break;
-      }
-      case 4:
-        if (t == ScalarType::I64) {
-          const ArrayInfo &a = one_of(arrays_);
-          return ArrayExtent::make(a.param, pick(a.shape.size()));
-        }
-        break;
-      default:
-        return values_.constant(t);
-      }
-    }
+Stmt Generator::for_loop(Context ctx) {
+  int64_t begin = pick(3), step = chance(0.7) ? 1 : 1 + pick(3);
+  int64_t max_end = begin + pick(8);
+  Expr end = i64c(max_end);
+  if (chance(0.4)) { // data-dependent: clamped, still at most max_end
+    Expr n = i64_expr(ctx, 2);
+    end = bin(BinaryOp::Min, n, i64c(max_end));
   }
+  Var v = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
+  size_t saved = scope_.size();
+  scope_.push_back({v, false, true, begin, std::max(begin, max_end - 1)});
+  ctx.trips *= std::max<int64_t>(1, (max_end - begin + step - 1) / step);
+  Stmt body = block(ctx);
+  scope_.resize(saved);
+  return For::make(v, i64c(begin), end, i64c(step), body);
+}
 
-  std::mt19937_64 rng_;
-  ValueSource values_;
-  GeneratorOptions options_;
-  std::vector<Param> params_;
-  std::vector<ArrayInfo> arrays_;
-  std::vector<VarInfo> shared_; // scalar parameters and immutable top-level variables
-  std::vector<VarInfo> scope_;
-  int next_var_ = 0;
-  int index_nesting_ = 0; // indices() calls in progress
-};
+void Generator::while_loop(Context ctx, std::vector<Stmt> &out) {
+  Var c = make_var("c" + std::to_string(next_var_++), ScalarType::I64);
+  int64_t bound = 1 + pick(5);
+  Stmt init = Declare::make(c, i64c(0));
+  scope_.push_back({c, false});
+  Expr cond = bin(BinaryOp::And, bin(BinaryOp::Lt, VarRef::make(c), i64c(bound)),
+                  expr(ScalarType::Bool, 2, ctx));
+  ctx.trips *= bound;
+  Stmt body = block(ctx);
+  Stmt step = Assign::make(c, bin(BinaryOp::Add, VarRef::make(c), i64c(1)));
+  out.push_back(init);
+  out.push_back(While::make(cond, Block::make({body, step})));
+}
 
-} // namespace
+bool Generator::reduction(const Context &ctx, std::vector<Stmt> &out) {
+  std::vector<const ArrayInfo *> sources;
+  for (const ArrayInfo &a : arrays_)
+    if (!ctx.parallel || (!ctx.parallel->own.count(a.param) && !ctx.parallel->reduced(a.param)))
+      if (!ctx.inputs_only || !a.output)
+        sources.push_back(&a);
+  if (sources.empty())
+    return false;
+  const ArrayInfo &src = *one_of(sources);
+  int dim = pick(src.shape.size());
+  ScalarType t = chance(0.5) ? value_type(src.type) : any_type();
+  if (t == ScalarType::Bool)
+    t = ScalarType::I64;
+  static const BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Add, BinaryOp::Mul,
+                                 BinaryOp::Max, BinaryOp::Min, BinaryOp::BitXor};
+  BinaryOp op = ops[pick(is_float(t) ? 5 : 6)];
+  Var acc = make_var("acc" + std::to_string(next_var_++), t);
+  Var k = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
+  Stmt init = Declare::make(acc, expr(t, 1, ctx));
+  scope_.push_back({k, false, true, 0, src.shape[dim] - 1});
+  std::vector<Expr> idx;
+  for (int d = 0; d < static_cast<int>(src.shape.size()); ++d)
+    idx.push_back(d == dim ? VarRef::make(k) : index(src.param, d, ctx));
+  Expr element = Cast::make(t, Load::make(src.type, src.param, idx));
+  if (chance(0.5))
+    element = bin(chance(0.5) ? BinaryOp::Mul : BinaryOp::Sub, element, expr(t, 2, ctx));
+  scope_.pop_back();
+  scope_.push_back({acc, true});
+  Stmt update = Assign::make(acc, bin(op, VarRef::make(acc), element));
+  out.push_back(init);
+  out.push_back(For::make(k, i64c(0), ArrayExtent::make(src.param, dim), i64c(1), update));
+  return true;
+}
+
+} // namespace gen
 
 Program generate_program(uint64_t seed, const GeneratorOptions &options) {
-  return Generator(seed, options).run(seed);
+  return gen::Generator(seed, options).run(seed);
 }
 
 } // namespace loom::difftest

@@ -1,0 +1,230 @@
+// The generator's indices (in bounds by construction) and expressions of every type.
+#include "differential/GeneratorState.h"
+
+#include "ir/MathFunctions.h"
+
+namespace loom::difftest::gen {
+
+std::vector<Expr> Generator::indices(int array, const Context &ctx) {
+  const std::vector<Expr> *own = nullptr;
+  if (ctx.parallel) {
+    auto it = ctx.parallel->own.find(array);
+    if (it != ctx.parallel->own.end())
+      own = &it->second;
+  }
+  std::vector<Expr> idx;
+  index_nesting_++;
+  for (int d = 0; d < params_[array].rank; ++d)
+    idx.push_back(own && (*own)[d].defined() ? (*own)[d] : index(array, d, ctx));
+  index_nesting_--;
+  return idx;
+}
+
+Expr Generator::index(int array, int d, const Context &ctx) {
+  const int64_t extent = array_info(array).shape[d];
+  Expr x = ArrayExtent::make(array, d);
+  std::vector<const VarInfo *> fitting, ranged;
+  for (const VarInfo &v : scope_)
+    if (v.ranged) {
+      ranged.push_back(&v);
+      if (v.lo >= 0 && v.hi < extent)
+        fitting.push_back(&v);
+    }
+  // An index inside an index is a constant or a loop index, so that expressions stay finite.
+  const bool simple = index_nesting_ > 1;
+  switch (pick(simple ? 4 : 6)) {
+  case 0:
+    return i64c(pick(extent));
+  case 1:
+  case 2:
+    if (!fitting.empty())
+      return VarRef::make(one_of(fitting)->var);
+    [[fallthrough]];
+  case 3:
+    if (!ranged.empty()) // (v % extent + extent) % extent
+      return modulo(VarRef::make(one_of(ranged)->var), x);
+    if (simple)
+      return i64c(pick(extent));
+    [[fallthrough]];
+  case 4: // clamp(e, 0, extent - 1)
+    return bin(BinaryOp::Max, bin(BinaryOp::Min, i64_expr(ctx, 2), bin(BinaryOp::Sub, x, i64c(1))),
+               i64c(0));
+  default:
+    return modulo(i64_expr(ctx, 2), x);
+  }
+}
+
+Expr Generator::modulo(Expr e, Expr x) {
+  return bin(BinaryOp::Mod, bin(BinaryOp::Add, bin(BinaryOp::Mod, e, x), x), x);
+}
+
+Expr Generator::i64_expr(const Context &ctx, int depth) {
+  ScalarType t = chance(0.6) ? ScalarType::I64 : any_type();
+  return Cast::make(ScalarType::I64, expr(t, depth, ctx));
+}
+
+Expr Generator::expr(ScalarType t, int depth, const Context &ctx) {
+  if (depth <= 0 || chance(0.25))
+    return leaf(t, ctx);
+  switch (pick(10)) {
+  case 0:
+    return Select::make(expr(ScalarType::Bool, depth - 1, ctx), expr(t, depth - 1, ctx),
+                        expr(t, depth - 1, ctx));
+  case 1: {
+    ScalarType from = any_type();
+    return Cast::make(t, expr(from, depth - 1, ctx));
+  }
+  default:
+    break;
+  }
+  if (t == ScalarType::Bool)
+    return bool_expr(depth, ctx);
+  if (pick(8) == 0)
+    return Unary::make(is_float(t) || chance(0.5) ? UnaryOp::Neg : UnaryOp::BitNot,
+                       expr(t, depth - 1, ctx));
+  if (is_float(t) && chance(0.3))
+    return math(t, depth, ctx);
+  if (is_int(t) && chance(0.05))
+    return Call::make(chance(0.5) ? MathFn::Abs : MathFn::Sign, {expr(t, depth - 1, ctx)});
+  static const BinaryOp int_ops[] = {BinaryOp::Add,    BinaryOp::Sub,    BinaryOp::Mul,
+                                     BinaryOp::Div,    BinaryOp::Mod,    BinaryOp::Min,
+                                     BinaryOp::Max,    BinaryOp::BitAnd, BinaryOp::BitOr,
+                                     BinaryOp::BitXor, BinaryOp::Shl,    BinaryOp::Shr};
+  BinaryOp op = int_ops[pick(is_float(t) ? 7 : 12)];
+  return bin(op, expr(t, depth - 1, ctx), expr(t, depth - 1, ctx));
+}
+
+Expr Generator::bool_expr(int depth, const Context &ctx) {
+  if (chance(0.05)) {
+    static const MathFn classify[] = {MathFn::IsFinite, MathFn::IsInf, MathFn::IsNan};
+    ScalarType t = chance(0.5) ? ScalarType::F32 : ScalarType::F64;
+    return Call::make(classify[pick(3)], {expr(t, depth - 1, ctx)});
+  }
+  switch (pick(4)) {
+  case 0:
+    return Unary::make(UnaryOp::Not, expr(ScalarType::Bool, depth - 1, ctx));
+  case 1: {
+    static const BinaryOp ops[] = {BinaryOp::And, BinaryOp::Or, BinaryOp::BitAnd, BinaryOp::BitOr,
+                                   BinaryOp::BitXor};
+    return bin(ops[pick(5)], expr(ScalarType::Bool, depth - 1, ctx),
+               expr(ScalarType::Bool, depth - 1, ctx));
+  }
+  default: {
+    ScalarType t = any_type();
+    BinaryOp op = static_cast<BinaryOp>(static_cast<int>(BinaryOp::Lt) + pick(6));
+    return bin(op, expr(t, depth - 1, ctx), expr(t, depth - 1, ctx));
+  }
+  }
+}
+
+Expr Generator::math(ScalarType t, int depth, const Context &ctx) {
+  MathFn fn;
+  do
+    fn = static_cast<MathFn>(pick(kMathFnCount));
+  while (math_info(fn).args == MathArgs::Classify);
+  std::vector<Expr> args;
+  for (int k = 0; k < fn_arity(fn); ++k)
+    args.push_back(fn == MathFn::Ldexp && k == 1 ? exponent(depth - 1, ctx)
+                                                 : expr(t, depth - 1, ctx));
+  auto c = [t](double v) { return FloatConst::make(t, v); };
+  auto abs = [](Expr e) { return Call::make(MathFn::Abs, {std::move(e)}); };
+  auto clamp = [&](Expr e, double lo, double hi) {
+    return bin(BinaryOp::Max, bin(BinaryOp::Min, std::move(e), c(hi)), c(lo));
+  };
+  if (chance(0.7)) {
+    switch (fn) {
+    case MathFn::Sqrt:
+    case MathFn::Rsqrt:
+    case MathFn::Log1p:
+      args[0] = abs(args[0]);
+      break;
+    case MathFn::Log:
+    case MathFn::Log2:
+    case MathFn::Log10:
+      args[0] = bin(BinaryOp::Add, abs(args[0]), c(0.5));
+      break;
+    case MathFn::Exp:
+    case MathFn::Exp2:
+    case MathFn::Expm1:
+    case MathFn::Sinh:
+    case MathFn::Cosh:
+      args[0] = bin(BinaryOp::Min, args[0], c(20));
+      break;
+    case MathFn::Pow:
+      args[0] = bin(BinaryOp::Add, abs(args[0]), c(0.25));
+      args[1] = clamp(args[1], -4, 4);
+      break;
+    case MathFn::Acos:
+    case MathFn::Asin:
+      args[0] = clamp(args[0], -1, 1);
+      break;
+    case MathFn::Atanh:
+      args[0] = clamp(args[0], -0.875, 0.875);
+      break;
+    case MathFn::Acosh:
+      args[0] = bin(BinaryOp::Add, abs(args[0]), c(1));
+      break;
+    case MathFn::Gamma:
+    case MathFn::Lgamma:
+      args[0] = bin(BinaryOp::Min, bin(BinaryOp::Add, abs(args[0]), c(0.25)), c(30));
+      break;
+    default:
+      break;
+    }
+  }
+  return Call::make(fn, args);
+}
+
+Expr Generator::exponent(int depth, const Context &ctx) {
+  Expr n = expr(ScalarType::I32, depth, ctx);
+  if (chance(0.8))
+    n = bin(BinaryOp::Max, bin(BinaryOp::Min, n, IntConst::make(ScalarType::I32, 40)),
+            IntConst::make(ScalarType::I32, -40));
+  return n;
+}
+
+Expr Generator::leaf(ScalarType t, const Context &ctx) {
+  for (;;) {
+    switch (pick(6)) {
+    case 0:
+    case 1: {
+      std::vector<const Var *> vars;
+      if (ctx.domain) {
+        for (const Param &p : params_)
+          if (p.var && p.type == t)
+            vars.push_back(&p.var);
+      } else {
+        for (const VarInfo &v : ctx.inputs_only ? shared_ : scope_)
+          if (v.var->type == t)
+            vars.push_back(&v.var);
+      }
+      if (!vars.empty())
+        return VarRef::make(*one_of(vars));
+      break;
+    }
+    case 2:
+    case 3: {
+      std::vector<int> sources;
+      for (const ArrayInfo &a : arrays_)
+        if (value_type(a.type) == t && !ctx.domain && (!ctx.inputs_only || !a.output) &&
+            !(ctx.parallel && ctx.parallel->reduced(a.param)))
+          sources.push_back(a.param);
+      if (!sources.empty()) {
+        int array = one_of(sources);
+        return Load::make(params_[array].type, array, indices(array, ctx));
+      }
+      break;
+    }
+    case 4:
+      if (t == ScalarType::I64) {
+        const ArrayInfo &a = one_of(arrays_);
+        return ArrayExtent::make(a.param, pick(a.shape.size()));
+      }
+      break;
+    default:
+      return values_.constant(t);
+    }
+  }
+}
+
+} // namespace loom::difftest::gen

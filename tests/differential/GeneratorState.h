@@ -1,0 +1,155 @@
+// The random program generator's state and its parts (differential/Generator.h is the interface):
+// the program's structure in Generator.cpp, its indices and expressions in GeneratorExpr.cpp.
+// Internal to the generator.
+#pragma once
+
+#include "differential/Generator.h"
+#include "differential/Values.h"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace loom::difftest::gen {
+
+using namespace loom::ir;
+
+constexpr ScalarType kTypes[] = {ScalarType::Bool, ScalarType::I32, ScalarType::I64,
+                                 ScalarType::F32, ScalarType::F64};
+// The narrow and unsigned integers, less often.
+constexpr ScalarType kOtherInts[] = {ScalarType::I8,  ScalarType::I16, ScalarType::U8,
+                                     ScalarType::U16, ScalarType::U32, ScalarType::U64};
+
+struct ArrayInfo {
+  int param;
+  ScalarType type;
+  std::vector<int64_t> shape;
+  bool output; // may be written; inputs never are
+};
+
+// A variable in scope. Loop indices have a known range [lo, hi] and are never assigned.
+struct VarInfo {
+  Var var;
+  bool assignable;
+  bool ranged = false;
+  int64_t lo = 0, hi = 0;
+};
+
+// Inside a top-level parallel loop: the arrays it owns, and for each the index of the current
+// iteration in the dimensions bound to parallel indices (undefined: a free dimension).
+struct Parallel {
+  std::map<int, std::vector<Expr>> own;
+  // Arrays this loop only reduces into, each with one operation (two operations on one element
+  // would make the result depend on the order), and never reads.
+  std::map<int, ReduceOp> reduce_into;
+  bool reduced(int array) const { return reduce_into.count(array) > 0; }
+};
+
+struct Context {
+  const Parallel *parallel = nullptr;
+  bool inputs_only = false; // the initial value of a variable later parallel loops read
+  bool domain = false;      // a parallel loop's extent: scalar parameters and shapes only
+  int nesting = 0;
+  int64_t trips = 1; // product of the enclosing loops' trip counts
+};
+
+inline Expr i64c(int64_t v) {
+  return IntConst::make(ScalarType::I64, v);
+}
+inline Expr bin(BinaryOp op, Expr a, Expr b) {
+  return Binary::make(op, std::move(a), std::move(b));
+}
+
+class Generator {
+public:
+  Generator(uint64_t seed, const GeneratorOptions &options)
+      : rng_(seed), values_(seed ^ 0x9e3779b97f4a7c15ull), options_(options) {}
+
+  Program run(uint64_t seed);
+
+private:
+  // ---- randomness ---------------------------------------------------------------------------
+
+  int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(std::max(n, 1))); }
+  bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+  template <class T> const T &one_of(const std::vector<T> &v) { return v[pick(v.size())]; }
+  ScalarType any_type() { return chance(0.3) ? kOtherInts[pick(6)] : kTypes[pick(5)]; }
+  // An array's element type: now and then f16 or bf16, which hold f32 values (value_type).
+  ScalarType array_type();
+
+  // ---- parameters and arguments -------------------------------------------------------------
+  std::vector<int64_t> random_shape(int rank);
+  void make_params();
+  InterpreterArg argument(int param);
+  const ArrayInfo &array_info(int param) const;
+
+  // ---- top level ----------------------------------------------------------------------------
+
+  // `count` sections at the top level or in a task loop `depth` deep: parallel loops, serial
+  // groups, immutable variables, and now and then a task loop around more sections.
+  void sections(std::vector<Stmt> &out, int count, int depth);
+
+  // for t in range(b, e, s) around sections (a task loop, run on the host between launches): a
+  // few trips, its end over scalar parameters and shapes; t reaches the sections as an immutable
+  // value, and what they declare stays inside.
+  Stmt task_loop(int depth);
+
+  // An immutable top-level variable that later parallel loops may read.
+  Stmt shared_local();
+  void serial_group(std::vector<Stmt> &top);
+  Stmt parallel_loop();
+
+  // ---- statements ---------------------------------------------------------------------------
+  Stmt block(Context ctx);
+  // Appends one statement (or a few that belong together) to `out`.
+  void statement(const Context &ctx, std::vector<Stmt> &out);
+  Stmt declare(const Context &ctx);
+  Stmt assign(const Context &ctx);
+  Stmt store(const Context &ctx);
+  // array[indices] op= value. In a parallel loop: into an array the loop only reduces into, at
+  // one element for all iterations (constant indices) or at data-dependent ones; elsewhere into
+  // any output array.
+  Stmt reduce(const Context &ctx);
+
+  // for v in begin .. end step s, with a trip count of at most 8.
+  Stmt for_loop(Context ctx);
+
+  // var c = 0; while (c < K && cond) { body; c = c + 1 }
+  void while_loop(Context ctx, std::vector<Stmt> &out);
+
+  // var acc = init; for k in 0 .. extent { acc = acc OP f(array[.. k ..]) }
+  bool reduction(const Context &ctx, std::vector<Stmt> &out);
+
+  // ---- indices ------------------------------------------------------------------------------
+  std::vector<Expr> indices(int array, const Context &ctx);
+  // An index into dimension d of `array` that is in bounds by construction.
+  Expr index(int array, int d, const Context &ctx);
+  static Expr modulo(Expr e, Expr x);
+  Expr i64_expr(const Context &ctx, int depth);
+
+  // ---- expressions --------------------------------------------------------------------------
+  Expr expr(ScalarType t, int depth, const Context &ctx);
+  Expr bool_expr(int depth, const Context &ctx);
+
+  // A math function of float type t; usually with its argument kept where the result is a finite
+  // number.
+  Expr math(ScalarType t, int depth, const Context &ctx);
+
+  // ldexp's exponent: an i32, mostly within a range where the result stays finite.
+  Expr exponent(int depth, const Context &ctx);
+  Expr leaf(ScalarType t, const Context &ctx);
+
+  std::mt19937_64 rng_;
+  ValueSource values_;
+  GeneratorOptions options_;
+  std::vector<Param> params_;
+  std::vector<ArrayInfo> arrays_;
+  std::vector<VarInfo> shared_; // scalar parameters and immutable top-level variables
+  std::vector<VarInfo> scope_;
+  int next_var_ = 0;
+  int index_nesting_ = 0; // indices() calls in progress
+};
+
+} // namespace loom::difftest::gen
