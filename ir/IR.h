@@ -559,6 +559,9 @@ struct Task {
   // CPU parallel tasks: the lanes each worker's float sums and products accumulate in
   // (ir/CpuLanes.cpp); 1 without.
   int lanes = 1;
+  // Parallel tasks: how each array's updates (Reduce statements) run and why, one line per
+  // array, in words (lower_reductions; explain() shows them).
+  std::vector<std::string> updates = {};
 };
 // A sequential loop of the kernel around parallel loops (`for t in range(T):` enclosing them, at
 // the top level or inside such loops only): tasks [first, last) run in order once for each value

@@ -224,14 +224,35 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params) {
   for (const auto &[array, use] : uses.arrays) {
     if (use.ops.empty())
       continue;
-    if (!loop)
+    auto element_text = [&] {
+      std::string text = params[array].name + "[";
+      for (size_t k = 0; k < use.owned_indices.size(); ++k)
+        text += (k ? ", " : "") + to_string(use.owned_indices[k], params);
+      return text + "]";
+    };
+    if (!loop) {
       rewrite.kinds[array] = nested.found ? Rewrite::Kind::Atomic : Rewrite::Kind::ReadModifyWrite;
-    else if (use.all_owned)
+    } else if (use.all_owned) {
       rewrite.kinds[array] = Rewrite::Kind::ReadModifyWrite;
-    else if (use.all_reduce && use.all_invariant && use.ops.size() == 1)
+      out.updates.push_back("updates of " + element_text() +
+                            ": each iteration's own elements (each parallel variable in an index "
+                            "dimension of its own, every access at that one element): plain "
+                            "loads and stores");
+    } else if (use.all_reduce && use.all_invariant && use.ops.size() == 1) {
       rewrite.kinds[array] = Rewrite::Kind::Accumulate;
-    else
+      out.updates.push_back("updates of " + element_text() +
+                            ": one element for every iteration: each worker's partial, combined "
+                            "in a fixed order after the loop");
+    } else {
       rewrite.kinds[array] = Rewrite::Kind::Atomic;
+      out.updates.push_back(
+          "updates of " + element_text() + ": atomic read-modify-writes, as " +
+          (use.ops.size() > 1 ? std::string("the array is updated with more than one operation")
+           : use.all_invariant
+               ? std::string("the array is also read or stored in the loop")
+               : std::string("two iterations may update one element (the indices are not each "
+                             "iteration's own, or another access uses other indices)")));
+    }
   }
 
   Stmt body = rewrite.mutate(task.body);

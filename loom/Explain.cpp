@@ -153,6 +153,8 @@ std::string Kernel::explain() const {
         os << ", serial (one thread)";
       }
       os << "\n";
+      for (const std::string &u : task.updates)
+        os << "    " << u << "\n";
       const LaunchMemo &memo = state_->launches;
       if (t < memo.shapes.size() && !memo.shapes[t].reason.empty())
         os << "    last launch: " << memo.shapes[t].to_string()
@@ -169,6 +171,9 @@ std::string Kernel::explain() const {
                       "threads\n")
        << "  code from: " << code_origin(state_->cpu_times) << "\n"
        << task_loops_text(state_->cpu->lowered, nullptr);
+    for (const ir::Task &task : state_->cpu->lowered.tasks)
+      for (const std::string &u : task.updates)
+        os << "  task " << task.name << ": " << u << "\n";
     for (const ir::Task &task : state_->cpu->lowered.tasks)
       if (task.lanes > 1)
         os << "  task " << task.name << ": each chunk's float sums and products run in "

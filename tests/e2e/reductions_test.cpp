@@ -27,6 +27,35 @@ template <class T> double sum_bound(const std::vector<T> &x) {
   return 1.01 * static_cast<double>(x.size()) * u * magnitude + 1e-30;
 }
 
+// explain() says, per updated array, which way its updates went and why.
+TEST_P(Reductions, ExplainSaysHowEachUpdateRuns) {
+  auto k =
+      kernel("three",
+             [](Array<int32_t> bin, Array<int32_t> hist, Array<int32_t> own, Array<int32_t> total) {
+               parallel_for(bin.size(), [&](Index i) {
+                 own[i] += 2;
+                 total[0] += bin[i];
+                 hist[bin[i]] += 1;
+               });
+             },
+             {"bin", "hist", "own", "total"});
+  prepare(k);
+  std::vector<int32_t> bin = {0, 3, 3, 1, 0, 3}, hist(4, 0), own(6, 5), total(1, 0);
+  k(bin, hist, own, total);
+  EXPECT_EQ(hist, (std::vector<int32_t>{2, 1, 0, 3}));
+  EXPECT_EQ(own, std::vector<int32_t>(6, 7));
+  EXPECT_EQ(total[0], 10);
+  const std::string text = k.explain();
+  EXPECT_NE(text.find("updates of own[i]: each iteration's own elements"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("updates of total[0]: one element for every iteration"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("updates of hist[i64(bin[i])]: atomic read-modify-writes, as two "
+                      "iterations may update one element"),
+            std::string::npos)
+      << text;
+}
+
 TEST_P(Reductions, FloatSumIntoOneElementKeepsItsValue) {
   auto k = kernel("sum", [](Array<float> x, Array<float> total) {
     parallel_for(x.size(), [&](Index i) { total[0] += x[i]; });
