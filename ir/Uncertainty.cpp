@@ -316,7 +316,12 @@ Uncertainty math_uncertainty(MathFn fn, ScalarType t, const ScalarValue *args,
     return finish(t, r, inexact(t, r, e / (std::sqrt(x - e) + std::sqrt(x))));
   case MathFn::Fma: {
     const double ez = us[2].error;
-    double error = inexact(t, r, std::fabs(x) * ey + std::fabs(y) * e + e * ey + ez);
+    // fma(x, 1, z) is x + z (and fma(1, y, z) is y + z), which LLVM makes an add: a product in an
+    // operand may then fuse into it, as into any add.
+    const double fused = std::fabs(x) == 1 || std::fabs(y) == 1
+                             ? us[0].fma_slack + us[1].fma_slack + us[2].fma_slack
+                             : 0;
+    double error = inexact(t, r, std::fabs(x) * ey + std::fabs(y) * e + e * ey + ez + fused);
     // fma(x, y, -0) is x * y, and LLVM turns it into one: a product the GPU may fuse again.
     double slack = 0;
     if (args[2].f == 0)

@@ -616,5 +616,78 @@ TEST(DifferentialRegression, Ptxas_NarrowMinMaxInATripCountSeed50002971) {
   expect_backends_agree(p);
 }
 
+// fma(x * c, 1.0, z): LLVM makes fma(p, 1, z) the add p + z, and the GPU then fused the product
+// into it (one rounding), as it may for any add; the error model now gives an fma by 1 an add's
+// slack for a product in its operands (ir/Uncertainty.cpp).
+// seed 52003817, shrunk: gpu mismatch:
+// a0[0, 0, 0]: interpreter 8.8753891366941247, gpu 8.8753891366941229 (allowed difference 0)
+TEST(DifferentialRegression, FmaByOneBecomesAFusableAddSeed52003817) {
+  Program p;
+  p.seed = 52003817u;
+  p.kernel.name = "diff_52003817";
+  p.kernel.params = {array("a0", ScalarType::F64, 3), array("a1", ScalarType::BF16, 2),
+                     array("a2", ScalarType::F64, 3), scalar("s0", ScalarType::F64)};
+  Var v1 = make_var("i8", ScalarType::I64);
+  p.kernel.body = block({pfor(
+      {v1}, {ic(ScalarType::I64, 1)},
+      block({block({store(
+          0, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0), ic(ScalarType::I64, 0)},
+          call(MathFn::Fma,
+               {bin(BinaryOp::Mul,
+                    load(ScalarType::F64, 2,
+                         {ic(ScalarType::I64, 1), ic(ScalarType::I64, 1), ic(ScalarType::I64, 0)}),
+                    fc(ScalarType::F64, -0x1.4p-1)),
+                fc(ScalarType::F64, 0x1p+0), fc(ScalarType::F64, 0x1.18p+2)}))})}))});
+  p.args = {
+      fbuffer(ScalarType::F64, {3, 2, 2},
+              {-0x1.1p+2, -0x1.48p+2, -0x1.43dd41b90748p-1, -0x1.2p+0, -0x1.f8p+2,
+               0x1.00b837dbf7d26p+3, 0x1.ep+2, -0x1.b20cbbd5d675ep+2, 0x1.e387c62f8a83p+2,
+               -0x1.e77828ec014bp+1, 0x1.34p+3, 0x1.bba74a3eda5p-1}),
+      fbuffer(ScalarType::BF16, {8, 4},
+              {-0x1.18p+3, -0x1.d8p+2, 0x1.78p+2,  -0x1.fcp+2, 0x1.28p+2,  -0x1.bp+2, 0x1.26p+0,
+               0x1.cp-1,   -0x1.8p+2,  -0x1.52p+2, -0x1.dp+1,  0x1.ep+2,   0x1.1p+1,  -0x1.7p+1,
+               0x1.06p-1,  0x1.24p+3,  0x1.02p+3,  0x1p-1,     0x1.02p+63, 0x1.1p+3,  -0x1.5cp+2,
+               -0x1.8p-1,  0x1.7p+2,   -0x1.4p+2,  -0x1.54p+1, -0x1.8p-1,  -0x1.ep+0, 0x1.3p+2,
+               0x1.cp-1,   0x1.3p+3,   0x1.3p+3,   0x1.d2p+2}),
+      fbuffer(ScalarType::F64, {3, 2, 2},
+              {-0x1.ap+0, 0x1.8p-2, -0x1.3cp+3, 0x1.0cp+3, -0x1.8p+2, -0x1.967f180f338fp-1,
+               -0x1.ccd700408ccb1p+2, 0x1.fffffdfc9a9adp-2, -0x1.4p+0, -0x1.18p+2, 0x1.58p+2,
+               -0x1.5767ecf72f278p+2}),
+      fscalar(ScalarType::F64, -0x1.08p+3)};
+  expect_backends_agree(p);
+}
+
+// Not fixed: a miscompilation by ptxas (CUDA 13.0, driver 580, sm_90). loom's PTX is right:
+// shl.b16 gives -32768, neg.s16 of it wraps to -32768 and shr.s16 by 1 gives -16384, but the H200
+// stored 16384, as if the negation had not wrapped at 16 bits. Disabled until a workaround in
+// codegen/GpuWorkarounds.h hides the pattern from ptxas (run with --gtest_also_run_disabled_tests
+// on a GPU to see it).
+// seed 52001817, shrunk: gpu mismatch:
+// a2[1, 0]: interpreter -16384, gpu 16384 (allowed difference 0)
+TEST(DifferentialRegression, DISABLED_Ptxas_NegatedI16ShiftedRightSeed52001817) {
+  Program p;
+  p.seed = 52001817u;
+  p.kernel.name = "diff_52001817";
+  p.kernel.params = {array("a0", ScalarType::U16, 3), array("a1", ScalarType::Bool, 3),
+                     array("a2", ScalarType::I16, 2), scalar("s0", ScalarType::I64),
+                     scalar("s1", ScalarType::F32)};
+  Var v2 = make_var("i0", ScalarType::I64);
+  Var v3 = make_var("i1", ScalarType::I64);
+  p.kernel.body = block(
+      {pfor({v2, v3}, {extent(2, 0), ic(ScalarType::I64, 1)},
+            block({store(2, {var(v2), ic(ScalarType::I64, 0)},
+                         bin(BinaryOp::Shr,
+                             bin(BinaryOp::Mul, un(UnaryOp::Neg, ic(ScalarType::I16, 1)),
+                                 bin(BinaryOp::Shl,
+                                     load(ScalarType::I16, 2, {var(v2), ic(ScalarType::I64, 0)}),
+                                     load(ScalarType::I16, 2, {var(v2), ic(ScalarType::I64, 0)}))),
+                             ic(ScalarType::I16, 1)))}))});
+  p.args = {ibuffer(ScalarType::U16, {2, 1, 2}, {65518, 18, 9, 65517}),
+            ibuffer(ScalarType::Bool, {2, 1, 2}, {0, 1, 0, 1}),
+            ibuffer(ScalarType::I16, {3, 1}, {10, -2, -18}), iscalar(ScalarType::I64, -3),
+            fscalar(ScalarType::F32, 0x1.58p+2)};
+  expect_backends_agree(p);
+}
+
 } // namespace
 } // namespace loom::difftest
