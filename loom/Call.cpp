@@ -52,12 +52,14 @@ void run_call(KernelState &state, std::span<const Argument> args, const ir::Argu
       // A negative extent runs no iteration, as in the interpreter.
       call.domain.push_back(std::max<int64_t>(0, ir::evaluate(e, params, *current).i));
     target.prepare_task(t, call.domain);
-    const bool reduces = !target.code->tasks[t].reductions.empty();
-    if (reduces || !loops.empty())
+    const bool reduces = !task.reductions.empty();
+    // The task's own parameters: its reduction scratch, or the loops' variables as they are now.
+    const bool own_params = reduces || !loops.empty();
+    if (own_params)
       pack_params(call.task_params, params, *current, call.pointers,
                   {.reduction_scratch = reduces ? target.reduction_scratch(t) : 0,
                    .bounds_record = record});
-    target.run_task(t, call.domain, reduces || !loops.empty() ? call.task_params : call.params);
+    target.run_task(t, call.domain, own_params ? call.task_params : call.params);
     // Before a later task reads what this one wrote, and before its partials (garbage then) are
     // combined.
     if (checked && target.record_between_tasks)

@@ -161,13 +161,7 @@ struct GpuCall final : CallTarget {
   void run_graph() {
     if (state.task_graph.size() > 0) {
       state.task_graph.run(stream, state.kernel.name);
-      for (std::shared_ptr<CompiledGpu> &c : graph_code)
-        state.task_graph_code.push_back(std::move(c));
-      graph_code.clear();
-      // The last 16 entries hold the kept graph's code (a call uses a few variants at most).
-      if (state.task_graph_code.size() > 16)
-        state.task_graph_code.erase(state.task_graph_code.begin(),
-                                    state.task_graph_code.end() - 16);
+      state.task_graph_code = graph_code; // the graph kept now launches this code, no other
     }
     state.task_graph.clear();
   }
