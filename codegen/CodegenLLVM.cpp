@@ -117,6 +117,9 @@ llvm::Type *CodegenLLVM::llvm_type(ScalarType t) const {
     return llvm::Type::getHalfTy(context);
   case ScalarType::BF16:
     return llvm::Type::getBFloatTy(context);
+  case ScalarType::C64: // ir/ExpandComplex.cpp made every complex value its parts
+  case ScalarType::C128:
+    internal_error("a complex value reached code generation");
   }
   internal_error("unknown scalar type");
 }

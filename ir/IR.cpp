@@ -43,6 +43,10 @@ const char *type_name(ScalarType t) {
     return "f16";
   case ScalarType::BF16:
     return "bf16";
+  case ScalarType::C64:
+    return "c64";
+  case ScalarType::C128:
+    return "c128";
   }
   return "?";
 }
@@ -61,6 +65,8 @@ ScalarType int_type(int bits, bool is_signed) {
 }
 
 ScalarType promote(ScalarType a, ScalarType b) {
+  if (is_complex(a) || is_complex(b))
+    return complex_of(promote(part_type(a), part_type(b)));
   if (is_float(a) || is_float(b)) {
     if (a == ScalarType::F64 || b == ScalarType::F64)
       return ScalarType::F64;
@@ -168,6 +174,10 @@ Expr Binary::make(BinaryOp op, Expr a, Expr b) {
               " and " + type_name(b.type()));
   ScalarType t = a.type();
   ScalarType result = t;
+  if (is_complex(t) && op != BinaryOp::Add && op != BinaryOp::Sub && op != BinaryOp::Mul &&
+      op != BinaryOp::Div && op != BinaryOp::Eq && op != BinaryOp::Ne)
+    ill_typed(std::string("'") + op_name(op) + "' on " + type_name(t) +
+              " (complex numbers take + - * / == != only)");
   switch (op) {
   case BinaryOp::And:
   case BinaryOp::Or:
@@ -253,7 +263,7 @@ Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t>
       ill_typed("shared array '" + name + "' has more than 2^20 elements");
     size *= e;
   }
-  if (is_storage_only(type))
+  if (is_storage_only(type) || is_complex(type))
     ill_typed("shared array '" + name + "' of " + type_name(type) +
               " (shared arrays hold bool, i32, i64, f32 or f64)");
   if (size * byte_size(type) > (int64_t(1) << 20))
@@ -306,7 +316,7 @@ Expr WarpOp::make(WarpOpKind op, Expr value, Expr operand) {
       ill_typed(std::string("warp vote '") + op_name(op) + "' takes one bool");
     t = op == WarpOpKind::Ballot ? ScalarType::I32 : ScalarType::Bool;
   } else {
-    if (t == ScalarType::Bool || is_storage_only(t) || bit_width(t) < 32)
+    if (t == ScalarType::Bool || is_storage_only(t) || is_complex(t) || bit_width(t) < 32)
       ill_typed(std::string("warp shuffle '") + op_name(op) + "' of a " + type_name(t) +
                 " (shuffles move 32- and 64-bit values: i32, i64, u32, u64, f32 or f64)");
     if (!operand.defined() || operand.type() != ScalarType::I32)
@@ -436,6 +446,9 @@ Stmt Reduce::make(ReduceOp op, int array, std::vector<Expr> indices, Expr value)
       ill_typed("array index must be i64");
   if (value.type() == ScalarType::Bool)
     ill_typed(std::string("reduction '") + op_name(op) + "' of a bool");
+  if (is_complex(value.type()) && (op == ReduceOp::Min || op == ReduceOp::Max))
+    ill_typed(std::string("reduction '") + op_name(op) + "' of a " + type_name(value.type()) +
+              " (complex numbers are not ordered)");
   return Stmt(std::make_shared<const Reduce>(op, array, std::move(indices), std::move(value)));
 }
 

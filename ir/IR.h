@@ -33,13 +33,23 @@ constexpr int kMaxRank = 8;
 
 enum class ParamKind : uint8_t { Scalar, Array };
 
+// What a parameter of a lowered kernel holds of a complex parameter of its kernel, which
+// expand_complex replaced by parts (ir/ExpandComplex.cpp):
+//   Real   a scalar: the real part of the complex scalar argument of the same index;
+//   Imag   a scalar appended after the kernel's parameters: the imaginary part of argument `of`;
+//   Parts  an array of the parts' type with one more dimension, of extent 2, innermost: the
+//          complex array argument of the same index (the call passes its extents, then 2).
+enum class ComplexPart : uint8_t { None, Real, Imag, Parts };
+
 // A kernel parameter. Arrays are dense, row-major, with `rank` extents known at call time.
 struct Param {
   std::string name;
   ParamKind kind;
   ScalarType type; // element type for arrays
-  int rank = 0;    // 0 for scalars, 1..8 for arrays (kMaxRank)
+  int rank = 0;    // 0 for scalars, 1..8 for arrays (kMaxRank; 9 for the parts of a complex one)
   Var var;         // scalars: the variable that names the value in the body
+  ComplexPart part = ComplexPart::None;
+  int of = -1; // ComplexPart::Imag: the index of the complex parameter
 };
 
 // A statically sized array in a thread block's shared memory (SIMT kernels only): each block has
@@ -182,9 +192,15 @@ enum class MathFn : uint8_t {
   Sign,
   Sinh,
   Tan,
-  Trunc
+  Trunc,
+  Real, // the parts of a complex number, and the number of two parts (ir/ExpandComplex.cpp)
+  Imag,
+  Conj,
+  Complex
 };
-constexpr int kMathFnCount = static_cast<int>(MathFn::Trunc) + 1;
+constexpr int kMathFnCount = static_cast<int>(MathFn::Complex) + 1;
+// The functions of real numbers, which come first (the parts' functions follow).
+constexpr int kRealMathFnCount = static_cast<int>(MathFn::Real);
 // GPU thread geometry; x/y/z selected by SpecialReg::dim. Values are i32.
 enum class Reg : uint8_t { ThreadIdx, BlockIdx, BlockDim, GridDim };
 
@@ -265,7 +281,8 @@ struct Cast : ExprNode {
   static Expr make(ScalarType t, Expr a);
 };
 // A math function. Its arguments have one type, the type it is computed in (ldexp's exponent is
-// an i32); the result has that type too, except isfinite/isinf/isnan, which give a bool.
+// an i32); the result has that type too, except isfinite/isinf/isnan, which give a bool, and
+// abs, real and imag of a complex number and complex(re, im) (ir/MathFunctions.h).
 struct Call : ExprNode {
   static constexpr ExprKind static_kind = ExprKind::Call;
   MathFn fn;

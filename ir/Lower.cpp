@@ -32,7 +32,7 @@ private:
 
 } // namespace
 
-LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
+LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
                     const LowerOptions &options) {
   // After each pass: the log, and the verifier under LOOM_VERIFY_EACH_PASS (else only the input
   // and the result are verified).
@@ -44,8 +44,11 @@ LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log,
       if (verify_each_pass)
         verify_after_pass(pass, ir);
   };
-  verify(kernel);
-  dump("input", kernel);
+  verify(input);
+  dump("input", input);
+  const Kernel kernel = expand_complex(input);
+  if (!kernel.body.same_as(input.body))
+    dump("expand_complex", kernel);
 
   LoweredKernel out;
   out.name = kernel.name;

@@ -57,6 +57,11 @@ constexpr MathFnInfo kTable[] = {
     {MathFn::Sinh, "sinh", "sinh", 1, A::Float, I::Library, kInexact, 6, 6, 2, 2, 3, 2},
     {MathFn::Tan, "tan", "tan", 1, A::Float, I::Library, kInexact, 6, 4, 1, 1, 4, 2},
     {MathFn::Trunc, "trunc", "trunc", 1, A::Float, I::Inline, kExact, 0, 0, 0, 0, 0, 0},
+    // Complex numbers' parts: no target computes these, ir/ExpandComplex.cpp replaces them.
+    {MathFn::Real, "real", "creal", 1, A::Part, I::Inline, kExact, 0, 0, 0, 0, 0, 0},
+    {MathFn::Imag, "imag", "cimag", 1, A::Part, I::Inline, kExact, 0, 0, 0, 0, 0, 0},
+    {MathFn::Conj, "conj", "conj", 1, A::Part, I::Inline, kExact, 0, 0, 0, 0, 0, 0},
+    {MathFn::Complex, "complex", "CMPLX", 2, A::Parts, I::Inline, kExact, 0, 0, 0, 0, 0, 0},
 };
 constexpr bool rows_in_enum_order() {
   for (int k = 0; k < kMathFnCount; ++k)
@@ -73,18 +78,55 @@ const MathFnInfo &math_info(MathFn fn) {
   return kTable[static_cast<int>(fn)];
 }
 
+namespace {
+bool takes_complex(MathFn fn) {
+  switch (fn) {
+  case MathFn::Abs:
+  case MathFn::Sqrt:
+  case MathFn::Exp:
+  case MathFn::Log:
+  case MathFn::Sin:
+  case MathFn::Cos:
+  case MathFn::Tanh:
+  case MathFn::Pow:
+  case MathFn::IsFinite:
+  case MathFn::IsInf:
+  case MathFn::IsNan:
+  case MathFn::Real:
+  case MathFn::Imag:
+  case MathFn::Conj:
+    return true;
+  default:
+    return false;
+  }
+}
+} // namespace
+
 bool math_takes(MathFn fn, ScalarType t) {
   if (is_storage_only(t))
     return false;
+  if (is_complex(t))
+    return takes_complex(fn);
   return math_info(fn).args == MathArgs::FloatOrInt ? is_float(t) || is_int(t) : is_float(t);
 }
 
 const char *math_takes_what(MathFn fn) {
-  return math_info(fn).args == MathArgs::FloatOrInt ? "a float or an integer" : "floats";
+  if (math_info(fn).args == MathArgs::FloatOrInt)
+    return "a float, an integer or a complex number";
+  if (math_info(fn).args == MathArgs::Parts)
+    return "two floats of one type";
+  return takes_complex(fn) ? "floats or complex numbers" : "floats";
 }
 
 ScalarType math_result_type(MathFn fn, ScalarType t) {
-  return math_info(fn).args == MathArgs::Classify ? ScalarType::Bool : t;
+  switch (math_info(fn).args) {
+  case MathArgs::Classify:
+    return ScalarType::Bool;
+  case MathArgs::Parts:
+    return complex_of(t);
+  default:
+    return fn == MathFn::Abs || fn == MathFn::Real || fn == MathFn::Imag ? part_type(t) : t;
+  }
 }
 
 } // namespace loom::ir

@@ -13,6 +13,9 @@ enum class MathArgs : uint8_t {
   FloatOrInt,  // floats or integers (abs, sign); the result has their type
   Classify,    // one float; the result is a bool (isfinite, isinf, isnan)
   FloatAndExp, // a float and an i32 exponent (ldexp); the result is the float's type
+  Part,        // a complex number or a float (real, imag, conj); real and imag give the parts'
+               // type, conj the argument's
+  Parts,       // two floats of one type (complex(re, im)); the result is the complex type of them
 };
 
 // How the code generators compute a function.
@@ -41,9 +44,12 @@ struct MathFnInfo {
 
 const MathFnInfo &math_info(MathFn fn);
 
-// Whether fn takes arguments of type `t` (for ldexp: a first argument of type `t`).
+// Whether fn takes arguments of type `t` (for ldexp: a first argument of type `t`). Complex
+// numbers go to abs, sqrt, exp, log, sin, cos, tanh, pow, isfinite, isinf, isnan, real, imag and
+// conj.
 bool math_takes(MathFn fn, ScalarType t);
-// "floats" or "floats or integers": what fn takes, for error messages.
+// "floats" or "floats or integers" (with "or complex numbers" where it takes them): what fn takes,
+// for error messages.
 const char *math_takes_what(MathFn fn);
 // The result type of fn computed in `t`.
 ScalarType math_result_type(MathFn fn, ScalarType t);

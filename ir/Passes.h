@@ -7,6 +7,11 @@
 
 namespace loom::ir {
 
+// Complex numbers as their real and imaginary parts (ir/ExpandComplex.cpp): the kernel itself
+// when it has none. Its complex parameters become parameters of their parts (ir::ComplexPart);
+// VerifyError for a complex product (*=) into an element a parallel loop's iterations share.
+Kernel expand_complex(const Kernel &kernel);
+
 // Each top-level parallel loop becomes its own parallel task (one launch), the serial statements
 // between them serial tasks. A sequential loop around parallel loops (at the top level, or in
 // such a loop) becomes a TaskLoop around the tasks its body splits into; a run of declarations

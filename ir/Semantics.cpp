@@ -1,5 +1,6 @@
 #include "ir/Semantics.h"
 
+#include "support/Error.h"
 #include "support/Float16.h"
 
 #include <bit>
@@ -165,6 +166,10 @@ template <class F> ScalarValue float_math(MathFn fn, const ScalarValue *args) {
   case MathFn::Sinh: set(std::sinh(x)); break;
   case MathFn::Tan: set(std::tan(x)); break;
   case MathFn::Trunc: set(std::trunc(x)); break;
+  case MathFn::Real: set(x); break; // of a real number: itself (complex ones are expanded)
+  case MathFn::Conj: set(x); break;
+  case MathFn::Imag: set(F(0)); break;
+  case MathFn::Complex: throw Error("internal error: complex() evaluated as a real function");
   }
   // clang-format on
   return r;
@@ -277,6 +282,17 @@ ScalarValue binary_op(BinaryOp op, ScalarType t, ScalarValue a, ScalarValue b) {
 ScalarValue cast_op(ScalarType to, ScalarType from, ScalarValue a) {
   if (to == from)
     return a;
+  if (is_complex(to) || is_complex(from)) {
+    if (to == ScalarType::Bool)
+      return int_value(to, a.f != 0 || a.im != 0);
+    if (!is_complex(to))
+      return cast_op(to, part_type(from), a);
+    const ScalarType t = part_type(to);
+    ScalarValue r = cast_op(t, part_type(from), a);
+    r.i = 0;
+    r.im = is_complex(from) ? float_value(t, a.im).f : 0;
+    return r;
+  }
   ScalarValue r;
   if (to == ScalarType::Bool) {
     r.i = is_float(from) ? a.f != 0 : a.i != 0; // NaN != 0 is true
@@ -314,6 +330,10 @@ ScalarValue math_op(MathFn fn, ScalarType t, const ScalarValue *args) {
 }
 
 bool same_value(ScalarType t, ScalarValue a, ScalarValue b) {
+  if (is_complex(t)) {
+    ScalarValue ai{0, a.im, 0}, bi{0, b.im, 0};
+    return same_value(part_type(t), a, b) && same_value(part_type(t), ai, bi);
+  }
   if (!is_float(t))
     return a.i == b.i;
   if (std::isnan(a.f) || std::isnan(b.f))
@@ -344,6 +364,9 @@ uint64_t value_bits(ScalarType t, ScalarValue v) {
     return f16_bits_from_f32(static_cast<float>(v.f));
   case ScalarType::BF16:
     return bf16_bits_from_f32(static_cast<float>(v.f));
+  case ScalarType::C64:
+  case ScalarType::C128:
+    throw Error("internal error: a complex value in 64 bits (warp collectives take reals)");
   }
   return 0;
 }
@@ -378,6 +401,9 @@ ScalarValue value_from_bits(ScalarType t, uint64_t bits) {
   case ScalarType::BF16:
     v.f = f32_from_bf16_bits(static_cast<uint16_t>(bits));
     break;
+  case ScalarType::C64:
+  case ScalarType::C128:
+    throw Error("internal error: a complex value in 64 bits (warp collectives take reals)");
   }
   return v;
 }
@@ -457,6 +483,13 @@ ScalarValue load_scalar(const void *memory, ScalarType type) {
     v.f = type == ScalarType::F16 ? f32_from_f16_bits(bits) : f32_from_bf16_bits(bits);
     break;
   }
+  case ScalarType::C64:
+  case ScalarType::C128: { // as std::complex: the real part, then the imaginary part
+    const ScalarType t = part_type(type);
+    v.f = load_scalar(p, t).f;
+    v.im = load_scalar(p + byte_size(t), t).f;
+    break;
+  }
   }
   return v;
 }
@@ -499,6 +532,13 @@ void store_scalar(void *memory, ScalarType type, ScalarValue v) {
     float x = static_cast<float>(v.f);
     uint16_t bits = type == ScalarType::F16 ? f16_bits_from_f32(x) : bf16_bits_from_f32(x);
     std::memcpy(p, &bits, 2);
+    break;
+  }
+  case ScalarType::C64:
+  case ScalarType::C128: {
+    const ScalarType t = part_type(type);
+    store_scalar(p, t, v);
+    store_scalar(p + byte_size(t), t, ScalarValue{0, v.im, 0});
     break;
   }
   }

@@ -15,7 +15,8 @@ namespace loom::ir {
 // double that equals the float (every f32 operation rounds to float).
 struct ScalarValue {
   int64_t i = 0; // bool and the integers
-  double f = 0;  // f32, f64
+  double f = 0;  // f32, f64; the real part of c64, c128
+  double im = 0; // the imaginary part of c64, c128
 };
 
 ScalarValue int_value(ScalarType t, int64_t v);  // wraps to the width of t (bool: v != 0)
@@ -29,7 +30,9 @@ void store_scalar(void *memory, ScalarType t, ScalarValue v);
 ScalarValue unary_op(UnaryOp op, ScalarType t, ScalarValue a);
 // `t` is the operands' type (comparisons give a bool).
 ScalarValue binary_op(BinaryOp op, ScalarType t, ScalarValue a, ScalarValue b);
-// float -> int truncates and saturates (NaN -> 0); anything -> bool is `!= 0`.
+// float -> int truncates and saturates (NaN -> 0); anything -> bool is `!= 0`. A real becomes a
+// complex number with a zero imaginary part, a complex number a real by its real part (NumPy's
+// astype), each part rounded as a float is.
 ScalarValue cast_op(ScalarType to, ScalarType from, ScalarValue a);
 // Math functions in the type's precision (std::exp(float) for f32), as the CPU's libm computes
 // them. `t` is the type of the arguments (of the first, for ldexp), not of the result: isnan and

@@ -9,10 +9,28 @@ namespace loom::ir {
 // Integers of 8 to 64 bits, signed (two's complement) and unsigned, and floats. F16 (IEEE
 // binary16) and BF16 (bfloat16) are storage types: only arrays hold them. A load from such an
 // array gives an F32 and a store into it takes an F32, rounded to nearest even; no expression has a
-// storage type (support/Float16.h has the host's conversions). New types go at the end: the
+// storage type (support/Float16.h has the host's conversions). C64 and C128 are complex numbers
+// of two f32 or two f64 (real part first, laid out as std::complex); lowering turns them into
+// their parts before any target sees them (ir/ExpandComplex.cpp). New types go at the end: the
 // numbering is part of cache keys.
-enum class ScalarType : uint8_t { Bool, I32, I64, F32, F64, F16, BF16, I8, I16, U8, U16, U32, U64 };
-constexpr int kScalarTypeCount = static_cast<int>(ScalarType::U64) + 1;
+enum class ScalarType : uint8_t {
+  Bool,
+  I32,
+  I64,
+  F32,
+  F64,
+  F16,
+  BF16,
+  I8,
+  I16,
+  U8,
+  U16,
+  U32,
+  U64,
+  C64,
+  C128
+};
+constexpr int kScalarTypeCount = static_cast<int>(ScalarType::C128) + 1;
 
 inline bool is_storage_only(ScalarType t) {
   return t == ScalarType::F16 || t == ScalarType::BF16;
@@ -34,6 +52,17 @@ inline bool is_unsigned(ScalarType t) {
 inline bool is_signed_int(ScalarType t) {
   return t == ScalarType::I8 || t == ScalarType::I16 || t == ScalarType::I32 ||
          t == ScalarType::I64;
+}
+inline bool is_complex(ScalarType t) {
+  return t == ScalarType::C64 || t == ScalarType::C128;
+}
+// The type of a complex type's parts (f32 for c64, f64 for c128); a real type is its own.
+inline ScalarType part_type(ScalarType t) {
+  return t == ScalarType::C64 ? ScalarType::F32 : t == ScalarType::C128 ? ScalarType::F64 : t;
+}
+// The complex type whose parts are the float type t (c64 for f32, c128 for f64).
+inline ScalarType complex_of(ScalarType t) {
+  return t == ScalarType::F64 ? ScalarType::C128 : ScalarType::C64;
 }
 // Integer types of every width and signedness (not bool).
 inline bool is_int(ScalarType t) {
@@ -58,7 +87,10 @@ inline int bit_width(ScalarType t) {
   case ScalarType::I64:
   case ScalarType::U64:
   case ScalarType::F64:
+  case ScalarType::C64:
     return 64;
+  case ScalarType::C128:
+    return 128;
   }
   return 0;
 }
@@ -101,7 +133,9 @@ const char *type_name(ScalarType t);
 
 // The C++ usual arithmetic conversions: bool and narrow integers promote to i32; the floating or
 // wider type wins; between a signed and an unsigned type of one width the unsigned one does, and
-// i64 holds every u32 (u32 + i64 is i64, u64 + i64 is u64).
+// i64 holds every u32 (u32 + i64 is i64, u64 + i64 is u64). With a complex operand the result is
+// the complex type whose parts have the type the parts and the other operand promote to (as
+// NumPy: c64 + f64 is c128, c64 + i64 is c64).
 ScalarType promote(ScalarType a, ScalarType b);
 
 } // namespace loom::ir

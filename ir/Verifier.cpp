@@ -28,7 +28,7 @@ public:
           fail("scalar parameter '" + p.name + "' of type " + type_name(p.type) +
                ": f16 and bf16 are array element types only; take an f32");
         scope_.insert(p.var.get());
-      } else if (p.rank < 1 || p.rank > kMaxRank) {
+      } else if (p.rank < 1 || p.rank > kMaxRank + (p.part == ComplexPart::Parts ? 1 : 0)) {
         fail("array parameter '" + p.name + "' has rank " + std::to_string(p.rank) +
              "; loom supports ranks 1 to " + std::to_string(kMaxRank));
       }

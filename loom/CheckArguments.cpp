@@ -52,6 +52,11 @@ void check_arguments(const KernelState &state, std::span<const Argument> args,
       if (a.kind != Argument::Kind::Scalar)
         throw ArgumentError(where() + " must be " + describe_param(param) + "; got " +
                             describe_argument(a));
+      if (ir::is_complex(a.type) && !ir::is_complex(param.type))
+        throw ArgumentError(where() + " must be " + describe_param(param) + "; got " +
+                            describe_argument(a) +
+                            " (a complex number does not convert to a real one; pass its real "
+                            "part, or declare the parameter complex)");
       values.scalars[p] = convert(a, param.type);
       continue;
     }
@@ -114,9 +119,15 @@ void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
       packed.push(pointers[p]);
       for (int64_t e : values.extents[p])
         packed.push(e);
+      if (params[p].part == ir::ComplexPart::Parts)
+        packed.push(int64_t(2)); // the real and the imaginary part
       continue;
     }
-    const ir::ScalarValue &v = values.scalars[p];
+    // The imaginary part of a complex scalar argument is a parameter of its own
+    // (ir/ExpandComplex.cpp); the real part is the argument's value as a float.
+    const ir::ScalarValue v = params[p].part == ir::ComplexPart::Imag
+                                  ? ir::ScalarValue{0, values.scalars[params[p].of].im, 0}
+                                  : values.scalars[p];
     switch (params[p].type) {
     case ir::ScalarType::Bool:
       packed.push(static_cast<uint8_t>(v.i != 0));
@@ -147,7 +158,10 @@ void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
       break;
     case ir::ScalarType::F16:
     case ir::ScalarType::BF16: // the verifier refuses such scalar parameters
-      throw Error("internal error: scalar parameter '" + params[p].name + "' of a storage type");
+    case ir::ScalarType::C64:  // lowering made them parts
+    case ir::ScalarType::C128:
+      throw Error("internal error: scalar parameter '" + params[p].name +
+                  "' of a storage or complex type");
     }
   }
   if (extras.reduction_scratch)

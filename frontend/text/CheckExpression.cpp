@@ -24,7 +24,7 @@ const std::map<std::string, MathFunction> &math_functions() {
                                              {"fmod", {std::nullopt, 2}},
                                              {"degrees", {std::nullopt, 1}},
                                              {"radians", {std::nullopt, 1}}};
-    for (int k = 0; k < ir::kMathFnCount; ++k) {
+    for (int k = 0; k < ir::kRealMathFnCount; ++k) {
       const ir::MathFnInfo &info = ir::math_info(static_cast<ir::MathFn>(k));
       m.emplace(info.name, MathFunction{info.fn, info.arity});
     }

@@ -46,7 +46,7 @@ const std::set<std::string> &builtin_functions() {
         "cuda", "shared", "atomic", "syncthreads", "grid", "gridsize", "shfl_sync", "shfl_up_sync",
         "shfl_down_sync", "shfl_xor_sync", "any_sync", "all_sync", "ballot_sync", "threadIdx",
         "blockIdx", "blockDim", "gridDim", "laneid", "warpsize"};
-    for (int k = 0; k < ir::kMathFnCount; ++k)
+    for (int k = 0; k < ir::kRealMathFnCount; ++k)
       b.insert(ir::fn_name(static_cast<ir::MathFn>(k)));
     return b;
   }();

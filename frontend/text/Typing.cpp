@@ -305,7 +305,12 @@ Value math(ir::MathFn fn, const std::vector<Value> &args) {
     t = a.type;
     break;
   case ir::MathArgs::Classify:
+  case ir::MathArgs::Part: // real, imag, conj: of a complex number or a float
     t = a.type;
+    break;
+  case ir::MathArgs::Parts: // complex(re, im): never folded, the result is a complex value
+    t = arithmetic_type(a, args[1]);
+    all_literal = false;
     break;
   case ir::MathArgs::Float:
     if (args.size() == 3) {
@@ -319,9 +324,12 @@ Value math(ir::MathFn fn, const std::vector<Value> &args) {
     }
     break;
   }
-  if (!ir::is_float(t) && info.args != ir::MathArgs::FloatOrInt)
+  if (!ir::is_float(t) && !ir::is_complex(t) && info.args != ir::MathArgs::FloatOrInt)
     t = ScalarType::F64; // math on integers is done in f64, as std::sqrt(int) is
-  if (all_literal) {     // C++ would call std::sqrt etc. on the numbers: a double
+  if (!ir::math_takes(fn, t))
+    throw TypeError{std::string(info.name) + "() takes " + ir::math_takes_what(fn) + ", not " +
+                    ir::type_name(t)};
+  if (all_literal) { // C++ would call std::sqrt etc. on the numbers: a double
     ir::ScalarValue numbers[3];
     for (size_t k = 0; k < args.size() && k < 3; ++k)
       numbers[k].f = as_double(args[k]);

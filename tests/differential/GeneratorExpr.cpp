@@ -120,7 +120,7 @@ Expr Generator::bool_expr(int depth, const Context &ctx) {
 Expr Generator::math(ScalarType t, int depth, const Context &ctx) {
   MathFn fn;
   do
-    fn = static_cast<MathFn>(pick(kMathFnCount));
+    fn = static_cast<MathFn>(pick(kRealMathFnCount));
   while (math_info(fn).args == MathArgs::Classify);
   std::vector<Expr> args;
   for (int k = 0; k < fn_arity(fn); ++k)

@@ -20,7 +20,7 @@ const char *type_code(ScalarType t) {
                                 "ScalarType::F32",  "ScalarType::F64", "ScalarType::F16",
                                 "ScalarType::BF16", "ScalarType::I8",  "ScalarType::I16",
                                 "ScalarType::U8",   "ScalarType::U16", "ScalarType::U32",
-                                "ScalarType::U64"};
+                                "ScalarType::U64",  "ScalarType::C64", "ScalarType::C128"};
   static_assert(sizeof(names) / sizeof(names[0]) == ir::kScalarTypeCount, "one per type");
   return names[static_cast<int>(t)];
 }
@@ -57,17 +57,18 @@ const char *binary_code(BinaryOp op) {
 
 const char *fn_code(MathFn fn) {
   static const char *names[] = {
-      "MathFn::Sqrt",  "MathFn::Exp",   "MathFn::Log",   "MathFn::Sin",
-      "MathFn::Cos",   "MathFn::Tanh",  "MathFn::Pow",   "MathFn::Abs",
-      "MathFn::Floor", "MathFn::Fma",   "MathFn::Acos",  "MathFn::Acosh",
-      "MathFn::Asin",  "MathFn::Asinh", "MathFn::Atan",  "MathFn::Atan2",
-      "MathFn::Atanh", "MathFn::Cbrt",  "MathFn::Ceil",  "MathFn::Copysign",
-      "MathFn::Cosh",  "MathFn::Erf",   "MathFn::Erfc",  "MathFn::Exp2",
-      "MathFn::Expm1", "MathFn::Gamma", "MathFn::Hypot", "MathFn::IsFinite",
-      "MathFn::IsInf", "MathFn::IsNan", "MathFn::Ldexp", "MathFn::Lgamma",
-      "MathFn::Log10", "MathFn::Log1p", "MathFn::Log2",  "MathFn::Remainder",
-      "MathFn::Round", "MathFn::Rsqrt", "MathFn::Sign",  "MathFn::Sinh",
-      "MathFn::Tan",   "MathFn::Trunc"};
+      "MathFn::Sqrt",  "MathFn::Exp",    "MathFn::Log",   "MathFn::Sin",
+      "MathFn::Cos",   "MathFn::Tanh",   "MathFn::Pow",   "MathFn::Abs",
+      "MathFn::Floor", "MathFn::Fma",    "MathFn::Acos",  "MathFn::Acosh",
+      "MathFn::Asin",  "MathFn::Asinh",  "MathFn::Atan",  "MathFn::Atan2",
+      "MathFn::Atanh", "MathFn::Cbrt",   "MathFn::Ceil",  "MathFn::Copysign",
+      "MathFn::Cosh",  "MathFn::Erf",    "MathFn::Erfc",  "MathFn::Exp2",
+      "MathFn::Expm1", "MathFn::Gamma",  "MathFn::Hypot", "MathFn::IsFinite",
+      "MathFn::IsInf", "MathFn::IsNan",  "MathFn::Ldexp", "MathFn::Lgamma",
+      "MathFn::Log10", "MathFn::Log1p",  "MathFn::Log2",  "MathFn::Remainder",
+      "MathFn::Round", "MathFn::Rsqrt",  "MathFn::Sign",  "MathFn::Sinh",
+      "MathFn::Tan",   "MathFn::Trunc",  "MathFn::Real",  "MathFn::Imag",
+      "MathFn::Conj",  "MathFn::Complex"};
   static_assert(sizeof(names) / sizeof(names[0]) == kMathFnCount, "one name per MathFn");
   return names[static_cast<int>(fn)];
 }
