@@ -154,9 +154,7 @@ protected:
     if (!is_complex(value_type_of(n->array)))
       return Mutator::mutate_node(n, self);
     Parts v = expand(n->value);
-    std::vector<Expr> idx = indices(n->indices);
-    prelude_->push_back(Store::make(n->array, part_index(idx, 0), v.re));
-    prelude_->push_back(Store::make(n->array, part_index(idx, 1), v.im));
+    store_parts(n->array, indices(n->indices), v);
     return Stmt();
   }
   Stmt mutate_node(const Reduce *n, const Stmt &self) override {
@@ -175,9 +173,7 @@ protected:
     const ScalarType t = part_type(value_type_of(n->array));
     Parts old{bind_always(Load::make(t, n->array, part_index(idx, 0)), "re"),
               bind_always(Load::make(t, n->array, part_index(idx, 1)), "im")};
-    Parts r = product(old, v);
-    prelude_->push_back(Store::make(n->array, part_index(idx, 0), r.re));
-    prelude_->push_back(Store::make(n->array, part_index(idx, 1), r.im));
+    store_parts(n->array, idx, product(old, v));
     return Stmt();
   }
   Stmt mutate_node(const While *n, const Stmt &self) override {
@@ -280,6 +276,10 @@ private:
   static std::vector<Expr> part_index(std::vector<Expr> idx, int part) {
     idx.push_back(IntConst::make(ScalarType::I64, part));
     return idx;
+  }
+  void store_parts(int array, const std::vector<Expr> &idx, const Parts &v) {
+    prelude_->push_back(Store::make(array, part_index(idx, 0), v.re));
+    prelude_->push_back(Store::make(array, part_index(idx, 1), v.im));
   }
 
   // A value read more than once by a formula: a local, declared before the statement (in a while
