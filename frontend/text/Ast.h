@@ -15,6 +15,7 @@ namespace loom::text::ast {
 enum class ExprKind : uint8_t {
   Int,         // int_value
   Float,       // float_value
+  Imag,        // float_value times the imaginary unit: 2.5j
   Bool,        // bool_value
   Name,        // name
   Unary,       // unary_op operands[0]

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <set>
 
 namespace loom::text {
 
@@ -24,7 +25,7 @@ const std::map<std::string, MathFunction> &math_functions() {
                                              {"fmod", {std::nullopt, 2}},
                                              {"degrees", {std::nullopt, 1}},
                                              {"radians", {std::nullopt, 1}}};
-    for (int k = 0; k < ir::kRealMathFnCount; ++k) {
+    for (int k = 0; k < ir::kMathFnCount; ++k) {
       const ir::MathFnInfo &info = ir::math_info(static_cast<ir::MathFn>(k));
       m.emplace(info.name, MathFunction{info.fn, info.arity});
     }
@@ -37,7 +38,8 @@ const std::map<std::string, MathFunction> &math_functions() {
 std::string math_function_list() {
   std::string list;
   for (const auto &[name, f] : math_functions())
-    list += name + ", ";
+    if (!f.fn || static_cast<int>(*f.fn) < ir::kRealMathFnCount)
+      list += name + ", ";
   return list + "min and max";
 }
 
@@ -54,8 +56,27 @@ const std::map<std::string, ir::ScalarType> &cast_types() {
       {"bool", ir::ScalarType::Bool}, {"i8", ir::ScalarType::I8},   {"i16", ir::ScalarType::I16},
       {"i32", ir::ScalarType::I32},   {"i64", ir::ScalarType::I64}, {"u8", ir::ScalarType::U8},
       {"u16", ir::ScalarType::U16},   {"u32", ir::ScalarType::U32}, {"u64", ir::ScalarType::U64},
-      {"f32", ir::ScalarType::F32},   {"f64", ir::ScalarType::F64}};
+      {"f32", ir::ScalarType::F32},   {"f64", ir::ScalarType::F64}, {"c64", ir::ScalarType::C64},
+      {"c128", ir::ScalarType::C128}};
   return t;
+}
+
+// The functions of Python's cmath module that loom has: those of math that take complex numbers.
+bool in_cmath(const std::string &name) {
+  static const std::set<std::string> names = {"sqrt", "exp",   "log",   "sin",     "cos",
+                                              "tanh", "isnan", "isinf", "isfinite"};
+  return names.count(name) > 0;
+}
+
+// c64(re, im) and c128(re, im): a complex value of two real ones, each converted to the parts'
+// type.
+Value complex_of_parts(ir::ScalarType t, const Value &re, const Value &im) {
+  for (const Value *v : {&re, &im})
+    if (ir::is_complex(v->type))
+      throw TypeError{std::string(ir::type_name(t)) + "(re, im) takes two real numbers, not " +
+                      describe(*v) + "; convert a complex value with " + ir::type_name(t) + "(z)"};
+  ir::ScalarType part = ir::part_type(t);
+  return Value::of(ir::Call::make(ir::MathFn::Complex, {convert(re, part), convert(im, part)}));
 }
 
 std::string arguments(size_t n) {
@@ -179,6 +200,8 @@ Value Checker::expr(const ast::Expr &e) {
     return Value::int_literal(e.int_value);
   case ast::ExprKind::Float:
     return Value::float_literal(e.float_value);
+  case ast::ExprKind::Imag:
+    return Value::complex_literal(0, e.float_value);
   case ast::ExprKind::Bool:
     return Value::bool_literal(e.bool_value);
   case ast::ExprKind::Name:
@@ -304,15 +327,22 @@ Value Checker::call(const ast::Expr &e) {
   if (is_simt_call(e.name))
     return simt_call(e, without_cuda(e.name));
   std::string n = e.name;
-  bool from_math = n.rfind("math.", 0) == 0;
-  if (from_math) {
+  if (n.rfind("math.", 0) == 0) {
     n = n.substr(5);
     if (n == "abs")
       error(e.begin, "unknown function 'math.abs' (Python has none either); write abs(x), or "
                      "math.fabs(x) for a float result");
-    if (!math_functions().count(n))
+    auto m = math_functions().find(n);
+    if (m == math_functions().end() ||
+        (m->second.fn && static_cast<int>(*m->second.fn) >= ir::kRealMathFnCount))
       error(e.begin,
             "unknown function '" + e.name + "'; loom's math functions are " + math_function_list());
+  } else if (n.rfind("cmath.", 0) == 0) {
+    n = n.substr(6);
+    if (!in_cmath(n))
+      error(e.begin, "unknown function '" + e.name +
+                         "'; loom's cmath functions are sqrt, exp, log, sin, cos, tanh, isnan, "
+                         "isinf and isfinite (and abs, pow, real, imag and conj without cmath.)");
   }
   size_t given = e.operands.size();
   auto expect_arity = [&](size_t arity) {
@@ -350,6 +380,20 @@ Value Checker::call(const ast::Expr &e) {
   }
   auto cast = cast_types().find(n);
   if (cast != cast_types().end()) {
+    if (ir::is_complex(cast->second) && given == 2) {
+      if (!ok)
+        throw CheckFailed{};
+      try {
+        return complex_of_parts(cast->second, args[0], args[1]);
+      } catch (const TypeError &t) {
+        error(e.begin, t.message);
+      }
+    }
+    if (ir::is_complex(cast->second) && given != 1)
+      error(e.begin, n +
+                         "() takes 1 argument (a number to convert) or 2 (the real and imaginary "
+                         "parts), got " +
+                         std::to_string(given));
     expect_arity(1);
     if (!ok)
       throw CheckFailed{};
@@ -359,7 +403,11 @@ Value Checker::call(const ast::Expr &e) {
     expect_arity(2);
     if (!ok)
       throw CheckFailed{};
-    return binary(n == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Max, args[0], args[1]);
+    try {
+      return binary(n == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Max, args[0], args[1]);
+    } catch (const TypeError &t) {
+      error(e.begin, t.message);
+    }
   }
   auto m = math_functions().find(n);
   if (m != math_functions().end()) {
@@ -422,7 +470,7 @@ std::optional<Value> Checker::inline_helper(const ast::Function &f, const ast::E
     try {
       if (!t.is_array) {
         bound[k].kind = Symbol::Kind::Scalar;
-        bound[k].value = Value::of(convert(expr(arg), t.scalar));
+        bound[k].value = Value::of(assigned(expr(arg), t.scalar, arg.begin));
         continue;
       }
       std::string what = "argument " + std::to_string(k + 1) + " of '" + f.name + "'";
@@ -560,6 +608,17 @@ Value Checker::attribute(const ast::Expr &e) {
   }
   if (std::optional<Value> v = simt_attribute(e))
     return *v;
+  // z.real and z.imag of a complex (or real) value, as in Python.
+  if ((e.name == "real" || e.name == "imag") && !shared_symbol(base) &&
+      !(base.kind == ast::ExprKind::Name && lookup(base.name) &&
+        lookup(base.name)->kind == Symbol::Kind::Array)) {
+    Value v = expr(base);
+    try {
+      return math(e.name == "real" ? ir::MathFn::Real : ir::MathFn::Imag, {v});
+    } catch (const TypeError &t) {
+      error(e.loc, t.message);
+    }
+  }
   if (const Symbol *shared = shared_symbol(base)) {
     const ir::SharedArray &a = *shared->shared;
     if (e.name == "size")
@@ -573,6 +632,10 @@ Value Checker::attribute(const ast::Expr &e) {
   const ir::Param &p = array_param(array);
   if (e.name == "shape")
     error(e.loc, p.name + ".shape must be indexed, as in " + p.name + ".shape[0]");
+  if (e.name == "real" || e.name == "imag")
+    error(e.loc, "'" + p.name + "." + e.name + "' would be an array; take the " + e.name +
+                     " part of an element, as in " + p.name + element_example(p.rank) + "." +
+                     e.name);
   if (e.name != "size")
     error(e.loc, "arrays have the attributes 'shape' and 'size'; '" + p.name +
                      "' has no attribute '" + e.name + "'");

@@ -20,33 +20,36 @@ const std::map<std::string, ir::ScalarType> &scalar_types() {
       {"i32", ir::ScalarType::I32},   {"i64", ir::ScalarType::I64}, {"u8", ir::ScalarType::U8},
       {"u16", ir::ScalarType::U16},   {"u32", ir::ScalarType::U32}, {"u64", ir::ScalarType::U64},
       {"f32", ir::ScalarType::F32},   {"f64", ir::ScalarType::F64}, {"f16", ir::ScalarType::F16},
-      {"bf16", ir::ScalarType::BF16}};
+      {"bf16", ir::ScalarType::BF16}, {"c64", ir::ScalarType::C64}, {"c128", ir::ScalarType::C128}};
   return t;
 }
 
 // Type names of other languages, and loom's name for them.
 const char *loom_type_for(const std::string &name) {
   static const std::map<std::string, const char *> other = {
-      {"float32", "f32"},   {"float", "f32 or f64"}, {"float64", "f64"}, {"double", "f64"},
-      {"int32", "i32"},     {"int", "i32 or i64"},   {"int64", "i64"},   {"boolean", "bool"},
-      {"bool_", "bool"},    {"long", "i64"},         {"float16", "f16"}, {"half", "f16"},
-      {"bfloat16", "bf16"}, {"int8", "i8"},          {"int16", "i16"},   {"uint8", "u8"},
-      {"uint16", "u16"},    {"uint32", "u32"},       {"uint64", "u64"},  {"uint", "u32 or u64"},
-      {"byte", "u8"},       {"char", "i8 or u8"},    {"short", "i16"},   {"unsigned", "u32"}};
+      {"float32", "f32"},   {"float", "f32 or f64"}, {"float64", "f64"},  {"double", "f64"},
+      {"int32", "i32"},     {"int", "i32 or i64"},   {"int64", "i64"},    {"boolean", "bool"},
+      {"bool_", "bool"},    {"long", "i64"},         {"float16", "f16"},  {"half", "f16"},
+      {"bfloat16", "bf16"}, {"int8", "i8"},          {"int16", "i16"},    {"uint8", "u8"},
+      {"uint16", "u16"},    {"uint32", "u32"},       {"uint64", "u64"},   {"uint", "u32 or u64"},
+      {"byte", "u8"},       {"char", "i8 or u8"},    {"short", "i16"},    {"unsigned", "u32"},
+      {"complex64", "c64"}, {"complex128", "c128"},  {"complex", "c128"}, {"cfloat", "c64"},
+      {"cdouble", "c128"},  {"complex_", "c128"}};
   auto it = other.find(name);
   return it == other.end() ? nullptr : it->second;
 }
 
 const std::set<std::string> &builtin_functions() {
   static const std::set<std::string> b = [] {
-    std::set<std::string> b = {
-        "range", "parallel", "len", "bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
-        "f32", "f64", "fabs", "fmod", "degrees", "radians", "min", "max", "math",
-        // the SIMT level
-        "cuda", "shared", "atomic", "syncthreads", "grid", "gridsize", "shfl_sync", "shfl_up_sync",
-        "shfl_down_sync", "shfl_xor_sync", "any_sync", "all_sync", "ballot_sync", "threadIdx",
-        "blockIdx", "blockDim", "gridDim", "laneid", "warpsize"};
-    for (int k = 0; k < ir::kRealMathFnCount; ++k)
+    std::set<std::string> b = {"range", "parallel", "len", "bool", "i8", "i16", "i32", "i64", "u8",
+                               "u16", "u32", "u64", "f32", "f64", "c64", "c128", "fabs", "fmod",
+                               "degrees", "radians", "min", "max", "math", "cmath",
+                               // the SIMT level
+                               "cuda", "shared", "atomic", "syncthreads", "grid", "gridsize",
+                               "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
+                               "any_sync", "all_sync", "ballot_sync", "threadIdx", "blockIdx",
+                               "blockDim", "gridDim", "laneid", "warpsize"};
+    for (int k = 0; k < ir::kMathFnCount; ++k)
       b.insert(ir::fn_name(static_cast<ir::MathFn>(k)));
     return b;
   }();
@@ -111,7 +114,7 @@ std::optional<CheckedType> Checker::checked_type(const ast::TypeExpr &t, const s
     if (const char *loom = loom_type_for(t.scalar))
       message += std::string(" (loom writes ") + loom + ")";
     diag_.error(t.loc, message + "; the types are bool, i8, i16, i32, i64, u8, u16, u32, u64, "
-                                 "f32 and f64 (and f16 and bf16 for array elements)");
+                                 "f32, f64, c64 and c128 (and f16 and bf16 for array elements)");
     return std::nullopt;
   }
   if (ir::is_storage_only(it->second) && !t.is_array) {

@@ -156,7 +156,7 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
   if (dtype.kind != ast::ExprKind::Name)
     fail(dtype.begin, "the second argument of " + function +
                           "() is the element type: bool, i32, i64, f32 or f64");
-  if (dtype.name == "f16" || dtype.name == "bf16")
+  if (dtype.name == "f16" || dtype.name == "bf16" || dtype.name == "c64" || dtype.name == "c128")
     fail(dtype.begin, "shared arrays hold bool, i32, i64, f32 or f64, not " + dtype.name);
   ast::TypeExpr written;
   written.loc = dtype.begin;
@@ -200,7 +200,7 @@ void Checker::shared_store(const ast::Stmt &s, const Symbol &array) {
       error(s.op_loc, e.message);
     }
   }
-  emit(ir::SharedStore::make(a, idx, convert(v, a->type)));
+  emit(ir::SharedStore::make(a, idx, assigned(v, a->type, s.value->begin)));
 }
 
 // `x, y = grid(2)`, `x, y, z = gridsize(3)`: each name bound to its axis, as by `name = value`.
@@ -386,7 +386,7 @@ Value Checker::atomic(const ast::Expr &e, const std::string &function, ir::Atomi
     const ir::Param &p = array_param(array);
     element = p.type, name = p.name, rank = static_cast<size_t>(p.rank);
   }
-  if (element == ir::ScalarType::Bool || ir::is_storage_only(element) ||
+  if (element == ir::ScalarType::Bool || ir::is_storage_only(element) || ir::is_complex(element) ||
       ir::bit_width(element) < 32)
     error(target.begin, function + "() updates elements of i32, i64, u32, u64, f32 or f64; '" +
                             name + "' holds " + ir::type_name(element));
@@ -416,7 +416,8 @@ Value Checker::atomic(const ast::Expr &e, const std::string &function, ir::Atomi
     throw CheckFailed{};
   ir::Var old = ir::make_var("old", element);
   emit(ir::Declare::make(old, convert(Value::int_literal(0), element)));
-  emit(ir::Atomic::make(op, array, shared, element, std::move(idx), convert(*value, element),
+  emit(ir::Atomic::make(op, array, shared, element, std::move(idx),
+                        assigned(*value, element, e.operands.back()->begin),
                         cas ? convert(*compare, element) : ir::Expr(), old));
   ++simt_effects_;
   return Value::of(ir::VarRef::make(old));
@@ -455,7 +456,8 @@ Value Checker::warp_operation(const ast::Expr &e, const std::string &function, i
       throw CheckFailed{};
     result = ir::WarpOp::make(op, convert(*value, ir::ScalarType::Bool));
   } else {
-    if (value && (value->type == ir::ScalarType::Bool || ir::bit_width(value->type) < 32)) {
+    if (value && (value->type == ir::ScalarType::Bool || ir::is_complex(value->type) ||
+                  ir::bit_width(value->type) < 32)) {
       diag_.error(e.operands[1]->begin,
                   function + "() moves an i32, i64, u32, u64, f32 or f64 value, got " +
                       describe(*value));

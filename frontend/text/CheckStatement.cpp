@@ -161,7 +161,7 @@ void Checker::assignment(const ast::Stmt &s) {
     if (!t || !v)
       poison_and_fail();
     ir::Var var = ir::make_var(name, t->scalar);
-    emit(ir::Declare::make(var, convert(*v, t->scalar)));
+    emit(ir::Declare::make(var, assigned(*v, t->scalar, s.value->begin)));
     declare(name, Symbol::variable(Symbol::Kind::Local, target.loc, var));
     return;
   }
@@ -187,7 +187,7 @@ void Checker::assignment(const ast::Stmt &s) {
       error(s.op_loc, e.message);
     }
   }
-  emit(ir::Assign::make(var, convert(v, var->type)));
+  emit(ir::Assign::make(var, assigned(v, var->type, s.value->begin)));
 }
 
 // `x[i, j] = v` and `x[i] += v`.
@@ -206,7 +206,7 @@ void Checker::store(const ast::Stmt &s) {
   }
   // `x[i] += v`, `x[i] = x[i] * v`, `x[i] = min(x[i], v)`: a reduction (ir::store_or_reduce).
   // An f16 or bf16 element stores an f32 (rounded to 16 bits in memory).
-  emit(ir::store_or_reduce(array, idx, convert(v, ir::value_type(p.type))));
+  emit(ir::store_or_reduce(array, idx, assigned(v, ir::value_type(p.type), s.value->begin)));
 }
 
 void Checker::if_statement(const ast::Stmt &s) {
@@ -245,6 +245,14 @@ void Checker::while_statement(const ast::Stmt &s) {
   if (!cond)
     throw CheckFailed{};
   emit(ir::While::make(convert(*cond, ir::ScalarType::Bool), body));
+}
+
+ir::Expr Checker::assigned(const Value &v, ir::ScalarType to, SourceLocation at) {
+  try {
+    return convert_assigned(v, to);
+  } catch (const TypeError &e) {
+    error(at, e.message);
+  }
 }
 
 // A bound of range() or an extent of parallel(): an integer, as i64.
@@ -464,7 +472,7 @@ void Checker::return_statement(const ast::Stmt &s, bool last) {
   if (!s.value)
     error(s.loc, "helper '" + f.name + "' must return a " + ir::type_name(*sig.returns) + " value");
   Value v = expr(*s.value);
-  returned_.back() = Value::of(convert(v, *sig.returns));
+  returned_.back() = Value::of(assigned(v, *sig.returns, s.value->begin));
 }
 
 // `name = v` without annotation: declares a local of v's type the first time, assigns after.
@@ -481,7 +489,7 @@ void Checker::bind_name(const ast::Expr &target, const Value &v) {
   }
   if (sym->kind != Symbol::Kind::Local)
     error(target.loc, describe_symbol(*sym, name));
-  emit(ir::Assign::make(sym->var, convert(v, sym->var->type)));
+  emit(ir::Assign::make(sym->var, assigned(v, sym->var->type, target.loc)));
 }
 
 } // namespace loom::text

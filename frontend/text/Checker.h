@@ -154,6 +154,8 @@ private:
   ir::Stmt close_block();
   void emit(ir::Stmt s);
   [[noreturn]] void error(SourceLocation at, const std::string &message);
+  // convert_assigned(v, to), its TypeError reported at `at`.
+  ir::Expr assigned(const Value &v, ir::ScalarType to, SourceLocation at);
   [[noreturn]] void unknown_name(const ast::Expr &e);
   std::string hint_for(const std::string &name) const;
   const ir::Param &array_param(int array) const { return kernel_.params[array]; }

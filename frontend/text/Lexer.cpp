@@ -28,6 +28,7 @@ std::string describe(const Token &t) {
     return "name '" + t.text + "'";
   case TokenKind::Int:
   case TokenKind::Float:
+  case TokenKind::Imag:
     return "number '" + t.text + "'";
   default:
     return "'" + t.text + "'";
@@ -258,7 +259,8 @@ private:
     while (is_ident_char(peek()) || (peek() == '.' && is_digit(peek(1))))
       advance();
     std::string text = src_.substr(begin, pos_ - begin);
-    if (pos_ != end) {
+    bool imaginary = base == 10 && pos_ == end + 1 && (src_[end] == 'j' || src_[end] == 'J');
+    if (pos_ != end && !imaginary) {
       std::string suffix = src_.substr(end, pos_ - end);
       if (is_float && (suffix == "f" || suffix == "F"))
         diag_.error(at, "invalid number '" + text +
@@ -269,11 +271,15 @@ private:
       return;
     }
     std::string clean;
-    for (char c : text)
+    for (char c : text.substr(0, end - begin))
       if (c != '_')
         clean += c;
-    Token &t = push(is_float ? TokenKind::Float : TokenKind::Int, at, text);
-    if (is_float) {
+    // 2j, 1.5e3j: Python's imaginary literals, a complex number with a zero real part.
+    Token &t = push(imaginary  ? TokenKind::Imag
+                    : is_float ? TokenKind::Float
+                               : TokenKind::Int,
+                    at, text);
+    if (is_float || imaginary) {
       errno = 0;
       t.float_value = std::strtod(clean.c_str(), nullptr);
       if (errno == ERANGE && std::isinf(t.float_value))

@@ -542,10 +542,11 @@ private:
     }
   }
 
-  // The modules whose functions are called by a dotted name: math.sqrt, and Numba's spellings of
+  // The modules whose functions are called by a dotted name: math.sqrt, cmath.exp, and Numba's
+  // spellings of
   // the SIMT level (cuda.grid, cuda.shared.array, shared.array, atomic.add).
   static const std::set<std::string> &function_modules() {
-    static const std::set<std::string> m = {"math", "cuda", "shared", "atomic"};
+    static const std::set<std::string> m = {"math", "cmath", "cuda", "shared", "atomic"};
     return m;
   }
   // "a.b.c" for names joined by '.', else empty (a loop: the chain can be long).
@@ -577,9 +578,11 @@ private:
       e->int_value = t.int_value;
       return e;
     }
-    case TokenKind::Float: {
+    case TokenKind::Float:
+    case TokenKind::Imag: {
       take();
-      auto e = make_expr(ExprKind::Float, t.loc, t.loc);
+      auto e =
+          make_expr(t.kind == TokenKind::Imag ? ExprKind::Imag : ExprKind::Float, t.loc, t.loc);
       e->float_value = t.float_value;
       return e;
     }

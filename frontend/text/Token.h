@@ -16,6 +16,7 @@ namespace loom::text {
   X(Name, "name")                                                                                  \
   X(Int, "integer")                                                                                \
   X(Float, "number")                                                                               \
+  X(Imag, "imaginary number")                                                                      \
   X(KwDef, "'def'")                                                                                \
   X(KwFor, "'for'")                                                                                \
   X(KwIn, "'in'")                                                                                  \
@@ -84,7 +85,7 @@ struct Token {
   SourceLocation loc;
   std::string text;       // as written
   int64_t int_value = 0;  // Int
-  double float_value = 0; // Float
+  double float_value = 0; // Float, and Imag's imaginary part (2.5 for 2.5j)
 };
 
 // How a token is named in messages: its text in quotes, or its kind.

@@ -4,6 +4,7 @@
 #include "ir/Semantics.h"
 
 #include <cmath>
+#include <complex>
 #include <limits>
 
 namespace loom::text {
@@ -24,17 +25,24 @@ int64_t saturate(double f) {
   return static_cast<int64_t>(f);
 }
 
+bool has_float(const Value &v) {
+  return ir::is_float(v.type) || ir::is_complex(v.type);
+}
+// A literal's number (a complex literal's real part, as a conversion to a real type takes).
 double as_double(const Value &v) {
-  return ir::is_float(v.type) ? v.f : static_cast<double>(v.i);
+  return has_float(v) ? v.f : static_cast<double>(v.i);
 }
 int64_t as_int(const Value &v) {
-  return ir::is_float(v.type) ? saturate(v.f) : v.i;
+  return has_float(v) ? saturate(v.f) : v.i;
 }
 bool truthy(const Value &v) {
-  return ir::is_float(v.type) ? v.f != 0 : v.i != 0;
+  return has_float(v) ? v.f != 0 || v.im != 0 : v.i != 0;
+}
+std::complex<double> as_complex(const Value &v) {
+  return {as_double(v), ir::is_complex(v.type) ? v.im : 0.0};
 }
 
-Value literal_of(ScalarType t, int64_t i, double f) {
+Value literal_of(ScalarType t, int64_t i, double f, double im = 0) {
   Value v;
   v.literal = true;
   v.type = t;
@@ -42,6 +50,10 @@ Value literal_of(ScalarType t, int64_t i, double f) {
     v.f = static_cast<float>(f);
   else if (t == ScalarType::F64)
     v.f = f;
+  else if (t == ScalarType::C64)
+    v.f = static_cast<float>(f), v.im = static_cast<float>(im);
+  else if (t == ScalarType::C128)
+    v.f = f, v.im = im;
   else if (t == ScalarType::Bool)
     v.i = i != 0;
   else
@@ -50,6 +62,8 @@ Value literal_of(ScalarType t, int64_t i, double f) {
 }
 // A literal converted to the literal type `t`, as C++ converts numbers.
 Value literal_as(ScalarType t, const Value &v) {
+  if (ir::is_complex(t))
+    return literal_of(t, 0, as_complex(v).real(), as_complex(v).imag());
   if (ir::is_float(t))
     return literal_of(t, 0, as_double(v));
   if (t == ScalarType::Bool)
@@ -59,7 +73,9 @@ Value literal_as(ScalarType t, const Value &v) {
 
 // literal_promote_t of frontend/DType.h: a value of type `value` meets a literal of type `lit`.
 ScalarType literal_promote(ScalarType value, ScalarType lit) {
-  if (ir::is_float(value))
+  if (ir::is_complex(lit) && !ir::is_complex(value)) // NumPy 2's weak Python complex
+    return value == ScalarType::F32 ? ScalarType::C64 : lit;
+  if (ir::is_float(value) || ir::is_complex(value))
     return value;
   if (ir::is_float(lit))
     return lit;
@@ -162,12 +178,37 @@ bool compare(BinaryOp op, int64_t x, int64_t y) {
   }
 }
 
+// The result of an operator between two complex literals, as std::complex<double> computes it.
+Value fold_complex(BinaryOp op, std::complex<double> x, std::complex<double> y) {
+  switch (op) {
+  case BinaryOp::Eq:
+    return Value::bool_literal(x == y);
+  case BinaryOp::Ne:
+    return Value::bool_literal(x != y);
+  case BinaryOp::Add:
+    x += y;
+    break;
+  case BinaryOp::Sub:
+    x -= y;
+    break;
+  case BinaryOp::Mul:
+    x *= y;
+    break;
+  default:
+    x /= y;
+    break;
+  }
+  return Value::complex_literal(x.real(), x.imag());
+}
+
 // The result of an operator between two literals, computed as C++ would type it.
 Value fold(BinaryOp op, const Value &a, const Value &b) {
   if (op == BinaryOp::And)
     return Value::bool_literal(truthy(a) && truthy(b));
   if (op == BinaryOp::Or)
     return Value::bool_literal(truthy(a) || truthy(b));
+  if (ir::is_complex(a.type) || ir::is_complex(b.type))
+    return fold_complex(op, as_complex(a), as_complex(b));
   ScalarType t = is_shift(op) ? ir::promote_integer(a.type) : ir::promote(a.type, b.type);
   Value x = literal_as(t, a), y = literal_as(is_shift(op) ? ir::promote_integer(b.type) : t, b);
   if (ir::is_comparison(op))
@@ -178,9 +219,39 @@ Value fold(BinaryOp op, const Value &a, const Value &b) {
 }
 
 void require_integers(BinaryOp op, const Value &a, const Value &b) {
-  if (ir::is_float(a.type) || ir::is_float(b.type))
+  if (has_float(a) || has_float(b))
     throw TypeError{std::string("'") + ir::op_name(op) + "' needs integer or bool operands, got " +
                     describe(a) + " and " + describe(b)};
+}
+
+// Complex numbers take + - * / == != and the logical operators (on their truth, nonzero).
+void require_complex_op(BinaryOp op, const Value &a, const Value &b) {
+  if (!ir::is_complex(a.type) && !ir::is_complex(b.type))
+    return;
+  switch (op) {
+  case BinaryOp::Add:
+  case BinaryOp::Sub:
+  case BinaryOp::Mul:
+  case BinaryOp::Div:
+  case BinaryOp::Eq:
+  case BinaryOp::Ne:
+  case BinaryOp::And:
+  case BinaryOp::Or:
+    return;
+  default:
+    throw TypeError{std::string("'") + ir::op_name(op) + "' does not take complex numbers (got " +
+                    describe(a) + " and " + describe(b) + "); they take + - * / == != only" +
+                    (ir::is_comparison(op) || op == BinaryOp::Min || op == BinaryOp::Max
+                         ? ", and are not ordered: compare abs(z) or real(z)"
+                         : "")};
+  }
+}
+
+// A complex constant: complex(re, im) of two constants of the parts' type.
+ir::Expr complex_constant(ScalarType t, std::complex<double> z) {
+  ScalarType part = ir::part_type(t);
+  return ir::Call::make(ir::MathFn::Complex, {ir::FloatConst::make(part, z.real()),
+                                              ir::FloatConst::make(part, z.imag())});
 }
 
 } // namespace
@@ -201,6 +272,9 @@ Value Value::float_literal(double v) {
 Value Value::bool_literal(bool v) {
   return literal_of(ScalarType::Bool, v, 0);
 }
+Value Value::complex_literal(double re, double im) {
+  return literal_of(ScalarType::C128, 0, re, im);
+}
 
 std::string describe(const Value &v) {
   return ir::type_name(v.type);
@@ -210,6 +284,8 @@ ir::Expr convert(const Value &v, ScalarType to) {
   if (v.literal) {
     if (to == ScalarType::Bool)
       return ir::BoolConst::make(truthy(v));
+    if (ir::is_complex(to))
+      return complex_constant(to, as_complex(v));
     if (ir::is_float(to))
       return ir::FloatConst::make(to, as_double(v));
     return ir::IntConst::make(to, as_int(v));
@@ -218,6 +294,15 @@ ir::Expr convert(const Value &v, ScalarType to) {
     return ir::Binary::make(BinaryOp::Ne, v.expr,
                             ir::Cast::make(v.type, ir::IntConst::make(ScalarType::I32, 0)));
   return ir::Cast::make(to, v.expr);
+}
+
+ir::Expr convert_assigned(const Value &v, ScalarType to) {
+  if (ir::is_complex(v.type) && !ir::is_complex(to))
+    throw TypeError{std::string("a ") + describe(v) + " value cannot become " + ir::type_name(to) +
+                    " implicitly (its imaginary part would be lost); take real(z), imag(z) or "
+                    "abs(z), or convert with " +
+                    ir::type_name(to) + "(z), which keeps the real part"};
+  return convert(v, to);
 }
 
 ScalarType arithmetic_type(const Value &a, const Value &b) {
@@ -229,6 +314,7 @@ ScalarType arithmetic_type(const Value &a, const Value &b) {
 Value binary(BinaryOp op, const Value &a, const Value &b) {
   if (is_bitwise(op) || is_shift(op))
     require_integers(op, a, b);
+  require_complex_op(op, a, b);
   if (a.literal && b.literal)
     return fold(op, a, b);
   ScalarType t;
@@ -246,8 +332,8 @@ Value binary(BinaryOp op, const Value &a, const Value &b) {
 Value negate(const Value &a) {
   ScalarType t = ir::promote_integer(a.type);
   if (a.literal)
-    return ir::is_float(t) ? literal_of(t, 0, -a.f)
-                           : literal_of(t, integer_op(BinaryOp::Sub, t, 0, a.i), 0);
+    return has_float(a) ? literal_of(t, 0, -a.f, -a.im)
+                        : literal_of(t, integer_op(BinaryOp::Sub, t, 0, a.i), 0);
   return Value::of(ir::Unary::make(ir::UnaryOp::Neg, convert(a, t)));
 }
 
@@ -262,7 +348,7 @@ Value logical_not(const Value &a) {
 }
 
 Value bitwise_not(const Value &a) {
-  if (ir::is_float(a.type))
+  if (has_float(a))
     throw TypeError{"'~' needs an integer or bool operand, got " + describe(a)};
   ScalarType t = ir::promote_integer(a.type);
   if (a.literal)
@@ -285,22 +371,24 @@ Value cast(ScalarType to, const Value &a) {
 
 Value math(ir::MathFn fn, const std::vector<Value> &args) {
   const ir::MathFnInfo &info = ir::math_info(fn);
-  bool all_literal = true;
+  // Literals are folded with loom's own math semantics, except complex ones and the functions
+  // of complex numbers.
+  bool all_literal = static_cast<int>(fn) < ir::kRealMathFnCount;
   for (const Value &v : args)
-    all_literal = all_literal && v.literal;
+    all_literal = all_literal && v.literal && !ir::is_complex(v.type);
   const Value &a = args[0];
   ScalarType t = a.type; // the type the function is computed in
   switch (info.args) {
   case ir::MathArgs::FloatOrInt: // abs, sign: integers stay integers
     t = ir::promote_integer(a.type);
-    if (a.literal && !ir::is_float(t)) {
+    if (a.literal && !has_float(a)) {
       int64_t r = fn == ir::MathFn::Sign ? (a.i > 0) - (a.i < 0)
                                          : integer_op(BinaryOp::Sub, t, 0, a.i < 0 ? a.i : -a.i);
       return literal_of(t, r, 0);
     }
     break;
   case ir::MathArgs::FloatAndExp: // ldexp(x, n): n is an int, as C's ldexp takes
-    if (ir::is_float(args[1].type))
+    if (has_float(args[1]))
       throw TypeError{"the exponent of ldexp() must be an integer, not " + describe(args[1])};
     t = a.type;
     break;
@@ -308,9 +396,8 @@ Value math(ir::MathFn fn, const std::vector<Value> &args) {
   case ir::MathArgs::Part: // real, imag, conj: of a complex number or a float
     t = a.type;
     break;
-  case ir::MathArgs::Parts: // complex(re, im): never folded, the result is a complex value
+  case ir::MathArgs::Parts: // complex(re, im): the result is a complex value
     t = arithmetic_type(a, args[1]);
-    all_literal = false;
     break;
   case ir::MathArgs::Float:
     if (args.size() == 3) {
@@ -353,13 +440,24 @@ ScalarType float_type_of(const Value &a) {
 }
 } // namespace
 
+namespace {
+void require_real(const char *fn, const Value &a) {
+  if (ir::is_complex(a.type))
+    throw TypeError{std::string(fn) + "() takes real numbers, not " + describe(a) +
+                    (std::string(fn) == "fabs" ? "; abs(z) is a complex number's magnitude" : "")};
+}
+} // namespace
+
 Value float_abs(const Value &a) {
+  require_real("fabs", a);
   if (a.literal)
     return Value::float_literal(std::fabs(as_double(a)));
   return Value::of(ir::Call::make(ir::MathFn::Abs, {convert(a, float_type_of(a))}));
 }
 
 Value float_mod(const Value &a, const Value &b) {
+  require_real("fmod", a);
+  require_real("fmod", b);
   ScalarType t = arithmetic_type(a, b);
   if (a.literal && b.literal)
     return Value::float_literal(std::fmod(as_double(a), as_double(b)));
@@ -369,6 +467,7 @@ Value float_mod(const Value &a, const Value &b) {
 }
 
 Value scale_angle(const Value &a, double factor) {
+  require_real(factor > 1 ? "degrees" : "radians", a);
   if (a.literal)
     return Value::float_literal(as_double(a) * factor);
   ScalarType t = float_type_of(a);

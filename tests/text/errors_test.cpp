@@ -26,6 +26,8 @@ struct BadProgram {
 #define NESTED                                                                                     \
   "def k(x: f32[n]):\n    for i in parallel(n):\n        for k in range(3):\n            x[i] += " \
   "1.0\n"
+// A kernel with a complex array z, a float array x and an integer array c, in a parallel loop.
+#define CLOOP "@kernel\ndef k(z: c64[n], x: f32[n], c: i32[n]):\n    for i in parallel(n):\n"
 #define IN_SIMT "is only for SIMT kernels; declare 'k' with @kernel(simt=True)"
 
 const BadProgram bad_programs[] = {
@@ -105,13 +107,68 @@ const BadProgram bad_programs[] = {
      "def f(a: f32) -> f32:\n    return a\ndef f(a: f32) -> f32:\n    "
      "return a\n",
      "3:5: error: function 'f' is already defined on line 1"},
+    // ---- complex numbers ----
+    {"ComplexNotOrdered", CLOOP "        c[i] = i32(z[i] < z[i])\n",
+     "4:25: error: '<' does not take complex numbers (got c64 and c64); they take + - * / == != "
+     "only, and are not ordered: compare abs(z) or real(z)"},
+    {"ComplexMin", CLOOP "        z[i] = min(z[i], 1j)\n",
+     "4:16: error: 'min' does not take complex numbers (got c64 and c128); they take + - * / == "
+     "!= only, and are not ordered: compare abs(z) or real(z)"},
+    {"ComplexModulo", CLOOP "        z[i] %= z[i]\n",
+     "4:14: error: '%' does not take complex numbers (got c64 and c64); they take + - * / == != "
+     "only"},
+    {"ComplexBitwise", CLOOP "        z[i] = z[i] | z[i]\n",
+     "4:21: error: '|' needs integer or bool operands, got c64 and c64"},
+    {"ComplexInvert", CLOOP "        z[i] = ~z[i]\n",
+     "4:16: error: '~' needs an integer or bool operand, got c64"},
+    {"ShiftByImaginary", CLOOP "        c[i] = 1 << 2j\n",
+     "4:18: error: '<<' needs integer or bool operands, got i32 and c128"},
+    {"Atan2OfComplex", CLOOP "        x[i] = atan2(z[i], 1)\n",
+     "4:16: error: atan2() takes floats, not c64"},
+    {"SignOfComplex", CLOOP "        z[i] = sign(z[i])\n",
+     "4:16: error: sign() takes a float, an integer or a complex number, not c64"},
+    {"FabsOfComplex", CLOOP "        x[i] = fabs(z[i])\n",
+     "4:16: error: fabs() takes real numbers, not c64; abs(z) is a complex number's magnitude"},
+    {"LdexpImaginaryExponent", CLOOP "        x[i] = ldexp(1.0, 2j)\n",
+     "4:16: error: the exponent of ldexp() must be an integer, not c128"},
+    {"ComplexStoredAsReal", CLOOP "        x[i] = z[i] * 2\n",
+     "4:16: error: a c64 value cannot become f32 implicitly (its imaginary part would be lost); "
+     "take real(z), imag(z) or abs(z), or convert with f32(z), which keeps the real part"},
+    {"ComplexDeclaredReal", CLOOP "        y: f32 = 1j\n",
+     "4:18: error: a c128 value cannot become f32 implicitly (its imaginary part would be lost); "
+     "take real(z), imag(z) or abs(z), or convert with f32(z), which keeps the real part"},
+    {"ComplexOfComplexParts", CLOOP "        z[i] = c64(z[i], 1)\n",
+     "4:16: error: c64(re, im) takes two real numbers, not c64; convert a complex value with "
+     "c64(z)"},
+    {"ComplexConstructorArity", CLOOP "        z[i] = c64(1, 2, 3)\n",
+     "4:16: error: c64() takes 1 argument (a number to convert) or 2 (the real and imaginary "
+     "parts), got 3"},
+    {"MathConj", CLOOP "        z[i] = math.conj(z[i])\n",
+     "4:16: error: unknown function 'math.conj'; loom's math functions are abs, acos, acosh, asin, "
+     "asinh, atan, atan2, atanh, cbrt, ceil, copysign, cos, cosh, degrees, erf, erfc, exp, exp2, "
+     "expm1, fabs, floor, fma, fmod, gamma, hypot, isfinite, isinf, isnan, ldexp, lgamma, log, "
+     "log10, log1p, log2, pow, radians, remainder, round, rsqrt, sign, sin, sinh, sqrt, tan, tanh, "
+     "trunc, min and max"},
+    {"CmathAtan", CLOOP "        z[i] = cmath.atan(z[i])\n",
+     "4:16: error: unknown function 'cmath.atan'; loom's cmath functions are sqrt, exp, log, sin, "
+     "cos, tanh, isnan, isinf and isfinite (and abs, pow, real, imag and conj without cmath.)"},
+    {"RealOfAnArray", CLOOP "        x[i] = z.real\n",
+     "4:18: error: 'z.real' would be an array; take the real part of an element, as in z[i].real"},
+    {"ImaginaryWithSuffix", CLOOP "        z[i] = 2jx\n", "4:16: error: invalid number '2jx'"},
+    {"AtomicOnComplex", "@kernel(simt=True)\ndef k(z: c64[n]):\n    atomic.add(z, 0, 1j)\n",
+     "3:16: error: atomic.add() updates elements of i32, i64, u32, u64, f32 or f64; 'z' holds c64"},
+    {"SharedComplex", "@kernel(simt=True)\ndef k(z: c64[n]):\n    s = shared.array(8, c64)\n",
+     "3:25: error: shared arrays hold bool, i32, i64, f32 or f64, not c64"},
+    {"NumpyComplexType", "@kernel\ndef k(x: complex64[n]):\n    pass\n",
+     "2:10: error: unknown type 'complex64' (loom writes c64); the types are bool, i8, i16, i32, "
+     "i64, u8, u16, u32, u64, f32, f64, c64 and c128 (and f16 and bf16 for array elements)"},
     // ---- types ----
     {"UnknownType", "@kernel\ndef k(x: float32[n]):\n    pass\n",
      "2:10: error: unknown type 'float32' (loom writes f32); the types are bool, i8, i16, i32, "
-     "i64, u8, u16, u32, u64, f32 and f64 (and f16 and bf16 for array elements)"},
+     "i64, u8, u16, u32, u64, f32, f64, c64 and c128 (and f16 and bf16 for array elements)"},
     {"NumpyUnsignedType", "@kernel\ndef k(x: uint8[n]):\n    pass\n",
      "2:10: error: unknown type 'uint8' (loom writes u8); the types are bool, i8, i16, i32, i64, "
-     "u8, u16, u32, u64, f32 and f64 (and f16 and bf16 for array elements)"},
+     "u8, u16, u32, u64, f32, f64, c64 and c128 (and f16 and bf16 for array elements)"},
     {"AtomicOnNarrowInteger", "@kernel(simt=True)\ndef k(n8: u8[n]):\n    atomic.add(n8, 0, 1)\n",
      "3:16: error: atomic.add() updates elements of i32, i64, u32, u64, f32 or f64; 'n8' holds "
      "u8"},
@@ -357,7 +414,7 @@ const BadProgram bad_programs[] = {
      "3:22: error: a shared array has 1 to 3 dimensions; this shape has 4"},
     {"SharedNumpyType", SIMT "    s = shared.array(8, float32)\n",
      "3:25: error: unknown type 'float32' (loom writes f32); the types are bool, i8, i16, i32, "
-     "i64, u8, u16, u32, u64, f32 and f64 (and f16 and bf16 for array elements)"},
+     "i64, u8, u16, u32, u64, f32, f64, c64 and c128 (and f16 and bf16 for array elements)"},
     {"SharedTypeNotAName", SIMT "    s = shared.array(8, np.float32)\n",
      "3:25: error: the second argument of shared.array() is the element type: bool, i32, i64, f32 "
      "or f64"},
@@ -435,6 +492,9 @@ const BadProgram bad_programs[] = {
      "take the whole warp"},
     {"ShuffleOfBool", SIMT "    t = shfl_sync(-1, m > 0, 0)\n",
      "3:23: error: shfl_sync() moves an i32, i64, u32, u64, f32 or f64 value, got bool"},
+    {"ShuffleOfComplex",
+     "@kernel(simt=True)\ndef k(z: c64[n]):\n    z[0] = shfl_sync(-1, z[0], 0)\n",
+     "3:26: error: shfl_sync() moves an i32, i64, u32, u64, f32 or f64 value, got c64"},
     {"ShuffleDeltaFloat", SIMT "    x[0] = shfl_up_sync(-1, x[0], 1.5)\n",
      "3:35: error: the delta of shfl_up_sync() must be an integer, got f64"},
     {"ShuffleArity", SIMT "    x[0] = cuda.shfl_xor_sync(x[0], 1)\n",
