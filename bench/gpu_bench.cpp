@@ -97,6 +97,39 @@ bool matmul_bench(loom::Kernel &matmul, int64_t n, uint64_t seed, int runs) {
   return ok;
 }
 
+// The naive matmul with A passed as the transposed view of a stored A^T (a strided view: the
+// kernel reads A(i, k) at k * n + i), against the same kernel on the dense A in the same run.
+// A^T's walk down a column of A^T per thread k-step is what a transposed operand costs.
+bool transposed_matmul_bench(uint64_t seed) {
+  const int64_t n = 4096;
+  loom::Kernel matmul = bench::make_matmul("matmul_views");
+  std::vector<float> A = bench::random_vector(size_t(n * n), seed);
+  std::vector<float> B = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
+  std::vector<float> At(size_t(n * n));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < n; ++k)
+      At[k * n + i] = A[i * n + k];
+  DeviceArray<float> dA(A, {n, n}), dAt(At, {n, n}), dB(B, {n, n});
+  DeviceArray<float> dC(std::vector<float>(size_t(n * n), NAN), {n, n});
+  matmul(dAt.transposed(), dB, dC);
+  std::vector<float> C = dC.to_host();
+  bool ok = bench::check(
+      "matmul 4096^2, A a transposed view (loom)",
+      bench::matmul_error(A.data(), B.data(), C.data(), n, bench::matmul_check_rows, seed),
+      bench::matmul_tolerance);
+  CallTimes views = time_calls([&] { matmul(dAt.transposed(), dB, dC); }, 2, 10);
+  std::string explained = matmul.explain();
+  CallTimes dense = time_calls([&] { matmul(dA, dB, dC); }, 2, 10);
+  print_times("matmul 4096^2, A a transposed view", views);
+  print_times("matmul 4096^2, A dense (the same kernel)", dense);
+  const double flop = 2.0 * n * n * n;
+  result("loom_matmul4096_transposed_view_tflops", flop / (bench::median(views.gpu_ms) * 1e9),
+         "TFLOP/s");
+  result("loom_matmul4096_dense_tflops", flop / (bench::median(dense.gpu_ms) * 1e9), "TFLOP/s");
+  std::printf("%s", explained.c_str());
+  return ok;
+}
+
 // The start-up figures, in the order a program meets them: its first kernel call (the context is
 // already open: main timed that), then a new kernel once others are loaded.
 bool first_calls(uint64_t seed, double context_ms) {
@@ -641,6 +674,8 @@ int main(int argc, char **argv) {
         std::printf("%s", matmul.explain().c_str());
         return passed;
       });
+    if (wanted("views"))
+      ok &= bench::section("views", [&] { return transposed_matmul_bench(seed + 35); });
     if (wanted("stencil"))
       ok &= bench::section("stencil", [&] { return stencil_bench(seed + 70); });
     if (wanted("stepped"))

@@ -178,6 +178,8 @@ table() {
   row rate "saxpy 2^28 GB/s, runs of 4 by hand vs nvcc" loom_gpu loom_saxpy_runs4_gbps \
     reference nvcc_saxpy_gbps
   row rate "grey u8 RGB 4096^2 GB/s vs nvcc" loom_gpu loom_grey4096_gbps reference nvcc_grey4096_gbps
+  row rate "matmul 4096: A a transposed view vs dense A" loom_gpu \
+    loom_matmul4096_transposed_view_tflops loom_gpu loom_matmul4096_dense_tflops
   row time "stencil 1000 steps 512^2 ms: 1 call vs raw launches" loom_gpu \
     loom_stepped_stencil_one_call_ms reference nvcc_stepped_stencil_launches_ms
   row time "stencil 1000 steps 512^2 ms: 1 call vs CUDA graph" loom_gpu \

@@ -79,7 +79,8 @@ std::unique_ptr<llvm::Module> CodegenLLVM::compile(const ir::LoweredKernel &k,
   unsigned flat = 0;
   for (const ir::Param &p : k.params) {
     first_flat_arg_.push_back(flat);
-    flat += p.kind == ir::ParamKind::Array ? 1 + p.rank : 1;
+    // An array: its pointer and extents, and a strided one its strides (support/Abi.h).
+    flat += p.kind == ir::ParamKind::Array ? 1 + p.rank * (p.strided ? 2 : 1) : 1;
   }
   FindFloatMinMax min_max;
   for (const ir::Task &task : k.tasks)
@@ -201,7 +202,7 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   for (const ir::Param &p : kernel->params) {
     if (p.kind == ir::ParamKind::Array) {
       flat_types.push_back(llvm::PointerType::get(context, array_address_space()));
-      flat_types.insert(flat_types.end(), p.rank, builder.getInt64Ty());
+      flat_types.insert(flat_types.end(), p.rank * (p.strided ? 2 : 1), builder.getInt64Ty());
     } else {
       flat_types.push_back(memory_type(p.type));
     }
@@ -255,13 +256,18 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
       if (!(written && shared_work))
         arg->addAttr(llvm::Attribute::NoAlias);
       arg->addAttr(llvm::Attribute::NoCapture);
+      // A strided view may start anywhere in its buffer: its elements' own alignment only.
       arg->addAttr(llvm::Attribute::getWithAlignment(
-          context, llvm::Align(std::max(ir::byte_size(p.type), array_alignment()))));
+          context, llvm::Align(p.strided ? ir::byte_size(p.type)
+                                         : std::max(ir::byte_size(p.type), array_alignment()))));
       if (!stores.written.count(static_cast<int>(i)))
         arg->addAttr(llvm::Attribute::ReadOnly);
       for (int d = 0; d < p.rank; ++d)
         function_->getArg(first_flat_arg_[i] + 1 + d)
             ->setName(p.name + ".extent" + std::to_string(d));
+      for (int d = 0; p.strided && d < p.rank; ++d)
+        function_->getArg(first_flat_arg_[i] + 1 + p.rank + d)
+            ->setName(p.name + ".stride" + std::to_string(d));
     } else if (p.var) {
       builder.CreateStore(from_memory(arg, p.type), create_alloca(p.var));
     }
@@ -313,6 +319,14 @@ llvm::Value *CodegenLLVM::array_extent(int array, int dim) const {
   return function_->getArg(first_flat_arg_[array] + 1 + dim);
 }
 
+llvm::Value *CodegenLLVM::array_stride(int array, int dim) const {
+  const ir::Param &p = kernel->params.at(array);
+  if (!p.strided || dim < 0 || dim >= p.rank)
+    internal_error("stride " + std::to_string(dim) + " of parameter '" + p.name +
+                   "', which is not a strided array of that rank");
+  return function_->getArg(first_flat_arg_[array] + 1 + p.rank + dim);
+}
+
 std::vector<llvm::Value *> CodegenLLVM::index_values(const std::vector<ir::Expr> &indices,
                                                      bool split, int64_t *constant) {
   *constant = 0;
@@ -352,11 +366,24 @@ llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr>
   auto narrow = [&](llvm::Value *v) {
     return index32 ? builder.CreateTrunc(v, builder.getInt32Ty()) : v;
   };
-  llvm::Value *linear = narrow(index[0]);
-  for (size_t d = 1; d < index.size(); ++d) {
-    llvm::Value *scaled =
-        builder.CreateMul(linear, narrow(array_extent(array, d)), "", false, true);
-    linear = builder.CreateAdd(scaled, narrow(index[d]), "", false, true);
+  llvm::Value *linear = nullptr;
+  if (p.strided) {
+    // A view: i0 * s0 + i1 * s1 + ..., the strides in elements and of any sign (the split
+    // constant goes back into the last index).
+    index = whole(std::move(index), constant);
+    constant = 0;
+    for (size_t d = 0; d < index.size(); ++d) {
+      llvm::Value *term = builder.CreateMul(
+          narrow(index[d]), narrow(array_stride(array, static_cast<int>(d))), "", false, true);
+      linear = linear ? builder.CreateAdd(linear, term, "", false, true) : term;
+    }
+  } else {
+    linear = narrow(index[0]);
+    for (size_t d = 1; d < index.size(); ++d) {
+      llvm::Value *scaled =
+          builder.CreateMul(linear, narrow(array_extent(array, d)), "", false, true);
+      linear = builder.CreateAdd(scaled, narrow(index[d]), "", false, true);
+    }
   }
   llvm::Value *address = builder.CreateInBoundsGEP(
       memory_type(p.type), function_->getArg(first_flat_arg_[array]), linear);

@@ -121,14 +121,17 @@ void CodegenLLVM::begin_strided_pointers(const ir::For &loop) {
       key += "|" + ir::to_string(index, kernel->params);
     auto [it, fresh] = by_access.emplace(key, strided_.size());
     if (fresh) {
-      // The element of the first iteration, and the stride: step * the extents after `dim`.
+      // The element of the first iteration, and the stride: step * the extents after `dim`
       std::vector<ir::Expr> first = indices;
       first[dim] = offset == 0 ? loop.begin
                                : ir::Binary::make(ir::BinaryOp::Add, loop.begin,
                                                   ir::IntConst::make(ir::ScalarType::I64, offset));
       llvm::Value *start = element_address(a.array, first);
+      // (A strided view's: step * its stride of `dim`.)
       llvm::Value *stride = builder.getInt64(step->value);
-      for (int d = dim + 1; d <= last; ++d)
+      if (kernel->params[a.array].strided)
+        stride = builder.CreateMul(stride, array_stride(a.array, dim), "", false, true);
+      for (int d = dim + 1; !kernel->params[a.array].strided && d <= last; ++d)
         stride = builder.CreateMul(stride, array_extent(a.array, d), "", false, true);
       // With 32-bit index arithmetic the stride, like every offset, fits 32 bits.
       if (index32)

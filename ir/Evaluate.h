@@ -13,6 +13,7 @@ namespace loom::ir {
 struct ArgumentValues {
   std::vector<ScalarValue> scalars;          // by parameter index (arrays: unused)
   std::vector<std::vector<int64_t>> extents; // by parameter index (scalars: empty)
+  std::vector<std::vector<int64_t>> strides; // by parameter index: a strided array's, in elements
 };
 
 // Throws loom::VerifyError if `e` reads anything but parameters (locals, arrays, thread ids).

@@ -50,6 +50,10 @@ struct Param {
   Var var;         // scalars: the variable that names the value in the body
   ComplexPart part = ComplexPart::None;
   int of = -1; // ComplexPart::Imag: the index of the complex parameter
+  // Arrays: read and written through strides given with each call (in elements, any sign), as a
+  // non-contiguous view needs, instead of the row-major layout of the extents. A Kernel called
+  // with such a view compiles a copy of itself with the flag set (loom/Kernel.cpp).
+  bool strided = false;
 };
 
 // A statically sized array in a thread block's shared memory (SIMT kernels only): each block has

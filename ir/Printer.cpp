@@ -152,7 +152,7 @@ public:
         out += "[";
         for (int d = 0; d < p.rank; ++d)
           out += std::string(d ? ", " : "") + "?";
-        out += "]";
+        out += p.strided ? "] strided" : "]";
       }
     }
     return out;

@@ -3,6 +3,7 @@
 #include "ir/Semantics.h"
 #include "loom/KernelState.h"
 #include "support/Error.h"
+#include "support/StridedLayout.h"
 
 #include <cmath>
 
@@ -41,6 +42,7 @@ void check_arguments(const KernelState &state, std::span<const Argument> args,
   // Sized once per kernel: a call with the same ranks allocates nothing.
   values.scalars.resize(args.size());
   values.extents.resize(args.size());
+  values.strides.resize(args.size());
   for (size_t p = 0; p < args.size(); ++p) {
     const ir::Param &param = k.params[p];
     const Argument &a = args[p];
@@ -80,15 +82,44 @@ void check_arguments(const KernelState &state, std::span<const Argument> args,
       throw ArgumentError(where() + " has no data (null pointer) but shape " +
                           ir::shape_text(a.shape));
     values.extents[p].assign(a.shape.begin(), a.shape.end());
+    values.strides[p].clear();
+    if (a.strides.size() == 0)
+      continue;
+    // A view: its strides, unless they are the dense layout's.
+    std::span<const int64_t> shape(a.shape.begin(), a.shape.end()),
+        strides(a.strides.begin(), a.strides.end());
+    strided::Reach reach;
+    if (a.strides.size() != a.shape.size() || !strided::reach(shape, strides, reach))
+      throw ArgumentError(where() + " is a view with shape " + ir::shape_text(a.shape) +
+                          " and strides " + ir::shape_text(a.strides) +
+                          (a.strides.size() != a.shape.size()
+                               ? ": it needs one stride per dimension"
+                               : ": the elements it reaches overflow a 64-bit offset"));
+    if (state.access[p].written && !strided::elements_distinct(shape, strides))
+      throw ArgumentError(where() + " is a view with shape " + ir::shape_text(a.shape) +
+                          " and strides " + ir::shape_text(a.strides) +
+                          " in which several indices name one element, and the kernel writes '" +
+                          param.name + "'; pass a view whose elements are distinct");
+    if (!strided::is_row_major(shape, strides))
+      values.strides[p].assign(a.strides.begin(), a.strides.end());
   }
 
   ir::check_shape_symbols(k, values);
 
-  // Arrays are compiled as not aliasing: an array the kernel writes must not overlap another.
+  // Arrays are compiled as not aliasing: an array the kernel writes must not overlap another
+  // (a view: the memory from the lowest to the highest element it reaches).
   auto range = [&](const Argument &a) {
-    uint64_t begin =
+    uint64_t first =
         a.kind == Argument::Kind::DeviceArray ? a.device : reinterpret_cast<uint64_t>(a.host);
-    return std::pair<uint64_t, uint64_t>(begin, begin + a.size() * ir::byte_size(a.type));
+    const uint64_t bytes = ir::byte_size(a.type);
+    if (a.strides.size() == 0)
+      return std::pair<uint64_t, uint64_t>(first, first + a.size() * bytes);
+    strided::Reach r;
+    strided::reach(std::span<const int64_t>(a.shape.begin(), a.shape.end()),
+                   std::span<const int64_t>(a.strides.begin(), a.strides.end()), r);
+    if (r.empty)
+      return std::pair<uint64_t, uint64_t>(first, first);
+    return std::pair<uint64_t, uint64_t>(first + r.lowest * bytes, first + (r.highest + 1) * bytes);
   };
   for (size_t p = 0; p < args.size(); ++p) {
     if (k.params[p].kind != ir::ParamKind::Array || !state.access[p].written)
@@ -112,7 +143,7 @@ void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
                  const TaskExtras &extras) {
   size_t count = (extras.reduction_scratch ? 1 : 0) + (extras.bounds_record ? 1 : 0);
   for (const ir::Param &p : params)
-    count += p.kind == ir::ParamKind::Array ? 1 + p.rank : 1;
+    count += p.kind == ir::ParamKind::Array ? 1 + p.rank * (p.strided ? 2 : 1) : 1;
   packed.reset(count);
   for (size_t p = 0; p < params.size(); ++p) {
     if (params[p].kind == ir::ParamKind::Array) {
@@ -121,6 +152,14 @@ void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
         packed.push(e);
       if (params[p].part == ir::ComplexPart::Parts)
         packed.push(int64_t(2)); // the real and the imaginary part
+      if (!params[p].strided)
+        continue;
+      // In elements of the parameter's type: a complex view's strides count parts.
+      const bool parts = params[p].part == ir::ComplexPart::Parts;
+      for (int64_t s : values.strides[p])
+        packed.push(parts ? 2 * s : s);
+      if (parts)
+        packed.push(int64_t(1));
       continue;
     }
     // The imaginary part of a complex scalar argument is a parameter of its own
@@ -175,7 +214,7 @@ void check_same_task_abi(const ir::LoweredKernel &a, const ir::LoweredKernel &b)
               a.task_loops.size() == b.task_loops.size() && a.bounds_check == b.bounds_check;
   for (size_t p = 0; same && p < a.params.size(); ++p)
     same = a.params[p].kind == b.params[p].kind && a.params[p].type == b.params[p].type &&
-           a.params[p].rank == b.params[p].rank;
+           a.params[p].rank == b.params[p].rank && a.params[p].strided == b.params[p].strided;
   for (size_t t = 0; same && t < a.tasks.size(); ++t)
     same = a.tasks[t].name == b.tasks[t].name && a.tasks[t].kind == b.tasks[t].kind &&
            a.tasks[t].reductions.size() == b.tasks[t].reductions.size();

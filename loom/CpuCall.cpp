@@ -1,6 +1,7 @@
 // The CPU's part of a call (loom/Call.h): host arrays used in place, device arrays staged in host
 // copies, each task run over OpenMP threads or, for SIMT tasks, fibers.
 #include "loom/Call.h"
+#include "loom/ViewCopies.h"
 #include "runtime/CpuLaunch.h"
 #include "runtime/DeviceBuffer.h"
 
@@ -107,7 +108,9 @@ struct CpuCall final : CallTarget {
 
   uint64_t stage(size_t p, const Argument &a, size_t bytes, bool copy_in) override {
     staged[p].resize(bytes);
-    if (bytes && copy_in)
+    if (bytes && copy_in && is_view(a)) // only the elements the view covers, dense
+      view_to_dense(a, staged[p]);
+    else if (bytes && copy_in)
       runtime::copy_device_to_host(staged[p].data(), a.device, bytes);
     return reinterpret_cast<uint64_t>(staged[p].data());
   }
@@ -149,7 +152,9 @@ struct CpuCall final : CallTarget {
   bool finish() override { return true; } // each task finished before run_task returned
 
   void copy_back(size_t p, const Argument &a) override {
-    if (!staged[p].empty())
+    if (!staged[p].empty() && is_view(a))
+      dense_to_view(a, staged[p].data());
+    else if (!staged[p].empty())
       runtime::copy_host_to_device(a.device, staged[p].data(), staged[p].size());
   }
 };

@@ -65,6 +65,8 @@ std::string Kernel::explain() const {
   std::ostringstream os;
   const ir::Kernel &k = state_->kernel;
   TargetChoice choice = state_->target ? *state_->target : choose_target();
+  // The code the last call ran: the kernel's own, or its copy for strided views.
+  const KernelState &last = state_->last_views ? *state_->last_views : *state_;
   os << "kernel " << k.name << "\n";
   if (choice.target == ir::Target::GPU) {
     const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
@@ -88,8 +90,8 @@ std::string Kernel::explain() const {
          << " iterations per thread for a parallel loop, an unroll for a sequential one)";
     os << "\n";
   }
-  if (choice.target == ir::Target::GPU && state_->gpu) {
-    const CompiledGpu &g = *state_->gpu;
+  if (choice.target == ir::Target::GPU && last.gpu) {
+    const CompiledGpu &g = *last.gpu;
     const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
     os << "  code: PTX ISA " << g.variant.ptx_version / 10 << "." << g.variant.ptx_version % 10
        << " for " << g.variant.sm << " (driver " << d.driver_version / 1000 << "."
@@ -100,7 +102,7 @@ std::string Kernel::explain() const {
        << ")\n  variant: " << g.variant.to_string()
        << " (ptx(), lowered() and llvm() of this variant, or dsl-to-ptx with its flags, show "
           "this code)\n  code from: "
-       << code_origin(state_->gpu_times) << "\n"
+       << code_origin(last.gpu_times) << "\n"
        << (g.variant.tier == Tier::Quick && tiering() == Tiering::QuickOnly
                ? "  tier: quick code (LLVM's short pipeline, backend at -O0) only, as "
                  "LOOM_TIERED=quick asks\n"
@@ -108,8 +110,8 @@ std::string Kernel::explain() const {
                ? "  tier: quick code (LLVM's short pipeline, backend at -O0); the "
                  "optimized code is compiling in the background, and the first "
                  "call to find it ready switches to it\n"
-           : state_->tiered ? "  tier: optimized code (the kernel is tiered)\n"
-                            : "")
+           : last.tiered ? "  tier: optimized code (the kernel is tiered)\n"
+                         : "")
        << "  PTX to machine code: " << runtime::ptx_linker_description() << "\n"
        << "  index arithmetic: "
        << (g.variant.index32   ? "32-bit, as the last call's arrays each have at most 2^30 elements"
@@ -117,7 +119,7 @@ std::string Kernel::explain() const {
                                  "than 2^30 elements (or its grid is that large)"
                                : "64-bit, as LOOM_INDEX_BITS=64 asks")
        << "\n";
-    os << task_loops_text(g.lowered, &state_->task_graph);
+    os << task_loops_text(g.lowered, &last.task_graph);
     for (size_t t = 0; t < g.functions.size(); ++t) {
       const ir::Task &task = g.lowered.tasks[t];
       os << "  task " << task.name << ": " << g.functions[t].num_regs << " registers";
@@ -155,7 +157,7 @@ std::string Kernel::explain() const {
       os << "\n";
       for (const std::string &u : task.updates)
         os << "    " << u << "\n";
-      const LaunchMemo &memo = state_->launches;
+      const LaunchMemo &memo = last.launches;
       if (t < memo.shapes.size() && !memo.shapes[t].reason.empty())
         os << "    last launch: " << memo.shapes[t].to_string()
            << "\n      why: " << memo.shapes[t].reason << "\n";
@@ -163,18 +165,18 @@ std::string Kernel::explain() const {
         os << "    launch shape: chosen at each call from the extents and "
               "cuOccupancyMaxPotentialBlockSize\n";
     }
-  } else if (choice.target == ir::Target::CPU && state_->cpu) {
+  } else if (choice.target == ir::Target::CPU && last.cpu) {
     os << (k.simt() ? "  code: native; the launch's blocks run on OpenMP threads, one block per "
                       "thread at a time, its threads one after another or, where they synchronize, "
                       "on fibers switching at barriers and warp collectives\n"
                     : "  code: native; parallel tasks split their outermost dimension among OpenMP "
                       "threads\n")
-       << "  code from: " << code_origin(state_->cpu_times) << "\n"
-       << task_loops_text(state_->cpu->lowered, nullptr);
-    for (const ir::Task &task : state_->cpu->lowered.tasks)
+       << "  code from: " << code_origin(last.cpu_times) << "\n"
+       << task_loops_text(last.cpu->lowered, nullptr);
+    for (const ir::Task &task : last.cpu->lowered.tasks)
       for (const std::string &u : task.updates)
         os << "  task " << task.name << ": " << u << "\n";
-    for (const ir::Task &task : state_->cpu->lowered.tasks)
+    for (const ir::Task &task : last.cpu->lowered.tasks)
       if (task.lanes > 1)
         os << "  task " << task.name << ": each chunk's float sums and products run in "
            << task.lanes << " lanes (of each group of " << task.lanes
@@ -182,6 +184,15 @@ std::string Kernel::explain() const {
               "order), so they vectorize without fastmath\n";
   } else {
     os << "  code: not compiled yet (compiled on the first call)\n";
+  }
+  if (state_->last_views) {
+    os << "  strided views: the last call passed";
+    const std::vector<ir::Param> &viewed = state_->last_views->kernel.params;
+    for (size_t p = 0, n = 0; p < viewed.size(); ++p)
+      if (viewed[p].strided)
+        os << (n++ ? ", '" : " '") << viewed[p].name << "'";
+    os << " as views the target reads in place, so it ran code that reads their strides at run "
+          "time (contiguous arrays keep the row-major code)\n";
   }
   // What the GPU path copies for host arrays; the CPU uses host arrays in place.
   if (choice.target == ir::Target::CPU)

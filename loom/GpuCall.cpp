@@ -3,9 +3,11 @@
 // launch shapes of the last call, a call allocates nothing on the heap: its working storage is the
 // KernelState's CallScratch.
 #include "loom/Call.h"
+#include "loom/ViewCopies.h"
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuContext.h"
 #include "runtime/Launch.h"
+#include "support/StridedLayout.h"
 
 #include <array>
 
@@ -86,11 +88,22 @@ bool covers(const runtime::GridShape &shape, const std::vector<int64_t> &domain)
 
 // 32-bit index arithmetic is valid for a call whose arrays each have at most
 // codegen::index32_max_elements elements (codegen/Codegen.h)...
+// (a device view: its offsets from element [0, ..., 0] each way, which 32-bit arithmetic computes;
+// a host view is staged dense).
 bool arrays_allow_index32(std::span<const Argument> args) {
-  for (const Argument &a : args)
-    if ((a.kind == Argument::Kind::DeviceArray || a.kind == Argument::Kind::HostArray) &&
-        a.size() > codegen::index32_max_elements)
+  for (const Argument &a : args) {
+    if (a.kind == Argument::Kind::Scalar)
+      continue;
+    if (a.kind == Argument::Kind::DeviceArray && is_view(a)) {
+      strided::Reach r;
+      strided::reach(std::span<const int64_t>(a.shape.begin(), a.shape.end()),
+                     std::span<const int64_t>(a.strides.begin(), a.strides.end()), r);
+      if (-r.lowest > codegen::index32_max_elements || r.highest > codegen::index32_max_elements)
+        return false;
+    } else if (a.size() > codegen::index32_max_elements) {
       return false;
+    }
+  }
   return true;
 }
 
@@ -124,6 +137,7 @@ struct GpuCall final : CallTarget {
   bool graphed = false;                      // launches recorded for a graph (choose_code)
   std::vector<std::shared_ptr<CompiledGpu>> graph_code; // the code the recorded launches use
   std::array<uint64_t, bounds_record::slots> record_copy;
+  std::vector<unsigned char> view_staging; // a host view's elements, dense
 
   GpuCall(KernelState &state, std::span<const Argument> args, runtime::Stream *async)
       : CallTarget(Argument::Kind::DeviceArray, false), state(state), args(args), async(async),
@@ -167,8 +181,9 @@ struct GpuCall final : CallTarget {
   }
 
   uint64_t in_place(size_t p, const Argument &a) override {
-    // GPU code takes every array to be 16-byte aligned (vector loads), as allocations are.
-    if (a.device % 16 != 0)
+    // GPU code takes every array to be 16-byte aligned (vector loads), as allocations are; an
+    // array that is not is read as a strided view (loom/Kernel.cpp, views_state).
+    if (!code->params[p].strided && a.device % 16 != 0)
       throw ArgumentError("argument '" + code->params[p].name +
                           "': a device array must start 16-byte aligned (it starts at address " +
                           std::to_string(a.device) + ")");
@@ -178,8 +193,12 @@ struct GpuCall final : CallTarget {
   uint64_t stage(size_t p, const Argument &a, size_t bytes, bool copy_in) override {
     call.staged.emplace_back(bytes);
     call.staged_index[p] = static_cast<int>(call.staged.size() - 1);
-    if (copy_in)
+    if (copy_in && is_view(a)) { // only the elements the view covers, dense
+      view_to_dense(a, view_staging);
+      call.staged.back().copy_from_host(view_staging.data(), bytes);
+    } else if (copy_in) {
       call.staged.back().copy_from_host(a.host, bytes);
+    }
     return call.staged.back().ptr();
   }
 
@@ -272,6 +291,12 @@ struct GpuCall final : CallTarget {
 
   void copy_back(size_t p, const Argument &a) override {
     runtime::DeviceBuffer &buffer = call.staged[call.staged_index[p]];
+    if (is_view(a)) {
+      view_staging.resize(buffer.bytes());
+      buffer.copy_to_host(view_staging.data(), buffer.bytes());
+      dense_to_view(a, view_staging.data());
+      return;
+    }
     buffer.copy_to_host(a.host, buffer.bytes());
   }
 };

@@ -8,6 +8,7 @@
 #include "support/Error.h"
 #include "support/Settings.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace loom {
@@ -34,11 +35,77 @@ template <class T> void set_code_option(KernelState &state, T ir::Kernel::*optio
   if (state.kernel.*option == on)
     return;
   state.kernel.*option = on;
+  state.views.clear(), state.last_views = nullptr;
   state.gpu.reset();
   state.gpu_variants = {};
   state.optimizing = {}; // waits for background compiles of the old code
   state.cpu.reset();
   state.launches.invalidate();
+}
+
+// The state whose code a call runs: the kernel's own, or, where arguments are views with strides
+// of their own (or a device array not 16-byte aligned, which the GPU's vector loads need) that
+// the target reads in place, that of a copy of the kernel reading those arrays through their
+// strides (ir::Param::strided). Views the call stages through the target's memory (a host view
+// on the GPU, a device view on the CPU) are copied dense, so they need no strided code.
+KernelState &views_state(KernelState &state, std::span<const Argument> args,
+                         ir::ArgumentValues &values) {
+  const Argument::Kind native = state.target->target == ir::Target::GPU
+                                    ? Argument::Kind::DeviceArray
+                                    : Argument::Kind::HostArray;
+  std::vector<char> strided;
+  for (size_t p = 0; p < args.size(); ++p) {
+    if (state.kernel.params[p].kind != ir::ParamKind::Array || args[p].kind != native)
+      continue;
+    if (values.strides[p].empty() && native == Argument::Kind::DeviceArray &&
+        args[p].device % 16 != 0) {
+      const std::vector<int64_t> &e = values.extents[p];
+      values.strides[p].assign(e.size(), 1);
+      for (size_t d = e.size() - 1; d-- > 0;)
+        values.strides[p][d] = values.strides[p][d + 1] * e[d + 1];
+    }
+    if (!values.strides[p].empty()) {
+      strided.resize(args.size());
+      strided[p] = 1;
+    }
+  }
+  state.last_views = nullptr;
+  if (strided.empty())
+    return state;
+  for (auto &[key, views] : state.views)
+    if (key == strided)
+      return *(state.last_views = views.get());
+  auto views = std::make_unique<KernelState>();
+  views->kernel = state.kernel;
+  for (size_t p = 0; p < strided.size(); ++p)
+    views->kernel.params[p].strided = strided[p] != 0;
+  views->access = state.access;
+  views->target = state.target;
+  views->tiered = state.tiered;
+  views->launch_policy = state.launch_policy;
+  views->shape = state.shape;
+  state.views.emplace_back(std::move(strided), std::move(views));
+  return *(state.last_views = state.views.back().second.get());
+}
+
+// The kernel a stage dump of `request` shows: with the parameters it names strided.
+ir::Kernel requested_kernel(const ir::Kernel &kernel, const VariantRequest &request) {
+  ir::Kernel k = kernel;
+  for (const std::string &name : request.strided) {
+    auto p = std::find_if(k.params.begin(), k.params.end(),
+                          [&](const ir::Param &q) { return q.name == name; });
+    if (p == k.params.end() || p->kind != ir::ParamKind::Array) {
+      std::string arrays;
+      for (const ir::Param &q : k.params)
+        if (q.kind == ir::ParamKind::Array)
+          arrays += (arrays.empty() ? "'" : ", '") + q.name + "'";
+      throw ArgumentError(
+          "kernel '" + k.name + "' has no array parameter '" + name +
+          "' to read as a strided view (its arrays: " + (arrays.empty() ? "none" : arrays) + ")");
+    }
+    p->strided = true;
+  }
+  return k;
 }
 
 } // namespace
@@ -135,10 +202,11 @@ void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
                           "(loom::DeviceArray), as copying a host array would wait");
   if (!state_->target)
     state_->target = choose_target();
-  if (state_->target->target == ir::Target::GPU)
-    run_on_gpu(*state_, args, values, stream);
+  KernelState &state = views_state(*state_, args, values);
+  if (state.target->target == ir::Target::GPU)
+    run_on_gpu(state, args, values, stream);
   else
-    run_on_cpu(*state_, args, values);
+    run_on_cpu(state, args, values);
 }
 
 void Kernel::compile() {
@@ -154,12 +222,16 @@ void Kernel::compile() {
 Kernel &Kernel::tiered(bool on) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->tiered = on;
+  for (auto &views : state_->views)
+    views.second->tiered = on;
   return *this;
 }
 
 void Kernel::await_optimized() {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->await_optimized_gpu();
+  for (auto &views : state_->views)
+    views.second->await_optimized_gpu();
 }
 
 CompileTimes Kernel::compile_times() const {
@@ -179,10 +251,11 @@ Variant Kernel::variant(const VariantRequest &request) const {
 
 std::string Kernel::lowered(const VariantRequest &request, bool passes) const {
   Variant v = variant(request);
+  ir::Kernel k = requested_kernel(state_->kernel, request);
   if (!passes)
-    return ir::to_string(lower_variant(state_->kernel, v));
+    return ir::to_string(lower_variant(k, v));
   std::string out;
-  lower_variant(state_->kernel, v, [&](const std::string &pass, const std::string &text) {
+  lower_variant(k, v, [&](const std::string &pass, const std::string &text) {
     out += "; IR after " + pass + "\n" + text + "\n";
   });
   return out;
@@ -199,7 +272,7 @@ std::string Kernel::lowered() const {
 std::string Kernel::llvm(const VariantRequest &request, bool optimized) const {
   Variant v = variant(request);
   auto stage = optimized ? codegen::LlvmStage::Optimized : codegen::LlvmStage::Unoptimized;
-  return codegen::emit_llvm(lower_variant(state_->kernel, v), stage,
+  return codegen::emit_llvm(lower_variant(requested_kernel(state_->kernel, request), v), stage,
                             v.target == Target::GPU ? gpu_target_of(v) : codegen::GpuTarget());
 }
 
@@ -215,10 +288,11 @@ std::string Kernel::ptx(const VariantRequest &request) const {
     // The code a call compiled for this variant, when there is one.
     std::lock_guard<std::mutex> lock(state_->mutex);
     for (const std::shared_ptr<CompiledGpu> &code : state_->gpu_variants)
-      if (code && code->variant == v && !code->ptx.empty())
+      if (code && code->variant == v && !code->ptx.empty() && request.strided.empty())
         return code->ptx;
   }
-  return codegen::emit_ptx(lower_variant(state_->kernel, v), gpu_target_of(v));
+  return codegen::emit_ptx(lower_variant(requested_kernel(state_->kernel, request), v),
+                           gpu_target_of(v));
 }
 
 std::string Kernel::ptx(const std::string &sm) const {
@@ -236,6 +310,7 @@ Kernel &Kernel::launch_policy(const LaunchPolicy &policy) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->launch_policy = policy;
   state_->launches.invalidate(); // choose the launch shapes again
+  state_->views.clear(), state_->last_views = nullptr;
   return *this;
 }
 
@@ -261,6 +336,7 @@ Kernel &Kernel::shape(Dim3 grid, Dim3 block) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->shape = runtime::SimtShape{{g[0], g[1], g[2]}, {b[0], b[1], b[2]}};
   state_->launches.invalidate();
+  state_->views.clear(), state_->last_views = nullptr;
   return *this;
 }
 
@@ -271,6 +347,7 @@ Kernel &Kernel::automatic_shape() {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->shape.reset();
   state_->launches.invalidate();
+  state_->views.clear(), state_->last_views = nullptr;
   return *this;
 }
 
@@ -282,6 +359,7 @@ Kernel &Kernel::on(ir::Target target) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->target =
       TargetChoice{target, std::string("Kernel::on(") + ir::target_name(target) + ") was called"};
+  state_->views.clear(), state_->last_views = nullptr;
   return *this;
 }
 

@@ -161,6 +161,13 @@ struct KernelState {
   std::vector<std::shared_ptr<CompiledGpu>> task_graph_code;
   runtime::LaunchGraph task_graph;
   std::vector<uint64_t> cpu_reduction_scratch; // CPU tasks with reductions: the same slots
+  // Calls with strided views that the target reads in place: per set of strided parameters
+  // (ir::Param::strided, one char per parameter), the state of a copy of the kernel with those
+  // parameters strided, made on first use (views_state in loom/Kernel.cpp), guarded by this
+  // state's mutex; a change of the kernel's options or launch settings drops them. `last_views`:
+  // the one the last call ran, or null (explain() describes it).
+  std::vector<std::pair<std::vector<char>, std::unique_ptr<KernelState>>> views;
+  KernelState *last_views = nullptr;
   // Bounds-checked kernels: the record their tasks report a violation in (support/Abi.h), zero
   // between calls. The GPU's is allocated on the first checked call.
   runtime::DeviceBuffer bounds_record;

@@ -5,6 +5,7 @@
 
 #include "runtime/DeviceBuffer.h"
 #include "support/Error.h"
+#include "support/StridedLayout.h"
 
 #include <cstdint>
 #include <initializer_list>
@@ -23,6 +24,122 @@ inline std::string shape_to_string(const std::vector<int64_t> &shape) {
     text += (k ? ", " : "") + std::to_string(shape[k]);
   return text + "]";
 }
+
+template <class T> class DeviceArray;
+
+// A strided view of a DeviceArray's elements, as NumPy's views are: a slice, a step (negative
+// too), a transpose, a column. It owns nothing: the array must outlive it. Strides are in
+// elements, any sign, counted from the view's element [0, ..., 0]; a view never reaches outside
+// its array (ArgumentError when it would). A kernel takes a view wherever it takes an array.
+template <class T> class DeviceView {
+public:
+  const std::vector<int64_t> &shape() const { return shape_; }
+  const std::vector<int64_t> &strides() const { return strides_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  int64_t size() const {
+    int64_t n = 1;
+    for (int64_t e : shape_)
+      n *= e;
+    return n;
+  }
+  // The address of element [0, ..., 0].
+  CUdeviceptr data() const { return base_ + static_cast<CUdeviceptr>(offset_) * sizeof(T); }
+  // Whether it is the dense row-major layout of its shape (a kernel then reads it as an array).
+  bool contiguous() const { return strided::is_row_major(shape_, strides_); }
+
+  // Elements begin, begin + step, ... of dimension `dim`, up to but not including `end`, as
+  // Python's a[begin:end:step] (a negative step walks backwards: begin > end; end -1 reaches
+  // element 0). The indices are not wrapped: begin must be an element, end at most one past.
+  DeviceView slice(int dim, int64_t begin, int64_t end, int64_t step = 1) const {
+    check_dim(dim, "slice");
+    const int64_t extent = shape_[dim];
+    if (step == 0)
+      throw ArgumentError("DeviceView::slice: the step is 0");
+    int64_t count = step > 0 ? (end > begin ? (end - begin + step - 1) / step : 0)
+                             : (begin > end ? (begin - end - step - 1) / -step : 0);
+    if (count > 0 && (begin < 0 || begin >= extent || (step > 0 ? end > extent : end < -1)))
+      throw ArgumentError("DeviceView::slice(" + std::to_string(dim) + ", " +
+                          std::to_string(begin) + ", " + std::to_string(end) + ", " +
+                          std::to_string(step) + "): outside dimension " + std::to_string(dim) +
+                          " of shape " + shape_to_string(shape_));
+    DeviceView v = *this;
+    v.shape_[dim] = count;
+    if (count > 0)
+      v.offset_ += begin * strides_[dim];
+    v.strides_[dim] *= step;
+    return v;
+  }
+  // Element `index` of dimension `dim`: a view of one rank less (a column: a.select(1, j)).
+  DeviceView select(int dim, int64_t index) const {
+    check_dim(dim, "select");
+    if (index < 0 || index >= shape_[dim])
+      throw ArgumentError("DeviceView::select(" + std::to_string(dim) + ", " +
+                          std::to_string(index) + "): outside shape " + shape_to_string(shape_));
+    if (rank() == 1)
+      throw ArgumentError("DeviceView::select: a view of rank 1 has no dimension left to keep");
+    DeviceView v = *this;
+    v.offset_ += index * strides_[dim];
+    v.shape_.erase(v.shape_.begin() + dim);
+    v.strides_.erase(v.strides_.begin() + dim);
+    return v;
+  }
+  // The dimensions in reverse order (NumPy's a.T): the transpose of a matrix.
+  DeviceView transposed() const {
+    DeviceView v = *this;
+    v.shape_.assign(shape_.rbegin(), shape_.rend());
+    v.strides_.assign(strides_.rbegin(), strides_.rend());
+    return v;
+  }
+
+  // Blocking copy of the view's elements only, row-major.
+  std::vector<T> to_host() const {
+    std::vector<T> dense(static_cast<size_t>(size()));
+    strided::Reach r;
+    strided::reach(shape_, strides_, r);
+    if (r.empty)
+      return dense;
+    std::vector<T> span(static_cast<size_t>(r.span()));
+    copy_device_to_host(span.data(), data() + r.lowest * static_cast<int64_t>(sizeof(T)),
+                        span.size() * sizeof(T));
+    strided::copy(reinterpret_cast<unsigned char *>(span.data() - r.lowest),
+                  reinterpret_cast<unsigned char *>(dense.data()), shape_, strides_, sizeof(T),
+                  strided::Direction::ToDense);
+    return dense;
+  }
+
+private:
+  friend class DeviceArray<T>;
+  DeviceView(CUdeviceptr base, int64_t base_size, std::vector<int64_t> shape,
+             std::vector<int64_t> strides, int64_t offset)
+      : base_(base), base_size_(base_size), offset_(offset), shape_(std::move(shape)),
+        strides_(std::move(strides)) {
+    if (shape_.empty() || shape_.size() > 8 || strides_.size() != shape_.size())
+      throw ArgumentError("DeviceArray::view: a view has 1 to 8 dimensions and one stride per "
+                          "dimension; got shape " +
+                          shape_to_string(shape_) + " and strides " + shape_to_string(strides_));
+    for (int64_t e : shape_)
+      if (e < 0)
+        throw ArgumentError("DeviceArray::view: shape " + shape_to_string(shape_) +
+                            " has a negative extent");
+    strided::Reach r;
+    if (!strided::reach(shape_, strides_, r) ||
+        (!r.empty && (offset_ + r.lowest < 0 || offset_ + r.highest >= base_size_)))
+      throw ArgumentError("DeviceArray::view: shape " + shape_to_string(shape_) + " with strides " +
+                          shape_to_string(strides_) + " from element " + std::to_string(offset_) +
+                          " reaches outside the array's " + std::to_string(base_size_) +
+                          " elements");
+  }
+  void check_dim(int dim, const char *what) const {
+    if (dim < 0 || dim >= rank())
+      throw ArgumentError(std::string("DeviceView::") + what + ": dimension " +
+                          std::to_string(dim) + " of a view of rank " + std::to_string(rank()));
+  }
+
+  CUdeviceptr base_;  // the array's first element
+  int64_t base_size_; // and its element count
+  int64_t offset_;    // of element [0, ..., 0] from base_, in elements
+  std::vector<int64_t> shape_, strides_;
+};
 
 // Construction follows one rule, the same for every T: a braced list of integers is a shape, a
 // vector or pointer is data. (A constructor taking the shape as std::vector<int64_t> would be
@@ -81,6 +198,25 @@ public:
     return host;
   }
 
+  // Views of the elements (runtime/DeviceArray.h, DeviceView): all of them, row-major...
+  DeviceView<T> view() const {
+    std::vector<int64_t> strides(shape_.size(), 1);
+    for (size_t d = shape_.size() - 1; d-- > 0;)
+      strides[d] = strides[d + 1] * shape_[d + 1];
+    return DeviceView<T>(data(), size_, shape_, std::move(strides), 0);
+  }
+  // ... any layout within the array: strides in elements from element `offset` ...
+  DeviceView<T> view(std::vector<int64_t> shape, std::vector<int64_t> strides,
+                     int64_t offset = 0) const {
+    return DeviceView<T>(data(), size_, std::move(shape), std::move(strides), offset);
+  }
+  // ... and the views of DeviceView's slice, select and transposed, of the whole array.
+  DeviceView<T> slice(int dim, int64_t begin, int64_t end, int64_t step = 1) const {
+    return view().slice(dim, begin, end, step);
+  }
+  DeviceView<T> select(int dim, int64_t index) const { return view().select(dim, index); }
+  DeviceView<T> transposed() const { return view().transposed(); }
+
 private:
   struct Uninitialized {};
   DeviceArray(std::vector<int64_t> shape, Uninitialized)
@@ -126,4 +262,5 @@ private:
 
 namespace loom {
 using runtime::DeviceArray;
+using runtime::DeviceView;
 } // namespace loom

@@ -1,8 +1,9 @@
 // The calling convention between compiled kernels and the runtime, shared by both targets.
 //
 // A kernel's parameters are flattened in order: an array parameter of rank R becomes its data
-// pointer followed by R i64 extents (outermost first); a scalar parameter becomes its value (bool
-// as one byte). The runtime passes `params`, an array holding the address of each flattened value:
+// pointer followed by R i64 extents (outermost first), and a strided one (ir::Param::strided) by R
+// i64 strides after them (in elements, any sign; the pointer is that of element [0, ..., 0]); a
+// scalar parameter becomes its value (bool as one byte). The runtime passes `params`, an array holding the address of each flattened value:
 // exactly what cuLaunchKernel takes as kernelParams, and what a CPU task entry receives.
 //
 // A task with reductions (ir::TaskReduction) takes one more pointer after them: scratch memory

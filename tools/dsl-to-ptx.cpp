@@ -46,6 +46,9 @@ options:
                       GPU llvm-opt and ptx: the optimized code (LLVM's O3 pipeline), or the
                       quick code a tiered kernel runs while that compiles (a short pipeline,
                       the backend at -O0) (default: optimized)
+  --strided=A,B       read these array parameters as strided views: the code a call runs that
+                      passes views with strides of their own for them (loom::view with
+                      strides, DeviceArray::slice, transposed ...)
   --passes            with --emit=lowered: the IR after every lowering pass
   --variant           print the variant the options resolve to (on standard error)
   -o FILE             write to FILE instead of standard output
@@ -122,6 +125,14 @@ Options parse_options(int argc, char **argv) {
       if (std::sscanf(v.c_str(), "%d.%d%c", &major, &minor, &rest) != 2 || minor > 9 || major < 1)
         throw UsageError{"--ptx-version=" + v + ": expected X.Y, e.g. 8.5"};
       o.variant.ptx_version = major * 10 + minor;
+    } else if (option("--strided", argc, argv, i, v)) {
+      for (size_t start = 0; start <= v.size();) {
+        size_t comma = std::min(v.find(',', start), v.size());
+        if (comma == start)
+          throw UsageError{"--strided=" + v + ": expected array names separated by commas"};
+        o.variant.strided.push_back(v.substr(start, comma - start));
+        start = comma + 1;
+      }
     } else if (option("--index-bits", argc, argv, i, v)) {
       if (v != "32" && v != "64")
         throw UsageError{"--index-bits=" + v + ": expected 32 or 64"};

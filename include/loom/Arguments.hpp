@@ -16,8 +16,9 @@ namespace loom {
 // A host array with a shape: loom::view(vec, {rows, cols}) passes a std::vector (with any
 // allocator: loom::HostVector too) as a 2-D array.
 template <DslElement T> struct HostArray {
-  T *data;
+  T *data; // element [0, ..., 0]
   std::vector<int64_t> shape;
+  std::vector<int64_t> strides = {}; // in elements, any sign; empty: dense row-major
 };
 // The shape must hold exactly v.size() elements (ArgumentError otherwise): a view that reached
 // past the vector's end would let a kernel write outside it.
@@ -39,6 +40,40 @@ HostArray<T> view(std::vector<T, A> &v, std::vector<int64_t> shape) {
 }
 template <DslElement T> HostArray<T> view(T *data, std::vector<int64_t> shape) {
   return {data, std::move(shape)};
+}
+
+// A strided view of a vector's elements, as NumPy's views are (a transpose, a column, a step):
+// element [i0, i1, ...] is v[offset + i0 * strides[0] + i1 * strides[1] + ...], strides in
+// elements and of any sign. ArgumentError when it would reach outside the vector. A kernel reads
+// it in place on the CPU; a call on the GPU copies only the elements it covers.
+template <DslElement T, class A>
+HostArray<T> view(std::vector<T, A> &v, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                  int64_t offset = 0) {
+  bool ok = !shape.empty() && shape.size() <= 8 && strides.size() == shape.size();
+  for (int64_t extent : shape)
+    ok &= extent >= 0;
+  strided::Reach r;
+  if (!ok)
+    throw ArgumentError("loom::view: a view has 1 to 8 dimensions, extents of at least 0 and one "
+                        "stride per dimension; got shape " +
+                        runtime::shape_to_string(shape) + " and strides " +
+                        runtime::shape_to_string(strides));
+  if (!strided::reach(shape, strides, r) ||
+      (!r.empty && (offset + r.lowest < 0 || offset + r.highest >= int64_t(v.size()))))
+    throw ArgumentError("loom::view: shape " + runtime::shape_to_string(shape) + " with strides " +
+                        runtime::shape_to_string(strides) + " from element " +
+                        std::to_string(offset) + " reaches outside the vector's " +
+                        std::to_string(v.size()) + " elements");
+  return {v.data() + (r.empty ? 0 : offset), std::move(shape), std::move(strides)};
+}
+// The same on memory loom cannot check: every element the view reaches must be valid.
+template <DslElement T>
+HostArray<T> view(T *data, std::vector<int64_t> shape, std::vector<int64_t> strides) {
+  if (strides.size() != shape.size())
+    throw ArgumentError("loom::view: shape " + runtime::shape_to_string(shape) + " takes " +
+                        std::to_string(shape.size()) + " strides, got " +
+                        std::to_string(strides.size()));
+  return {data, std::move(shape), std::move(strides)};
 }
 
 // An array argument's extents, outermost first, held inline so that passing an argument does not
@@ -74,6 +109,7 @@ struct Argument {
   bool host_const = false;                   // a const host array: the kernel may not write it
   uint64_t device = 0;                       // device arrays (a CUdeviceptr)
   Shape shape;                               // arrays
+  Shape strides; // a strided view's, in elements (empty: dense row-major); from element 0
 
   int64_t size() const {
     int64_t n = 1;
@@ -113,6 +149,16 @@ template <DslElement T> Argument to_argument(const HostArray<T> &v) {
   a.type = dtype_of<T>();
   a.host = v.data;
   a.shape = v.shape;
+  a.strides = v.strides;
+  return a;
+}
+template <DslElement T> Argument to_argument(const runtime::DeviceView<T> &v) {
+  Argument a;
+  a.kind = Argument::Kind::DeviceArray;
+  a.type = dtype_of<T>();
+  a.device = v.data();
+  a.shape = v.shape();
+  a.strides = v.strides();
   return a;
 }
 template <DslElement T> Argument to_argument(const runtime::DeviceArray<T> &v) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace loom {
 
@@ -47,6 +48,9 @@ struct VariantRequest {
   std::optional<bool> index32;
   std::optional<bool> covering;
   std::optional<Tier> tier;
+  // Array parameters read as strided views (ir::Param::strided): the code of a call that passes
+  // views with strides of their own for them (dsl-to-ptx --strided=A,B). Empty: dense arrays.
+  std::vector<std::string> strided = {};
 };
 
 } // namespace loom
