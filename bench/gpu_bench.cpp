@@ -21,11 +21,13 @@
 #include "runtime/GpuModule.h"
 #include "runtime/Launch.h"
 
+#include <complex>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <functional>
 #include <optional>
+#include <random>
 #include <string>
 
 namespace {
@@ -365,6 +367,43 @@ bool grey_bench(uint64_t seed) {
   return ok;
 }
 
+// An elementwise product of 2^26 c64 (512 MiB per array), the text DSL's kernel; CuPy's
+// `cp.multiply(a, b, out=c)` is the peer (bench/cupy_complex.py, run by run_gpu.sh). Bytes moved:
+// two arrays read and one written.
+bool complex_product_bench(uint64_t seed) {
+  const int64_t n = int64_t(1) << 26;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> d(-1, 1);
+  std::vector<std::complex<float>> a(n), b(n);
+  for (int64_t k = 0; k < n; ++k)
+    a[k] = {d(rng), d(rng)}, b[k] = {d(rng), d(rng)};
+  DeviceArray<std::complex<float>> da(a), db(b);
+  DeviceArray<std::complex<float>> dc(std::vector<std::complex<float>>(n, {NAN, NAN}));
+  loom::Module m = loom::compile(R"(
+@kernel
+def complex_product(a: c64[n], b: c64[n], c: c64[n]):
+    for i in parallel(n):
+        c[i] = a[i] * b[i]
+)",
+                                 "complex_product.loom");
+  loom::Kernel &product = m["complex_product"];
+  product(da, db, dc);
+  std::vector<std::complex<float>> c = dc.to_host();
+  double worst = 0;
+  for (int64_t k = 0; k < n; k += 997) {
+    std::complex<double> want = std::complex<double>(a[k]) * std::complex<double>(b[k]);
+    worst = std::max(worst, std::abs(std::complex<double>(c[k]) - want) / (std::abs(want) + 1));
+  }
+  bool ok = bench::check("complex product 2^26 c64 (loom)", worst, 1e-6);
+  CallTimes t = time_calls([&] { product(da, db, dc); }, warmup_calls, timed_calls);
+  print_times("complex product 2^26 c64", t);
+  double ms = bench::median(t.gpu_ms);
+  result("loom_complex_product_ms", ms, "ms");
+  result("loom_complex_product_gbps", 3.0 * 8 * double(n) / (ms * 1e6), "GB/s");
+  std::printf("%s", product.explain().c_str());
+  return ok;
+}
+
 // Row softmax of 8192 x 8192 (256 MiB per array). loom's kernel is one parallel iteration per row
 // (8192 threads, each walking its row three times); the CUDA C peer gives each row a block.
 bool softmax_bench(uint64_t seed) {
@@ -682,6 +721,8 @@ int main(int argc, char **argv) {
       ok &= bench::section("stepped", [&] { return stepped_stencil_bench(seed + 77); });
     if (wanted("grey"))
       ok &= bench::section("grey", [&] { return grey_bench(seed + 75); });
+    if (wanted("complex"))
+      ok &= bench::section("complex", [&] { return complex_product_bench(seed + 78); });
     if (wanted("softmax"))
       ok &= bench::section("softmax", [&] { return softmax_bench(seed + 80); });
     if (wanted("softmax_scheduled"))

@@ -119,6 +119,9 @@ ptx_compiler_reference() {
 }
 cuda_root=$(readlink -f "$(dirname "$(readlink -f "$nvcc")")/..")
 
+# CuPy's complex64 product, the peer of loom_gpu_bench's complex section.
+part cupy_complex python3 bench/cupy_complex.py
+
 gpu_bench=$install/bench/loom_gpu_bench
 cpu_bench=$install/bench/loom_cpu_bench
 if [[ -x $gpu_bench ]]; then
@@ -180,6 +183,8 @@ table() {
   row rate "grey u8 RGB 4096^2 GB/s vs nvcc" loom_gpu loom_grey4096_gbps reference nvcc_grey4096_gbps
   row rate "matmul 4096: A a transposed view vs dense A" loom_gpu \
     loom_matmul4096_transposed_view_tflops loom_gpu loom_matmul4096_dense_tflops
+  row rate "complex c64 product 2^26 GB/s vs CuPy" loom_gpu loom_complex_product_gbps \
+    cupy_complex cupy_complex_product_gbps
   row time "stencil 1000 steps 512^2 ms: 1 call vs raw launches" loom_gpu \
     loom_stepped_stencil_one_call_ms reference nvcc_stepped_stencil_launches_ms
   row time "stencil 1000 steps 512^2 ms: 1 call vs CUDA graph" loom_gpu \

@@ -196,6 +196,8 @@ private:
 template <DslScalar T, class... E>
 requires(sizeof...(E) >= 1 && sizeof...(E) <= 3 &&
          (std::is_integral_v<E> && ...)) SharedArray<T, sizeof...(E)> shared_array(E... extents) {
+  // Fires for shared_array<std::complex<float>>(256).
+  static_assert(!is_complex_v<T>, "shared arrays do not hold complex numbers");
   frontend::Tracer &t = detail::simt_tracer("shared_array()");
   ir::Shared a = ir::make_shared_array("shared" + std::to_string(t.shared_count()), dtype_of<T>(),
                                        {static_cast<int64_t>(extents)...});
@@ -208,6 +210,8 @@ namespace detail {
 // An atomic on an array element or a shared element; returns the element's old value.
 template <class Ref, class T>
 Value<T> atomic(ir::AtomicOp op, const Ref &ref, ir::Expr value, ir::Expr compare = ir::Expr()) {
+  // Fires for atomic_add(z[i], w) on a complex array z.
+  static_assert(!is_complex_v<T>, "atomics take i32, i64, f32 or f64 elements, not complex ones");
   frontend::Tracer &t = simt_tracer(ir::op_name(op));
   ir::Var old = t.fresh_var("old", dtype_of<T>());
   t.emit(ir::Declare::make(old, constant<T>(0)));
@@ -258,6 +262,8 @@ Value<detail::atomic_element_t<Ref>> atomic_cas(const Ref &ref, const C &compare
 #define LOOM_SHUFFLE(name, kind)                                                                   \
   template <Operand V, Operand L> auto name(const V &value, const L &lane) {                       \
     using T = detail::operand_type_t<V>;                                                           \
+    static_assert(!is_complex_v<T>,                                                                \
+                  "warp shuffles take i32, i64, f32 or f64, not complex numbers");                 \
     return detail::collective<T>(#name "()",                                                       \
                                  ir::WarpOp::make(ir::WarpOpKind::kind, detail::to_expr<T>(value), \
                                                   detail::to_expr<int32_t>(lane)));                \

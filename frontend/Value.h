@@ -19,9 +19,14 @@ concept DslExpr = requires(const std::decay_t<X> &x) {
   { x.value() } -> std::same_as<Value<typename std::decay_t<X>::dsl_value_type>>;
 };
 
+// A C++ number a kernel may use as a literal: an arithmetic type, std::complex<float> or
+// std::complex<double> (`z * 2.0i` with std::complex_literals).
+template <class X>
+concept DslLiteral = std::is_arithmetic_v<X> || is_complex_v<X>;
+
 // A DSL value or a C++ number (a literal, weakly typed).
 template <class X>
-concept Operand = DslExpr<X> || std::is_arithmetic_v<std::decay_t<X>>;
+concept Operand = DslExpr<X> || DslLiteral<std::decay_t<X>>;
 
 namespace detail {
 
@@ -45,17 +50,35 @@ requires(!DslExpr<A>) struct arith_result<A, B> {
 };
 template <class A, class B> using arith_result_t = typename arith_result<A, B>::type;
 
+// Whether any of the operands is complex.
+template <class... X> constexpr bool any_complex = (is_complex_v<operand_type_t<X>> || ...);
+
+// A constant of type R of the C++ number v. A complex constant is complex(re, im) of two
+// constants of its parts' type; a complex number made real gives its real part (cast<R>).
 template <DslScalar R, class U> ir::Expr constant(U v) {
-  if constexpr (std::is_same_v<R, bool>)
-    return ir::BoolConst::make(v != U(0));
-  else if constexpr (std::is_floating_point_v<R>)
+  if constexpr (is_complex_v<R>) {
+    constexpr ir::ScalarType part = dtype_of<complex_part_t<R>>();
+    double re, im = 0;
+    if constexpr (is_complex_v<U>)
+      re = v.real(), im = v.imag();
+    else
+      re = static_cast<double>(v);
+    return ir::Call::make(ir::MathFn::Complex,
+                          {ir::FloatConst::make(part, re), ir::FloatConst::make(part, im)});
+  } else if constexpr (std::is_same_v<R, bool>) {
+    return ir::BoolConst::make(v != U(0)); // a complex number is true when either part is nonzero
+  } else if constexpr (is_complex_v<U>) {
+    return constant<R>(v.real());
+  } else if constexpr (std::is_floating_point_v<R>) {
     return ir::FloatConst::make(dtype_of<R>(), static_cast<double>(v));
-  else
+  } else {
     return ir::IntConst::make(dtype_of<R>(), static_cast<int64_t>(v));
+  }
 }
 
-// The IR of an operand converted to R (an explicit Cast node when the types differ).
-template <DslScalar R, Operand X> ir::Expr to_expr(const X &x) {
+// The IR of an operand converted to R as cast<R> converts it (an explicit Cast node when the
+// types differ): a complex number becomes a real one by its real part.
+template <DslScalar R, Operand X> ir::Expr convert_expr(const X &x) {
   if constexpr (DslExpr<X>) {
     ir::Expr e = x.value().expr();
     if constexpr (std::is_same_v<R, bool>) {
@@ -69,6 +92,26 @@ template <DslScalar R, Operand X> ir::Expr to_expr(const X &x) {
   }
 }
 
+// The IR of an operand converted to R implicitly (an assignment, an argument, an index, a
+// promotion): as convert_expr, but a complex number does not become real, as in C++ and NumPy's
+// same-kind casts (it becomes a bool, true when either part is nonzero, as Python's bool(z)).
+template <DslScalar R, Operand X> ir::Expr to_expr(const X &x) {
+  // Fires for `F32 x = z;`, `out_f32[i] = z;`, `x_f32 += z;` and `a[z]` with a complex z.
+  static_assert(is_complex_v<R> || std::is_same_v<R, bool> || !any_complex<X>,
+                "a complex number does not become a real one implicitly (its imaginary part would "
+                "be lost): take loom::real(z), loom::imag(z) or loom::abs(z), or convert with "
+                "loom::cast<T>(z), which keeps the real part");
+  return convert_expr<R>(x);
+}
+
+// complex(re, im) of type R from two real operands converted to R's parts' type.
+template <DslScalar R, Operand Re, Operand Im> ir::Expr complex_expr(const Re &re, const Im &im) {
+  // Fires for C64(z, 1.0f) with a complex z.
+  static_assert(!any_complex<Re, Im>, "a complex number is made from two real numbers");
+  using P = complex_part_t<R>;
+  return ir::Call::make(ir::MathFn::Complex, {to_expr<P>(re), to_expr<P>(im)});
+}
+
 } // namespace detail
 
 template <DslScalar T> class Value {
@@ -76,12 +119,18 @@ public:
   using dsl_value_type = T;
 
   explicit Value(ir::Expr e) : expr_(std::move(e)) {}
-  // A C++ number, or another DSL value converted as C++ would convert it.
+  // A C++ number, or another DSL value converted as C++ would convert it (a complex one to a
+  // complex type or bool only; loom::cast makes one real).
   template <class U>
-  requires std::is_arithmetic_v<U> Value(U literal) : expr_(detail::constant<T>(literal)) {}
+  requires DslLiteral<U> Value(U literal) : expr_(detail::to_expr<T>(literal)) {}
   template <DslExpr X>
   requires(!std::is_same_v<std::decay_t<X>, Value>) Value(const X &x)
       : expr_(detail::to_expr<T>(x)) {}
+  // A complex number from its real and imaginary parts, each converted to the parts' type:
+  // C64(x, 0.5f), C128(r * cos(t), r * sin(t)).
+  template <Operand Re, Operand Im>
+  requires is_complex_v<T> Value(const Re &re, const Im &im)
+      : expr_(detail::complex_expr<T>(re, im)) {}
 
   const ir::Expr &expr() const { return expr_; }
   Value value() const { return *this; }
@@ -101,6 +150,8 @@ using U32 = Value<uint32_t>;
 using U64 = Value<uint64_t>;
 using F32 = Value<float>;
 using F64 = Value<double>;
+using C64 = Value<std::complex<float>>;   // complex numbers of two f32, as std::complex<float>
+using C128 = Value<std::complex<double>>; // ... of two f64
 using Index = Value<int64_t>;
 
 namespace detail {
@@ -110,12 +161,29 @@ template <class A, class B> auto arith(ir::BinaryOp op, const A &a, const B &b) 
   return Value<R>(ir::Binary::make(op, to_expr<R>(a), to_expr<R>(b)));
 }
 
+// %: of real numbers only.
+template <class A, class B> auto modulo(ir::BinaryOp op, const A &a, const B &b) {
+  // Fires for z % w, z % 2 and z %= w with a complex z.
+  static_assert(!any_complex<A, B>, "% takes real numbers, not complex ones");
+  return arith(op, a, b);
+}
+
 template <class A, class B> Value<bool> compare(ir::BinaryOp op, const A &a, const B &b) {
   using R = arith_result_t<A, B>;
   return Value<bool>(ir::Binary::make(op, to_expr<R>(a), to_expr<R>(b)));
 }
 
+// < <= > >=: of real numbers only.
+template <class A, class B> Value<bool> order(ir::BinaryOp op, const A &a, const B &b) {
+  // Fires for z < w and z >= 0.0 with a complex z.
+  static_assert(!any_complex<A, B>,
+                "complex numbers are not ordered: <, <=, > and >= take real numbers");
+  return compare(op, a, b);
+}
+
 template <class A, class B> auto bitwise(ir::BinaryOp op, const A &a, const B &b) {
+  // Fires for z & w, z | 1 and z ^= w with a complex z.
+  static_assert(!any_complex<A, B>, "bitwise operators need integer operands, not complex ones");
   using TA = operand_type_t<A>;
   using TB = operand_type_t<B>;
   if constexpr (std::is_same_v<TA, bool> && std::is_same_v<TB, bool>) {
@@ -129,6 +197,8 @@ template <class A, class B> auto bitwise(ir::BinaryOp op, const A &a, const B &b
 
 // Shifts take the (promoted) type of the left operand, as in C++.
 template <class A, class B> auto shift(ir::BinaryOp op, const A &a, const B &b) {
+  // Fires for z << 1 and z >>= 1 with a complex z.
+  static_assert(!any_complex<A, B>, "shifts need integer operands, not complex ones");
   using R = promoted_t<operand_type_t<A>>;
   static_assert(!std::is_floating_point_v<R> && !std::is_floating_point_v<operand_type_t<B>>,
                 "shifts need integer operands");
@@ -139,10 +209,11 @@ template <class A, class B> Value<bool> logical(ir::BinaryOp op, const A &a, con
   return Value<bool>(ir::Binary::make(op, to_expr<bool>(a), to_expr<bool>(b)));
 }
 
-// The floating type math on X is done in: floats keep their type, integers become f64 (as in C++).
-template <class X>
-using math_type_t =
-    std::conditional_t<std::is_floating_point_v<operand_type_t<X>>, operand_type_t<X>, double>;
+// The floating type math on a value of type P is done in: floats and complex numbers keep their
+// type, integers become f64 (as in C++).
+template <class P>
+using float_type_t = std::conditional_t<std::is_floating_point_v<P> || is_complex_v<P>, P, double>;
+template <class X> using math_type_t = float_type_t<operand_type_t<X>>;
 
 template <class R> Value<R> call(ir::MathFn fn, std::vector<ir::Expr> args) {
   return Value<R>(ir::Call::make(fn, std::move(args)));
@@ -160,11 +231,11 @@ LOOM_BINARY_OPERATOR(+, arith, Add)
 LOOM_BINARY_OPERATOR(-, arith, Sub)
 LOOM_BINARY_OPERATOR(*, arith, Mul)
 LOOM_BINARY_OPERATOR(/, arith, Div)
-LOOM_BINARY_OPERATOR(%, arith, Mod)
-LOOM_BINARY_OPERATOR(<, compare, Lt)
-LOOM_BINARY_OPERATOR(<=, compare, Le)
-LOOM_BINARY_OPERATOR(>, compare, Gt)
-LOOM_BINARY_OPERATOR(>=, compare, Ge)
+LOOM_BINARY_OPERATOR(%, modulo, Mod)
+LOOM_BINARY_OPERATOR(<, order, Lt)
+LOOM_BINARY_OPERATOR(<=, order, Le)
+LOOM_BINARY_OPERATOR(>, order, Gt)
+LOOM_BINARY_OPERATOR(>=, order, Ge)
 LOOM_BINARY_OPERATOR(==, compare, Eq)
 LOOM_BINARY_OPERATOR(!=, compare, Ne)
 LOOM_BINARY_OPERATOR(&, bitwise, BitAnd)
@@ -188,16 +259,18 @@ template <DslExpr A> Value<bool> operator!(const A &a) {
 }
 template <DslExpr A> auto operator~(const A &a) {
   using T = detail::operand_type_t<A>;
-  static_assert(!std::is_floating_point_v<T>, "~ needs an integer operand");
+  static_assert(!std::is_floating_point_v<T> && !is_complex_v<T>, "~ needs an integer operand");
   using R = promoted_t<T>;
   return Value<R>(ir::Unary::make(ir::UnaryOp::BitNot, detail::to_expr<R>(a)));
 }
 
 // ---- functions ------------------------------------------------------------------------------
 
-// Converts to T explicitly (float -> int truncates toward zero and saturates; NaN gives 0).
+// Converts to T explicitly (float -> int truncates toward zero and saturates; NaN gives 0). A
+// real number becomes complex with a zero imaginary part; a complex number becomes real by its
+// real part (NumPy's astype) and a bool by whether either part is nonzero.
 template <DslScalar T, Operand X> Value<T> cast(const X &x) {
-  return Value<T>(detail::to_expr<T>(x));
+  return Value<T>(detail::convert_expr<T>(x));
 }
 
 // cond ? a : b, with a and b promoted to a common type. Both sides are evaluated.
@@ -214,91 +287,120 @@ requires(DslExpr<C> || DslExpr<A> || DslExpr<B>) auto select(const C &cond, cons
 
 template <Operand A, Operand B>
 requires(DslExpr<A> || DslExpr<B>) auto min(const A &a, const B &b) {
+  // Fires for min(z, w) with a complex z.
+  static_assert(!detail::any_complex<A, B>,
+                "complex numbers are not ordered: min takes real numbers");
   return detail::arith(ir::BinaryOp::Min, a, b);
 }
 template <Operand A, Operand B>
 requires(DslExpr<A> || DslExpr<B>) auto max(const A &a, const B &b) {
+  // Fires for max(z, w) with a complex z.
+  static_assert(!detail::any_complex<A, B>,
+                "complex numbers are not ordered: max takes real numbers");
   return detail::arith(ir::BinaryOp::Max, a, b);
 }
 
 // The math library (docs/language.md lists it, docs/semantics.md gives each function's accuracy).
-// Integers are computed in f64, as std::sqrt(int) is; floats keep their type.
-#define LOOM_UNARY_MATH(name, fn)                                                                  \
+// Integers are computed in f64, as std::sqrt(int) is; floats and complex numbers keep their type.
+// Of complex numbers: sqrt exp log sin cos tanh pow abs isnan isinf isfinite (and real, imag,
+// conj in frontend/Complex.h); the other functions take real numbers only.
+#define LOOM_UNARY_MATH(name, fn, takes_complex)                                                   \
   template <DslExpr X> auto name(const X &x) {                                                     \
     using R = detail::math_type_t<X>;                                                              \
+    static_assert(takes_complex || !is_complex_v<R>,                                               \
+                  #name " takes real numbers, not complex ones");                                  \
     return detail::call<R>(ir::MathFn::fn, {detail::to_expr<R>(x)});                               \
   }
-LOOM_UNARY_MATH(sqrt, Sqrt)
-LOOM_UNARY_MATH(exp, Exp)
-LOOM_UNARY_MATH(log, Log)
-LOOM_UNARY_MATH(sin, Sin)
-LOOM_UNARY_MATH(cos, Cos)
-LOOM_UNARY_MATH(tanh, Tanh)
-LOOM_UNARY_MATH(floor, Floor)
-LOOM_UNARY_MATH(acos, Acos)
-LOOM_UNARY_MATH(acosh, Acosh)
-LOOM_UNARY_MATH(asin, Asin)
-LOOM_UNARY_MATH(asinh, Asinh)
-LOOM_UNARY_MATH(atan, Atan)
-LOOM_UNARY_MATH(atanh, Atanh)
-LOOM_UNARY_MATH(cbrt, Cbrt)
-LOOM_UNARY_MATH(ceil, Ceil)
-LOOM_UNARY_MATH(cosh, Cosh)
-LOOM_UNARY_MATH(erf, Erf)
-LOOM_UNARY_MATH(erfc, Erfc)
-LOOM_UNARY_MATH(exp2, Exp2)
-LOOM_UNARY_MATH(expm1, Expm1)
-LOOM_UNARY_MATH(gamma, Gamma) // Python's math.gamma, C's tgamma
-LOOM_UNARY_MATH(tgamma, Gamma)
-LOOM_UNARY_MATH(lgamma, Lgamma)
-LOOM_UNARY_MATH(log10, Log10)
-LOOM_UNARY_MATH(log1p, Log1p)
-LOOM_UNARY_MATH(log2, Log2)
-LOOM_UNARY_MATH(round, Round) // half to even, as Python's round (not std::round)
-LOOM_UNARY_MATH(rsqrt, Rsqrt)
-LOOM_UNARY_MATH(sinh, Sinh)
-LOOM_UNARY_MATH(tan, Tan)
-LOOM_UNARY_MATH(trunc, Trunc)
-LOOM_UNARY_MATH(fabs, Abs) // |x| as a float, as C's fabs
+LOOM_UNARY_MATH(sqrt, Sqrt, true)
+LOOM_UNARY_MATH(exp, Exp, true)
+LOOM_UNARY_MATH(log, Log, true)
+LOOM_UNARY_MATH(sin, Sin, true)
+LOOM_UNARY_MATH(cos, Cos, true)
+LOOM_UNARY_MATH(tanh, Tanh, true)
+// Each of these fires, for a complex z, as floor(z) does: "floor takes real numbers, ...".
+LOOM_UNARY_MATH(floor, Floor, false)
+LOOM_UNARY_MATH(acos, Acos, false)
+LOOM_UNARY_MATH(acosh, Acosh, false)
+LOOM_UNARY_MATH(asin, Asin, false)
+LOOM_UNARY_MATH(asinh, Asinh, false)
+LOOM_UNARY_MATH(atan, Atan, false)
+LOOM_UNARY_MATH(atanh, Atanh, false)
+LOOM_UNARY_MATH(cbrt, Cbrt, false)
+LOOM_UNARY_MATH(ceil, Ceil, false)
+LOOM_UNARY_MATH(cosh, Cosh, false)
+LOOM_UNARY_MATH(erf, Erf, false)
+LOOM_UNARY_MATH(erfc, Erfc, false)
+LOOM_UNARY_MATH(exp2, Exp2, false)
+LOOM_UNARY_MATH(expm1, Expm1, false)
+LOOM_UNARY_MATH(gamma, Gamma, false) // Python's math.gamma, C's tgamma
+LOOM_UNARY_MATH(tgamma, Gamma, false)
+LOOM_UNARY_MATH(lgamma, Lgamma, false)
+LOOM_UNARY_MATH(log10, Log10, false)
+LOOM_UNARY_MATH(log1p, Log1p, false)
+LOOM_UNARY_MATH(log2, Log2, false)
+LOOM_UNARY_MATH(round, Round, false) // half to even, as Python's round (not std::round)
+LOOM_UNARY_MATH(rsqrt, Rsqrt, false)
+LOOM_UNARY_MATH(sinh, Sinh, false)
+LOOM_UNARY_MATH(tan, Tan, false)
+LOOM_UNARY_MATH(trunc, Trunc, false)
 #undef LOOM_UNARY_MATH
 
-// |x|; integers stay integers (abs of the most negative value wraps to itself).
+// |x| as a float, as C's fabs.
+template <DslExpr X> auto fabs(const X &x) {
+  using R = detail::math_type_t<X>;
+  // Fires for fabs(z) with a complex z.
+  static_assert(
+      !is_complex_v<R>,
+      "fabs takes real numbers, not complex ones (abs(z) is a complex number's magnitude)");
+  return detail::call<R>(ir::MathFn::Abs, {detail::to_expr<R>(x)});
+}
+
+// |x|; integers stay integers (abs of the most negative value wraps to itself). The magnitude of
+// a complex number is of its parts' type (f32 for c64).
 template <DslExpr X> auto abs(const X &x) {
   using R = promoted_t<detail::operand_type_t<X>>;
-  return detail::call<R>(ir::MathFn::Abs, {detail::to_expr<R>(x)});
+  return detail::call<complex_part_t<R>>(ir::MathFn::Abs, {detail::to_expr<R>(x)});
 }
 
 // -1, 0 or 1 (integers stay integers); a float's ±0 and NaN are their own sign.
 template <DslExpr X> auto sign(const X &x) {
   using R = promoted_t<detail::operand_type_t<X>>;
+  // Fires for sign(z) with a complex z.
+  static_assert(!is_complex_v<R>, "sign takes real numbers, not complex ones");
   return detail::call<R>(ir::MathFn::Sign, {detail::to_expr<R>(x)});
 }
 
-// Functions of two floats, computed in the operands' common type (f64 for integers).
-#define LOOM_BINARY_MATH(name, fn)                                                                 \
+// Functions of two floats, computed in the operands' common type (f64 for integers); pow also of
+// complex numbers.
+#define LOOM_BINARY_MATH(name, fn, takes_complex)                                                  \
   template <Operand A, Operand B>                                                                  \
   requires(DslExpr<A> || DslExpr<B>) auto name(const A &a, const B &b) {                           \
-    using P = detail::arith_result_t<A, B>;                                                        \
-    using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;                          \
+    using R = detail::float_type_t<detail::arith_result_t<A, B>>;                                  \
+    static_assert(takes_complex || !is_complex_v<R>,                                               \
+                  #name " takes real numbers, not complex ones");                                  \
     return detail::call<R>(ir::MathFn::fn, {detail::to_expr<R>(a), detail::to_expr<R>(b)});        \
   }
-LOOM_BINARY_MATH(pow, Pow)
-LOOM_BINARY_MATH(atan2, Atan2)
-LOOM_BINARY_MATH(copysign, Copysign)
-LOOM_BINARY_MATH(hypot, Hypot)
-LOOM_BINARY_MATH(remainder, Remainder) // IEEE remainder: a - n * b, n = a / b rounded to even
+LOOM_BINARY_MATH(pow, Pow, true)
+// Each of these fires, for a complex z, as atan2(z, 1.0) does: "atan2 takes real numbers, ...".
+LOOM_BINARY_MATH(atan2, Atan2, false)
+LOOM_BINARY_MATH(copysign, Copysign, false)
+LOOM_BINARY_MATH(hypot, Hypot, false)
+// IEEE remainder: a - n * b, n = a / b rounded to even
+LOOM_BINARY_MATH(remainder, Remainder, false)
 #undef LOOM_BINARY_MATH
 
 // C's fmod: loom's float %, with integers computed in f64.
 template <Operand A, Operand B>
 requires(DslExpr<A> || DslExpr<B>) auto fmod(const A &a, const B &b) {
-  using P = detail::arith_result_t<A, B>;
-  using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;
+  using R = detail::float_type_t<detail::arith_result_t<A, B>>;
+  // Fires for fmod(z, 2.0) with a complex z.
+  static_assert(!is_complex_v<R>, "fmod takes real numbers, not complex ones");
   return Value<R>(
       ir::Binary::make(ir::BinaryOp::Mod, detail::to_expr<R>(a), detail::to_expr<R>(b)));
 }
 
-// Whether x is finite, infinite, NaN.
+// Whether x is finite, infinite, NaN (a complex number: both parts finite; either part infinite;
+// either part NaN, as NumPy).
 #define LOOM_CLASSIFY(name, fn)                                                                    \
   template <DslExpr X> Value<bool> name(const X &x) {                                              \
     using R = detail::math_type_t<X>;                                                              \
@@ -312,6 +414,8 @@ LOOM_CLASSIFY(isnan, IsNan)
 // x * 2^n; n is converted to an i32, as C's ldexp takes an int.
 template <Operand X, Operand N>
 requires(DslExpr<X> || DslExpr<N>) auto ldexp(const X &x, const N &n) {
+  // Fires for ldexp(z, 2) with a complex z.
+  static_assert(!detail::any_complex<X, N>, "ldexp takes real numbers, not complex ones");
   static_assert(!std::is_floating_point_v<detail::operand_type_t<N>>,
                 "ldexp's exponent must be an integer");
   using R = std::conditional_t<std::is_floating_point_v<detail::operand_type_t<X>>,
@@ -322,11 +426,14 @@ requires(DslExpr<X> || DslExpr<N>) auto ldexp(const X &x, const N &n) {
 // x in degrees as radians and back (Python's math.radians and math.degrees).
 template <DslExpr X> auto radians(const X &x) {
   using R = detail::math_type_t<X>;
+  // Fires for radians(z) with a complex z; degrees(z) alike.
+  static_assert(!is_complex_v<R>, "radians takes real numbers, not complex ones");
   return Value<R>(ir::Binary::make(ir::BinaryOp::Mul, detail::to_expr<R>(x),
                                    detail::to_expr<R>(std::numbers::pi / 180)));
 }
 template <DslExpr X> auto degrees(const X &x) {
   using R = detail::math_type_t<X>;
+  static_assert(!is_complex_v<R>, "degrees takes real numbers, not complex ones");
   return Value<R>(ir::Binary::make(ir::BinaryOp::Mul, detail::to_expr<R>(x),
                                    detail::to_expr<R>(180 / std::numbers::pi)));
 }
@@ -334,6 +441,8 @@ template <DslExpr X> auto degrees(const X &x) {
 // a * b + c with one rounding.
 template <Operand A, Operand B, Operand C>
 requires(DslExpr<A> || DslExpr<B> || DslExpr<C>) auto fma(const A &a, const B &b, const C &c) {
+  // Fires for fma(z, w, 1.0) with a complex z.
+  static_assert(!detail::any_complex<A, B, C>, "fma takes real numbers, not complex ones");
   // Typed as (a * b) + c: the product is a value unless both factors are literals.
   using AB = detail::arith_result_t<A, B>;
   using Product = std::conditional_t<DslExpr<A> || DslExpr<B>, Value<AB>, AB>;

@@ -34,12 +34,15 @@ void finish_reductions(const ir::LoweredKernel &kernel, const ir::Task &task,
     for (int64_t c = 1; c < chunks; ++c)
       total = ir::binary_op(op, t, total, ir::load_scalar(&scratch[1 + c * count + r], t));
     const Shape &shape = args[red.array].shape;
+    // A complex array is an array of its parts: one more dimension, of extent 2
+    // (ir/ExpandComplex.cpp), which the argument's shape does not have.
+    auto extent = [&](size_t d) { return d < shape.size() ? shape[d] : int64_t(2); };
     int64_t linear = 0;
     for (size_t d = 0; d < red.indices.size(); ++d) {
       int64_t i = ir::evaluate(red.indices[d], params, values).i;
-      if (i < 0 || i >= shape[d]) // checked whether or not the kernel is bounds-checked
-        throw BoundsError(kernel.name, params[red.array].name, static_cast<int>(d), i, shape[d]);
-      linear = linear * shape[d] + i;
+      if (i < 0 || i >= extent(d)) // checked whether or not the kernel is bounds-checked
+        throw BoundsError(kernel.name, params[red.array].name, static_cast<int>(d), i, extent(d));
+      linear = linear * extent(d) + i;
     }
     auto *element = reinterpret_cast<unsigned char *>(pointers[red.array]) +
                     linear * static_cast<int64_t>(ir::byte_size(t));

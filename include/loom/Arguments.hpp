@@ -130,6 +130,15 @@ requires std::is_arithmetic_v<U> Argument to_argument(U v) {
     a.scalar.i = static_cast<int64_t>(v);
   return a;
 }
+// A complex scalar (std::complex<float> is a c64, std::complex<double> a c128).
+template <class U>
+requires is_complex_v<U> Argument to_argument(U v) {
+  Argument a;
+  a.type = dtype_of<U>();
+  a.scalar.f = v.real();
+  a.scalar.im = v.imag();
+  return a;
+}
 template <DslElement T, class A> Argument to_argument(std::vector<T, A> &v) {
   Argument a;
   a.kind = Argument::Kind::HostArray;

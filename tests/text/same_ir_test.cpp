@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <complex>
 #include <map>
 
 using namespace loom;
@@ -220,6 +221,40 @@ def mix(n: i32, f: f32, d: f64, l: i64, out: f64[N], iout: i32[N]):
             iout[i] -= 3 * (7 - 10) / 2 % 5
         iout[i] += -(-3.5 * 2)
         out[i] *= 3 > 2 and not (1.0 == 2)
+)");
+}
+
+TEST(SameIR, ComplexNumbers) {
+  using namespace std::complex_literals;
+  using c64 = std::complex<float>;
+  using c128 = std::complex<double>;
+  ir::Kernel cpp = trace(
+      "complex_mix",
+      [](C64 s, F32 f, Array<c64> z, Array<c128> w, Array<float> re) {
+        parallel_for(z.size(), [&](Index i) {
+          z[i] = z[i] * s + f * 2.0i - conj(z[i]) / C64(1, f);
+          w[i] = w[i] * 2.0 + z[i] + exp(w[i]) + sqrt(z[i]) + pow(w[i], 0.5);
+          re[i] = abs(z[i]) + real(w[i]) * imag(z[i]) + cast<float>(z[i]);
+          Var<c64> acc("acc", 1.0f);
+          acc *= z[i];
+          acc += 1.0i;
+          z[i] = select(z[i] == acc, acc, -z[i]);
+          w[0] += cast<c128>(acc);
+        });
+      },
+      {"s", "f", "z", "w", "re"});
+  EXPECT_SAME_IR(cpp, R"(
+@kernel
+def complex_mix(s: c64, f: f32, z: c64[N], w: c128[N], re: f32[N]):
+    for i in parallel(N):
+        z[i] = z[i] * s + f * 2j - conj(z[i]) / c64(1, f)
+        w[i] = w[i] * 2.0 + z[i] + exp(w[i]) + sqrt(z[i]) + pow(w[i], 0.5)
+        re[i] = abs(z[i]) + w[i].real * imag(z[i]) + f32(z[i])
+        acc: c64 = 1.0
+        acc *= z[i]
+        acc += 1j
+        z[i] = acc if z[i] == acc else -z[i]
+        w[0] += c128(acc)
 )");
 }
 
