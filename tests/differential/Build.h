@@ -5,6 +5,7 @@
 #include "differential/Generator.h"
 
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -82,7 +83,14 @@ inline Stmt pfor(std::vector<Var> vars, std::vector<Expr> extents, Stmt body) {
   return ParallelFor::make(std::move(vars), std::move(extents), std::move(body));
 }
 
-// Arguments: floats as doubles (exact for f32 values), integers and bools as int64.
+// A complex value of type t (c64: each part rounded to f32).
+inline ScalarValue cscalar_value(ScalarType t, std::complex<double> v) {
+  const ScalarType p = part_type(t);
+  return ScalarValue{0, float_value(p, v.real()).f, float_value(p, v.imag()).f};
+}
+
+// Arguments: floats as doubles (exact for f32 values), integers and bools as int64, complex
+// numbers (c64, c128) as std::complex<double> of their parts.
 inline InterpreterArg fbuffer(ScalarType t, std::vector<int64_t> shape,
                               std::initializer_list<double> values) {
   Buffer b(t, std::move(shape));
@@ -99,8 +107,19 @@ inline InterpreterArg ibuffer(ScalarType t, std::vector<int64_t> shape,
     b.set(k++, int_value(t, v));
   return InterpreterArg::of_array(std::move(b));
 }
+inline InterpreterArg cbuffer(ScalarType t, std::vector<int64_t> shape,
+                              std::initializer_list<std::complex<double>> values) {
+  Buffer b(t, std::move(shape));
+  int64_t k = 0;
+  for (std::complex<double> v : values)
+    b.set(k++, cscalar_value(t, v));
+  return InterpreterArg::of_array(std::move(b));
+}
 inline InterpreterArg fscalar(ScalarType t, double v) {
   return InterpreterArg::of_scalar(float_value(t, v));
+}
+inline InterpreterArg cscalar(ScalarType t, double re, double im) {
+  return InterpreterArg::of_scalar(cscalar_value(t, {re, im}));
 }
 inline InterpreterArg iscalar(ScalarType t, int64_t v) {
   return InterpreterArg::of_scalar(int_value(t, v));

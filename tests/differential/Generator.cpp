@@ -12,6 +12,10 @@ Program Generator::run(uint64_t seed) {
   Program p;
   p.seed = seed;
   p.kernel.name = "diff_" + std::to_string(seed);
+  // Drawn from a generator of its own: the programs without complex numbers are the same as
+  // before they were generated.
+  std::mt19937_64 complex_rng(seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull);
+  complex_ = std::uniform_real_distribution<double>(0, 1)(complex_rng) < options_.complex_fraction;
   make_params();
   std::vector<Stmt> top;
   sections(top, 1 + pick(options_.max_sections), 0);
@@ -24,6 +28,8 @@ Program Generator::run(uint64_t seed) {
 }
 
 ScalarType Generator::array_type() {
+  if (complex_ && chance(0.3))
+    return complex_type();
   if (chance(0.15))
     return chance(0.5) ? ScalarType::F16 : ScalarType::BF16;
   return any_type();
@@ -44,17 +50,21 @@ void Generator::make_params() {
     shapes.push_back(random_shape(1 + pick(3)));
   int arrays = 2 + pick(4), scalars = pick(4);
   int outputs = 0;
+  bool any_complex = false;
   for (int k = 0; k < arrays; ++k) {
     std::vector<int64_t> shape = chance(0.75) ? one_of(shapes) : random_shape(1 + pick(3));
     bool output = k == 0 || chance(0.5);
     outputs += output;
     std::string name = "a" + std::to_string(k);
     ScalarType t = array_type();
+    if (complex_ && k == arrays - 1 && !any_complex) // a program with complex numbers has an array
+      t = complex_type();
+    any_complex = any_complex || is_complex(t);
     arrays_.push_back({static_cast<int>(params_.size()), t, shape, output});
     params_.push_back({name, ParamKind::Array, t, static_cast<int>(shape.size()), nullptr});
   }
   for (int k = 0; k < scalars; ++k) {
-    ScalarType t = any_type();
+    ScalarType t = complex_ && chance(0.2) ? complex_type() : any_type();
     std::string name = "s" + std::to_string(k);
     Var v = make_var(name, t);
     params_.push_back({name, ParamKind::Scalar, t, 0, v});
@@ -190,8 +200,10 @@ Stmt Generator::parallel_loop() {
       static const ReduceOp float_ops[] = {ReduceOp::Add, ReduceOp::Add, ReduceOp::Min,
                                            ReduceOp::Max, ReduceOp::Mul};
       // Float products are rare: their order moves them too far to compare.
-      par.reduce_into[a->param] =
-          is_float(a->type) ? float_ops[pick(chance(0.1) ? 5 : 4)] : int_ops[pick(5)];
+      // Complex numbers: += only (a complex product has no per-worker or atomic form).
+      par.reduce_into[a->param] = is_complex(a->type) ? ReduceOp::Add
+                                  : is_float(a->type) ? float_ops[pick(chance(0.1) ? 5 : 4)]
+                                                      : int_ops[pick(5)];
     }
 
   Context ctx;
@@ -312,7 +324,9 @@ Stmt Generator::reduce(const Context &ctx) {
     return Stmt();
   int array = one_of(targets);
   const ArrayInfo &info = array_info(array);
-  ReduceOp op = ctx.parallel ? ctx.parallel->reduce_into.at(array) : static_cast<ReduceOp>(pick(4));
+  // Outside parallel loops complex numbers take += and *= (they are not ordered).
+  ReduceOp op = ctx.parallel ? ctx.parallel->reduce_into.at(array)
+                             : static_cast<ReduceOp>(pick(is_complex(info.type) ? 2 : 4));
   std::vector<Expr> idx;
   if (ctx.parallel && chance(0.6)) {
     for (int64_t extent : info.shape)
@@ -369,7 +383,7 @@ bool Generator::reduction(const Context &ctx, std::vector<Stmt> &out) {
     t = ScalarType::I64;
   static const BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Add, BinaryOp::Mul,
                                  BinaryOp::Max, BinaryOp::Min, BinaryOp::BitXor};
-  BinaryOp op = ops[pick(is_float(t) ? 5 : 6)];
+  BinaryOp op = ops[pick(is_complex(t) ? 3 : is_float(t) ? 5 : 6)];
   Var acc = make_var("acc" + std::to_string(next_var_++), t);
   Var k = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
   Stmt init = Declare::make(acc, expr(t, 1, ctx));

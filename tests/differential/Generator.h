@@ -14,7 +14,9 @@
 // Everything else is fair game: all types, operators (division by zero, overflowing arithmetic,
 // shifts by any amount are defined in loom), math functions, casts, selects, nested loops,
 // if/else, reductions, 1-3-D arrays and parallel loops, serial code between parallel loops, and
-// sequential loops around parallel loops (task loops, two deep at most).
+// sequential loops around parallel loops (task loops, two deep at most); in some programs complex
+// numbers too (what complex numbers take: + - * / == !=, their math functions and parts, casts,
+// stores and += reductions; *= only where no other iteration updates the element).
 #pragma once
 
 #include "ir/IR.h"
@@ -37,6 +39,10 @@ struct GeneratorOptions {
   int max_block = 6;      // statements generated per block
   int max_nesting = 3;    // if / for / while nesting
   int max_expr_depth = 4; // operators nested in one expression
+  // The fraction of programs with complex numbers (c64, c128): arrays, scalars, locals and
+  // expressions. Whether a program has them is drawn apart from the rest, so the others are the
+  // programs their seeds gave before complex numbers were generated.
+  double complex_fraction = 0.15;
 };
 
 Program generate_program(uint64_t seed, const GeneratorOptions &options = {});

@@ -3,6 +3,8 @@
 
 #include "ir/MathFunctions.h"
 
+#include <functional>
+
 namespace loom::difftest::gen {
 
 std::vector<Expr> Generator::indices(int array, const Context &ctx) {
@@ -80,8 +82,12 @@ Expr Generator::expr(ScalarType t, int depth, const Context &ctx) {
   if (t == ScalarType::Bool)
     return bool_expr(depth, ctx);
   if (pick(8) == 0)
-    return Unary::make(is_float(t) || chance(0.5) ? UnaryOp::Neg : UnaryOp::BitNot,
+    return Unary::make(is_float(t) || is_complex(t) || chance(0.5) ? UnaryOp::Neg : UnaryOp::BitNot,
                        expr(t, depth - 1, ctx));
+  if (is_complex(t))
+    return complex_expr(t, depth, ctx);
+  if (complex_ && is_float(t) && chance(0.15))
+    return complex_part(t, depth, ctx);
   if (is_float(t) && chance(0.3))
     return math(t, depth, ctx);
   if (is_int(t) && chance(0.05))
@@ -97,7 +103,9 @@ Expr Generator::expr(ScalarType t, int depth, const Context &ctx) {
 Expr Generator::bool_expr(int depth, const Context &ctx) {
   if (chance(0.05)) {
     static const MathFn classify[] = {MathFn::IsFinite, MathFn::IsInf, MathFn::IsNan};
-    ScalarType t = chance(0.5) ? ScalarType::F32 : ScalarType::F64;
+    ScalarType t = complex_ && chance(0.3) ? complex_type()
+                   : chance(0.5)           ? ScalarType::F32
+                                           : ScalarType::F64;
     return Call::make(classify[pick(3)], {expr(t, depth - 1, ctx)});
   }
   switch (pick(4)) {
@@ -111,6 +119,11 @@ Expr Generator::bool_expr(int depth, const Context &ctx) {
   }
   default: {
     ScalarType t = any_type();
+    if (is_complex(t)) { // == and != only; mostly against a value near it, else rarely equal
+      Expr a = expr(t, depth - 1, ctx);
+      Expr b = chance(0.3) ? complex_operand(t, depth - 1, ctx) : expr(t, depth - 1, ctx);
+      return bin(chance(0.5) ? BinaryOp::Eq : BinaryOp::Ne, a, b);
+    }
     BinaryOp op = static_cast<BinaryOp>(static_cast<int>(BinaryOp::Lt) + pick(6));
     return bin(op, expr(t, depth - 1, ctx), expr(t, depth - 1, ctx));
   }
@@ -173,6 +186,109 @@ Expr Generator::math(ScalarType t, int depth, const Context &ctx) {
     }
   }
   return Call::make(fn, args);
+}
+
+Expr Generator::complex_operand(ScalarType t, int depth, const Context &ctx) {
+  if (!chance(0.3))
+    return expr(t, depth, ctx);
+  // A real operand: the parts' type, or another float or integer type (binary operators take
+  // operands of one type, so it is cast explicitly, as a front end would).
+  static const ScalarType reals[] = {ScalarType::F32, ScalarType::F64, ScalarType::I32,
+                                     ScalarType::I64};
+  ScalarType r = chance(0.6) ? part_type(t) : reals[pick(4)];
+  return Cast::make(t, expr(r, depth, ctx));
+}
+
+Expr Generator::complex_expr(ScalarType t, int depth, const Context &ctx) {
+  const ScalarType p = part_type(t);
+  switch (pick(10)) {
+  case 0:
+  case 1:
+  case 2:
+    return complex_math(t, depth, ctx);
+  case 3:
+    return Call::make(MathFn::Complex, {expr(p, depth - 1, ctx), expr(p, depth - 1, ctx)});
+  default: {
+    static const BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div};
+    BinaryOp op = ops[pick(4)];
+    Expr a = expr(t, depth - 1, ctx), b = complex_operand(t, depth - 1, ctx);
+    if (chance(0.5))
+      std::swap(a, b);
+    return bin(op, a, b);
+  }
+  }
+}
+
+Expr Generator::complex_math(ScalarType t, int depth, const Context &ctx) {
+  static const MathFn fns[] = {MathFn::Sqrt, MathFn::Exp,  MathFn::Log, MathFn::Sin,
+                               MathFn::Cos,  MathFn::Tanh, MathFn::Pow, MathFn::Conj};
+  const MathFn fn = fns[pick(8)];
+  const ScalarType p = part_type(t);
+  std::vector<Expr> args;
+  for (int k = 0; k < fn_arity(fn); ++k)
+    args.push_back(expr(t, depth - 1, ctx));
+  auto c = [p](double v) { return FloatConst::make(p, v); };
+  auto clamp = [&](Expr e, double lo, double hi) {
+    return bin(BinaryOp::Max, bin(BinaryOp::Min, std::move(e), c(hi)), c(lo));
+  };
+  // complex(f(real(z)), g(imag(z)))
+  auto parts = [&](const Expr &z, const std::function<Expr(Expr)> &f,
+                   const std::function<Expr(Expr)> &g) {
+    return Call::make(MathFn::Complex,
+                      {f(Call::make(MathFn::Real, {z})), g(Call::make(MathFn::Imag, {z}))});
+  };
+  auto same = [](Expr e) { return e; };
+  if (chance(0.7)) {
+    switch (fn) {
+    case MathFn::Exp: // e^x stays finite; cos y and sin y of a moderate y
+      args[0] = parts(
+          args[0], [&](Expr x) { return bin(BinaryOp::Min, x, c(20)); },
+          [&](Expr y) { return clamp(y, -100, 100); });
+      break;
+    case MathFn::Sin:
+    case MathFn::Cos: // cosh y and sinh y stay finite
+      args[0] = parts(
+          args[0], [&](Expr x) { return clamp(x, -100, 100); },
+          [&](Expr y) { return clamp(y, -20, 20); });
+      break;
+    case MathFn::Tanh: // tan y away from its poles' neighbourhood of huge values
+      args[0] = parts(args[0], same, [&](Expr y) { return clamp(y, -1.5, 1.5); });
+      break;
+    case MathFn::Pow: // w log z stays moderate
+      args[0] = parts(
+          args[0], [&](Expr x) { return clamp(x, -8, 8); },
+          [&](Expr y) { return clamp(y, -8, 8); });
+      args[1] = parts(
+          args[1], [&](Expr x) { return clamp(x, -3, 3); },
+          [&](Expr y) { return clamp(y, -3, 3); });
+      break;
+    default:
+      break;
+    }
+  }
+  return Call::make(fn, args);
+}
+
+Expr Generator::complex_part(ScalarType t, int depth, const Context &ctx) {
+  // Mostly from the complex type of t's precision; else from the other one, cast.
+  ScalarType c = chance(0.8) ? complex_of(t) : complex_type();
+  Expr z = expr(c, depth - 1, ctx);
+  Expr r;
+  switch (pick(4)) {
+  case 0:
+    r = Call::make(MathFn::Real, {z});
+    break;
+  case 1:
+    r = Call::make(MathFn::Imag, {z});
+    break;
+  case 2:
+    r = Call::make(MathFn::Abs, {z});
+    break;
+  default:
+    r = Cast::make(part_type(c), z); // the real part
+    break;
+  }
+  return Cast::make(t, r);
 }
 
 Expr Generator::exponent(int depth, const Context &ctx) {

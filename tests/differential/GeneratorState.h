@@ -75,7 +75,14 @@ private:
   int pick(int n) { return static_cast<int>(rng_() % static_cast<uint64_t>(std::max(n, 1))); }
   bool chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
   template <class T> const T &one_of(const std::vector<T> &v) { return v[pick(v.size())]; }
-  ScalarType any_type() { return chance(0.3) ? kOtherInts[pick(6)] : kTypes[pick(5)]; }
+  // Any type; complex ones only in a program with complex numbers (the others draw nothing more,
+  // so they stay what their seeds gave before complex numbers were generated).
+  ScalarType any_type() {
+    if (complex_ && chance(0.12))
+      return complex_type();
+    return chance(0.3) ? kOtherInts[pick(6)] : kTypes[pick(5)];
+  }
+  ScalarType complex_type() { return chance(0.5) ? ScalarType::C64 : ScalarType::C128; }
   // An array's element type: now and then f16 or bf16, which hold f32 values (value_type).
   ScalarType array_type();
 
@@ -137,6 +144,18 @@ private:
   // number.
   Expr math(ScalarType t, int depth, const Context &ctx);
 
+  // ---- complex numbers (only in programs with complex_) --------------------------------------
+
+  // An expression of complex type t: arithmetic with a complex or a real operand (cast to t),
+  // complex(re, im), math functions.
+  Expr complex_expr(ScalarType t, int depth, const Context &ctx);
+  // A complex math function of type t; usually with its argument kept where the result is finite.
+  Expr complex_math(ScalarType t, int depth, const Context &ctx);
+  // A float of type t from a complex number: its real or imaginary part or its abs.
+  Expr complex_part(ScalarType t, int depth, const Context &ctx);
+  // The operand of a complex operation of type t: mostly complex, now and then a real one cast.
+  Expr complex_operand(ScalarType t, int depth, const Context &ctx);
+
   // ldexp's exponent: an i32, mostly within a range where the result stays finite.
   Expr exponent(int depth, const Context &ctx);
   Expr leaf(ScalarType t, const Context &ctx);
@@ -144,6 +163,7 @@ private:
   std::mt19937_64 rng_;
   ValueSource values_;
   GeneratorOptions options_;
+  bool complex_ = false; // whether this program has complex numbers
   std::vector<Param> params_;
   std::vector<ArrayInfo> arrays_;
   std::vector<VarInfo> shared_; // scalar parameters and immutable top-level variables

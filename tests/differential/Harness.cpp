@@ -28,8 +28,10 @@ namespace {
 enum class Compare { Bits, Values, WithinUncertainty };
 
 std::string text(ScalarType t, ScalarValue v) {
-  char buf[64];
-  if (is_float(t))
+  char buf[96];
+  if (is_complex(t))
+    std::snprintf(buf, sizeof buf, "(%.17g, %.17g)", v.f, v.im);
+  else if (is_float(t))
     std::snprintf(buf, sizeof buf, "%.17g", v.f);
   else
     std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v.i));
@@ -49,10 +51,39 @@ std::string element_name(const Param &p, const Buffer &b, int64_t linear) {
 }
 
 bool equal_values(ScalarType t, ScalarValue a, ScalarValue b) {
+  if (is_complex(t)) // each part
+    return equal_values(part_type(t), a, b) &&
+           equal_values(part_type(t), {0, a.im, 0}, {0, b.im, 0});
   if (!is_float(t))
     return a.i == b.i;
   return a.f == b.f || (std::isnan(a.f) && std::isnan(b.f));
 }
+
+} // namespace
+
+std::string outside_bound(ScalarType t, ScalarValue ref, const double bound[2], ScalarValue other) {
+  if (!is_complex(t)) {
+    Uncertainty u;
+    u.error = bound[0];
+    if (within_uncertainty(t, ref, u, other))
+      return "";
+    return "allowed difference " + text(ScalarType::F64, ScalarValue{0, bound[0]});
+  }
+  const ScalarType p = part_type(t);
+  const ScalarValue parts[2][2] = {{{0, ref.f, 0}, {0, other.f, 0}},
+                                   {{0, ref.im, 0}, {0, other.im, 0}}};
+  for (int k = 0; k < 2; ++k) {
+    Uncertainty u;
+    u.error = bound[k];
+    if (!within_uncertainty(p, parts[k][0], u, parts[k][1]))
+      return std::string(k ? "imaginary" : "real") + " part: allowed difference " +
+             text(ScalarType::F64, ScalarValue{0, bound[k]}) + " (the other part's " +
+             text(ScalarType::F64, ScalarValue{0, bound[1 - k]}) + ")";
+  }
+  return "";
+}
+
+namespace {
 
 // The first element where `got` differs from the reference, described; empty when none does.
 std::string compare(const std::vector<Param> &params, const std::vector<InterpreterArg> &ref,
@@ -63,10 +94,14 @@ std::string compare(const std::vector<Param> &params, const std::vector<Interpre
       continue;
     const Buffer &a = ref[p].array, &b = got[p].array;
     const ScalarType t = a.type;
+    // The reference ran with its complex numbers as parts (ir/ExpandComplex.cpp): a complex
+    // array's bounds are its parts', the real part's then the imaginary part's, element by
+    // element.
+    const int parts = is_complex(t) ? 2 : 1;
     for (int64_t k = 0; k < a.size(); ++k) {
       ScalarValue x = a.get(k), y = b.get(k);
       bool same = false;
-      Uncertainty u;
+      std::string why;
       switch (how) {
       case Compare::Bits:
         same = same_value(t, x, y);
@@ -74,16 +109,18 @@ std::string compare(const std::vector<Param> &params, const std::vector<Interpre
       case Compare::Values:
         same = equal_values(t, x, y);
         break;
-      case Compare::WithinUncertainty:
-        u.error = ref_result.error_bounds.at(p).at(k);
-        same = within_uncertainty(t, x, u, y);
-        break;
+      case Compare::WithinUncertainty: {
+        const std::vector<double> &bounds = ref_result.error_bounds.at(p);
+        const double bound[2] = {bounds.at(k * parts), bounds.at(k * parts + parts - 1)};
+        why = outside_bound(t, x, bound, y);
+        same = why.empty();
+      } break;
       }
       if (!same) {
         std::string s = element_name(params[p], a, k) + ": interpreter " + text(t, x) + ", " +
                         check + " " + text(t, y);
         if (how == Compare::WithinUncertainty)
-          s += " (allowed difference " + text(ScalarType::F64, ScalarValue{0, u.error}) + ")";
+          s += " (" + why + ")";
         return s;
       }
     }
@@ -138,7 +175,8 @@ bool reduces_floats_in_parallel(const ir::Kernel &kernel) {
       --depth;
     }
     void visit_node(const ir::Reduce *n) override {
-      found = found || (depth > 0 && is_float(kernel.params[n->array].type));
+      const ScalarType t = kernel.params[n->array].type;
+      found = found || (depth > 0 && (is_float(t) || is_complex(t)));
       ir::Visitor::visit_node(n);
     }
   } find(kernel);
@@ -147,7 +185,8 @@ bool reduces_floats_in_parallel(const ir::Kernel &kernel) {
 }
 
 // Whether the kernel calls a math function that libm computes (exp, log, sin, ...): LLVM may fold
-// such a call on constants by other means than the C library the interpreter calls.
+// such a call on constants by other means than the C library the interpreter calls. (Of a kernel
+// with complex numbers as parts: abs of a complex number is hypot.)
 bool calls_libm(const ir::Kernel &kernel) {
   struct Find : ir::Visitor {
     bool found = false;
@@ -169,6 +208,9 @@ bool gpu_usable(std::string *why) {
 Verdict check_program(const Program &program, const CheckOptions &options) {
   Verdict verdict;
   const ir::Kernel &kernel = program.kernel;
+  // The kernel as lowering takes it on after its first pass: complex numbers as parts (the passes
+  // checked one by one take it so; the interpreter expands a kernel as built itself).
+  ir::Kernel expanded;
   std::vector<InterpreterArg> ref = program.args;
   InterpreterResult ref_result;
   try {
@@ -177,6 +219,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
     io.track_uncertainty = true;
     io.step_limit = options.step_limit;
     ref_result = interpret(kernel, ref, io);
+    expanded = expand_complex(kernel);
   } catch (const std::exception &e) {
     verdict.invalid = e.what();
     return verdict;
@@ -234,11 +277,11 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       return args;
     });
     auto split = [&] {
-      TaskProgram program = split_into_tasks(kernel);
-      LoweredKernel l{kernel.name, task_loop_params(kernel.params, program.loops), Target::CPU,
+      TaskProgram program = split_into_tasks(expanded);
+      LoweredKernel l{kernel.name, task_loop_params(expanded.params, program.loops), Target::CPU,
                       std::move(program.tasks), std::move(program.loops)};
       for (const Task &t : l.tasks) {
-        ir::Kernel task_kernel = kernel;
+        ir::Kernel task_kernel = expanded;
         task_kernel.params = l.params; // the task loops' variables are parameters
         task_kernel.body = t.body;
         verify(task_kernel);
@@ -274,7 +317,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       });
     }
   }
-  if (options.cpu_jit && comparable && (values != Compare::Values || !calls_libm(kernel)))
+  if (options.cpu_jit && comparable && (values != Compare::Values || !calls_libm(expanded)))
     check("jit:cpu", values, [&] { return run_compiled(kernel, program.args, Target::CPU); });
   if (options.gpu && wanted("gpu")) {
     if (!ref_result.inconclusive.empty()) {

@@ -3,7 +3,8 @@
 //
 // Checks (names used in reports and by the shrinker):
 //   pass:simplify            simplify() on the kernel body as the front end built it
-//   pass:split_into_tasks    the tasks of split_into_tasks(), each verified as a kernel
+//   pass:split_into_tasks    the tasks of split_into_tasks(), each verified as a kernel (these
+//                            pass:* checks take the kernel after expand_complex, as lower() does)
 //   pass:map_parallel:cpu    ... then map_parallel_loops(CPU), run in 3 chunks per task
 //   pass:map_parallel:gpu    ... then map_parallel_loops(GPU), on a simulated 2x2x1 x 4x2x2 grid
 //   lowered:cpu, lowered:gpu ir::lower() (all passes and the verifier), interpreted likewise
@@ -14,6 +15,12 @@
 // within the reference's tracked uncertainty (ir/Uncertainty.h), skipping elements whose value
 // depended on a decision the GPU's rounding may flip, and skipping the whole program when
 // control flow did ("inconclusive").
+//
+// Complex numbers compare part by part, each part as a float of the parts' type: the reference
+// computes them as the real operations expand_complex makes of them (the formulas of
+// docs/semantics.md, "Complex numbers"), so each part carries its own tracked bound, grown by
+// those operations (a product's part ac - bd by the roundings of ac and bd, however much they
+// cancel; hypot, atan2, exp, sin, cos, tan, sinh, cosh by their ulps between the targets).
 #pragma once
 
 #include "differential/Generator.h"
@@ -52,6 +59,12 @@ struct Verdict {
 };
 
 Verdict check_program(const Program &program, const CheckOptions &options);
+
+// The GPU comparison of one element of type t: empty when `other` is a value another backend may
+// compute where the reference computed `ref` with bound `bound[0]` (for complex numbers: the real
+// part's, and the imaginary part's in `bound[1]`), else why not.
+std::string outside_bound(ir::ScalarType t, ir::ScalarValue ref, const double bound[2],
+                          ir::ScalarValue other);
 
 // Whether a GPU is usable here (and why not, when not).
 bool gpu_usable(std::string *why = nullptr);

@@ -33,7 +33,7 @@ std::string int_literal(int64_t v) {
 
 std::string float_literal(double v) {
   if (std::isnan(v))
-    return "NAN";
+    return std::signbit(v) ? "-NAN" : "NAN";
   if (std::isinf(v))
     return v > 0 ? "INFINITY" : "-INFINITY";
   char buf[64];
@@ -219,7 +219,15 @@ private:
   std::ostringstream decls_;
 };
 
+// A complex number as the braced std::complex<double> of its parts, each with every bit.
+std::string complex_literal(ScalarValue v) {
+  return "{" + float_literal(v.f) + ", " + float_literal(v.im) + "}";
+}
+
 std::string argument_cpp(const Param &p, const InterpreterArg &a) {
+  if (p.kind == ParamKind::Scalar && is_complex(p.type))
+    return "cscalar(" + std::string(type_code(p.type)) + ", " + float_literal(a.scalar.f) + ", " +
+           float_literal(a.scalar.im) + ")";
   if (p.kind == ParamKind::Scalar)
     return is_float(p.type)
                ? "fscalar(" + std::string(type_code(p.type)) + ", " + float_literal(a.scalar.f) +
@@ -233,11 +241,13 @@ std::string argument_cpp(const Param &p, const InterpreterArg &a) {
   std::string values = "{";
   for (int64_t k = 0; k < b.size(); ++k) {
     ScalarValue v = b.get(k);
-    values += (k ? ", " : "") + (is_float(p.type) ? float_literal(v.f) : int_literal(v.i));
+    values += (k ? ", " : "") + (is_complex(p.type) ? complex_literal(v)
+                                 : is_float(p.type) ? float_literal(v.f)
+                                                    : int_literal(v.i));
   }
   values += "}";
-  return std::string(is_float(p.type) ? "fbuffer(" : "ibuffer(") + type_code(p.type) + ", " +
-         shape + ", " + values + ")";
+  const char *helper = is_complex(p.type) ? "cbuffer(" : is_float(p.type) ? "fbuffer(" : "ibuffer(";
+  return helper + std::string(type_code(p.type)) + ", " + shape + ", " + values + ")";
 }
 
 } // namespace

@@ -10,15 +10,21 @@ using namespace loom::ir;
 
 namespace {
 
+// A complex constant is complex(value, 0), as the generator writes complex constants.
 Expr constant(ScalarType t, int value) {
   if (t == ScalarType::Bool)
     return BoolConst::make(value != 0);
   if (is_int(t))
     return IntConst::make(t, value);
+  if (is_complex(t))
+    return Call::make(MathFn::Complex,
+                      {FloatConst::make(part_type(t), value), FloatConst::make(part_type(t), 0)});
   return FloatConst::make(t, value);
 }
 
 bool is_constant(const Expr &e) {
+  if (auto *c = e.as<Call>(); c && c->fn == MathFn::Complex)
+    return is_constant(c->args[0]) && is_constant(c->args[1]);
   return e.as<IntConst>() || e.as<FloatConst>() || e.as<BoolConst>();
 }
 

@@ -17,9 +17,14 @@ class ValueSource {
 public:
   explicit ValueSource(uint64_t seed) : rng_(seed) {}
 
-  // A constant expression of type t.
+  // A constant expression of type t (a complex one is complex(re, im) of two float constants).
   ir::Expr constant(ir::ScalarType t) {
     ir::ScalarValue v = value(t, 0.3);
+    if (ir::is_complex(t)) {
+      const ir::ScalarType p = ir::part_type(t);
+      return ir::Call::make(ir::MathFn::Complex,
+                            {ir::FloatConst::make(p, v.f), ir::FloatConst::make(p, v.im)});
+    }
     if (t == ir::ScalarType::Bool)
       return ir::BoolConst::make(v.i != 0);
     if (ir::is_int(t))
@@ -33,6 +38,21 @@ private:
   // `edgy`: how often an edge value is picked instead of a small ordinary one.
   ir::ScalarValue value(ir::ScalarType t, double edgy) {
     const bool edge = std::uniform_real_distribution<double>(0, 1)(rng_) < edgy;
+    if (ir::is_complex(t)) {
+      // Both parts in the floats' ranges; an edge value as often as for a float: an edge complex
+      // number has an edge real part, imaginary part or both, the other part an ordinary value.
+      const ir::ScalarType p = ir::part_type(t);
+      const int which = edge ? static_cast<int>(rng_() % 3) : -1;
+      ir::ScalarValue re = value(p, which == 0 || which == 2 ? 1.0 : 0.0);
+      ir::ScalarValue im = value(p, which == 1 || which == 2 ? 1.0 : 0.0);
+      // Now and then a real number or an imaginary one, where the formulas take other branches.
+      const unsigned shape = static_cast<unsigned>(rng_() % 8);
+      if (!edge && shape == 0)
+        im.f = 0;
+      else if (!edge && shape == 1)
+        re.f = 0;
+      return ir::ScalarValue{0, re.f, im.f};
+    }
     if (t == ir::ScalarType::Bool)
       return ir::int_value(t, rng_() & 1);
     if (ir::is_int(t)) {

@@ -6,14 +6,17 @@
 //   LOOM_DIFF_SEED=s       the first seed (default 1); program k has seed s + k
 //   LOOM_DIFF_OUT=dir      also write each reproducer to dir/diff_<seed>.cpp
 #include "codegen/Codegen.h"
+#include "differential/Build.h"
 #include "differential/Harness.h"
 #include "differential/Reproducer.h"
 #include "ir/Lower.h"
 #include "ir/Mutator.h"
 #include "ir/Printer.h"
+#include "ir/Verifier.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -226,6 +229,45 @@ TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
     EXPECT_TRUE(c.seen.count(e)) << "no generated program has: " << e;
 }
 
+// Complex numbers: in about complex_fraction of the programs (and then everywhere: arrays, scalars,
+// locals, every operation they take), in none of the others.
+TEST(Generator, ComplexNumbersInSomePrograms) {
+  int with_complex = 0;
+  const int n = 1000;
+  for (uint64_t seed = 1; seed <= n; ++seed) {
+    Program p = generate_program(seed);
+    with_complex += std::any_of(p.kernel.params.begin(), p.kernel.params.end(),
+                                [](const ir::Param &q) { return ir::is_complex(q.type); });
+  }
+  EXPECT_GE(with_complex, n * 0.10);
+  EXPECT_LE(with_complex, n * 0.20);
+
+  GeneratorOptions all;
+  all.complex_fraction = 1;
+  Coverage c;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    Program p = generate_program(seed, all);
+    c.kernel = &p.kernel;
+    c.visit(p.kernel.body);
+  }
+  std::vector<std::string> expected = {
+      "cast c64 c128", "cast c128 c64", "cast f32 c64",  "cast f64 c128",    "cast c64 f32",
+      "cast c128 f64", "cast i64 c64",  "cast c64 bool", "call complex f32", "call complex f64"};
+  for (const char *t : {"c64", "c128"}) {
+    for (const char *op : {"+", "-", "*", "/", "==", "!="})
+      expected.push_back(std::string("binary ") + op + " " + t);
+    for (const char *fn :
+         {"sqrt", "exp", "log", "sin", "cos", "tanh", "pow", "abs", "real", "imag", "conj"})
+      expected.push_back(std::string("call ") + fn + " " + t);
+    expected.push_back(std::string("unary - ") + t);
+    expected.push_back(std::string("reduce += ") + t);
+    expected.push_back(std::string("reduce *= ") + t);
+    expected.push_back(std::string("reduce += ") + t + " parallel");
+  }
+  for (const std::string &e : expected)
+    EXPECT_TRUE(c.seen.count(e)) << "no generated program has: " << e;
+}
+
 // Tracking uncertainty (for the GPU comparison) must not change what the reference computes:
 // every other check compares with the tracked run.
 TEST(Generator, TrackedAndPlainInterpreterRunsAgree) {
@@ -260,9 +302,11 @@ TEST(Shrinker, ReducesAPlantedBugToAFewNodes) {
   options.cpu_jit = false;
   options.only = {"lowered:cpu"};
   options.fault = [](const ir::Stmt &s) { return MulBecomesAdd().mutate(s); };
+  GeneratorOptions real; // complex numbers hide their products in expand_complex's formulas
+  real.complex_fraction = 0;
   int caught = 0;
   for (uint64_t seed = 1; seed <= 40 && caught < 3; ++seed) {
-    Program p = generate_program(seed);
+    Program p = generate_program(seed, real);
     Verdict v = check_program(p, options);
     if (v.failures.empty())
       continue;
@@ -284,6 +328,138 @@ TEST(Shrinker, ReducesAPlantedBugToAFewNodes) {
         << cpp;
   }
   EXPECT_GE(caught, 3) << "the planted bug went unnoticed";
+}
+
+// ---- complex numbers: compared part by part, each within its own bound ------------------------
+
+// prod[i] = z[i] * w[i] and e[i] = exp(z[i]) * w[i] on c64, run by the reference with tracked
+// bounds; `bounds` gets each element's (real part's, imaginary part's) bound.
+struct ComplexRun {
+  std::vector<ir::InterpreterArg> args;
+  std::vector<std::vector<double>> bounds;
+  ir::ScalarValue at(int array, int64_t k) const { return args[array].array.get(k); }
+  const double *bound(int array, int64_t k) const { return &bounds[array][2 * k]; }
+};
+
+ComplexRun run_complex_products() {
+  using namespace build;
+  const ir::ScalarType c = ir::ScalarType::C64;
+  ir::Kernel k;
+  k.name = "complex_bounds";
+  k.params = {array("z", c, 1), array("w", c, 1), array("prod", c, 1), array("e", c, 1)};
+  Var i = make_var("i", ir::ScalarType::I64);
+  Expr z = load(c, 0, {var(i)}), w = load(c, 1, {var(i)});
+  k.body = pfor({i}, {extent(0, 0)},
+                block({store(2, {var(i)}, bin(BinaryOp::Mul, z, w)),
+                       store(3, {var(i)}, bin(BinaryOp::Mul, call(MathFn::Exp, {z}), w))}));
+  ir::verify(k);
+  ComplexRun r;
+  // z[0] w[0]: ac = (1/3) 3 rounds to 1 and bd is 1, so the real part is 0, where a fused
+  // a * c - bd is ac's rounding error: the bound must scale with |a||c|, not with the part.
+  const float third = 1.0f / 3;
+  r.args = {cbuffer(c, {2}, {{third, 1}, {0.5, -1.25}}), cbuffer(c, {2}, {{3, 1}, {2, 0.75}}),
+            cbuffer(c, {2}, {}), cbuffer(c, {2}, {})};
+  ir::InterpreterOptions options;
+  options.track_uncertainty = true;
+  ir::InterpreterResult result = ir::interpret(k, r.args, options);
+  r.bounds = result.error_bounds;
+  return r;
+}
+
+TEST(Harness, ComplexPartsHaveBoundsOfTheirOwn) {
+  const ir::ScalarType c = ir::ScalarType::C64;
+  ComplexRun r = run_complex_products();
+  ASSERT_EQ(r.bounds[2].size(), 4u);
+
+  // The fused product's real part, as a GPU may compute it: within the bound, though the
+  // interpreter's part is 0.
+  const float third = 1.0f / 3;
+  const ir::ScalarValue prod = r.at(2, 0);
+  ASSERT_EQ(prod.f, 0.0);
+  const ir::ScalarValue fused{0, std::fmaf(third, 3.0f, -1.0f), prod.im};
+  ASSERT_NE(fused.f, 0.0);
+  EXPECT_EQ(outside_bound(c, prod, r.bound(2, 0), fused), "");
+  EXPECT_EQ(outside_bound(c, prod, r.bound(2, 0), prod), "");
+
+  // exp(z) w: libm's exp, cos and sin may differ by ulps, so both parts have bounds; a value
+  // within them passes, one past them does not, and wrong formulas are far past them.
+  const ir::ScalarValue e = r.at(3, 1);
+  const double *b = r.bound(3, 1);
+  ASSERT_GT(b[0], 0);
+  ASSERT_GT(b[1], 0);
+  ASSERT_LT(b[0], 1e-4 * std::fabs(e.f)); // a bound, not a tolerance of everything
+  ASSERT_LT(b[1], 1e-4 * std::fabs(e.im));
+  EXPECT_EQ(outside_bound(c, e, b, {0, e.f + b[0] / 2, e.im - b[1] / 2}), "");
+  EXPECT_NE(outside_bound(c, e, b, {0, e.f + 3 * b[0], e.im}), "");
+  EXPECT_NE(outside_bound(c, e, b, {0, e.f, e.im - 3 * b[1]}), "");
+  EXPECT_NE(outside_bound(c, e, b, {0, e.im, e.f}), "");  // the parts swapped
+  EXPECT_NE(outside_bound(c, e, b, {0, e.f, -e.im}), ""); // conj'd: the imaginary sign
+  EXPECT_NE(outside_bound(c, e, b, {0, -e.f, e.im}), "");
+  EXPECT_NE(outside_bound(c, e, b, {0, e.f, std::nan("")}), "");
+  EXPECT_NE(outside_bound(c, {0, std::nan(""), e.im}, b, e), "");
+  EXPECT_EQ(outside_bound(c, {0, std::nan(""), e.im}, b, {0, -std::nan(""), e.im}), "");
+  // exp(z) w with the product's parts mixed wrongly, (ac + bd) + (ad - bc)i.
+  const ir::ScalarValue z = r.at(0, 1), w = r.at(1, 1);
+  const double ex = std::exp(z.f), a = ex * std::cos(z.im), bb = ex * std::sin(z.im);
+  EXPECT_NE(outside_bound(c, e, b, {0, a * w.f + bb * w.im, a * w.im - bb * w.f}), "");
+  EXPECT_EQ(outside_bound(c, e, b, {0, a * w.f - bb * w.im, a * w.im + bb * w.f}), "")
+      << "the right formula in double precision is within the f32 bound";
+}
+
+// A planted complex bug, the imaginary parts of stored complex numbers negated (a conj too many),
+// must be caught by lowered:cpu whether it compares bits or (a parallel loop reducing into a
+// complex array reorders sums) within the bounds, and shrink to a small complex program.
+class NegateImaginaryStores : public ir::Mutator {
+public:
+  explicit NegateImaginaryStores(std::set<int> complex) : complex_(std::move(complex)) {}
+
+protected:
+  ir::Stmt mutate_node(const ir::Store *n, const ir::Stmt &self) override {
+    auto *part = n->indices.empty() ? nullptr : n->indices.back().as<ir::IntConst>();
+    if (!complex_.count(n->array) || !part || part->value != 1)
+      return self;
+    return ir::Store::make(n->array, n->indices, ir::Unary::make(ir::UnaryOp::Neg, n->value));
+  }
+
+private:
+  std::set<int> complex_;
+};
+
+TEST(Harness, CatchesAPlantedComplexBug) {
+  GeneratorOptions all;
+  all.complex_fraction = 1;
+  int caught = 0, reordered = 0;
+  for (uint64_t seed = 1; seed <= 60 && caught < 4; ++seed) {
+    Program p = generate_program(seed, all);
+    std::set<int> complex;
+    for (size_t k = 0; k < p.kernel.params.size(); ++k)
+      if (ir::is_complex(p.kernel.params[k].type) &&
+          p.kernel.params[k].kind == ir::ParamKind::Array)
+        complex.insert(static_cast<int>(k));
+    CheckOptions options;
+    options.cpu_jit = false;
+    options.only = {"lowered:cpu"};
+    options.fault = [complex](const ir::Stmt &s) {
+      return NegateImaginaryStores(complex).mutate(s);
+    };
+    Verdict v = check_program(p, options);
+    ASSERT_TRUE(v.invalid.empty()) << v.invalid;
+    if (v.failures.empty())
+      continue;
+    ++caught;
+    EXPECT_EQ(v.failures[0].kind, "mismatch") << v.failures[0].detail;
+    reordered +=
+        v.failures[0].detail.find("imaginary part: allowed difference") != std::string::npos;
+    if (caught > 1)
+      continue;
+    ShrinkResult small = shrink(p, v.failures[0], options);
+    EXPECT_FALSE(check_program(small.program, options).failures.empty());
+    EXPECT_LE(program_size(small.program), 24) << ir::to_string(small.program.kernel);
+    std::string cpp = reproducer_cpp(small.program, "PlantedComplex", "planted");
+    EXPECT_NE(cpp.find("cbuffer(ScalarType::C"), std::string::npos) << cpp;
+  }
+  EXPECT_GE(caught, 4) << "the planted complex bug went unnoticed";
+  std::printf("[  NOTE    ] %d caught, %d of them compared within bounds\n", caught, reordered);
 }
 
 } // namespace

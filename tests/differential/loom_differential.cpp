@@ -3,9 +3,10 @@
 // and its reproducer printed (and written to --out).
 //
 //   loom_differential [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] [--no-cpu]
-//                     [--no-passes] [--out DIR] [--max-mismatches K]
+//                     [--no-passes] [--out DIR] [--max-mismatches K] [--complex F]
 // --jobs J runs J processes (job j takes seeds S + j, S + j + J, ...); --seconds T stops starting
-// programs after T seconds, so that a run fits a time slot (the summary says how many ran).
+// programs after T seconds, so that a run fits a time slot (the summary says how many ran);
+// --complex F makes F of the programs ones with complex numbers (default 0.15; 1: all of them).
 #include "differential/Harness.h"
 #include "differential/Reproducer.h"
 
@@ -33,6 +34,7 @@ struct Run {
   int max_mismatches = 10;
   std::string out;
   CheckOptions options;
+  GeneratorOptions generator;
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -46,7 +48,7 @@ Summary run_job(const Run &run, uint64_t job, std::chrono::steady_clock::time_po
     if (run.seconds > 0 && seconds_since(start) > run.seconds)
       break;
     const uint64_t s = run.seed + k;
-    Program p = generate_program(s);
+    Program p = generate_program(s, run.generator);
     Verdict v = check_program(p, run.options);
     ++sum.programs;
     if (!v.invalid.empty()) {
@@ -143,6 +145,8 @@ int main(int argc, char **argv) {
       run.out = next();
     else if (a == "--max-mismatches")
       run.max_mismatches = std::atoi(next());
+    else if (a == "--complex")
+      run.generator.complex_fraction = std::atof(next());
     else if (a == "--no-gpu")
       use_gpu = false;
     else if (a == "--no-cpu")
@@ -152,7 +156,7 @@ int main(int argc, char **argv) {
     else {
       std::fprintf(stderr,
                    "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
-                   "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K]\n",
+                   "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F]\n",
                    argv[0]);
       return 2;
     }

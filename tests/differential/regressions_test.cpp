@@ -689,5 +689,59 @@ TEST(DifferentialRegression, DISABLED_Ptxas_NegatedI16ShiftedRightSeed52001817) 
   expect_backends_agree(p);
 }
 
+// A complex += in a parallel loop at one element for all iterations (indices over constants and
+// scalar parameters) is per-chunk partials that the CPU call combines into the element at the end
+// (loom/CpuCall.cpp, finish_reductions), which indexed the caller's shape of the array, of rank 2
+// here, with the lowered reduction's indices into the array of parts, of rank 3 (the parts'
+// dimension of extent 2 last): it read a third extent that was not there (0) and threw. Fixed in
+// loom/CpuCall.cpp (the parts' dimension is the element's last).
+// seed 163, shrunk: jit:cpu exception loom::BoundsError:
+// kernel 'diff_163': index 0 is out of bounds for dimension 2 of array 'a2' (extent 0)
+TEST(DifferentialRegression, ComplexReductionIntoOneElementSeed163) {
+  Program p;
+  p.seed = 163u;
+  p.kernel.name = "diff_163";
+  p.kernel.params = {array("a0", ScalarType::C128, 2), scalar("s0", ScalarType::C64)};
+  Var v1 = make_var("i0", ScalarType::I64);
+  p.kernel.body =
+      block({pfor({v1}, {extent(0, 0)},
+                  block({reduce(ReduceOp::Add, 0, {ic(ScalarType::I64, 1), ic(ScalarType::I64, 0)},
+                                cast(ScalarType::C128, var(p.kernel.params[1].var)))}))});
+  p.args = {cbuffer(ScalarType::C128, {3, 2},
+                    {{0x1.8p+1, 0x1p+0},
+                     {-0x1p+1, 0x0p+0},
+                     {0x1p-1, 0x1.4p+2},
+                     {0x0p+0, -0x1p+0},
+                     {0x1.2p+3, 0x1p-3},
+                     {NAN, 0x1p+0}}),
+            cscalar(ScalarType::C64, 0x1p+0, -0x1p-1)};
+  expect_backends_agree(p);
+}
+
+// A parallel loop's extent that reads a complex scalar parameter (here sqrt(s1), whose expansion
+// reads s1's imaginary part): the call evaluates the launch domain on the host over the
+// arguments it was given, which have no value for the imaginary part's parameter that
+// expand_complex appends after the kernel's own (ComplexPart::Imag): std::out_of_range from a
+// vector::at. The interpreter appends it (ir/InterpreterComplexArgs.h). Not fixed yet.
+// seed 9001728, shrunk: jit:cpu exception std::out_of_range:
+// vector::_M_range_check: __n (which is 4) >= this->size() (which is 4)
+TEST(DifferentialRegression, DISABLED_Call_LaunchDomainOfAComplexScalarSeed9001728) {
+  Program p;
+  p.seed = 9001728u;
+  p.kernel.name = "diff_9001728";
+  p.kernel.params = {array("a0", ScalarType::F32, 2), array("a1", ScalarType::C128, 1),
+                     scalar("s0", ScalarType::I16), scalar("s1", ScalarType::C128)};
+  Var v2 = make_var("i1", ScalarType::I64);
+  p.kernel.body =
+      block({pfor({v2},
+                  {cast(ScalarType::I64,
+                        cast(ScalarType::I32, call(MathFn::Sqrt, {var(p.kernel.params[3].var)})))},
+                  block({}))});
+  p.args = {fbuffer(ScalarType::F32, {1, 1}, {0x1p+0}),
+            cbuffer(ScalarType::C128, {1}, {{0x1p+0, 0x0p+0}}), iscalar(ScalarType::I16, 64),
+            cscalar(ScalarType::C128, -0x1.8p+0, 0x1.f8p+2)};
+  expect_backends_agree(p);
+}
+
 } // namespace
 } // namespace loom::difftest
