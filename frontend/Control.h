@@ -8,6 +8,8 @@
 #include "support/Error.h"
 
 #include <initializer_list>
+#include <source_location>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -37,30 +39,39 @@ inline Index index_var(const ir::Var &v) {
 
 // One dimension of a parallel loop: [0, n) from an extent n, or loom::range(b, e[, s]), which
 // runs i = b, b + s, ... while i < e (s > 0) or i > e (s < 0), as Python's range and Numba's
-// prange(b, e, s). A step of 0 is a DslError when it is a number, and runs no iteration when it
-// is a value.
+// prange(b, e, s). A step of 0 is a DslError when it is a number; a step over scalar parameters
+// that is 0 at run time makes the call an ArgumentError (ir::CallCheck); any other step of 0 runs
+// no iteration.
 struct Range {
   // An extent n: [0, n).
   template <Operand N> Range(const N &n) : end(detail::to_expr<int64_t>(n)) {}
-  Range(ir::Expr b, ir::Expr e, ir::Expr s)
-      : begin(std::move(b)), end(std::move(e)), step(std::move(s)), is_range(true) {}
+  Range(ir::Expr b, ir::Expr e, ir::Expr s, std::source_location at)
+      : begin(std::move(b)), end(std::move(e)), step(std::move(s)), is_range(true), at(at) {}
   ir::Expr begin, end, step;
   bool is_range = false;
+  std::source_location at; // of the loom::range() call
 };
 
 template <Operand B, Operand E, Operand S = int>
-Range range(const B &b, const E &e, const S &s = 1) {
+Range range(const B &b, const E &e, const S &s = 1,
+            std::source_location at = std::source_location::current()) {
   if constexpr (!DslExpr<S>)
     if (s == 0)
       throw DslError("loom::range: the step is 0; a parallel range needs a non-zero step");
   return Range(detail::to_expr<int64_t>(b), detail::to_expr<int64_t>(e),
-               detail::to_expr<int64_t>(s));
+               detail::to_expr<int64_t>(s), at);
 }
 
 namespace detail {
 // The loop's extent for a dimension, and the index its body sees for normalized variable v.
 inline ir::Expr range_extent(const Range &r) {
-  return r.is_range ? ir::trip_count({r.begin, r.end, r.step}) : r.end;
+  if (!r.is_range)
+    return r.end;
+  frontend::Tracer &t = frontend::Tracer::current();
+  ir::add_step_check(t.call_checks(), t.params(), {r.begin, r.end, r.step},
+                     std::string("loom::range() at ") + r.at.file_name() + ":" +
+                         std::to_string(r.at.line()));
+  return ir::trip_count({r.begin, r.end, r.step});
 }
 inline Index range_index(const Range &r, const ir::Var &v) {
   return r.is_range ? Index(ir::range_index({r.begin, r.end, r.step}, v)) : index_var(v);

@@ -54,6 +54,7 @@ ir::Kernel Tracer::finish() {
   k.name = name_;
   k.params = params_;
   k.body = close_block();
+  k.call_checks = call_checks_;
   if (simt_)
     k.schedule.mapping = ir::Mapping::Simt;
   k.shared = shared_;

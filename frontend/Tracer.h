@@ -20,6 +20,8 @@ public:
   Tracer &operator=(const Tracer &) = delete;
 
   void add_param(ir::Param p) { params_.push_back(std::move(p)); }
+  // Conditions on the arguments checked at each call (ir::CallCheck).
+  std::vector<ir::CallCheck> &call_checks() { return call_checks_; }
   const std::vector<ir::Param> &params() const { return params_; }
 
   void emit(ir::Stmt s);
@@ -41,6 +43,7 @@ public:
 private:
   std::string name_;
   std::vector<ir::Param> params_;
+  std::vector<ir::CallCheck> call_checks_;
   std::vector<std::vector<ir::Stmt>> blocks_;
   bool simt_ = false;
   std::vector<ir::Shared> shared_;

@@ -5,6 +5,34 @@
 
 namespace loom::ir {
 
+bool reads_only_parameters(const Expr &e, const std::vector<Param> &params) {
+  switch (e.kind()) {
+  case ExprKind::IntConst:
+  case ExprKind::FloatConst:
+  case ExprKind::BoolConst:
+  case ExprKind::ArrayExtent:
+    return true;
+  case ExprKind::VarRef:
+    for (const Param &p : params)
+      if (p.var == e.as<VarRef>()->var)
+        return true;
+    return false;
+  case ExprKind::Cast:
+    return reads_only_parameters(e.as<Cast>()->a, params);
+  case ExprKind::Unary:
+    return reads_only_parameters(e.as<Unary>()->a, params);
+  case ExprKind::Binary:
+    return reads_only_parameters(e.as<Binary>()->a, params) &&
+           reads_only_parameters(e.as<Binary>()->b, params);
+  case ExprKind::Select:
+    return reads_only_parameters(e.as<Select>()->cond, params) &&
+           reads_only_parameters(e.as<Select>()->a, params) &&
+           reads_only_parameters(e.as<Select>()->b, params);
+  default:
+    return false;
+  }
+}
+
 namespace {
 
 struct Evaluator {
@@ -21,9 +49,15 @@ struct Evaluator {
       return int_value(ScalarType::Bool, e.as<BoolConst>()->value);
     case ExprKind::VarRef: {
       auto *n = e.as<VarRef>();
-      for (size_t k = 0; k < params.size(); ++k)
-        if (params[k].var == n->var)
-          return args.scalars.at(k);
+      for (size_t k = 0; k < params.size(); ++k) {
+        if (params[k].var != n->var)
+          continue;
+        // The imaginary part of a complex scalar argument, a parameter of its own after the
+        // kernel's (ir/ExpandComplex.cpp), which the arguments hold with the real part.
+        if (params[k].part == ComplexPart::Imag)
+          return ScalarValue{0, args.scalars.at(params[k].of).im, 0};
+        return args.scalars.at(k);
+      }
       break;
     }
     case ExprKind::ArrayExtent: {

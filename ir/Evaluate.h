@@ -16,6 +16,9 @@ struct ArgumentValues {
   std::vector<std::vector<int64_t>> strides; // by parameter index: a strided array's, in elements
 };
 
+// Whether `e` reads only scalar parameters and array extents (so evaluate() can compute it).
+bool reads_only_parameters(const Expr &e, const std::vector<Param> &params);
+
 // Throws loom::VerifyError if `e` reads anything but parameters (locals, arrays, thread ids).
 ScalarValue evaluate(const Expr &e, const std::vector<Param> &params, const ArgumentValues &args);
 

@@ -525,6 +525,14 @@ struct ShapeSymbol {
 using LoopHints = std::map<Var, LoopSchedule>;
 
 // A kernel as a front end produces it.
+// A condition a call's arguments must meet, checked before anything runs (loom/CheckArguments.cpp),
+// over scalar parameters and array extents only; `message` is the ArgumentError's when it is
+// false (the front ends add one for a parallel range whose step is a parameter: it must not be 0).
+struct CallCheck {
+  Expr holds; // bool
+  std::string message;
+};
+
 struct Kernel {
   std::string name;
   std::vector<Param> params;
@@ -536,6 +544,7 @@ struct Kernel {
   // explicitly shaped launch runs, and `shared` lists its shared arrays.
   Schedule schedule = {};
   std::vector<Shared> shared = {};
+  std::vector<CallCheck> call_checks = {}; // checked at every call (ir::CallCheck)
   bool simt() const { return schedule.simt(); }
 };
 

@@ -1,6 +1,7 @@
 #include "ir/ParallelRange.h"
 
 #include "ir/Build.h"
+#include "ir/Evaluate.h"
 
 namespace loom::ir {
 
@@ -41,6 +42,14 @@ Expr range_index(const ParallelRange &r, const Var &j) {
   if (const IntConst *b = constant(r.begin); !b || b->value != 0)
     index = add(r.begin, index);
   return index;
+}
+
+void add_step_check(std::vector<CallCheck> &checks, const std::vector<Param> &params,
+                    const ParallelRange &r, const std::string &where) {
+  if (constant(r.step) || !reads_only_parameters(r.step, params))
+    return;
+  checks.push_back({Binary::make(BinaryOp::Ne, r.step, i64(0)),
+                    "the step of " + where + " is 0; a parallel range needs a non-zero step"});
 }
 
 } // namespace loom::ir

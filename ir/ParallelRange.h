@@ -17,5 +17,10 @@ struct ParallelRange {
 Expr trip_count(const ParallelRange &r);
 // The index of iteration j (an i64 variable counting from 0): begin + j * step.
 Expr range_index(const ParallelRange &r, const Var &j);
+// Adds to `kernel` the call-time check that a step over its parameters (not a literal) is not 0:
+// a call with such a step is an ArgumentError saying `where` ("parallel() on line 4"). A step that
+// reads loop variables or locals cannot be checked before the call and runs no iteration when 0.
+void add_step_check(std::vector<CallCheck> &checks, const std::vector<Param> &params,
+                    const ParallelRange &r, const std::string &where);
 
 } // namespace loom::ir

@@ -105,6 +105,9 @@ void check_arguments(const KernelState &state, std::span<const Argument> args,
   }
 
   ir::check_shape_symbols(k, values);
+  for (const ir::CallCheck &check : k.call_checks)
+    if (ir::evaluate(check.holds, k.params, values).i == 0)
+      throw ArgumentError("kernel '" + k.name + "': " + check.message);
 
   // Arrays are compiled as not aliasing: an array the kernel writes must not overlap another
   // (a view: the memory from the lowest to the highest element it reaches).

@@ -368,6 +368,7 @@ std::optional<ir::Kernel> Checker::kernel(const ast::Function &f) {
   k.params = kernel_.params;
   k.shape_symbols = kernel_.shape_symbols;
   k.shared = kernel_.shared;
+  k.call_checks = kernel_.call_checks;
   // The loops the unroll and vectorize options name exist only now that the body is built.
   for (const ast::Option &o : f.options)
     for (const ast::Expr *p : o.key == "unroll" || o.key == "vectorize"

@@ -394,6 +394,9 @@ void Checker::parallel_loop(const ast::Stmt &s, const ast::Expr &call) {
       ir::ParallelRange r{bounds[0], bounds[1], parts.size() == 3 ? bounds[2] : ir::i64(1)};
       if (const ir::IntConst *step = r.step.as<ir::IntConst>(); step && step->value == 0)
         report(parts[2]->begin, "the step of parallel() must not be 0");
+      if (parts.size() == 3)
+        ir::add_step_check(kernel_.call_checks, kernel_.params, r,
+                           "parallel() on line " + std::to_string(parts[2]->begin.line));
       extents.push_back(ir::trip_count(r));
       ranges.push_back(r);
     } catch (const CheckFailed &) {

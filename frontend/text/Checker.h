@@ -84,6 +84,7 @@ private:
     std::vector<ir::ShapeSymbol> shape_symbols;
     bool simt = false;              // @kernel(simt=True)
     std::vector<ir::Shared> shared; // a SIMT kernel's shared arrays, in declaration order
+    std::vector<ir::CallCheck> call_checks;
   };
   enum class HelperState { Unchecked, Ok, Bad };
 

@@ -722,10 +722,11 @@ TEST(DifferentialRegression, ComplexReductionIntoOneElementSeed163) {
 // reads s1's imaginary part): the call evaluates the launch domain on the host over the
 // arguments it was given, which have no value for the imaginary part's parameter that
 // expand_complex appends after the kernel's own (ComplexPart::Imag): std::out_of_range from a
-// vector::at. The interpreter appends it (ir/InterpreterComplexArgs.h). Not fixed yet.
+// vector::at. The interpreter appends it (ir/InterpreterComplexArgs.h). Fixed: ir::evaluate reads
+// an Imag parameter from its complex argument, as pack_params does.
 // seed 9001728, shrunk: jit:cpu exception std::out_of_range:
 // vector::_M_range_check: __n (which is 4) >= this->size() (which is 4)
-TEST(DifferentialRegression, DISABLED_Call_LaunchDomainOfAComplexScalarSeed9001728) {
+TEST(DifferentialRegression, Call_LaunchDomainOfAComplexScalarSeed9001728) {
   Program p;
   p.seed = 9001728u;
   p.kernel.name = "diff_9001728";

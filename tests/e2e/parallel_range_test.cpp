@@ -30,16 +30,52 @@ TEST_P(ParallelRanges, StepsOfEverySignAgainstPythonsRange) {
     parallel_for(range(b, e, s), [&](Index i) { hits[i] += 1; });
   });
   prepare(k);
-  const int64_t cases[][3] = {{0, 50, 1},  {3, 50, 7},  {49, 0, -1},  {49, -1, -3},
-                              {10, 10, 1}, {20, 10, 2}, {5, 40, 100}, {0, 50, 0}};
+  const int64_t cases[][3] = {{0, 50, 1},  {3, 50, 7},  {49, 0, -1}, {49, -1, -3},
+                              {10, 10, 1}, {20, 10, 2}, {5, 40, 100}};
   for (const auto &c : cases) {
     std::vector<int32_t> hits(50, 0);
     k(c[0], c[1], c[2], hits);
     std::vector<int32_t> expected(50, 0);
-    if (c[2] != 0) // a step of 0 given at run time runs no iteration
-      for (int64_t i : python_range(c[0], c[1], c[2]))
-        expected[i] += 1;
+    for (int64_t i : python_range(c[0], c[1], c[2]))
+      expected[i] += 1;
     EXPECT_EQ(hits, expected) << "range(" << c[0] << ", " << c[1] << ", " << c[2] << ")";
+  }
+}
+
+// A step given at run time that is 0: an ArgumentError naming the range, before anything runs.
+TEST_P(ParallelRanges, AZeroStepAtRunTimeIsAnArgumentError) {
+  auto k = kernel("marks", [](I64 b, I64 e, I64 s, Array<int32_t> hits) {
+    parallel_for(range(b, e, s + 0), [&](Index i) { hits[i] += 1; });
+  });
+  prepare(k);
+  std::vector<int32_t> hits(50, 0);
+  try {
+    k(int64_t(0), int64_t(50), int64_t(0), hits);
+    ADD_FAILURE() << "a step of 0 ran";
+  } catch (const ArgumentError &e) {
+    EXPECT_NE(std::string(e.what()).find("kernel 'marks': the step of loom::range() at "),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("parallel_range_test.cpp:"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(hits, std::vector<int32_t>(50, 0));
+  Module m = compile("@kernel\ndef k(x: f32[n], s: i32):\n    for i in parallel(0, n, s):\n"
+                     "        x[i] = 1.0\n",
+                     "step.loom");
+  Kernel &t = prepare(m["k"]);
+  std::vector<float> x(10, 0.0f);
+  t(x, int32_t(3));
+  EXPECT_EQ(x, std::vector<float>({1, 0, 0, 1, 0, 0, 1, 0, 0, 1}));
+  try {
+    t(x, int32_t(0));
+    ADD_FAILURE() << "a step of 0 ran";
+  } catch (const ArgumentError &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "kernel 'k': the step of parallel() on line 3 is 0; a parallel range needs a "
+                  "non-zero step"),
+              std::string::npos)
+        << e.what();
   }
 }
 

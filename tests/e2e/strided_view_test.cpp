@@ -8,6 +8,7 @@
 
 #include <loom/loom.hpp>
 
+#include <complex>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -135,6 +136,26 @@ TEST_P(StridedViews, ReductionThroughViews) {
   EXPECT_EQ(totals[0], 10);
   EXPECT_EQ(totals[2], 30);
   EXPECT_EQ(totals[3], 40);
+}
+
+// A complex matrix's conjugate transpose through a view: a complex view's strides count complex
+// elements (the parts' code steps twice as far).
+TEST_P(StridedViews, ComplexConjugateTransposeOfAView) {
+  using c64 = std::complex<float>;
+  auto conj_copy = kernel("conj_copy", [](Array2<c64> from, Array2<c64> to) {
+    parallel_for({to.dim(0), to.dim(1)}, [&](Index i, Index j) { to(i, j) = conj(from(i, j)); });
+  });
+  prepare(conj_copy);
+  const int64_t rows = 31, cols = 17;
+  auto parts = random_vector<float>(2 * rows * cols, -1, 1, 110);
+  std::vector<c64> m(rows * cols);
+  for (int64_t k = 0; k < rows * cols; ++k)
+    m[k] = {parts[2 * k], parts[2 * k + 1]};
+  std::vector<c64> t(cols * rows, {NAN, NAN});
+  conj_copy(view(m, {cols, rows}, {1, cols}), view(t, {cols, rows}));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      ASSERT_EQ(t[j * rows + i], std::conj(m[i * cols + j])) << i << ", " << j;
 }
 
 TEST_P(StridedViews, BadViewsAreArgumentErrors) {
