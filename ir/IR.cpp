@@ -519,9 +519,15 @@ Stmt store_or_reduce(int array, std::vector<Expr> indices, Expr value) {
   if (auto *bin = value.as<Binary>()) {
     std::optional<ReduceOp> op = reduce_op_of(bin->op);
     auto *load = bin->a.as<Load>();
-    if (op && load && load->array == array && bin->type == load->type &&
-        bin->type != ScalarType::Bool && equal_all(load->indices, indices))
+    const bool update = load && load->array == array && bin->type == load->type &&
+                        bin->type != ScalarType::Bool && equal_all(load->indices, indices);
+    if (op && update)
       return Reduce::make(*op, array, std::move(indices), bin->b);
+    // x[i] -= v is x[i] += -v, exactly (a float's a - b is a + -b; integers wrap alike), so
+    // that updates of one element from several iterations combine instead of racing.
+    if (update && bin->op == BinaryOp::Sub)
+      return Reduce::make(ReduceOp::Add, array, std::move(indices),
+                          Unary::make(UnaryOp::Neg, bin->b));
   }
   return Store::make(array, std::move(indices), std::move(value));
 }

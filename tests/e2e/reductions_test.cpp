@@ -119,6 +119,33 @@ TEST_P(Reductions, IntegerSumMinMaxAndProductAreExact) {
   }
 }
 
+// `-=` into one element is a reduction too (x -= v is x += -v): exact for integers, and for
+// floats within the rounding of any order, where a plain load and store would race.
+TEST_P(Reductions, SubtractionIntoOneElementCombines) {
+  auto k = kernel(
+      "debits", [](Array<int64_t> x, Array<double> d, Array<int64_t> balance, Array<double> level) {
+        parallel_for(x.size(), [&](Index i) {
+          balance[1] -= x[i];
+          level[0] = level[0] - d[i];
+        });
+      });
+  prepare(k);
+  EXPECT_NE(k.ir_text().find("p2[1] += -p0[i]"), std::string::npos) << k.ir_text();
+  const size_t n = 200003;
+  auto x = random_vector<int64_t>(n, -1000000, 1000000, 91);
+  auto d = random_vector<double>(n, 0, 1, 92);
+  std::vector<int64_t> balance = {5, 1000};
+  std::vector<double> level = {0.5};
+  k(x, d, balance, level);
+  int64_t want = 1000;
+  double want_level = 0.5, magnitude = 0.5;
+  for (size_t i = 0; i < n; ++i)
+    want -= x[i], want_level -= d[i], magnitude += d[i];
+  EXPECT_EQ(balance[0], 5);
+  EXPECT_EQ(balance[1], want);
+  EXPECT_NEAR(level[0], want_level, 1e-13 * magnitude);
+}
+
 TEST_P(Reductions, FloatMinMaxAndProduct) {
   auto k =
       kernel("fstats", [](Array<double> x, Array<double> lo, Array<double> hi, Array<double> prod) {

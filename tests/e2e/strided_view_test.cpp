@@ -56,7 +56,9 @@ TEST_P(StridedViews, TransposedMatmulAgainstDoubleReference) {
         want += double(At[l * n + i]) * B[l * m + j];
       ASSERT_NEAR(C[i * m + j], want, 1e-4) << i << ", " << j;
     }
-  EXPECT_NE(k.explain().find("strided views: the last call passed 'A'"), std::string::npos)
+  // The CPU reads the host view in place, through its strides; the GPU stages it dense.
+  EXPECT_EQ(k.explain().find("strided views: the last call passed 'A'") != std::string::npos,
+            target() == ir::Target::CPU)
       << k.explain();
   // The dense call after it runs the row-major code again, with the same results.
   std::vector<float> A(n * kk);
@@ -81,7 +83,8 @@ TEST_P(StridedViews, ColumnWrittenFromReversedVector) {
   // x reversed: element i is x[rows - 1 - i]; column 1 of matrix: element i is matrix[3 i + 1].
   k(view(x, {rows}, {-1}, rows - 1), 2.5f, view(matrix, {rows}, {cols}, 1));
   for (int64_t i = 0; i < rows; ++i) {
-    ASSERT_EQ(matrix[i * cols + 1], 2.5f * x[rows - 1 - i] + 1.0f) << i;
+    // (The GPU contracts the multiply-add: within an ulp of it.)
+    ASSERT_NEAR(matrix[i * cols + 1], 2.5f * x[rows - 1 - i] + 1.0f, 1e-6) << i;
     ASSERT_EQ(matrix[i * cols], before[i * cols]) << i;
     ASSERT_EQ(matrix[i * cols + 2], before[i * cols + 2]) << i;
   }
@@ -236,7 +239,7 @@ TEST_P(StridedViews, UnalignedDeviceViewAndDeviceViewsOnTheCpu) {
   k(dx.slice(0, 1, 1001), 0.5f, dy.slice(0, 1, 2000, 2));
   std::vector<float> y = dy.to_host();
   for (int64_t i = 0; i < 1000; ++i) {
-    ASSERT_EQ(y[1 + 2 * i], 0.5f * x[1 + i] + 1.0f) << i;
+    ASSERT_NEAR(y[1 + 2 * i], 0.5f * x[1 + i] + 1.0f, 1e-6) << i;
     ASSERT_EQ(y[2 * i], -7.0f) << i;
   }
 }
