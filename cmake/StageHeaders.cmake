@@ -8,13 +8,13 @@ function(loom_stage_headers out)
   # What <loom/loom.hpp> includes of loom's own, found with `g++ -MM`; the external example's
   # build against the installed tree (tests/package) fails should one be missing.
   set(tracing
-    frontend/Array.h frontend/CompoundAssign.h frontend/Control.h frontend/DSL.h
+    frontend/Array.h frontend/Complex.h frontend/CompoundAssign.h frontend/Control.h frontend/DSL.h
     frontend/DType.h frontend/Simt.h frontend/Trace.h frontend/Tracer.h frontend/Value.h
     frontend/Var.h frontend/text/Diagnostics.h
     ir/IR.h ir/ParallelRange.h ir/Schedule.h ir/Semantics.h ir/Type.h
     runtime/CudaTypes.h runtime/DeviceArray.h runtime/DeviceBuffer.h runtime/DriverHandle.h
     runtime/GridShape.h runtime/HostMemory.h runtime/Stream.h
-    support/Error.h support/Float16.h)
+    support/Error.h support/Float16.h support/StridedLayout.h)
   set(pattern "#include \"(frontend|ir|runtime|support)/")
   foreach(header IN LISTS public tracing)
     if(header IN_LIST public)

@@ -160,6 +160,8 @@ private:
   llvm::Value *array_extent(int array, int dim) const;
   // A strided array's stride of dimension `dim`, in elements (an i64 parameter after its extents).
   llvm::Value *array_stride(int array, int dim) const;
+  // The alignment an access of array[indices] may claim (an element's own, or more).
+  llvm::Align access_alignment(int array, const std::vector<ir::Expr> &indices) const;
   // The address of shared[indices] (row-major, static extents).
   llvm::Value *shared_address(const ir::Shared &array, const std::vector<ir::Expr> &indices);
   // An atomic update at `address` of element type `t`; returns the old value.

@@ -37,12 +37,19 @@ void finish_reductions(const ir::LoweredKernel &kernel, const ir::Task &task,
     // A complex array is an array of its parts: one more dimension, of extent 2
     // (ir/ExpandComplex.cpp), which the argument's shape does not have.
     auto extent = [&](size_t d) { return d < shape.size() ? shape[d] : int64_t(2); };
+    // A strided view's element is at its strides (in elements of the parts for a complex view,
+    // whose parts dimension steps by one), as pack_params passes them to the code.
+    const bool strided = params[red.array].strided;
+    const bool parts = params[red.array].part == ir::ComplexPart::Parts;
+    auto stride = [&](size_t d) {
+      return d < shape.size() ? values.strides[red.array][d] * (parts ? 2 : 1) : int64_t(1);
+    };
     int64_t linear = 0;
     for (size_t d = 0; d < red.indices.size(); ++d) {
       int64_t i = ir::evaluate(red.indices[d], params, values).i;
       if (i < 0 || i >= extent(d)) // checked whether or not the kernel is bounds-checked
         throw BoundsError(kernel.name, params[red.array].name, static_cast<int>(d), i, extent(d));
-      linear = linear * extent(d) + i;
+      linear = strided ? linear + i * stride(d) : linear * extent(d) + i;
     }
     auto *element = reinterpret_cast<unsigned char *>(pointers[red.array]) +
                     linear * static_cast<int64_t>(ir::byte_size(t));

@@ -125,4 +125,15 @@ inline InterpreterArg iscalar(ScalarType t, int64_t v) {
   return InterpreterArg::of_scalar(int_value(t, v));
 }
 
+// How the compiled runs pass an argument (Program::views): dense, or as a view with `strides`
+// from element `offset` of a buffer of `buffer` elements (on the GPU in device memory, unless
+// `device` is false).
+inline ViewLayout as_dense() {
+  return {};
+}
+inline ViewLayout as_view(std::vector<int64_t> strides, int64_t offset, int64_t buffer,
+                          bool device = true) {
+  return {std::move(strides), offset, buffer, device};
+}
+
 } // namespace loom::difftest::build

@@ -2,8 +2,12 @@
 // task loops, serial groups) and statements.
 #include "differential/GeneratorState.h"
 
+#include "ir/Mutator.h"
 #include "ir/ParallelRange.h"
 #include "ir/Verifier.h"
+#include "support/StridedLayout.h"
+
+#include <cstring>
 
 namespace loom::difftest {
 namespace gen {
@@ -402,10 +406,133 @@ bool Generator::reduction(const Context &ctx, std::vector<Stmt> &out) {
   return true;
 }
 
+namespace {
+
+// A strided layout of an array of `shape` (in elements): the dimensions in a random order in
+// memory (a transpose), each stepping 1 to 3 elements of a row that may be padded past what it
+// covers, some reversed; strides of dimensions of extent 1 now and then anything (they never
+// count); from an offset in a buffer with elements to spare on either side. Its elements are
+// distinct (strided::elements_distinct holds): a dimension's stride steps past everything the
+// dimensions inside it reach. A read-only array may broadcast one dimension instead (stride 0):
+// `values` then gets equal elements along it, what the view shows.
+ViewLayout random_view(std::mt19937_64 &rng, Buffer &values, bool written) {
+  auto chance = [&](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
+  const std::vector<int64_t> &shape = values.shape;
+  const size_t rank = shape.size();
+  std::vector<size_t> order(rank); // outermost first in memory
+  for (size_t d = 0; d < rank; ++d)
+    order[d] = d;
+  std::shuffle(order.begin(), order.end(), rng);
+  ViewLayout v;
+  v.strides.assign(rank, 0);
+  int64_t row = 1; // the elements one step of the dimension being laid out takes
+  for (size_t k = rank; k-- > 0;) {
+    const size_t d = order[k];
+    const int64_t step = 1 + static_cast<int64_t>(rng() % 3);
+    const int64_t pad = chance(0.3) ? static_cast<int64_t>(rng() % 3) : 0;
+    v.strides[d] = step * row;
+    row *= (shape[d] - 1) * step + 1 + pad;
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (chance(0.3))
+      v.strides[d] = -v.strides[d];
+    if (shape[d] == 1 && chance(0.25))
+      v.strides[d] = static_cast<int64_t>(rng() % 13) - 6;
+  }
+  std::vector<size_t> broadcastable;
+  for (size_t d = 0; d < rank; ++d)
+    if (shape[d] > 1)
+      broadcastable.push_back(d);
+  if (!written && !broadcastable.empty() && chance(0.15)) {
+    const size_t d = broadcastable[rng() % broadcastable.size()];
+    v.strides[d] = 0;
+    // Every element takes the value of the one with index 0 in dimension d.
+    int64_t inner = 1;
+    for (size_t e = d + 1; e < rank; ++e)
+      inner *= shape[e];
+    const size_t bytes = static_cast<size_t>(byte_size(values.type));
+    for (int64_t k = 0; k < values.size(); ++k) {
+      const int64_t source = k - (k / inner % shape[d]) * inner;
+      std::memmove(&values.bytes[k * bytes], &values.bytes[source * bytes], bytes);
+    }
+  }
+  strided::Reach r;
+  strided::reach(shape, v.strides, r);
+  v.offset = -r.lowest + static_cast<int64_t>(rng() % 4);
+  v.buffer = v.offset + r.highest + 1 + static_cast<int64_t>(rng() % 4);
+  v.device = rng() % 4 != 0;
+  return v;
+}
+
+} // namespace
+
 } // namespace gen
 
+std::vector<bool> written_arrays(const ir::Kernel &kernel) {
+  struct Find : ir::Visitor {
+    std::vector<bool> written;
+    void visit_node(const ir::Store *n) override {
+      written[n->array] = true;
+      ir::Visitor::visit_node(n);
+    }
+    void visit_node(const ir::Reduce *n) override {
+      written[n->array] = true;
+      ir::Visitor::visit_node(n);
+    }
+  } find;
+  find.written.assign(kernel.params.size(), false);
+  find.visit(kernel.body);
+  return find.written;
+}
+
+std::string invalid_views(const Program &program) {
+  const std::vector<ir::Param> &params = program.kernel.params;
+  if (program.views.empty())
+    return "";
+  if (program.views.size() != params.size())
+    return "views: " + std::to_string(program.views.size()) + " layouts for " +
+           std::to_string(params.size()) + " parameters";
+  for (size_t p = 0; p < params.size(); ++p) {
+    const ViewLayout &v = program.views[p];
+    if (!v.strided())
+      continue;
+    const std::string where = "views: the layout of '" + params[p].name + "'";
+    if (params[p].kind != ir::ParamKind::Array ||
+        v.strides.size() != static_cast<size_t>(params[p].rank))
+      return where + " does not have one stride per dimension of an array";
+    const ir::Buffer &b = program.args[p].array;
+    strided::Reach r;
+    if (!strided::reach(b.shape, v.strides, r) ||
+        (!r.empty && (v.offset + r.lowest < 0 || v.offset + r.highest >= v.buffer)))
+      return where + " reaches outside its buffer";
+    // Scattered into the buffer and gathered back, the Buffer must come back as it was.
+    const size_t bytes = static_cast<size_t>(ir::byte_size(b.type));
+    std::vector<unsigned char> buffer(static_cast<size_t>(v.buffer) * bytes);
+    ir::Buffer back = b;
+    strided::copy(buffer.data() + v.offset * bytes, const_cast<unsigned char *>(b.bytes.data()),
+                  b.shape, v.strides, bytes, strided::Direction::FromDense);
+    strided::copy(buffer.data() + v.offset * bytes, back.bytes.data(), b.shape, v.strides, bytes,
+                  strided::Direction::ToDense);
+    if (back.bytes != b.bytes)
+      return where + " names one element by several indices, which the argument gives different "
+                     "values";
+  }
+  return "";
+}
+
 Program generate_program(uint64_t seed, const GeneratorOptions &options) {
-  return gen::Generator(seed, options).run(seed);
+  Program p = gen::Generator(seed, options).run(seed);
+  // Drawn from a generator of their own, like complex numbers (Generator::run).
+  std::mt19937_64 rng(seed * 0x9fb21c651e98df25ull + 0x3c6ef372fe94f82bull);
+  if (std::uniform_real_distribution<double>(0, 1)(rng) >= options.view_fraction)
+    return p;
+  const std::vector<bool> written = written_arrays(p.kernel);
+  p.views.resize(p.kernel.params.size());
+  for (size_t k = 0; k < p.kernel.params.size(); ++k)
+    if (p.kernel.params[k].kind == ir::ParamKind::Array &&
+        std::uniform_real_distribution<double>(0, 1)(rng) < options.view_array_fraction)
+      p.views[k] = gen::random_view(rng, p.args[k].array, written[k]);
+  return p;
 }
 
 } // namespace loom::difftest

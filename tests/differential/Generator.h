@@ -23,15 +23,31 @@
 #include "ir/Interpreter.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace loom::difftest {
+
+// How the compiled runs (CPU JIT, GPU) pass an array argument; the interpreter always takes the
+// dense Buffer. Dense (no strides), or a strided view inside a larger buffer whose other elements
+// hold a sentinel: element [i0, i1, ...] of the array is element offset + i0 * s0 + i1 * s1 + ...
+// of the buffer (strides in elements of the array's type, any sign). The Buffer's elements are
+// scattered there before the call and gathered back after it; the sentinel must stay.
+struct ViewLayout {
+  std::vector<int64_t> strides; // one per dimension; empty: passed dense
+  int64_t offset = 0;           // element [0, ..., 0]'s index in the buffer
+  int64_t buffer = 0;           // the buffer's element count
+  bool device = true; // on the GPU: a device view (DeviceArray memory), else a host view (staged)
+  bool strided() const { return !strides.empty(); }
+};
 
 // A kernel with the arguments to run it on.
 struct Program {
   uint64_t seed = 0;
   ir::Kernel kernel;
   std::vector<ir::InterpreterArg> args;
+  // One per parameter (a scalar's is dense), or empty: every array passed dense.
+  std::vector<ViewLayout> views;
 };
 
 struct GeneratorOptions {
@@ -43,8 +59,24 @@ struct GeneratorOptions {
   // expressions. Whether a program has them is drawn apart from the rest, so the others are the
   // programs their seeds gave before complex numbers were generated.
   double complex_fraction = 0.15;
+  // The fraction of programs whose compiled runs pass arrays as strided views (ViewLayout), and
+  // in those the fraction of array arguments that are views: transposed (permuted strides),
+  // stepped (1 to 3), padded, reversed (negative strides), from an offset; a few read-only ones
+  // broadcast a dimension (stride 0, the Buffer then holds equal elements along it). Drawn from a
+  // generator of their own: the kernels and (but for broadcasts) the arguments are those the
+  // seeds gave before views were generated.
+  double view_fraction = 0.3;
+  double view_array_fraction = 0.5;
 };
 
 Program generate_program(uint64_t seed, const GeneratorOptions &options = {});
+
+// Why `program.views` cannot be run (empty when they can): one layout per parameter, each strided
+// one with a stride per dimension and inside its buffer, and a Buffer whose elements a broadcast
+// (several indices naming one element) names consistently.
+std::string invalid_views(const Program &program);
+
+// The arrays the kernel stores or reduces into.
+std::vector<bool> written_arrays(const ir::Kernel &kernel);
 
 } // namespace loom::difftest

@@ -8,15 +8,19 @@
 #include "ir/Uncertainty.h"
 #include "ir/Verifier.h"
 #include "loom/Kernel.hpp"
+#include "runtime/DeviceBuffer.h"
 #include "runtime/GpuContext.h"
 #include "support/Error.h"
+#include "support/StridedLayout.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cxxabi.h>
 #include <functional>
+#include <stdexcept>
 #include <typeinfo>
 
 namespace loom::difftest {
@@ -128,11 +132,73 @@ std::string compare(const std::vector<Param> &params, const std::vector<Interpre
   return "";
 }
 
-// Runs `kernel` through loom::Kernel on `target` with copies of the arguments.
+// The bytes of one sentinel element of type t, which fill a view's buffer where the view has no
+// element: a quiet NaN with a payload in each float (part), 0xa5 in every byte of the others, so
+// that a wrong read shows in the results and a wrong write in the buffer.
+std::vector<unsigned char> sentinel(ScalarType t) {
+  const ScalarType part = is_complex(t) ? part_type(t) : t;
+  std::vector<unsigned char> one(static_cast<size_t>(byte_size(part)), 0xa5);
+  auto put = [&](auto bits) { std::memcpy(one.data(), &bits, sizeof bits); };
+  switch (part) {
+  case ScalarType::F16:
+    put(uint16_t(0x7e5a));
+    break;
+  case ScalarType::BF16:
+    put(uint16_t(0x7fc5));
+    break;
+  case ScalarType::F32:
+    put(uint32_t(0x7fc5a5a5u));
+    break;
+  case ScalarType::F64:
+    put(uint64_t(0x7ff8a5a5a5a5a5a5ull));
+    break;
+  default:
+    break;
+  }
+  std::vector<unsigned char> element = one;
+  if (is_complex(t))
+    element.insert(element.end(), one.begin(), one.end());
+  return element;
+}
+
+std::string hex(const unsigned char *p, size_t bytes) {
+  std::string s = "0x";
+  char buf[4];
+  for (size_t k = bytes; k-- > 0;) { // little-endian: the value's bits, most significant first
+    std::snprintf(buf, sizeof buf, "%02x", p[k]);
+    s += buf;
+  }
+  return s;
+}
+
+std::string layout_text(const ViewLayout &v) {
+  std::string s = "strides [";
+  for (size_t d = 0; d < v.strides.size(); ++d)
+    s += (d ? ", " : "") + std::to_string(v.strides[d]);
+  return s + "] from element " + std::to_string(v.offset) + " of " + std::to_string(v.buffer);
+}
+
+// An array passed as a strided view: its buffer on the host (and on the GPU for a device view),
+// between guards of `guard` sentinel elements on either side, so that a write past the buffer (a
+// view addressed as a dense array from its element [0, ..., 0], say) is reported like one into
+// its padding rather than corrupting other memory.
+struct StagedView {
+  const ViewLayout *layout = nullptr; // where the program puts the view
+  int64_t guard = 0;
+  std::vector<unsigned char> host;
+  runtime::DeviceBuffer device;
+};
+
+// Runs `kernel` through loom::Kernel on `target` with copies of the arguments, the arrays with
+// a strided layout in `views` as views (see ViewLayout). `outside` gets the first element of a
+// view's buffer outside the view that the run overwrote, described (empty when none was).
 std::vector<InterpreterArg> run_compiled(const ir::Kernel &kernel,
-                                         const std::vector<InterpreterArg> &inputs, Target target) {
+                                         const std::vector<InterpreterArg> &inputs,
+                                         const std::vector<ViewLayout> &views, Target target,
+                                         const CheckOptions &options, std::string &outside) {
   std::vector<InterpreterArg> out = inputs;
   std::vector<Argument> args(kernel.params.size());
+  std::vector<StagedView> staged(kernel.params.size());
   for (size_t p = 0; p < kernel.params.size(); ++p) {
     const Param &param = kernel.params[p];
     Argument &a = args[p];
@@ -140,15 +206,87 @@ std::vector<InterpreterArg> run_compiled(const ir::Kernel &kernel,
     if (param.kind == ParamKind::Scalar) {
       a.kind = Argument::Kind::Scalar;
       a.scalar = out[p].scalar;
+      continue;
+    }
+    Buffer &dense = out[p].array;
+    a.kind = Argument::Kind::HostArray;
+    a.host = dense.data();
+    a.shape = dense.shape;
+    if (views.empty() || !views[p].strided())
+      continue;
+    // The buffer: the sentinel everywhere, then the array's elements where the view has them.
+    StagedView &s = staged[p];
+    s.layout = &views[p];
+    const std::vector<unsigned char> fill = sentinel(param.type);
+    const size_t bytes = fill.size();
+    s.guard = std::max<int64_t>(64, dense.size());
+    s.host.resize(static_cast<size_t>(s.layout->buffer + 2 * s.guard) * bytes);
+    for (size_t k = 0; k < s.host.size(); k += bytes)
+      std::memcpy(&s.host[k], fill.data(), bytes);
+    unsigned char *first = s.host.data() + (s.guard + s.layout->offset) * bytes;
+    strided::copy(first, dense.bytes.data(), dense.shape, s.layout->strides, bytes,
+                  strided::Direction::FromDense);
+    // What loom is told: the layout, unless a planted bug changes it (within the buffer).
+    ViewLayout passed = *s.layout;
+    if (options.view_fault) {
+      options.view_fault(p, passed);
+      strided::Reach r;
+      if (passed.strides.size() != dense.shape.size() ||
+          !strided::reach(dense.shape, passed.strides, r) ||
+          (!r.empty &&
+           (passed.offset + r.lowest < 0 || passed.offset + r.highest >= passed.buffer)))
+        throw std::logic_error("the planted layout of '" + param.name +
+                               "' reaches outside its buffer");
+    }
+    a.strides = passed.strides;
+    if (target == Target::GPU && s.layout->device) {
+      s.device = runtime::DeviceBuffer(s.host.size());
+      s.device.copy_from_host(s.host.data(), s.host.size());
+      a.kind = Argument::Kind::DeviceArray;
+      a.host = nullptr;
+      a.device = s.device.ptr() + static_cast<uint64_t>(s.guard + passed.offset) * bytes;
     } else {
-      a.kind = Argument::Kind::HostArray;
-      a.host = out[p].array.data();
-      a.shape = out[p].array.shape;
+      a.host = s.host.data() + (s.guard + passed.offset) * bytes;
     }
   }
   loom::Kernel compiled = loom::detail::make_kernel(kernel);
   compiled.on(target);
   compiled.call(args);
+  // The views' elements gathered back; the rest of their buffers must hold the sentinel still.
+  for (size_t p = 0; p < kernel.params.size(); ++p) {
+    StagedView &s = staged[p];
+    if (!s.layout)
+      continue;
+    Buffer &dense = out[p].array;
+    const std::vector<unsigned char> fill = sentinel(dense.type);
+    const size_t bytes = fill.size();
+    if (s.device.ptr())
+      s.device.copy_to_host(s.host.data(), s.host.size());
+    strided::copy(s.host.data() + (s.guard + s.layout->offset) * bytes, dense.bytes.data(),
+                  dense.shape, s.layout->strides, bytes, strided::Direction::ToDense);
+    if (!outside.empty())
+      continue;
+    // The elements the view covers: a mask of the buffer and its guards, marked through the same
+    // layout. Element k of the buffer is element guard + k here (k < 0 or past the buffer: in a
+    // guard).
+    const int64_t total = s.layout->buffer + 2 * s.guard;
+    std::vector<unsigned char> covered(static_cast<size_t>(total), 0),
+        ones(static_cast<size_t>(dense.size()), 1);
+    strided::copy(covered.data() + s.guard + s.layout->offset, ones.data(), dense.shape,
+                  s.layout->strides, 1, strided::Direction::FromDense);
+    for (int64_t k = 0; k < total; ++k) {
+      const unsigned char *e = &s.host[static_cast<size_t>(k) * bytes];
+      if (covered[k] || std::memcmp(e, fill.data(), bytes) == 0)
+        continue;
+      const int64_t element = k - s.guard;
+      outside = kernel.params[p].name + ": element " + std::to_string(element) +
+                " of its buffer, outside the view (" + layout_text(*s.layout) + ")" +
+                (element < 0 || element >= s.layout->buffer ? " and past the buffer" : "") +
+                ", was overwritten: " + hex(e, bytes) + " where the sentinel " +
+                hex(fill.data(), bytes) + " was";
+      break;
+    }
+  }
   return out;
 }
 
@@ -224,20 +362,27 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
     verdict.invalid = e.what();
     return verdict;
   }
+  verdict.invalid = invalid_views(program);
+  if (!verdict.invalid.empty())
+    return verdict;
   verdict.steps = ref_result.steps;
 
   auto wanted = [&](const std::string &check) {
     return options.only.empty() ||
            std::find(options.only.begin(), options.only.end(), check) != options.only.end();
   };
-  // Runs one check: `run` returns the arrays after the run; exceptions are failures too.
+  // Runs one check: `run` returns the arrays after the run; exceptions are failures too, and so
+  // is a write outside a view's elements, which a compiled run describes in `outside`.
+  std::string outside;
   auto check = [&](const std::string &name, Compare how,
                    const std::function<std::vector<InterpreterArg>()> &run) {
     if (!wanted(name))
       return;
+    outside.clear();
     try {
       std::vector<InterpreterArg> got = run();
-      std::string diff = compare(kernel.params, ref, ref_result, got, how, name);
+      std::string diff =
+          !outside.empty() ? outside : compare(kernel.params, ref, ref_result, got, how, name);
       if (!diff.empty())
         verdict.failures.push_back({name, "mismatch", diff});
     } catch (const std::exception &e) {
@@ -318,14 +463,17 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
     }
   }
   if (options.cpu_jit && comparable && (values != Compare::Values || !calls_libm(expanded)))
-    check("jit:cpu", values, [&] { return run_compiled(kernel, program.args, Target::CPU); });
+    check("jit:cpu", values, [&] {
+      return run_compiled(kernel, program.args, program.views, Target::CPU, options, outside);
+    });
   if (options.gpu && wanted("gpu")) {
     if (!ref_result.inconclusive.empty()) {
       verdict.gpu_inconclusive = ref_result.inconclusive;
     } else {
       verdict.gpu_compared = true;
-      check("gpu", Compare::WithinUncertainty,
-            [&] { return run_compiled(kernel, program.args, Target::GPU); });
+      check("gpu", Compare::WithinUncertainty, [&] {
+        return run_compiled(kernel, program.args, program.views, Target::GPU, options, outside);
+      });
     }
   }
   return verdict;

@@ -16,6 +16,12 @@
 // depended on a decision the GPU's rounding may flip, and skipping the whole program when
 // control flow did ("inconclusive").
 //
+// Strided views: a program's ViewLayouts (Generator.h) pass arrays to the compiled runs as views
+// inside larger buffers padded with a sentinel: host views on the CPU (read in place by strided
+// code), device views on the GPU (in place too) or host views there (staged dense). The view's
+// elements, gathered dense, are compared as the array; an element of the padding that lost its
+// sentinel is a mismatch of its own (a write outside the view).
+//
 // Complex numbers compare part by part, each part as a float of the parts' type: the reference
 // computes them as the real operations expand_complex makes of them (the formulas of
 // docs/semantics.md, "Complex numbers"), so each part carries its own tracked bound, grown by
@@ -41,6 +47,10 @@ struct CheckOptions {
   // Test hook: rewrites every task body before the lowered:cpu check interprets it (a planted
   // bug, to test that the harness and the shrinker catch one).
   std::function<ir::Stmt(const ir::Stmt &)> fault;
+  // Test hook: changes the layout the compiled runs tell loom of the view of parameter `param`
+  // (it must stay inside the buffer); the harness still fills and gathers the view where the
+  // program's layout puts it: a planted addressing bug.
+  std::function<void(size_t param, ViewLayout &layout)> view_fault;
 };
 
 struct Failure {

@@ -250,7 +250,32 @@ std::string argument_cpp(const Param &p, const InterpreterArg &a) {
   return helper + std::string(type_code(p.type)) + ", " + shape + ", " + values + ")";
 }
 
+std::string view_cpp(const ViewLayout &v) {
+  if (!v.strided())
+    return "as_dense()";
+  std::string s = "as_view({";
+  for (size_t d = 0; d < v.strides.size(); ++d)
+    s += (d ? ", " : "") + std::to_string(v.strides[d]);
+  return s + "}, " + std::to_string(v.offset) + ", " + std::to_string(v.buffer) +
+         (v.device ? "" : ", false") + ")";
+}
+
 } // namespace
+
+std::string views_text(const Program &program) {
+  std::string s;
+  for (size_t p = 0; p < program.views.size(); ++p) {
+    const ViewLayout &v = program.views[p];
+    if (!v.strided())
+      continue;
+    s += "view " + program.kernel.params[p].name + ": strides [";
+    for (size_t d = 0; d < v.strides.size(); ++d)
+      s += (d ? ", " : "") + std::to_string(v.strides[d]);
+    s += "] from element " + std::to_string(v.offset) + " of a buffer of " +
+         std::to_string(v.buffer) + (v.device ? "" : " (a host view on the GPU too)") + "\n";
+  }
+  return s;
+}
 
 std::string reproducer_cpp(const Program &program, const std::string &name,
                            const std::string &comment) {
@@ -282,6 +307,12 @@ std::string reproducer_cpp(const Program &program, const std::string &name,
   for (size_t i = 0; i < k.params.size(); ++i)
     os << (i ? ",\n            " : "") << argument_cpp(k.params[i], program.args[i]);
   os << "};\n";
+  if (!program.views.empty()) {
+    os << "  p.views = {";
+    for (size_t i = 0; i < program.views.size(); ++i)
+      os << (i ? ",\n             " : "") << view_cpp(program.views[i]);
+    os << "};\n";
+  }
   os << "  expect_backends_agree(p);\n";
   os << "}\n";
   return os.str();
@@ -297,7 +328,8 @@ std::string shrink_and_report(const Program &program, const Failure &failure,
      << " IR nodes (" << small.tried << " candidates run, " << small.kept
      << " kept); it fails as:\n"
      << small.failure.check << " " << small.failure.kind << ": " << small.failure.detail << "\n\n"
-     << ir::to_string(small.program.kernel) << "\n";
+     << ir::to_string(small.program.kernel) << "\n"
+     << views_text(small.program) << "\n";
   std::string name = "Seed" + std::to_string(program.seed);
   std::string cpp =
       reproducer_cpp(small.program, name,

@@ -14,9 +14,12 @@ namespace loom::difftest {
 std::string reproducer_cpp(const Program &program, const std::string &name,
                            const std::string &comment);
 
+// The strided views the compiled runs pass (Program::views), a line each; empty when none.
+std::string views_text(const Program &program);
+
 // Shrinks the failure, then describes it: the seed, the check and its first difference, the
-// smallest failing program as IR text, and the C++ of a regression test for it, which is also
-// written to `dir`/<kernel name>.cpp when `dir` is not empty.
+// smallest failing program as IR text and its views, and the C++ of a regression test for it, which
+// is also written to `dir`/<kernel name>.cpp when `dir` is not empty.
 std::string shrink_and_report(const Program &program, const Failure &failure,
                               const CheckOptions &options, const std::string &dir);
 

@@ -208,19 +208,33 @@ ShrinkResult shrink(const Program &program, const Failure &failure, const CheckO
   // A candidate whose loop no longer ends should fail fast, not run to the default limit.
   Verdict first = check_program(program, o);
   o.step_limit = std::min<uint64_t>(options.step_limit, first.steps * 4 + 100000);
-  r.program = shrink_while(
-      program,
-      [&](const Program &candidate) {
-        Verdict v = check_program(candidate, o);
-        auto same = std::find_if(v.failures.begin(), v.failures.end(), [&](const Failure &f) {
-          return f.check == failure.check && f.kind == failure.kind;
-        });
-        if (!v.invalid.empty() || same == v.failures.end())
-          return false;
-        r.failure = *same;
-        return true;
-      },
-      max_tries, &r.tried, &r.kept);
+  auto still_fails = [&](const Program &candidate) {
+    Verdict v = check_program(candidate, o);
+    auto same = std::find_if(v.failures.begin(), v.failures.end(), [&](const Failure &f) {
+      return f.check == failure.check && f.kind == failure.kind;
+    });
+    if (!v.invalid.empty() || same == v.failures.end())
+      return false;
+    r.failure = *same;
+    return true;
+  };
+  r.program = shrink_while(program, still_fails, max_tries, &r.tried, &r.kept);
+  // The views the failure does not need, passed dense instead (the others keep their layouts).
+  for (size_t p = 0; p < r.program.views.size() && r.tried < max_tries; ++p) {
+    if (!r.program.views[p].strided())
+      continue;
+    Program candidate = r.program;
+    candidate.views[p] = ViewLayout{};
+    if (std::none_of(candidate.views.begin(), candidate.views.end(),
+                     [](const ViewLayout &v) { return v.strided(); }))
+      candidate.views.clear();
+    ++r.tried;
+    if (still_fails(candidate)) {
+      r.program = std::move(candidate);
+      ++r.kept;
+      p = static_cast<size_t>(-1); // from the first again (the views may have been cleared)
+    }
+  }
   return r;
 }
 

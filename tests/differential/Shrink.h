@@ -1,7 +1,8 @@
 // Delta debugging for a failing program: greedy one-step reductions (remove a statement, take
 // one branch of an if, run a loop's body once, run a parallel loop over one point, replace an
 // expression by 0, by 1 or by one of its operands), each kept when the program is still valid and
-// still fails the same check the same way, until no reduction is kept.
+// still fails the same check the same way, until no reduction is kept; then passing a strided
+// view dense instead (Program::views), kept likewise. The views kept keep their layouts.
 //
 // A reduction that breaks the program (an index out of bounds, a data race, an endless loop, a
 // variable out of scope) is caught by the verifier or the reference interpreter, and dropped.

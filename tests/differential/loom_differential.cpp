@@ -3,10 +3,12 @@
 // and its reproducer printed (and written to --out).
 //
 //   loom_differential [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] [--no-cpu]
-//                     [--no-passes] [--out DIR] [--max-mismatches K] [--complex F]
+//                     [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] [--views F]
 // --jobs J runs J processes (job j takes seeds S + j, S + j + J, ...); --seconds T stops starting
 // programs after T seconds, so that a run fits a time slot (the summary says how many ran);
-// --complex F makes F of the programs ones with complex numbers (default 0.15; 1: all of them).
+// --complex F makes F of the programs ones with complex numbers (default 0.15; 1: all of them);
+// --views F makes F of the programs ones whose compiled runs pass arrays as strided views
+// (default 0.3; in those, half the arrays are views).
 #include "differential/Harness.h"
 #include "differential/Reproducer.h"
 
@@ -25,7 +27,8 @@ using namespace loom::difftest;
 namespace {
 
 struct Summary {
-  uint64_t programs = 0, mismatches = 0, invalid = 0, gpu_compared = 0, gpu_inconclusive = 0;
+  uint64_t programs = 0, mismatches = 0, invalid = 0, gpu_compared = 0, gpu_inconclusive = 0,
+           with_views = 0;
 };
 
 struct Run {
@@ -51,6 +54,7 @@ Summary run_job(const Run &run, uint64_t job, std::chrono::steady_clock::time_po
     Program p = generate_program(s, run.generator);
     Verdict v = check_program(p, run.options);
     ++sum.programs;
+    sum.with_views += !p.views.empty();
     if (!v.invalid.empty()) {
       ++sum.invalid;
       std::printf("seed %llu: the generator made an invalid program: %s\n",
@@ -115,6 +119,7 @@ Summary run_jobs(const Run &run, std::chrono::steady_clock::time_point start) {
     total.invalid += sum.invalid;
     total.gpu_compared += sum.gpu_compared;
     total.gpu_inconclusive += sum.gpu_inconclusive;
+    total.with_views += sum.with_views;
   }
   return total;
 }
@@ -147,6 +152,8 @@ int main(int argc, char **argv) {
       run.max_mismatches = std::atoi(next());
     else if (a == "--complex")
       run.generator.complex_fraction = std::atof(next());
+    else if (a == "--views")
+      run.generator.view_fraction = std::atof(next());
     else if (a == "--no-gpu")
       use_gpu = false;
     else if (a == "--no-cpu")
@@ -156,7 +163,8 @@ int main(int argc, char **argv) {
     else {
       std::fprintf(stderr,
                    "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
-                   "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F]\n",
+                   "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] "
+                   "[--views F]\n",
                    argv[0]);
       return 2;
     }
@@ -186,7 +194,9 @@ int main(int argc, char **argv) {
 
   auto start = std::chrono::steady_clock::now();
   Summary sum = run.jobs > 1 ? run_jobs(run, start) : run_job(run, 0, start);
-  std::printf("%llu programs, %llu mismatches", static_cast<unsigned long long>(sum.programs),
+  std::printf("%llu programs (%llu with strided views), %llu mismatches",
+              static_cast<unsigned long long>(sum.programs),
+              static_cast<unsigned long long>(sum.with_views),
               static_cast<unsigned long long>(sum.mismatches));
   if (sum.invalid)
     std::printf(", %llu invalid programs", static_cast<unsigned long long>(sum.invalid));

@@ -744,5 +744,32 @@ TEST(DifferentialRegression, Call_LaunchDomainOfAComplexScalarSeed9001728) {
   expect_backends_agree(p);
 }
 
+// Fixed: a parallel loop's reduction at a constant index into a strided view (a2[9] max= 13, a2 passed as a host view with stride 3) is combined on the CPU by
+// finish_reductions (loom/CpuCall.cpp) at the row-major offset of its indices: it ignores the
+// view's strides (values.strides, ir::Param::strided), so the total goes to buffer element
+// 1 + 9 = 10, which is the view's a2[3], instead of 1 + 27 = 28, a2[9]. (+=, *= and max= show it;
+// min= too when the total is smaller. The GPU's last block updates through element_address,
+// which takes the strides.) finish_reductions now steps by the view's strides.
+// seed 1 (view_fraction 1, view_array_fraction 1), shrunk: jit:cpu mismatch:
+// a2[3]: interpreter 7, jit:cpu 13 (allowed difference 0)
+TEST(DifferentialRegression, CpuCall_ReductionIntoAStridedViewSeed1) {
+  Program p;
+  p.seed = 1u;
+  p.kernel.name = "diff_1";
+  p.kernel.params = {array("a0", ScalarType::BF16, 3), array("a1", ScalarType::U64, 3),
+                     array("a2", ScalarType::U16, 1), array("a3", ScalarType::I64, 1)};
+  Var v0 = make_var("i1", ScalarType::I64);
+  p.kernel.body =
+      block({pfor({v0}, {ic(ScalarType::I64, 1)},
+                  block({block({block({reduce(ReduceOp::Max, 2, {ic(ScalarType::I64, 9)},
+                                              ic(ScalarType::U16, 13))})})}))});
+  p.args = {fbuffer(ScalarType::BF16, {2, 1, 1}, {-0x1.3p+3, -0x1.04p+3}),
+            ibuffer(ScalarType::U64, {1, 2, 2}, {11, 13, -17, -8}),
+            ibuffer(ScalarType::U16, {11}, {8, 65522, 65531, 7, 2, 65526, 65521, 0, 65531, 7, 5}),
+            ibuffer(ScalarType::I64, {11}, {-8, 65, 10, -9, 0, -7, -1, 3, -12, -18, -12})};
+  p.views = {as_dense(), as_dense(), as_view({3}, 1, 32), as_dense()};
+  expect_backends_agree(p);
+}
+
 } // namespace
 } // namespace loom::difftest
