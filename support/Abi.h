@@ -3,8 +3,9 @@
 // A kernel's parameters are flattened in order: an array parameter of rank R becomes its data
 // pointer followed by R i64 extents (outermost first), and a strided one (ir::Param::strided) by R
 // i64 strides after them (in elements, any sign; the pointer is that of element [0, ..., 0]); a
-// scalar parameter becomes its value (bool as one byte). The runtime passes `params`, an array holding the address of each flattened value:
-// exactly what cuLaunchKernel takes as kernelParams, and what a CPU task entry receives.
+// scalar parameter becomes its value (bool as one byte). The runtime passes `params`, an array
+// holding the address of each flattened value: exactly what cuLaunchKernel takes as kernelParams,
+// and what a CPU task entry receives.
 //
 // A task with reductions (ir::TaskReduction) takes one more pointer after them: scratch memory
 // of 8-byte slots. Slot 0 is the GPU's count of finished blocks (zero before a launch, and reset

@@ -744,14 +744,14 @@ TEST(DifferentialRegression, Call_LaunchDomainOfAComplexScalarSeed9001728) {
   expect_backends_agree(p);
 }
 
-// Fixed: a parallel loop's reduction at a constant index into a strided view (a2[9] max= 13, a2 passed as a host view with stride 3) is combined on the CPU by
-// finish_reductions (loom/CpuCall.cpp) at the row-major offset of its indices: it ignores the
-// view's strides (values.strides, ir::Param::strided), so the total goes to buffer element
-// 1 + 9 = 10, which is the view's a2[3], instead of 1 + 27 = 28, a2[9]. (+=, *= and max= show it;
-// min= too when the total is smaller. The GPU's last block updates through element_address,
-// which takes the strides.) finish_reductions now steps by the view's strides.
-// seed 1 (view_fraction 1, view_array_fraction 1), shrunk: jit:cpu mismatch:
-// a2[3]: interpreter 7, jit:cpu 13 (allowed difference 0)
+// Fixed: a parallel loop's reduction at a constant index into a strided view (a2[9] max= 13, a2
+// passed as a host view with stride 3) is combined on the CPU by finish_reductions
+// (loom/CpuCall.cpp) at the row-major offset of its indices: it ignores the view's strides
+// (values.strides, ir::Param::strided), so the total goes to buffer element 1 + 9 = 10, which is
+// the view's a2[3], instead of 1 + 27 = 28, a2[9]. (+=, *= and max= show it; min= too when the
+// total is smaller. The GPU's last block updates through element_address, which takes the strides.)
+// finish_reductions now steps by the view's strides. seed 1 (view_fraction 1, view_array_fraction
+// 1), shrunk: jit:cpu mismatch: a2[3]: interpreter 7, jit:cpu 13 (allowed difference 0)
 TEST(DifferentialRegression, CpuCall_ReductionIntoAStridedViewSeed1) {
   Program p;
   p.seed = 1u;

@@ -1,6 +1,6 @@
-// Complex numbers in the text DSL: c64 and c128 arrays and scalars, imaginary literals, c64(re, im),
-// .real and .imag, the functions of complex numbers and a complex reduction, run on each target
-// against std::complex<double> computed from the same inputs.
+// Complex numbers in the text DSL: c64 and c128 arrays and scalars, imaginary literals, c64(re,
+// im), .real and .imag, the functions of complex numbers and a complex reduction, run on each
+// target against std::complex<double> computed from the same inputs.
 #include "support/TestUtil.h"
 
 #include <complex>
@@ -73,8 +73,8 @@ template <class F> std::vector<std::complex<F>> as(const std::vector<C> &v) {
   double err = std::abs(got - want), bound = rel * (std::abs(want) + 1);
   if (err <= bound)
     return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "got " << got << ", want " << want << " (error " << err
-                                       << " > " << bound << ")";
+  return ::testing::AssertionFailure()
+         << "got " << got << ", want " << want << " (error " << err << " > " << bound << ")";
 }
 
 class TextComplex : public loomtest::TargetTest {

@@ -228,21 +228,20 @@ TEST(SameIR, ComplexNumbers) {
   using namespace std::complex_literals;
   using c64 = std::complex<float>;
   using c128 = std::complex<double>;
-  ir::Kernel cpp = trace(
-      "complex_mix",
-      [](C64 s, F32 f, Array<c64> z, Array<c128> w, Array<float> re) {
-        parallel_for(z.size(), [&](Index i) {
-          z[i] = z[i] * s + f * 2.0i - conj(z[i]) / C64(1, f);
-          w[i] = w[i] * 2.0 + z[i] + exp(w[i]) + sqrt(z[i]) + pow(w[i], 0.5);
-          re[i] = abs(z[i]) + real(w[i]) * imag(z[i]) + cast<float>(z[i]);
-          Var<c64> acc("acc", 1.0f);
-          acc *= z[i];
-          acc += 1.0i;
-          z[i] = select(z[i] == acc, acc, -z[i]);
-          w[0] += cast<c128>(acc);
-        });
-      },
-      {"s", "f", "z", "w", "re"});
+  ir::Kernel cpp = trace("complex_mix",
+                         [](C64 s, F32 f, Array<c64> z, Array<c128> w, Array<float> re) {
+                           parallel_for(z.size(), [&](Index i) {
+                             z[i] = z[i] * s + f * 2.0i - conj(z[i]) / C64(1, f);
+                             w[i] = w[i] * 2.0 + z[i] + exp(w[i]) + sqrt(z[i]) + pow(w[i], 0.5);
+                             re[i] = abs(z[i]) + real(w[i]) * imag(z[i]) + cast<float>(z[i]);
+                             Var<c64> acc("acc", 1.0f);
+                             acc *= z[i];
+                             acc += 1.0i;
+                             z[i] = select(z[i] == acc, acc, -z[i]);
+                             w[0] += cast<c128>(acc);
+                           });
+                         },
+                         {"s", "f", "z", "w", "re"});
   EXPECT_SAME_IR(cpp, R"(
 @kernel
 def complex_mix(s: c64, f: f32, z: c64[N], w: c128[N], re: f32[N]):
