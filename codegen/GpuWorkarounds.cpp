@@ -7,6 +7,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,8 +60,13 @@ llvm::InlineAsm *integer_min_max_abs_ptx(const llvm::IntrinsicInst &call) {
     break;
   case llvm::Intrinsic::abs:
     operands = 1;
-    text = "{\n\t.reg .pred %lp;\n\t.reg .b" + w + " %ln;\n\tsetp.lt.s" + w +
-           " %lp, $1, 0;\n\tneg.s" + w + " %ln, $1;\n\tselp.b" + w + " $0, %ln, $1, %lp;\n\t}";
+    // A 16-bit negation is made in 32 bits and truncated (negate_16_bits_in_32).
+    text = w == "16" ? "{\n\t.reg .pred %lp;\n\t.reg .b32 %lw;\n\t.reg .b16 %ln;\n\t"
+                       "setp.lt.s16 %lp, $1, 0;\n\tcvt.s32.s16 %lw, $1;\n\tneg.s32 %lw, %lw;\n\t"
+                       "cvt.u16.u32 %ln, %lw;\n\tselp.b16 $0, %ln, $1, %lp;\n\t}"
+                     : "{\n\t.reg .pred %lp;\n\t.reg .b" + w + " %ln;\n\tsetp.lt.s" + w +
+                           " %lp, $1, 0;\n\tneg.s" + w + " %ln, $1;\n\tselp.b" + w +
+                           " $0, %ln, $1, %lp;\n\t}";
     break;
   default:
     return nullptr;
@@ -149,6 +155,116 @@ void widen_i8_min_max_abs(llvm::Module &module) {
 
 } // namespace
 
+void negate_16_bits_in_32(llvm::Module &module) {
+  std::vector<llvm::BinaryOperator *> negations;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *sub = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
+          if (sub->getOpcode() == llvm::Instruction::Sub && sub->getType()->isIntegerTy(16))
+            if (auto *zero = llvm::dyn_cast<llvm::ConstantInt>(sub->getOperand(0));
+                zero && zero->isZero())
+              negations.push_back(sub);
+  llvm::Type *i16 = llvm::Type::getInt16Ty(module.getContext());
+  llvm::InlineAsm *negate =
+      llvm::InlineAsm::get(llvm::FunctionType::get(i16, {i16}, false),
+                           "{\n\t.reg .b32 %lw;\n\tcvt.s32.s16 %lw, $1;\n\tneg.s32 %lw, "
+                           "%lw;\n\tcvt.u16.u32 $0, %lw;\n\t}",
+                           "=h,h", /*hasSideEffects=*/false);
+  for (llvm::BinaryOperator *sub : negations) {
+    auto *replacement = llvm::CallInst::Create(negate, {sub->getOperand(1)}, sub->getName(), sub);
+    replacement->setDoesNotAccessMemory();
+    replacement->setDoesNotThrow();
+    sub->replaceAllUsesWith(replacement);
+    sub->eraseFromParent();
+  }
+}
+
+void scalarize_packed_narrow_integers(llvm::Module &module) {
+  std::vector<llvm::BinaryOperator *> packed;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
+          if (auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(op->getType()))
+            if (vector->getElementType()->isIntegerTy(16) ||
+                vector->getElementType()->isIntegerTy(8))
+              packed.push_back(op);
+  for (llvm::BinaryOperator *op : packed) {
+    llvm::IRBuilder<> b(op);
+    auto *vector = llvm::cast<llvm::FixedVectorType>(op->getType());
+    llvm::Value *result = llvm::PoisonValue::get(vector);
+    for (unsigned lane = 0; lane < vector->getNumElements(); ++lane) {
+      llvm::Value *x = b.CreateExtractElement(op->getOperand(0), lane);
+      llvm::Value *y = b.CreateExtractElement(op->getOperand(1), lane);
+      llvm::Value *scalar = b.CreateBinOp(op->getOpcode(), x, y);
+      if (auto *scalar_op = llvm::dyn_cast<llvm::BinaryOperator>(scalar))
+        scalar_op->copyIRFlags(op);
+      result = b.CreateInsertElement(result, scalar, lane);
+    }
+    result->takeName(op);
+    op->replaceAllUsesWith(result);
+    op->eraseFromParent();
+  }
+  // The loop vectorizer's reductions of such vectors (llvm.vector.reduce.*), which the backend
+  // would otherwise select as packed operations: the lanes combined one after another.
+  std::vector<llvm::IntrinsicInst *> reductions;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
+          if (call->arg_size() == 1 &&
+              (call->getType()->isIntegerTy(16) || call->getType()->isIntegerTy(8)))
+            if (llvm::isa<llvm::FixedVectorType>(call->getArgOperand(0)->getType()))
+              reductions.push_back(call);
+  for (llvm::IntrinsicInst *call : reductions) {
+    std::optional<llvm::Instruction::BinaryOps> op;
+    llvm::Intrinsic::ID min_max = llvm::Intrinsic::not_intrinsic;
+    switch (call->getIntrinsicID()) {
+    case llvm::Intrinsic::vector_reduce_add:
+      op = llvm::Instruction::Add;
+      break;
+    case llvm::Intrinsic::vector_reduce_mul:
+      op = llvm::Instruction::Mul;
+      break;
+    case llvm::Intrinsic::vector_reduce_and:
+      op = llvm::Instruction::And;
+      break;
+    case llvm::Intrinsic::vector_reduce_or:
+      op = llvm::Instruction::Or;
+      break;
+    case llvm::Intrinsic::vector_reduce_xor:
+      op = llvm::Instruction::Xor;
+      break;
+    case llvm::Intrinsic::vector_reduce_smin:
+      min_max = llvm::Intrinsic::smin;
+      break;
+    case llvm::Intrinsic::vector_reduce_smax:
+      min_max = llvm::Intrinsic::smax;
+      break;
+    case llvm::Intrinsic::vector_reduce_umin:
+      min_max = llvm::Intrinsic::umin;
+      break;
+    case llvm::Intrinsic::vector_reduce_umax:
+      min_max = llvm::Intrinsic::umax;
+      break;
+    default:
+      continue;
+    }
+    llvm::IRBuilder<> b(call);
+    llvm::Value *vector = call->getArgOperand(0);
+    const unsigned lanes = llvm::cast<llvm::FixedVectorType>(vector->getType())->getNumElements();
+    llvm::Value *total = b.CreateExtractElement(vector, uint64_t(0));
+    for (unsigned lane = 1; lane < lanes; ++lane) {
+      llvm::Value *x = b.CreateExtractElement(vector, lane);
+      total = op ? b.CreateBinOp(*op, total, x) : b.CreateBinaryIntrinsic(min_max, total, x);
+    }
+    total->takeName(call);
+    call->replaceAllUsesWith(total);
+    call->eraseFromParent();
+  }
+}
+
 void hide_integer_min_max_abs_from_ptxas(llvm::Module &module) {
   widen_i8_min_max_abs(module);
   replace_with_inline_ptx(module, integer_min_max_abs_ptx);
@@ -177,6 +293,8 @@ void float_abs_as_bit_and(llvm::Module &module) {
 }
 
 void work_around_gpu_miscompiles(llvm::Module &module) {
+  scalarize_packed_narrow_integers(module);
+  negate_16_bits_in_32(module);
   hide_integer_min_max_abs_from_ptxas(module);
   select_instead_of_sitofp_i1(module);
   float_abs_as_bit_and(module);

@@ -32,6 +32,18 @@ void select_instead_of_sitofp_i1(llvm::Module &module);
 // does not reason about; it costs one LOP3 where the abs was an operand modifier.
 void float_abs_as_bit_and(llvm::Module &module);
 
+// A bug of ptxas (CUDA 13.0, sm_90): it takes a 16-bit negation not to wrap, as if computed in
+// 32 bits: -x of x = -32768 came out as 32768 (min(-x, 0) gave 0, (-x) >> 1 gave 16384). Every
+// i16 `sub 0, x` becomes inline PTX that negates in 32 bits and truncates (cvt.s32.s16, neg.s32,
+// cvt.u16.u32); a 16-bit abs (hide_integer_min_max_abs_from_ptxas) negates the same way.
+void negate_16_bits_in_32(llvm::Module &module);
+
+// A miscompile of 16-bit arithmetic in packed registers (CUDA 13.0, sm_90): LLVM's NVPTX backend
+// turned a thread's u16 partial sum, `+ 5` on a vector whose other lane is undefined, into
+// add.s16x2 of {%rs26, %rs14} with %rs14 never written, and the H200 left the partial unchanged.
+// Every integer vector operation on 8- or 16-bit lanes becomes one scalar operation per lane.
+void scalarize_packed_narrow_integers(llvm::Module &module);
+
 // Every workaround above, in order: what PtxTarget runs after optimization.
 void work_around_gpu_miscompiles(llvm::Module &module);
 

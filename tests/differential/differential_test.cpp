@@ -16,10 +16,12 @@
 #include "support/StridedLayout.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <string>
 
@@ -91,6 +93,41 @@ TEST(QuickTier, GeneratedProgramsCompileToPtx) {
         ir::lower(p.kernel, ir::Target::GPU, nullptr, {.covering_launch = seed % 3 != 0}), target);
     ASSERT_NE(ptx.find(".entry"), std::string::npos) << "seed " << seed << "\n" << ptx;
   }
+}
+
+// The optimized GPU code of generated programs, with the workarounds for the tool chain below
+// loom applied (codegen/GpuWorkarounds.h), assembled by ptxas for sm_90 where it is installed:
+// a workaround that writes invalid PTX is caught without a GPU.
+TEST(Ptxas, GeneratedProgramsAssemble) {
+  std::string ptxas;
+  for (const char *candidate : {"/usr/local/cuda/bin/ptxas", "/usr/bin/ptxas"})
+    if (ptxas.empty() && access(candidate, X_OK) == 0)
+      ptxas = candidate;
+  if (ptxas.empty())
+    GTEST_SKIP() << "ptxas not found: the generated programs' PTX is not assembled";
+  const uint64_t base = env_number("LOOM_DIFF_SEED", 1);
+  const uint64_t total = env_number("LOOM_DIFF_PROGRAMS", 2000) / 40;
+  codegen::GpuTarget target;
+  target.sm = "sm_90";
+  char path[] = "/tmp/loom_generated_ptx_XXXXXX";
+  int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  for (uint64_t seed = base; seed < base + total; ++seed) {
+    Program p = generate_program(seed);
+    target.index32 = seed % 2 == 0;
+    std::string ptx = codegen::emit_ptx(
+        ir::lower(p.kernel, ir::Target::GPU, nullptr, {.covering_launch = seed % 3 != 0}), target);
+    std::ofstream(path) << ptx;
+    std::string log = std::string(path) + ".log";
+    int rc =
+        std::system((ptxas + " -arch=sm_90 " + path + " -o /dev/null >" + log + " 2>&1").c_str());
+    std::ifstream in(log);
+    std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::remove(log.c_str());
+    ASSERT_EQ(rc, 0) << "seed " << seed << ": ptxas rejected the PTX:\n" << out;
+  }
+  std::remove(path);
 }
 
 // ---- the generator ---------------------------------------------------------------------------

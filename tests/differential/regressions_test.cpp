@@ -771,5 +771,44 @@ TEST(DifferentialRegression, CpuCall_ReductionIntoAStridedViewSeed1) {
   expect_backends_agree(p);
 }
 
+// Not fixed: wrong on the H200 only (the interpreter of the GPU lowering agrees with the CPU).
+// LLVM folds the loop's five `a3[1] += 1` of each thread's u16 partial into one + 5 and emits it
+// as a packed add.s16x2 whose high lane is an undefined register ({%rs26, %rs14}, then the low
+// half taken back); the partial came out unchanged on the GPU (16, not 21), as if ptxas dropped the
+// add of a half-undefined operand. Disabled until codegen/GpuWorkarounds.h keeps 16-bit adds out
+// of packed registers (run with --gtest_also_run_disabled_tests on a GPU to see it).
+// seed 30004239 (loom_differential on the H200), shrunk: gpu mismatch:
+// a3[1]: interpreter 21, gpu 16 (allowed difference 0)
+TEST(DifferentialRegression, DISABLED_Ptxas_U16ReductionInAWhileLoopSeed30004239) {
+  Program p;
+  p.seed = 30004239u;
+  p.kernel.name = "diff_30004239";
+  p.kernel.params = {array("a0", ScalarType::I32, 3), array("a1", ScalarType::I16, 3),
+                     array("a2", ScalarType::C64, 3), array("a3", ScalarType::U16, 1)};
+  Var v0 = make_var("i15", ScalarType::I64);
+  Var v1 = make_var("i16", ScalarType::I64);
+  Var v2 = make_var("c18", ScalarType::I64);
+  p.kernel.body = block({pfor(
+      {v0, v1}, {ic(ScalarType::I64, 1), ic(ScalarType::I64, 1)},
+      block({block(
+          {decl(v2, ic(ScalarType::I64, 0)),
+           while_(bin(BinaryOp::And, bin(BinaryOp::Lt, var(v2), ic(ScalarType::I64, 5)),
+                      un(UnaryOp::Not, bin(BinaryOp::Le, ic(ScalarType::I32, 0),
+                                           load(ScalarType::I32, 0,
+                                                {ic(ScalarType::I64, 1), ic(ScalarType::I64, 0),
+                                                 ic(ScalarType::I64, 0)})))),
+                  block({block({reduce(ReduceOp::Add, 3, {ic(ScalarType::I64, 1)},
+                                       ic(ScalarType::U16, 1))}),
+                         assign(v2, bin(BinaryOp::Add, var(v2), ic(ScalarType::I64, 1)))}))})}))});
+  p.args = {
+      ibuffer(ScalarType::I32, {2, 1, 1}, {-1, -17}),
+      ibuffer(ScalarType::I16, {4, 3, 2}, {5,  11,  19,  6,  9, -5,  14, -3, 0,  -9,  -12, -3,
+                                           17, -15, -10, 15, 6, -13, 19, -2, -5, -15, 3,   -4}),
+      cbuffer(ScalarType::C64, {2, 1, 1}, {{-0x1.4p+0, 0x1.6c765ap+0}, {-0x1.044026p+3, 0x0p+0}}),
+      ibuffer(ScalarType::U16, {13},
+              {16, 16, 13, 65518, 65526, 8, 65530, 65535, 65528, 65534, 65526, 65530, 65522})};
+  expect_backends_agree(p);
+}
+
 } // namespace
 } // namespace loom::difftest
