@@ -423,8 +423,9 @@ bool equal(const Expr &a, const Expr &b);
 bool equal_all(const std::vector<Expr> &a, const std::vector<Expr> &b);
 
 // What both front ends emit for `array[indices] = value`: a Reduce when value updates that very
-// element with +, *, min or max (`x[i] = x[i] + v`, `x[i] += v`, `x[i] = min(x[i], v)`), so
-// that the update is a reduction inside a parallel loop (as in Numba's prange); else a Store.
+// element with +, -, *, min or max (`x[i] = x[i] + v`, `x[i] += v`, `x[i] -= v` as `+= -v`,
+// `x[i] = min(x[i], v)`), so that the update is a reduction inside a parallel loop (as in
+// Numba's prange); else a Store.
 Stmt store_or_reduce(int array, std::vector<Expr> indices, Expr value);
 
 struct IfThenElse : StmtNode {

@@ -657,14 +657,13 @@ TEST(DifferentialRegression, FmaByOneBecomesAFusableAddSeed52003817) {
   expect_backends_agree(p);
 }
 
-// Not fixed: a miscompilation by ptxas (CUDA 13.0, driver 580, sm_90). loom's PTX is right:
-// shl.b16 gives -32768, neg.s16 of it wraps to -32768 and shr.s16 by 1 gives -16384, but the H200
-// stored 16384, as if the negation had not wrapped at 16 bits. Disabled until a workaround in
-// codegen/GpuWorkarounds.h hides the pattern from ptxas (run with --gtest_also_run_disabled_tests
-// on a GPU to see it).
+// A miscompilation by ptxas (CUDA 13.0, driver 580, sm_90). loom's PTX was right: shl.b16 gives
+// -32768, neg.s16 of it wraps to -32768 and shr.s16 by 1 gives -16384, but the H200 stored 16384,
+// as if the negation had not wrapped at 16 bits. Worked around by negate_16_bits_in_32
+// (codegen/GpuWorkarounds.h); passes on the H200 since.
 // seed 52001817, shrunk: gpu mismatch:
 // a2[1, 0]: interpreter -16384, gpu 16384 (allowed difference 0)
-TEST(DifferentialRegression, DISABLED_Ptxas_NegatedI16ShiftedRightSeed52001817) {
+TEST(DifferentialRegression, Ptxas_NegatedI16ShiftedRightSeed52001817) {
   Program p;
   p.seed = 52001817u;
   p.kernel.name = "diff_52001817";
@@ -771,15 +770,15 @@ TEST(DifferentialRegression, CpuCall_ReductionIntoAStridedViewSeed1) {
   expect_backends_agree(p);
 }
 
-// Not fixed: wrong on the H200 only (the interpreter of the GPU lowering agrees with the CPU).
+// Wrong on the H200 only (the interpreter of the GPU lowering agreed with the CPU).
 // LLVM folds the loop's five `a3[1] += 1` of each thread's u16 partial into one + 5 and emits it
 // as a packed add.s16x2 whose high lane is an undefined register ({%rs26, %rs14}, then the low
 // half taken back); the partial came out unchanged on the GPU (16, not 21), as if ptxas dropped the
-// add of a half-undefined operand. Disabled until codegen/GpuWorkarounds.h keeps 16-bit adds out
-// of packed registers (run with --gtest_also_run_disabled_tests on a GPU to see it).
+// add of a half-undefined operand. Worked around by scalarize_packed_narrow_integers
+// (codegen/GpuWorkarounds.h); passes on the H200 since.
 // seed 30004239 (loom_differential on the H200), shrunk: gpu mismatch:
 // a3[1]: interpreter 21, gpu 16 (allowed difference 0)
-TEST(DifferentialRegression, DISABLED_Ptxas_U16ReductionInAWhileLoopSeed30004239) {
+TEST(DifferentialRegression, Ptxas_U16ReductionInAWhileLoopSeed30004239) {
   Program p;
   p.seed = 30004239u;
   p.kernel.name = "diff_30004239";
