@@ -138,7 +138,7 @@ llvm::Value *CodegenLLVM::from_memory(llvm::Value *v, ScalarType t) {
   // f16 and bf16 are storage: values are f32, exactly (every f16 and bf16 is an f32).
   if (t == ir::ScalarType::BF16)
     return widen_bf16(v);
-  if (ir::is_storage_only(t))
+  if (ir::is_half_float(t))
     return builder.CreateFPExt(v, builder.getFloatTy());
   return v;
 }
@@ -316,7 +316,12 @@ llvm::Value *CodegenLLVM::array_extent(int array, int dim) const {
       dim >= kernel->params[array].rank)
     internal_error("extent " + std::to_string(dim) + " of parameter " + std::to_string(array) +
                    ", which is not an array of that rank");
-  return function_->getArg(first_flat_arg_[array] + 1 + dim);
+  llvm::Argument *extent = function_->getArg(first_flat_arg_[array] + 1 + dim);
+  // The parts of a complex array: the innermost extent is always 2, and as a constant it lets
+  // LLVM see that neighbouring elements' parts are neighbours (one vector load of a run).
+  if (kernel->params[array].part == ir::ComplexPart::Parts && dim == kernel->params[array].rank - 1)
+    return llvm::ConstantInt::get(extent->getType(), 2);
+  return extent;
 }
 
 llvm::Value *CodegenLLVM::array_stride(int array, int dim) const {
@@ -511,7 +516,7 @@ llvm::Align CodegenLLVM::access_alignment(int array, const std::vector<ir::Expr>
 // atomic read-modify-write (LLVM expands what the target lacks into a compare-exchange loop).
 void CodegenLLVM::visit_node(const ir::Reduce *op) {
   const ScalarType t = kernel->params.at(op->array).type;
-  if (op->value.type() != t || t == ScalarType::Bool || ir::is_storage_only(t))
+  if (op->value.type() != t || t == ScalarType::Bool || ir::is_half_float(t))
     internal_error("reduction of a " + std::string(ir::type_name(op->value.type())) + " into a " +
                    ir::type_name(t) + " array");
   llvm::Value *value = codegen(op->value);
@@ -705,6 +710,14 @@ void CodegenLLVM::visit_node(const ir::Unary *op) {
   case ir::UnaryOp::BitNot:
     value_ = builder.CreateNot(a); // xor with all ones: 1 for i1, -1 for integers
     return;
+  case ir::UnaryOp::RoundF16:
+  case ir::UnaryOp::RoundBF16: {
+    // The nearest 16-bit float, as an f32: an f64 rounds to odd first (support/Float16.h), so
+    // that it rounds once.
+    llvm::Value *f = a->getType()->isDoubleTy() ? round_to_odd_f32(a) : a;
+    value_ = round_to_16_bits(f, op->op == ir::UnaryOp::RoundBF16);
+    return;
+  }
   }
 }
 

@@ -87,6 +87,10 @@ protected:
   // on hosts without AVX512-BF16 into a call of compiler-rt's __truncsfbf2, which the JIT cannot
   // resolve in a process built by GCC 12. CodegenPTX keeps bfloat (the GPU converts natively).
   virtual llvm::Type *bf16_memory_type() const;
+  // An f32 rounded to the nearest f16 (bf16), as an f32 again: a RoundF16 (RoundBF16).
+  virtual llvm::Value *round_to_16_bits(llvm::Value *f, bool bf16);
+  // An f64 rounded to f32 to odd (support/Float16.h's f32_round_to_odd), for one later rounding.
+  llvm::Value *round_to_odd_f32(llvm::Value *d);
   // An f32 rounded to nearest even into bf16 (subnormals kept), of bf16_memory_type(); CodegenPTX
   // uses cvt.rn.bf16.f32.
   virtual llvm::Value *round_to_bf16(llvm::Value *v);

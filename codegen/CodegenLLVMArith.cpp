@@ -316,6 +316,27 @@ llvm::Value *CodegenLLVM::widen_bf16(llvm::Value *v) {
   return builder.CreateBitCast(builder.CreateShl(bits, 16), builder.getFloatTy());
 }
 
+llvm::Value *CodegenLLVM::round_to_16_bits(llvm::Value *f, bool bf16) {
+  if (bf16)
+    return widen_bf16(round_to_bf16(f));
+  return builder.CreateFPExt(builder.CreateFPTrunc(f, builder.getHalfTy()), builder.getFloatTy());
+}
+
+llvm::Value *CodegenLLVM::round_to_odd_f32(llvm::Value *d) {
+  // Toward zero, then the lowest bit set when inexact (f32_round_to_odd); a NaN is left as
+  // fptrunc makes it.
+  llvm::Value *r = builder.CreateFPTrunc(d, builder.getFloatTy());
+  llvm::Value *back = builder.CreateFPExt(r, builder.getDoubleTy());
+  llvm::Value *bits = builder.CreateBitCast(r, builder.getInt32Ty());
+  llvm::Value *away =
+      builder.CreateFCmpOGT(builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                            builder.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, d));
+  bits = builder.CreateSelect(away, builder.CreateSub(bits, builder.getInt32(1)), bits);
+  llvm::Value *inexact = builder.CreateFCmpONE(back, d);
+  bits = builder.CreateSelect(inexact, builder.CreateOr(bits, builder.getInt32(1)), bits);
+  return builder.CreateBitCast(bits, builder.getFloatTy());
+}
+
 llvm::Value *CodegenLLVM::round_to_bf16(llvm::Value *v) {
   // x86's vcvtneps2bf16, which LLVM picks for fptrunc on AVX512-BF16 hosts, reads f32 subnormals
   // as zero; loom rounds every f32 to nearest even (support/Float16.h), in integer arithmetic:

@@ -108,6 +108,19 @@ llvm::Value *CodegenPTX::float_min_max(ir::BinaryOp op, llvm::Value *a, llvm::Va
       {a, b});
 }
 
+llvm::Value *CodegenPTX::round_to_16_bits(llvm::Value *f, bool bf16) {
+  auto *round = llvm::FunctionType::get(builder.getInt16Ty(), {builder.getFloatTy()}, false);
+  auto *widen = llvm::FunctionType::get(builder.getFloatTy(), {builder.getInt16Ty()}, false);
+  llvm::Value *bits = builder.CreateCall(
+      llvm::InlineAsm::get(round, bf16 ? "cvt.rn.bf16.f32 $0, $1;" : "cvt.rn.f16.f32 $0, $1;",
+                           "=h,f", /*hasSideEffects=*/false),
+      {f});
+  return builder.CreateCall(
+      llvm::InlineAsm::get(widen, bf16 ? "cvt.f32.bf16 $0, $1;" : "cvt.f32.f16 $0, $1;", "=f,h",
+                           /*hasSideEffects=*/false),
+      {bits});
+}
+
 llvm::Value *CodegenPTX::sreg(llvm::Intrinsic::ID id) {
   return builder.CreateIntrinsic(id, {}, {});
 }

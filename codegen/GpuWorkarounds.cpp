@@ -60,9 +60,10 @@ llvm::InlineAsm *integer_min_max_abs_ptx(const llvm::IntrinsicInst &call) {
     break;
   case llvm::Intrinsic::abs:
     operands = 1;
-    // A 16-bit negation is made in 32 bits and truncated (negate_16_bits_in_32).
+    // A 16-bit negation is made in 32 bits, modulo 2^16 (negate_16_bits_in_32).
     text = w == "16" ? "{\n\t.reg .pred %lp;\n\t.reg .b32 %lw;\n\t.reg .b16 %ln;\n\t"
-                       "setp.lt.s16 %lp, $1, 0;\n\tcvt.s32.s16 %lw, $1;\n\tneg.s32 %lw, %lw;\n\t"
+                       "setp.lt.s16 %lp, $1, 0;\n\tcvt.u32.u16 %lw, $1;\n\txor.b32 %lw, %lw, "
+                       "65535;\n\tadd.u32 %lw, %lw, 1;\n\tand.b32 %lw, %lw, 65535;\n\t"
                        "cvt.u16.u32 %ln, %lw;\n\tselp.b16 $0, %ln, $1, %lp;\n\t}"
                      : "{\n\t.reg .pred %lp;\n\t.reg .b" + w + " %ln;\n\tsetp.lt.s" + w +
                            " %lp, $1, 0;\n\tneg.s" + w + " %ln, $1;\n\tselp.b" + w +
@@ -168,8 +169,9 @@ void negate_16_bits_in_32(llvm::Module &module) {
   llvm::Type *i16 = llvm::Type::getInt16Ty(module.getContext());
   llvm::InlineAsm *negate =
       llvm::InlineAsm::get(llvm::FunctionType::get(i16, {i16}, false),
-                           "{\n\t.reg .b32 %lw;\n\tcvt.s32.s16 %lw, $1;\n\tneg.s32 %lw, "
-                           "%lw;\n\tcvt.u16.u32 $0, %lw;\n\t}",
+                           "{\n\t.reg .b32 %lw;\n\tcvt.u32.u16 %lw, $1;\n\txor.b32 %lw, %lw, "
+                           "65535;\n\tadd.u32 %lw, %lw, 1;\n\tand.b32 %lw, %lw, "
+                           "65535;\n\tcvt.u16.u32 $0, %lw;\n\t}",
                            "=h,h", /*hasSideEffects=*/false);
   for (llvm::BinaryOperator *sub : negations) {
     auto *replacement = llvm::CallInst::Create(negate, {sub->getOperand(1)}, sub->getName(), sub);
@@ -177,6 +179,43 @@ void negate_16_bits_in_32(llvm::Module &module) {
     replacement->setDoesNotThrow();
     sub->replaceAllUsesWith(replacement);
     sub->eraseFromParent();
+  }
+}
+
+void shift_narrow_integers_in_32(llvm::Module &module) {
+  std::vector<llvm::BinaryOperator *> shifts;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
+          if (op->isShift() && (op->getType()->isIntegerTy(16) || op->getType()->isIntegerTy(8)))
+            shifts.push_back(op);
+  llvm::Type *i16 = llvm::Type::getInt16Ty(module.getContext());
+  auto shift_ptx = [i16](const char *widen, const char *shift) {
+    const std::string text = std::string("{\n\t.reg .b32 %lw, %ls;\n\t") + widen +
+                             " %lw, $1;\n\tcvt.u32.u16 %ls, $2;\n\t" + shift +
+                             " %lw, %lw, %ls;\n\tcvt.u16.u32 $0, %lw;\n\t}";
+    return llvm::InlineAsm::get(llvm::FunctionType::get(i16, {i16, i16}, false), text, "=h,h,h",
+                                /*hasSideEffects=*/false);
+  };
+  llvm::InlineAsm *shl = shift_ptx("cvt.u32.u16", "shl.b32");
+  llvm::InlineAsm *ashr = shift_ptx("cvt.s32.s16", "shr.s32");
+  llvm::InlineAsm *lshr = shift_ptx("cvt.u32.u16", "shr.u32");
+  for (llvm::BinaryOperator *op : shifts) {
+    llvm::IRBuilder<> b(op);
+    const bool arithmetic = op->getOpcode() == llvm::Instruction::AShr;
+    // An i8 shift reads its operand extended as the shift does; the amount is below 8.
+    llvm::Value *x = op->getOperand(0), *amount = b.CreateZExt(op->getOperand(1), i16);
+    x = arithmetic ? b.CreateSExt(x, i16) : b.CreateZExt(x, i16);
+    llvm::InlineAsm *ptx = op->getOpcode() == llvm::Instruction::Shl ? shl
+                           : arithmetic                              ? ashr
+                                                                     : lshr;
+    llvm::CallInst *call = b.CreateCall(ptx, {x, amount});
+    call->setDoesNotAccessMemory();
+    call->setDoesNotThrow();
+    llvm::Value *result = b.CreateTrunc(call, op->getType(), op->getName());
+    op->replaceAllUsesWith(result);
+    op->eraseFromParent();
   }
 }
 
@@ -295,6 +334,7 @@ void float_abs_as_bit_and(llvm::Module &module) {
 void work_around_gpu_miscompiles(llvm::Module &module) {
   scalarize_packed_narrow_integers(module);
   negate_16_bits_in_32(module);
+  shift_narrow_integers_in_32(module);
   hide_integer_min_max_abs_from_ptxas(module);
   select_instead_of_sitofp_i1(module);
   float_abs_as_bit_and(module);

@@ -33,10 +33,20 @@ void select_instead_of_sitofp_i1(llvm::Module &module);
 void float_abs_as_bit_and(llvm::Module &module);
 
 // A bug of ptxas (CUDA 13.0, sm_90): it takes a 16-bit negation not to wrap, as if computed in
-// 32 bits: -x of x = -32768 came out as 32768 (min(-x, 0) gave 0, (-x) >> 1 gave 16384). Every
-// i16 `sub 0, x` becomes inline PTX that negates in 32 bits and truncates (cvt.s32.s16, neg.s32,
-// cvt.u16.u32); a 16-bit abs (hide_integer_min_max_abs_from_ptxas) negates the same way.
+// 32 bits: -x of x = -32768 came out as 32768 (min(-x, 0) gave 0, (-x) >> 1 gave 16384). It
+// does so too through a negation in 32 bits that is truncated (cvt.s32.s16, neg.s32,
+// cvt.u16.u32), then sign-extended again: it drops the truncation and the extension as if
+// -(-32768) fitted 16 bits (seed 301001417). Every i16 `sub 0, x` therefore becomes inline PTX
+// that computes (~x + 1) & 0xffff in 32 bits from the zero-extended x, a value ptxas must
+// sign-extend for real; a 16-bit abs (hide_integer_min_max_abs_from_ptxas) negates the same way.
 void negate_16_bits_in_32(llvm::Module &module);
+
+// A bug of ptxas (CUDA 13.0, sm_90) in 16-bit shifts: of i16 x = -10 (negated in 32 bits as
+// above), (x << 14) >> 1 came out as 16384 instead of -16384, as if shl.b16's result were not
+// sign-extended for shr.s16. Every i8 and i16 shift becomes inline PTX that shifts in 32 bits
+// (cvt.s32.s16 or cvt.u32.u16, shl.b32 / shr.s32 / shr.u32, cvt.u16.u32); an i8 one is widened to
+// i16 first, as the shift reads it, and truncated back.
+void shift_narrow_integers_in_32(llvm::Module &module);
 
 // A miscompile of 16-bit arithmetic in packed registers (CUDA 13.0, sm_90): LLVM's NVPTX backend
 // turned a thread's u16 partial sum, `+ 5` on a vector whose other lane is undefined, into

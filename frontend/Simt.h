@@ -198,6 +198,11 @@ requires(sizeof...(E) >= 1 && sizeof...(E) <= 3 &&
          (std::is_integral_v<E> && ...)) SharedArray<T, sizeof...(E)> shared_array(E... extents) {
   // Fires for shared_array<std::complex<float>>(256).
   static_assert(!is_complex_v<T>, "shared arrays do not hold complex numbers");
+  // Fires for shared_array<loom::f16>(256) and shared_array<loom::bf16>(256).
+  static_assert(!is_half_v<T>,
+                "shared arrays do not hold 16-bit floats (f16, bf16): make a "
+                "shared_array<float> (it holds them exactly) and loom::cast<loom::f16> "
+                "what it reads");
   frontend::Tracer &t = detail::simt_tracer("shared_array()");
   ir::Shared a = ir::make_shared_array("shared" + std::to_string(t.shared_count()), dtype_of<T>(),
                                        {static_cast<int64_t>(extents)...});
@@ -212,6 +217,7 @@ template <class Ref, class T>
 Value<T> atomic(ir::AtomicOp op, const Ref &ref, ir::Expr value, ir::Expr compare = ir::Expr()) {
   // Fires for atomic_add(z[i], w) on a complex array z.
   static_assert(!is_complex_v<T>, "atomics take i32, i64, f32 or f64 elements, not complex ones");
+  static_assert(!is_half_v<T>, "atomics take i32, i64, f32 or f64 elements, not 16-bit floats");
   frontend::Tracer &t = simt_tracer(ir::op_name(op));
   ir::Var old = t.fresh_var("old", dtype_of<T>());
   t.emit(ir::Declare::make(old, constant<T>(0)));
@@ -264,6 +270,8 @@ Value<detail::atomic_element_t<Ref>> atomic_cas(const Ref &ref, const C &compare
     using T = detail::operand_type_t<V>;                                                           \
     static_assert(!is_complex_v<T>,                                                                \
                   "warp shuffles take i32, i64, f32 or f64, not complex numbers");                 \
+    static_assert(!is_half_v<T>, "warp shuffles take i32, i64, f32 or f64, not 16-bit floats "     \
+                                 "(f16, bf16): shuffle loom::cast<float>(h) and cast back");       \
     return detail::collective<T>(#name "()",                                                       \
                                  ir::WarpOp::make(ir::WarpOpKind::kind, detail::to_expr<T>(value), \
                                                   detail::to_expr<int32_t>(lane)));                \

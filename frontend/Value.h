@@ -19,10 +19,10 @@ concept DslExpr = requires(const std::decay_t<X> &x) {
   { x.value() } -> std::same_as<Value<typename std::decay_t<X>::dsl_value_type>>;
 };
 
-// A C++ number a kernel may use as a literal: an arithmetic type, std::complex<float> or
-// std::complex<double> (`z * 2.0i` with std::complex_literals).
+// A C++ number a kernel may use as a literal: an arithmetic type, a host loom::f16 or loom::bf16,
+// std::complex<float> or std::complex<double> (`z * 2.0i` with std::complex_literals).
 template <class X>
-concept DslLiteral = std::is_arithmetic_v<X> || is_complex_v<X>;
+concept DslLiteral = std::is_arithmetic_v<X> || is_half_v<X> || is_complex_v<X>;
 
 // A DSL value or a C++ number (a literal, weakly typed).
 template <class X>
@@ -53,8 +53,18 @@ template <class A, class B> using arith_result_t = typename arith_result<A, B>::
 // Whether any of the operands is complex.
 template <class... X> constexpr bool any_complex = (is_complex_v<operand_type_t<X>> || ...);
 
+// A real C++ literal as it is: an arithmetic value, or a host f16 or bf16 as the float it holds
+// (they convert to float explicitly only).
+template <class U> auto literal_number(U v) {
+  if constexpr (is_half_v<U>)
+    return static_cast<float>(v);
+  else
+    return v;
+}
+
 // A constant of type R of the C++ number v. A complex constant is complex(re, im) of two
-// constants of its parts' type; a complex number made real gives its real part (cast<R>).
+// constants of its parts' type; a complex number made real gives its real part (cast<R>). An f16
+// or bf16 constant is v rounded once to R (ir::FloatConst).
 template <DslScalar R, class U> ir::Expr constant(U v) {
   if constexpr (is_complex_v<R>) {
     constexpr ir::ScalarType part = dtype_of<complex_part_t<R>>();
@@ -62,17 +72,20 @@ template <DslScalar R, class U> ir::Expr constant(U v) {
     if constexpr (is_complex_v<U>)
       re = v.real(), im = v.imag();
     else
-      re = static_cast<double>(v);
+      re = static_cast<double>(literal_number(v));
     return ir::Call::make(ir::MathFn::Complex,
                           {ir::FloatConst::make(part, re), ir::FloatConst::make(part, im)});
-  } else if constexpr (std::is_same_v<R, bool>) {
-    return ir::BoolConst::make(v != U(0)); // a complex number is true when either part is nonzero
   } else if constexpr (is_complex_v<U>) {
-    return constant<R>(v.real());
-  } else if constexpr (std::is_floating_point_v<R>) {
-    return ir::FloatConst::make(dtype_of<R>(), static_cast<double>(v));
+    if constexpr (std::is_same_v<R, bool>) // a complex number is true when either part is nonzero
+      return ir::BoolConst::make(v != U(0));
+    else
+      return constant<R>(v.real());
+  } else if constexpr (std::is_same_v<R, bool>) {
+    return ir::BoolConst::make(literal_number(v) != 0);
+  } else if constexpr (is_float_v<R>) {
+    return ir::FloatConst::make(dtype_of<R>(), static_cast<double>(literal_number(v)));
   } else {
-    return ir::IntConst::make(dtype_of<R>(), static_cast<int64_t>(v));
+    return ir::IntConst::make(dtype_of<R>(), static_cast<int64_t>(literal_number(v)));
   }
 }
 
@@ -150,6 +163,10 @@ using U32 = Value<uint32_t>;
 using U64 = Value<uint64_t>;
 using F32 = Value<float>;
 using F64 = Value<double>;
+// IEEE binary16 and bfloat16 values, each operation rounded to the type (loom::f16 and loom::bf16
+// on the host).
+using F16 = Value<f16>;
+using BF16 = Value<bf16>;
 using C64 = Value<std::complex<float>>;   // complex numbers of two f32, as std::complex<float>
 using C128 = Value<std::complex<double>>; // ... of two f64
 using Index = Value<int64_t>;
@@ -189,6 +206,9 @@ template <class A, class B> auto bitwise(ir::BinaryOp op, const A &a, const B &b
   if constexpr (std::is_same_v<TA, bool> && std::is_same_v<TB, bool>) {
     return Value<bool>(ir::Binary::make(op, to_expr<bool>(a), to_expr<bool>(b)));
   } else {
+    // Fires for h & 1 and v |= h with an f16 or bf16 h and a Var<f16> v.
+    static_assert(!is_half_v<TA> && !is_half_v<TB>,
+                  "bitwise operators need integer operands, not 16-bit floats (f16, bf16)");
     static_assert(!std::is_floating_point_v<TA> && !std::is_floating_point_v<TB>,
                   "bitwise operators need integer operands");
     return arith(op, a, b);
@@ -200,6 +220,9 @@ template <class A, class B> auto shift(ir::BinaryOp op, const A &a, const B &b) 
   // Fires for z << 1 and z >>= 1 with a complex z.
   static_assert(!any_complex<A, B>, "shifts need integer operands, not complex ones");
   using R = promoted_t<operand_type_t<A>>;
+  // Fires for h << 1, 1 << h and v >>= 1 with an f16 or bf16 h and a Var<f16> v.
+  static_assert(!is_half_v<R> && !is_half_v<operand_type_t<B>>,
+                "shifts need integer operands, not 16-bit floats (f16, bf16)");
   static_assert(!std::is_floating_point_v<R> && !std::is_floating_point_v<operand_type_t<B>>,
                 "shifts need integer operands");
   return Value<R>(ir::Binary::make(op, to_expr<R>(a), to_expr<R>(b)));
@@ -209,10 +232,10 @@ template <class A, class B> Value<bool> logical(ir::BinaryOp op, const A &a, con
   return Value<bool>(ir::Binary::make(op, to_expr<bool>(a), to_expr<bool>(b)));
 }
 
-// The floating type math on a value of type P is done in: floats and complex numbers keep their
-// type, integers become f64 (as in C++).
+// The floating type math on a value of type P is done in: floats (f16 and bf16 too) and complex
+// numbers keep their type, integers become f64 (as in C++).
 template <class P>
-using float_type_t = std::conditional_t<std::is_floating_point_v<P> || is_complex_v<P>, P, double>;
+using float_type_t = std::conditional_t<is_float_v<P> || is_complex_v<P>, P, double>;
 template <class X> using math_type_t = float_type_t<operand_type_t<X>>;
 
 template <class R> Value<R> call(ir::MathFn fn, std::vector<ir::Expr> args) {
@@ -259,6 +282,8 @@ template <DslExpr A> Value<bool> operator!(const A &a) {
 }
 template <DslExpr A> auto operator~(const A &a) {
   using T = detail::operand_type_t<A>;
+  // Fires for ~h with an f16 or bf16 h.
+  static_assert(!is_half_v<T>, "~ needs an integer operand, not a 16-bit float (f16, bf16)");
   static_assert(!std::is_floating_point_v<T> && !is_complex_v<T>, "~ needs an integer operand");
   using R = promoted_t<T>;
   return Value<R>(ir::Unary::make(ir::UnaryOp::BitNot, detail::to_expr<R>(a)));
@@ -301,7 +326,8 @@ requires(DslExpr<A> || DslExpr<B>) auto max(const A &a, const B &b) {
 }
 
 // The math library (docs/language.md lists it, docs/semantics.md gives each function's accuracy).
-// Integers are computed in f64, as std::sqrt(int) is; floats and complex numbers keep their type.
+// Integers are computed in f64, as std::sqrt(int) is; floats and complex numbers keep their type
+// (of an f16 or bf16, f32's function rounded to it: sqrt is correctly rounded, docs/semantics.md).
 // Of complex numbers: sqrt exp log sin cos tanh pow abs isnan isinf isfinite (and real, imag,
 // conj in frontend/Complex.h); the other functions take real numbers only.
 #define LOOM_UNARY_MATH(name, fn, takes_complex)                                                   \
@@ -416,10 +442,9 @@ template <Operand X, Operand N>
 requires(DslExpr<X> || DslExpr<N>) auto ldexp(const X &x, const N &n) {
   // Fires for ldexp(z, 2) with a complex z.
   static_assert(!detail::any_complex<X, N>, "ldexp takes real numbers, not complex ones");
-  static_assert(!std::is_floating_point_v<detail::operand_type_t<N>>,
-                "ldexp's exponent must be an integer");
-  using R = std::conditional_t<std::is_floating_point_v<detail::operand_type_t<X>>,
-                               detail::operand_type_t<X>, double>;
+  static_assert(!is_float_v<detail::operand_type_t<N>>, "ldexp's exponent must be an integer");
+  using R =
+      std::conditional_t<is_float_v<detail::operand_type_t<X>>, detail::operand_type_t<X>, double>;
   return detail::call<R>(ir::MathFn::Ldexp, {detail::to_expr<R>(x), detail::to_expr<int32_t>(n)});
 }
 
@@ -447,7 +472,7 @@ requires(DslExpr<A> || DslExpr<B> || DslExpr<C>) auto fma(const A &a, const B &b
   using AB = detail::arith_result_t<A, B>;
   using Product = std::conditional_t<DslExpr<A> || DslExpr<B>, Value<AB>, AB>;
   using P = detail::arith_result_t<Product, C>;
-  using R = std::conditional_t<std::is_floating_point_v<P>, P, double>;
+  using R = std::conditional_t<is_float_v<P>, P, double>;
   return detail::call<R>(ir::MathFn::Fma,
                          {detail::to_expr<R>(a), detail::to_expr<R>(b), detail::to_expr<R>(c)});
 }

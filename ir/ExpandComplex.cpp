@@ -441,9 +441,19 @@ private:
       throw Error(std::string("internal error: ") + fn_name(n->fn) + " of a complex number");
     }
   }
-  // log |z| + i arg z
+  // log |z| + i arg z. Near the unit circle log(hypot(x, y)) loses the digits that |z| - 1 cancels
+  // (33 ulps of the result measured on the GPU at 0.98 + 1e-103i): there, with a = max(|x|, |y|)
+  // in [0.5, 2] and b the other, log |z| = log1p(|z|^2 - 1) / 2 with |z|^2 - 1 =
+  // fma(b, b, fma(a, a, -1)), two roundings. A NaN part reaches both forms (a or b is it).
   Parts call_log(const Parts &z) {
-    return {call(MathFn::Log, {call(MathFn::Hypot, {z.re, z.im})}),
+    const ScalarType t = z.re.type();
+    Expr ax = bind(fabs(z.re), "ax"), ay = bind(fabs(z.im), "ay");
+    Expr x_larger = bind(cmp(BinaryOp::Ge, ax, ay), "x_larger");
+    Expr a = bind(select(x_larger, ax, ay), "a"), b = bind(select(x_larger, ay, ax), "b");
+    Expr near = both(cmp(BinaryOp::Ge, a, num(t, 0.5)), cmp(BinaryOp::Le, a, num(t, 2)));
+    Expr sq_minus_1 = call(MathFn::Fma, {b, b, call(MathFn::Fma, {a, a, num(t, -1)})});
+    Expr near_log = mul(call(MathFn::Log1p, {sq_minus_1}), num(t, 0.5));
+    return {select(near, near_log, call(MathFn::Log, {call(MathFn::Hypot, {z.re, z.im})})),
             call(MathFn::Atan2, {z.im, z.re})};
   }
   // e^x (cos y + i sin y); a zero y keeps its sign (the exponential of a real stays real).

@@ -3,6 +3,7 @@
 #include "ir/MathFunctions.h"
 
 #include "support/Error.h"
+#include "support/Float16.h"
 
 #include <cstring>
 #include <optional>
@@ -70,6 +71,13 @@ ScalarType promote(ScalarType a, ScalarType b) {
   if (is_float(a) || is_float(b)) {
     if (a == ScalarType::F64 || b == ScalarType::F64)
       return ScalarType::F64;
+    const bool ha = is_half_float(a), hb = is_half_float(b);
+    if (ha && hb)
+      return a == b ? a : ScalarType::F32;
+    if (ha && !is_float(b))
+      return a;
+    if (hb && !is_float(a))
+      return b;
     return ScalarType::F32;
   }
   a = promote_integer(a);
@@ -97,6 +105,10 @@ const char *op_name(UnaryOp op) {
     return "!";
   case UnaryOp::BitNot:
     return "~";
+  case UnaryOp::RoundF16:
+    return "round_f16";
+  case UnaryOp::RoundBF16:
+    return "round_bf16";
   }
   return "?";
 }
@@ -135,6 +147,10 @@ Expr FloatConst::make(ScalarType t, double v) {
     ill_typed(std::string("float constant of type ") + type_name(t));
   if (t == ScalarType::F32)
     v = static_cast<float>(v);
+  else if (t == ScalarType::F16)
+    v = round_to_f16(v);
+  else if (t == ScalarType::BF16)
+    v = round_to_bf16(v);
   return Expr(std::make_shared<const FloatConst>(t, v));
 }
 
@@ -165,6 +181,8 @@ Expr Unary::make(UnaryOp op, Expr a) {
     ill_typed("bitwise not of a non-integer");
   if (op == UnaryOp::Neg && t == ScalarType::Bool)
     ill_typed("negation of a bool");
+  if (is_rounding(op) && t != ScalarType::F32 && t != ScalarType::F64)
+    ill_typed(std::string(op_name(op)) + " of a " + type_name(t) + " (it rounds an f32 or f64)");
   return Expr(std::make_shared<const Unary>(op, std::move(a)));
 }
 
@@ -263,7 +281,7 @@ Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t>
       ill_typed("shared array '" + name + "' has more than 2^20 elements");
     size *= e;
   }
-  if (is_storage_only(type) || is_complex(type))
+  if (is_half_float(type) || is_complex(type))
     ill_typed("shared array '" + name + "' of " + type_name(type) +
               " (shared arrays hold bool, i32, i64, f32 or f64)");
   if (size * byte_size(type) > (int64_t(1) << 20))
@@ -316,7 +334,7 @@ Expr WarpOp::make(WarpOpKind op, Expr value, Expr operand) {
       ill_typed(std::string("warp vote '") + op_name(op) + "' takes one bool");
     t = op == WarpOpKind::Ballot ? ScalarType::I32 : ScalarType::Bool;
   } else {
-    if (t == ScalarType::Bool || is_storage_only(t) || is_complex(t) || bit_width(t) < 32)
+    if (t == ScalarType::Bool || is_half_float(t) || is_complex(t) || bit_width(t) < 32)
       ill_typed(std::string("warp shuffle '") + op_name(op) + "' of a " + type_name(t) +
                 " (shuffles move 32- and 64-bit values: i32, i64, u32, u64, f32 or f64)");
     if (!operand.defined() || operand.type() != ScalarType::I32)
@@ -356,7 +374,7 @@ Stmt Atomic::make(AtomicOp op, int array, Shared shared, ScalarType element,
       if (i.type() != ScalarType::I64)
         ill_typed("array index must be i64");
   }
-  if (element == ScalarType::Bool || is_storage_only(element) || bit_width(element) < 32)
+  if (element == ScalarType::Bool || is_half_float(element) || bit_width(element) < 32)
     ill_typed(std::string(op_name(op)) + " on " + type_name(element) +
               " elements (atomics take i32, i64, f32 or f64)");
   if (value.type() != element)

@@ -130,7 +130,13 @@ public:
   ScalarType type() const { return get()->type; }
 };
 
-enum class UnaryOp : uint8_t { Neg, Not, BitNot };
+// RoundF16 and RoundBF16 take an f32 or f64 and give the f16 (bf16) nearest to it, ties to even,
+// as an f32: expand_half (ir/ExpandHalf.cpp) writes them where a 16-bit float value is made, so
+// that no target sees a 16-bit float value, only the f32 that holds it.
+enum class UnaryOp : uint8_t { Neg, Not, BitNot, RoundF16, RoundBF16 };
+inline bool is_rounding(UnaryOp op) {
+  return op == UnaryOp::RoundF16 || op == UnaryOp::RoundBF16;
+}
 enum class BinaryOp : uint8_t {
   Add,
   Sub,
@@ -258,7 +264,9 @@ struct Unary : ExprNode {
   static constexpr ExprKind static_kind = ExprKind::Unary;
   UnaryOp op;
   Expr a;
-  Unary(UnaryOp o, Expr x) : ExprNode(static_kind, x.type()), op(o), a(std::move(x)) {}
+  Unary(UnaryOp o, Expr x)
+      : ExprNode(static_kind, is_rounding(o) ? ScalarType::F32 : x.type()), op(o), a(std::move(x)) {
+  }
   static Expr make(UnaryOp op, Expr a);
 };
 struct Binary : ExprNode {

@@ -608,7 +608,7 @@ void run_cpu_task(Machine &m, const Task &task, const InterpreterOptions &option
 
 InterpreterResult interpret(const Kernel &input, std::vector<InterpreterArg> &args,
                             const InterpreterOptions &options) {
-  const Kernel kernel = expand_complex(input);
+  const Kernel kernel = expand_complex(expand_half(input));
   interpreter::ComplexArgs complex(kernel.name, kernel.params, input.params.size(), args);
   Machine m(kernel.name, kernel.params, args, options);
   return run(m, options, [&] {

@@ -46,8 +46,11 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
   };
   verify(input);
   dump("input", input);
-  const Kernel kernel = expand_complex(input);
-  if (!kernel.body.same_as(input.body))
+  const Kernel halves = expand_half(input);
+  if (!halves.body.same_as(input.body))
+    dump("expand_half", halves);
+  const Kernel kernel = expand_complex(halves);
+  if (!kernel.body.same_as(halves.body))
     dump("expand_complex", kernel);
 
   LoweredKernel out;
@@ -97,21 +100,21 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
     switch (schedule.mapping) {
     case Mapping::Tile:
       if (!has_2d_parallel_loop(t)) {
-        t = map_parallel_loops(t, target);
+        t = map_parallel_loops(t, out.params, target);
       } else {
         t = map_tile(t, kernel.name, out.params, schedule.tile, out.shared, target);
         if (target == Target::CPU)
-          t = map_parallel_loops(t, target); // chunks of the loop over tiles
+          t = map_parallel_loops(t, out.params, target); // chunks of the loop over tiles
       }
       break;
     case Mapping::BlockPerIteration:
       t = target == Target::GPU
               ? map_block_per_iteration(t, kernel.name, out.params, schedule.threads, out.shared)
-              : map_parallel_loops(t, target, options.covering_launch, runs);
+              : map_parallel_loops(t, out.params, target, options.covering_launch, runs);
       break;
     case Mapping::Parallel:
     case Mapping::Simt: // lowered above
-      t = map_parallel_loops(t, target, options.covering_launch, runs);
+      t = map_parallel_loops(t, out.params, target, options.covering_launch, runs);
       break;
     }
   }

@@ -168,7 +168,7 @@ protected:
     Stmt s = Mutator::mutate_node(n, self);
     auto *r = s.as<Reduce>();
     const ScalarType t = (*params)[r->array].type;
-    if (kind != Kind::ReadModifyWrite && is_storage_only(t))
+    if (kind != Kind::ReadModifyWrite && is_half_float(t))
       throw CompileError("kernel parameter '" + (*params)[r->array].name + "' is an array of " +
                          type_name(t) +
                          ", a storage type: a parallel loop cannot reduce into it (its iterations "

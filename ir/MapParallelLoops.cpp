@@ -19,42 +19,48 @@ Expr grid_stride(int axis) {
 }
 
 // Whether a 1-D loop body over `v` suits runs of consecutive iterations per GPU thread: every
-// access that depends on `v` is a 1-D array at exactly [v] (so a run's loads are neighbours, which
-// LLVM merges into vector loads), and no loop inside makes the body heavy. Also finds the widest
-// element it touches.
+// access that depends on `v` is a 1-D array at exactly [v], or a part of a dense complex array at
+// [v, 0] or [v, 1] (so a run's loads are neighbours, which LLVM merges into vector loads), and no
+// loop inside makes the body heavy. Also finds the widest element it touches (a complex one's
+// both parts).
 class RunsOfIterations : public Visitor {
 public:
-  explicit RunsOfIterations(const Var &v) : v_(v) {}
+  RunsOfIterations(const Var &v, const std::vector<Param> &params) : v_(v), params_(params) {}
   bool ok = true;
   std::string why; // when not ok: the first thing that rules runs out
   int widest = 1;  // bytes
 
 protected:
   void visit_node(const Load *n) override {
-    access(n->type, n->indices);
+    access(n->array, n->type, n->indices);
     Visitor::visit_node(n);
   }
   void visit_node(const Store *n) override {
-    access(n->value.type(), n->indices);
+    access(n->array, n->value.type(), n->indices);
     Visitor::visit_node(n);
   }
   void visit_node(const Reduce *n) override {
-    access(n->value.type(), n->indices);
+    access(n->array, n->value.type(), n->indices);
     Visitor::visit_node(n);
   }
   void visit_node(const For *) override { refuse("its body runs a loop"); }
   void visit_node(const While *) override { refuse("its body runs a loop"); }
 
 private:
-  void access(ScalarType t, const std::vector<Expr> &indices) {
-    widest = std::max(widest, byte_size(t));
+  void access(int array, ScalarType t, const std::vector<Expr> &indices) {
+    const Param &p = params_.at(array);
+    const bool parts = p.part == ComplexPart::Parts && !p.strided;
+    widest = std::max(widest, byte_size(t) * (parts ? 2 : 1));
     int uses = 0;
     for (const Expr &i : indices)
       uses += mentions(i, v_.get());
     if (uses == 0)
       return;
-    if (indices.size() != 1 || !is_var(indices[0], v_.get()))
-      refuse("it accesses an array at an index other than [" + v_->name + "]");
+    if (indices.size() == 1 && is_var(indices[0], v_.get()))
+      return;
+    if (parts && indices.size() == 2 && is_var(indices[0], v_.get()) && indices[1].as<IntConst>())
+      return;
+    refuse("it accesses an array at an index other than [" + v_->name + "]");
   }
   void refuse(const std::string &reason) {
     if (ok)
@@ -62,6 +68,7 @@ private:
     ok = false;
   }
   const Var &v_;
+  const std::vector<Param> &params_;
 };
 
 // Whether `body` holds a loop.
@@ -77,10 +84,10 @@ bool runs_a_loop(const Stmt &body) {
 
 class MapParallelLoops : public Mutator {
 public:
-  MapParallelLoops(Target target, Var chunk_begin, Var chunk_end, bool reduces, bool covering,
-                   const LoopHints &runs)
-      : target_(target), chunk_begin_(std::move(chunk_begin)), chunk_end_(std::move(chunk_end)),
-        reduces_(reduces), covering_(covering), runs_(runs) {}
+  MapParallelLoops(const std::vector<Param> &params, Target target, Var chunk_begin, Var chunk_end,
+                   bool reduces, bool covering, const LoopHints &runs)
+      : params_(params), target_(target), chunk_begin_(std::move(chunk_begin)),
+        chunk_end_(std::move(chunk_end)), reduces_(reduces), covering_(covering), runs_(runs) {}
   int64_t run = 1;      // the iterations a GPU thread takes at a time
   bool covered = false; // a GPU loop became one iteration per thread
 
@@ -97,7 +104,7 @@ protected:
                          "-D parallel loop on the GPU: runs of consecutive iterations per thread "
                          "are for 1-D parallel loops");
     if (width > 1) {
-      RunsOfIterations check(n->vars[0]);
+      RunsOfIterations check(n->vars[0], params_);
       check.visit(n->body);
       if (!check.ok)
         throw CompileError("vectorize('" + n->vars[0]->name + "', " + std::to_string(width) +
@@ -109,7 +116,7 @@ protected:
       run = width;
       return runs_per_thread(n, run);
     } else if (target_ == Target::GPU && dims == 1 && width == 0) {
-      RunsOfIterations check(n->vars[0]);
+      RunsOfIterations check(n->vars[0], params_);
       check.visit(n->body);
       // Bytes of the widest array a run covers: 32 for a reduction, 16 for other loops, as
       // measured on the H200 (docs/decisions.md, "Grid-stride loops and a capped grid").
@@ -170,6 +177,7 @@ private:
     return Block::make({whole, rest});
   }
 
+  const std::vector<Param> &params_;
   Target target_;
   Var chunk_begin_, chunk_end_;
   bool reduces_, covering_;
@@ -178,7 +186,8 @@ private:
 
 } // namespace
 
-Task map_parallel_loops(const Task &task, Target target, bool covering, const LoopHints &runs) {
+Task map_parallel_loops(const Task &task, const std::vector<Param> &params, Target target,
+                        bool covering, const LoopHints &runs) {
   if (task.kind != TaskKind::Parallel)
     return task;
   Task out = task;
@@ -186,8 +195,8 @@ Task map_parallel_loops(const Task &task, Target target, bool covering, const Lo
     out.chunk_begin = make_var("chunk_begin", ScalarType::I64);
     out.chunk_end = make_var("chunk_end", ScalarType::I64);
   }
-  MapParallelLoops map(target, out.chunk_begin, out.chunk_end, !task.reductions.empty(), covering,
-                       runs);
+  MapParallelLoops map(params, target, out.chunk_begin, out.chunk_end, !task.reductions.empty(),
+                       covering, runs);
   out.body = map.mutate(task.body);
   out.run = map.run;
   out.covering = map.covered;

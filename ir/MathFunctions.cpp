@@ -103,8 +103,8 @@ bool takes_complex(MathFn fn) {
 } // namespace
 
 bool math_takes(MathFn fn, ScalarType t) {
-  if (is_storage_only(t))
-    return false;
+  if (is_half_float(t)) // computed as f32 and rounded (ir/ExpandHalf.cpp); no complex parts
+    return math_info(fn).args != MathArgs::Parts && math_takes(fn, ScalarType::F32);
   if (is_complex(t))
     return takes_complex(fn);
   return math_info(fn).args == MathArgs::FloatOrInt ? is_float(t) || is_int(t) : is_float(t);

@@ -11,6 +11,9 @@ namespace loom::ir {
 // when it has none. Its complex parameters become parameters of their parts (ir::ComplexPart);
 // VerifyError for a complex product (*=) into an element a parallel loop's iterations share.
 Kernel expand_complex(const Kernel &kernel);
+// 16-bit float values (f16, bf16) as the f32s that hold them, each operation that makes one
+// rounded (ir/ExpandHalf.cpp): the kernel itself when it has none. Runs before expand_complex.
+Kernel expand_half(const Kernel &kernel);
 
 // Each top-level parallel loop becomes its own parallel task (one launch), the serial statements
 // between them serial tasks. A sequential loop around parallel loops (at the top level, or in
@@ -34,8 +37,9 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params);
 
 // Turns a parallel task's ParallelFor into loops over the iterations one worker runs:
 // GPU: grid-stride loops, innermost dimension on threadIdx.x so neighbouring threads touch
-//      neighbouring elements; a 1-D loop whose accesses are all at [i] steps through runs of
-//      consecutive iterations instead (16 bytes of its widest array per thread, 32 with a
+//      neighbouring elements; a 1-D loop whose accesses are all at [i] (or, for the parts of a
+//      dense complex array, at [i, 0] and [i, 1]) steps through runs of consecutive iterations
+//      instead (16 bytes of its widest array per thread, 32 with a
 //      reduction: vector loads, more of them in flight); CPU: the outermost dimension over
 //      [chunk_begin, chunk_end).
 // With `covering` (GPU), a task whose iterations run a loop, without runs or reductions, takes one
@@ -43,8 +47,8 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params);
 // Task::covering says that the launch must cover the domain.
 // `runs` (GPU): a 1-D loop whose variable has a vectorize schedule takes runs of that many
 // iterations (1: none), and CompileError says why when its accesses do not allow runs.
-Task map_parallel_loops(const Task &task, Target target, bool covering = false,
-                        const LoopHints &runs = {});
+Task map_parallel_loops(const Task &task, const std::vector<Param> &params, Target target,
+                        bool covering = false, const LoopHints &runs = {});
 
 // A CPU worker's float sums and products (TaskReductions of op Add or Mul) accumulate in
 // `cpu_reduction_lanes` lanes: the innermost loop of a chunk's nest runs whole groups of that

@@ -330,6 +330,10 @@ private:
     }
     case ExprKind::Unary: {
       auto *n = e.as<Unary>();
+      if (is_rounding(n->op)) {
+        os << op_name(n->op) << "(" << expr(n->a) << ")";
+        return;
+      }
       os << op_name(n->op);
       print(os, n->a, 12);
       return;

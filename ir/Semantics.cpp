@@ -1,5 +1,7 @@
 #include "ir/Semantics.h"
 
+#include "ir/MathFunctions.h"
+
 #include "support/Error.h"
 #include "support/Float16.h"
 
@@ -185,7 +187,10 @@ ScalarValue int_value(ScalarType t, int64_t v) {
 
 ScalarValue float_value(ScalarType t, double v) {
   ScalarValue r;
-  r.f = t == ScalarType::F32 ? static_cast<double>(static_cast<float>(v)) : v;
+  r.f = t == ScalarType::F32    ? static_cast<double>(static_cast<float>(v))
+        : t == ScalarType::F16  ? round_to_f16(v)
+        : t == ScalarType::BF16 ? round_to_bf16(v)
+                                : v;
   return r;
 }
 
@@ -204,11 +209,23 @@ ScalarValue unary_op(UnaryOp op, ScalarType t, ScalarValue a) {
   case UnaryOp::BitNot:
     r.i = wrap(t, ~static_cast<uint64_t>(a.i));
     break;
+  case UnaryOp::RoundF16:
+    r.f = round_to_f16(a.f);
+    break;
+  case UnaryOp::RoundBF16:
+    r.f = round_to_bf16(a.f);
+    break;
   }
   return r;
 }
 
 ScalarValue binary_op(BinaryOp op, ScalarType t, ScalarValue a, ScalarValue b) {
+  if (is_half_float(t)) { // computed as f32, the result rounded (expand_half's definition)
+    ScalarValue r = float_binary<float>(op, static_cast<float>(a.f), static_cast<float>(b.f));
+    if (!is_comparison(op))
+      r = float_value(t, r.f);
+    return r;
+  }
   if (t == ScalarType::F32)
     return float_binary<float>(op, static_cast<float>(a.f), static_cast<float>(b.f));
   if (t == ScalarType::F64)
@@ -309,10 +326,18 @@ ScalarValue cast_op(ScalarType to, ScalarType from, ScalarValue a) {
   } else {
     r.f = static_cast<double>(a.i);
   }
+  if (is_half_float(to) && !is_float(from)) // an integer: via f64 (exact below 2^53)
+    r = float_value(to, r.f);
   return r;
 }
 
 ScalarValue math_op(MathFn fn, ScalarType t, const ScalarValue *args) {
+  if (is_half_float(t)) {
+    ScalarValue r = float_math<float>(fn, args);
+    if (is_float(math_result_type(fn, t)))
+      r = float_value(t, r.f);
+    return r;
+  }
   if (t == ScalarType::F32)
     return float_math<float>(fn, args);
   if (t == ScalarType::F64)

@@ -7,12 +7,14 @@
 namespace loom::ir {
 
 // Integers of 8 to 64 bits, signed (two's complement) and unsigned, and floats. F16 (IEEE
-// binary16) and BF16 (bfloat16) are storage types: only arrays hold them. A load from such an
-// array gives an F32 and a store into it takes an F32, rounded to nearest even; no expression has a
-// storage type (support/Float16.h has the host's conversions). C64 and C128 are complex numbers
-// of two f32 or two f64 (real part first, laid out as std::complex); lowering turns them into
-// their parts before any target sees them (ir/ExpandComplex.cpp). New types go at the end: the
-// numbering is part of cache keys.
+// binary16) and BF16 (bfloat16) values compute as f32 does and round to their type after every
+// operation (exactly IEEE 16-bit arithmetic for + - * / and sqrt); expand_half (ir/ExpandHalf.cpp)
+// makes each an f32 that holds it, with RoundF16/RoundBF16 where one is made, before any target
+// sees them. An element of an f16 or bf16 array reads as an F32 and a store into one takes an F32,
+// rounded to nearest even (support/Float16.h has the host's conversions). C64 and C128 are complex
+// numbers of two f32 or two f64 (real part first, laid out as std::complex); lowering turns them
+// into their parts before any target sees them (ir/ExpandComplex.cpp). New types go at the end:
+// the numbering is part of cache keys.
 enum class ScalarType : uint8_t {
   Bool,
   I32,
@@ -32,15 +34,17 @@ enum class ScalarType : uint8_t {
 };
 constexpr int kScalarTypeCount = static_cast<int>(ScalarType::C128) + 1;
 
-inline bool is_storage_only(ScalarType t) {
+// The 16-bit floats, f16 and bf16.
+inline bool is_half_float(ScalarType t) {
   return t == ScalarType::F16 || t == ScalarType::BF16;
 }
-// The type of a value loaded from, or stored into, an array of elements of type t.
+// The type of a value loaded from, or stored into, an array of elements of type t (f32 for the
+// 16-bit floats).
 inline ScalarType value_type(ScalarType t) {
-  return is_storage_only(t) ? ScalarType::F32 : t;
+  return is_half_float(t) ? ScalarType::F32 : t;
 }
 
-// Floating-point types, the storage types included (array elements compare as floats).
+// Floating-point types, the 16-bit ones included.
 inline bool is_float(ScalarType t) {
   return t == ScalarType::F32 || t == ScalarType::F64 || t == ScalarType::F16 ||
          t == ScalarType::BF16;
@@ -132,10 +136,11 @@ ScalarType int_type(int bits, bool is_signed);
 const char *type_name(ScalarType t);
 
 // The C++ usual arithmetic conversions: bool and narrow integers promote to i32; the floating or
-// wider type wins; between a signed and an unsigned type of one width the unsigned one does, and
-// i64 holds every u32 (u32 + i64 is i64, u64 + i64 is u64). With a complex operand the result is
-// the complex type whose parts have the type the parts and the other operand promote to (as
-// NumPy: c64 + f64 is c128, c64 + i64 is c64).
+// wider type wins (a 16-bit float with itself or with an integer stays itself, as C++'s
+// std::float16_t does; f16 with bf16 is f32); between a signed and an unsigned type of one width
+// the unsigned one does, and i64 holds every u32 (u32 + i64 is i64, u64 + i64 is u64). With a
+// complex operand the result is the complex type whose parts have the type the parts and the other
+// operand promote to (as NumPy: c64 + f64 is c128, c64 + i64 is c64).
 ScalarType promote(ScalarType a, ScalarType b);
 
 } // namespace loom::ir

@@ -1,6 +1,7 @@
 #include "ir/Uncertainty.h"
 
 #include "ir/MathFunctions.h"
+#include "support/Float16.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -176,9 +177,27 @@ double error_scale(MathFn fn, double x, double r) {
 
 } // namespace
 
-Uncertainty unary_uncertainty(UnaryOp op, ScalarType t, ScalarValue, Uncertainty ua, ScalarValue) {
+Uncertainty unary_uncertainty(UnaryOp op, ScalarType t, ScalarValue a, Uncertainty ua,
+                              ScalarValue r) {
   if (op == UnaryOp::Neg && is_float(t))
     return ua; // exact; -(a*b) + c still fuses
+  if (is_rounding(op)) {
+    // Rounding is monotonic: when both ends of the operand's bound (widened by a double's ulp
+    // against the rounding of a -+ e) round to the same 16-bit value, zeros of one sign, so does
+    // every value between them, another backend's too.
+    if (!ua.unknown() && std::isfinite(a.f)) {
+      const double e = ua.error + ua.fma_slack;
+      auto round = [op](double x) {
+        return op == UnaryOp::RoundF16 ? round_to_f16(x) : round_to_bf16(x);
+      };
+      const double lo = round(std::nextafter(a.f - e, -kInf)),
+                   hi = round(std::nextafter(a.f + e, kInf));
+      if (lo == hi && std::signbit(lo) == std::signbit(hi))
+        return {};
+    }
+    // Else as a store into a 16-bit array rounds.
+    return storage_uncertainty(op == UnaryOp::RoundF16 ? ScalarType::F16 : ScalarType::BF16, r, ua);
+  }
   return int_result(ua);
 }
 
@@ -209,6 +228,10 @@ Uncertainty binary_uncertainty(BinaryOp op, ScalarType t, ScalarValue av, Uncert
     return finish(t, r, inexact(t, r, ea + eb + ua.fma_slack + ub.fma_slack));
   case BinaryOp::Mul: {
     double e = inexact(t, r, std::fabs(a) * eb + std::fabs(b) * ea + ea * eb);
+    // A zero product of an uncertain operand: its sign is that operand's, which may differ, and
+    // the sign of a zero decides what a later division or rsqrt gives (+inf or -inf).
+    if (r == 0 && e == 0 && (ea > 0 || eb > 0))
+      e = std::numeric_limits<double>::denorm_min();
     double slack = e == 0 ? product_residual(t, a, b, r) : ulp(t, std::fabs(r) + e);
     if (std::isinf(slack))
       return Uncertainty::any();
@@ -217,6 +240,13 @@ Uncertainty binary_uncertainty(BinaryOp op, ScalarType t, ScalarValue av, Uncert
   case BinaryOp::Div:
     if (ea == 0 && eb == 0)
       return {};
+    if (std::isinf(b)) {
+      // A zero, of the sign of the finite dividend: unknown where the dividend may overflow or
+      // the divisor be finite, a zero of either sign where the dividend's sign is uncertain.
+      if (eb > 0 || std::fabs(a) + ea > max_finite(t))
+        return Uncertainty::any();
+      return {a - ea <= 0 && a + ea >= 0 ? std::numeric_limits<double>::denorm_min() : 0, 0};
+    }
     if (eb >= std::fabs(b))
       return Uncertainty::any();
     return finish(t, r, inexact(t, r, (ea + std::fabs(r) * eb) / (std::fabs(b) - eb)));
@@ -401,7 +431,7 @@ Uncertainty either_uncertainty(ScalarType t, ScalarValue a, Uncertainty ua, Scal
 }
 
 Uncertainty storage_uncertainty(ScalarType t, ScalarValue stored, Uncertainty u) {
-  if (!is_storage_only(t) || u.unknown() || std::isnan(stored.f))
+  if (!is_half_float(t) || u.unknown() || std::isnan(stored.f))
     return u;
   // Another backend's f32 is within error (and a fused product's slack) of ours; each rounds to
   // a 16-bit neighbour, at most one spacing of the larger magnitude apart beyond that.

@@ -24,9 +24,6 @@ public:
       if (p.kind == ParamKind::Scalar) {
         if (!p.var || p.var->type != p.type)
           fail("scalar parameter '" + p.name + "' has no variable of its type");
-        if (is_storage_only(p.type))
-          fail("scalar parameter '" + p.name + "' of type " + type_name(p.type) +
-               ": f16 and bf16 are array element types only; take an f32");
         scope_.insert(p.var.get());
       } else if (p.rank < 1 || p.rank > kMaxRank + (p.part == ComplexPart::Parts ? 1 : 0)) {
         fail("array parameter '" + p.name + "' has rank " + std::to_string(p.rank) +

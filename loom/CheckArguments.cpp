@@ -199,11 +199,11 @@ void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
       packed.push(v.f);
       break;
     case ir::ScalarType::F16:
-    case ir::ScalarType::BF16: // the verifier refuses such scalar parameters
+    case ir::ScalarType::BF16: // expand_half made them f32
     case ir::ScalarType::C64:  // lowering made them parts
     case ir::ScalarType::C128:
       throw Error("internal error: scalar parameter '" + params[p].name +
-                  "' of a storage or complex type");
+                  "' of a 16-bit float or complex type");
     }
   }
   if (extras.reduction_scratch)

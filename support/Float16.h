@@ -5,6 +5,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 namespace loom {
@@ -71,6 +72,30 @@ constexpr uint16_t bf16_bits_from_f32(float value) {
 
 constexpr float f32_from_bf16_bits(uint16_t bits) {
   return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
+
+// f64 -> f32 rounded to odd: toward zero, with the lowest significand bit set when that was
+// inexact (a value beyond f32's range gives FLT_MAX, odd). Rounding that to a format of at most
+// 22 significand bits rounds the f64 correctly, once (f32 keeps two bits more than f16 and bf16
+// need), which is how loom makes an f16 or bf16 of an f64 on every backend.
+inline float f32_round_to_odd(double value) {
+  if (std::isnan(value))
+    return static_cast<float>(value);
+  float r = static_cast<float>(value);
+  if (std::fabs(static_cast<double>(r)) > std::fabs(value))
+    r = std::bit_cast<float>(std::bit_cast<uint32_t>(r) - 1u); // one step toward zero
+  if (static_cast<double>(r) != value)
+    r = std::bit_cast<float>(std::bit_cast<uint32_t>(r) | 1u);
+  return r;
+}
+
+// f32 or f64 -> the nearest f16 (bf16), ties to even, as a double: what RoundF16 (RoundBF16) and
+// every conversion to a 16-bit float give.
+inline double round_to_f16(double value) {
+  return f32_from_f16_bits(f16_bits_from_f32(f32_round_to_odd(value)));
+}
+inline double round_to_bf16(double value) {
+  return f32_from_bf16_bits(bf16_bits_from_f32(f32_round_to_odd(value)));
 }
 
 // An f16 array element on the host: its bits, converted from and to float explicitly.

@@ -57,7 +57,7 @@ const std::map<std::string, ir::ScalarType> &cast_types() {
       {"i32", ir::ScalarType::I32},   {"i64", ir::ScalarType::I64}, {"u8", ir::ScalarType::U8},
       {"u16", ir::ScalarType::U16},   {"u32", ir::ScalarType::U32}, {"u64", ir::ScalarType::U64},
       {"f32", ir::ScalarType::F32},   {"f64", ir::ScalarType::F64}, {"c64", ir::ScalarType::C64},
-      {"c128", ir::ScalarType::C128}};
+      {"c128", ir::ScalarType::C128}, {"f16", ir::ScalarType::F16}, {"bf16", ir::ScalarType::BF16}};
   return t;
 }
 

@@ -42,8 +42,8 @@ const char *loom_type_for(const std::string &name) {
 const std::set<std::string> &builtin_functions() {
   static const std::set<std::string> b = [] {
     std::set<std::string> b = {"range", "parallel", "len", "bool", "i8", "i16", "i32", "i64", "u8",
-                               "u16", "u32", "u64", "f32", "f64", "c64", "c128", "fabs", "fmod",
-                               "degrees", "radians", "min", "max", "math", "cmath",
+                               "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c64", "c128",
+                               "fabs", "fmod", "degrees", "radians", "min", "max", "math", "cmath",
                                // the SIMT level
                                "cuda", "shared", "atomic", "syncthreads", "grid", "gridsize",
                                "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
@@ -114,12 +114,7 @@ std::optional<CheckedType> Checker::checked_type(const ast::TypeExpr &t, const s
     if (const char *loom = loom_type_for(t.scalar))
       message += std::string(" (loom writes ") + loom + ")";
     diag_.error(t.loc, message + "; the types are bool, i8, i16, i32, i64, u8, u16, u32, u64, "
-                                 "f32, f64, c64 and c128 (and f16 and bf16 for array elements)");
-    return std::nullopt;
-  }
-  if (ir::is_storage_only(it->second) && !t.is_array) {
-    diag_.error(t.loc, t.scalar + " is an array element type (as in '" + t.scalar +
-                           "[n]'), read and written as f32; " + what + " takes f32");
+                                 "f16, bf16, f32, f64, c64 and c128");
     return std::nullopt;
   }
   CheckedType c;

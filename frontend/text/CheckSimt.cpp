@@ -386,7 +386,7 @@ Value Checker::atomic(const ast::Expr &e, const std::string &function, ir::Atomi
     const ir::Param &p = array_param(array);
     element = p.type, name = p.name, rank = static_cast<size_t>(p.rank);
   }
-  if (element == ir::ScalarType::Bool || ir::is_storage_only(element) || ir::is_complex(element) ||
+  if (element == ir::ScalarType::Bool || ir::is_half_float(element) || ir::is_complex(element) ||
       ir::bit_width(element) < 32)
     error(target.begin, function + "() updates elements of i32, i64, u32, u64, f32 or f64; '" +
                             name + "' holds " + ir::type_name(element));

@@ -50,6 +50,8 @@ Value literal_of(ScalarType t, int64_t i, double f, double im = 0) {
     v.f = static_cast<float>(f);
   else if (t == ScalarType::F64)
     v.f = f;
+  else if (ir::is_half_float(t)) // rounded once, from the exact double
+    v.f = ir::float_value(t, f).f;
   else if (t == ScalarType::C64)
     v.f = static_cast<float>(f), v.im = static_cast<float>(im);
   else if (t == ScalarType::C128)
@@ -74,7 +76,7 @@ Value literal_as(ScalarType t, const Value &v) {
 // literal_promote_t of frontend/DType.h: a value of type `value` meets a literal of type `lit`.
 ScalarType literal_promote(ScalarType value, ScalarType lit) {
   if (ir::is_complex(lit) && !ir::is_complex(value)) // NumPy 2's weak Python complex
-    return value == ScalarType::F32 ? ScalarType::C64 : lit;
+    return value == ScalarType::F32 || ir::is_half_float(value) ? ScalarType::C64 : lit;
   if (ir::is_float(value) || ir::is_complex(value))
     return value;
   if (ir::is_float(lit))

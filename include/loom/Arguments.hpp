@@ -130,6 +130,15 @@ requires std::is_arithmetic_v<U> Argument to_argument(U v) {
     a.scalar.i = static_cast<int64_t>(v);
   return a;
 }
+// An f16 or bf16 scalar: passed as the float that holds it, for an f16 (bf16) parameter as it is;
+// for another parameter converted as a C++ call would convert it.
+template <class U>
+requires is_half_v<U> Argument to_argument(U v) {
+  Argument a;
+  a.type = dtype_of<U>();
+  a.scalar.f = static_cast<float>(v);
+  return a;
+}
 // A complex scalar (std::complex<float> is a c64, std::complex<double> a c128).
 template <class U>
 requires is_complex_v<U> Argument to_argument(U v) {

@@ -20,6 +20,9 @@ Program Generator::run(uint64_t seed) {
   // before they were generated.
   std::mt19937_64 complex_rng(seed * 0x2545f4914f6cdd1dull + 0x632be59bd9b4e019ull);
   complex_ = std::uniform_real_distribution<double>(0, 1)(complex_rng) < options_.complex_fraction;
+  // And so for 16-bit float values.
+  std::mt19937_64 half_rng(seed * 0xd1342543de82ef95ull + 0x1b873593cc9e2d51ull);
+  half_ = std::uniform_real_distribution<double>(0, 1)(half_rng) < options_.half_fraction;
   make_params();
   std::vector<Stmt> top;
   sections(top, 1 + pick(options_.max_sections), 0);
@@ -69,6 +72,8 @@ void Generator::make_params() {
   }
   for (int k = 0; k < scalars; ++k) {
     ScalarType t = complex_ && chance(0.2) ? complex_type() : any_type();
+    if (half_ && !is_half_float(t) && chance(0.2)) // more often than any_type() gives them
+      t = half_type();
     std::string name = "s" + std::to_string(k);
     Var v = make_var(name, t);
     params_.push_back({name, ParamKind::Scalar, t, 0, v});
@@ -197,7 +202,7 @@ Stmt Generator::parallel_loop() {
       par.own[a->param] = own;
   for (const ArrayInfo *a : outputs)
     // A parallel loop cannot reduce into an f16 or bf16 element (lower_reductions refuses it).
-    if (!par.own.count(a->param) && a->type != ScalarType::Bool && !is_storage_only(a->type) &&
+    if (!par.own.count(a->param) && a->type != ScalarType::Bool && !is_half_float(a->type) &&
         chance(0.35)) {
       static const ReduceOp int_ops[] = {ReduceOp::Add, ReduceOp::Add, ReduceOp::Mul, ReduceOp::Min,
                                          ReduceOp::Max};

@@ -16,7 +16,9 @@
 // if/else, reductions, 1-3-D arrays and parallel loops, serial code between parallel loops, and
 // sequential loops around parallel loops (task loops, two deep at most); in some programs complex
 // numbers too (what complex numbers take: + - * / == !=, their math functions and parts, casts,
-// stores and += reductions; *= only where no other iteration updates the element).
+// stores and += reductions; *= only where no other iteration updates the element), and in some
+// f16 and bf16 scalar values (parameters, locals, arithmetic, comparisons, selects, math
+// functions, casts from and to every type; arrays of them hold f32 values in every program).
 #pragma once
 
 #include "ir/IR.h"
@@ -59,6 +61,10 @@ struct GeneratorOptions {
   // expressions. Whether a program has them is drawn apart from the rest, so the others are the
   // programs their seeds gave before complex numbers were generated.
   double complex_fraction = 0.15;
+  // The fraction of programs with 16-bit float values (f16, bf16): scalar parameters, locals and
+  // expressions (f16 and bf16 arrays are in every program). Drawn apart from the rest like
+  // complex numbers: the other programs are those their seeds gave before these were generated.
+  double half_fraction = 0.2;
   // The fraction of programs whose compiled runs pass arrays as strided views (ViewLayout), and
   // in those the fraction of array arguments that are views: transposed (permuted strides),
   // stepped (1 to 3), padded, reversed (negative strides), from an offset; a few read-only ones

@@ -68,13 +68,21 @@ Expr Generator::i64_expr(const Context &ctx, int depth) {
 Expr Generator::expr(ScalarType t, int depth, const Context &ctx) {
   if (depth <= 0 || chance(0.25))
     return leaf(t, ctx);
+  // In programs with 16-bit float values, now and then one computed as such inside an f32 or f64
+  // expression, so that their roundings reach the results.
+  if (half_ && (t == ScalarType::F32 || t == ScalarType::F64) && chance(0.15))
+    return Cast::make(t, expr(half_type(), depth - 1, ctx));
   switch (pick(10)) {
   case 0:
     return Select::make(expr(ScalarType::Bool, depth - 1, ctx), expr(t, depth - 1, ctx),
                         expr(t, depth - 1, ctx));
   case 1: {
     ScalarType from = any_type();
-    return Cast::make(t, expr(from, depth - 1, ctx));
+    Expr e = expr(from, depth - 1, ctx);
+    // Into a 16-bit float mostly a moderate value: f16 overflows past 65504.
+    if (is_half_float(t) && from != t && chance(0.6))
+      e = moderate(e);
+    return Cast::make(t, e);
   }
   default:
     break;
@@ -104,6 +112,7 @@ Expr Generator::bool_expr(int depth, const Context &ctx) {
   if (chance(0.05)) {
     static const MathFn classify[] = {MathFn::IsFinite, MathFn::IsInf, MathFn::IsNan};
     ScalarType t = complex_ && chance(0.3) ? complex_type()
+                   : half_ && chance(0.3)  ? half_type()
                    : chance(0.5)           ? ScalarType::F32
                                            : ScalarType::F64;
     return Call::make(classify[pick(3)], {expr(t, depth - 1, ctx)});
@@ -141,6 +150,8 @@ Expr Generator::math(ScalarType t, int depth, const Context &ctx) {
                                                  : expr(t, depth - 1, ctx));
   auto c = [t](double v) { return FloatConst::make(t, v); };
   auto abs = [](Expr e) { return Call::make(MathFn::Abs, {std::move(e)}); };
+  // e^x and friends stay finite below x = 20, in an f16 (at most 65504) below x = 10.
+  const double exp_limit = t == ScalarType::F16 ? 10 : 20;
   auto clamp = [&](Expr e, double lo, double hi) {
     return bin(BinaryOp::Max, bin(BinaryOp::Min, std::move(e), c(hi)), c(lo));
   };
@@ -161,7 +172,7 @@ Expr Generator::math(ScalarType t, int depth, const Context &ctx) {
     case MathFn::Expm1:
     case MathFn::Sinh:
     case MathFn::Cosh:
-      args[0] = bin(BinaryOp::Min, args[0], c(20));
+      args[0] = bin(BinaryOp::Min, args[0], c(exp_limit));
       break;
     case MathFn::Pow:
       args[0] = bin(BinaryOp::Add, abs(args[0]), c(0.25));
@@ -179,7 +190,8 @@ Expr Generator::math(ScalarType t, int depth, const Context &ctx) {
       break;
     case MathFn::Gamma:
     case MathFn::Lgamma:
-      args[0] = bin(BinaryOp::Min, bin(BinaryOp::Add, abs(args[0]), c(0.25)), c(30));
+      args[0] = bin(BinaryOp::Min, bin(BinaryOp::Add, abs(args[0]), c(0.25)),
+                    c(t == ScalarType::F16 ? 8 : 30));
       break;
     default:
       break;
@@ -196,6 +208,8 @@ Expr Generator::complex_operand(ScalarType t, int depth, const Context &ctx) {
   static const ScalarType reals[] = {ScalarType::F32, ScalarType::F64, ScalarType::I32,
                                      ScalarType::I64};
   ScalarType r = chance(0.6) ? part_type(t) : reals[pick(4)];
+  if (half_ && chance(0.2))
+    r = half_type();
   return Cast::make(t, expr(r, depth, ctx));
 }
 
@@ -291,6 +305,19 @@ Expr Generator::complex_part(ScalarType t, int depth, const Context &ctx) {
   return Cast::make(t, r);
 }
 
+Expr Generator::moderate(Expr e) {
+  const ScalarType t = e.type();
+  if (is_float(t) && !is_half_float(t))
+    return bin(BinaryOp::Max, bin(BinaryOp::Min, e, FloatConst::make(t, 2000)),
+               FloatConst::make(t, -2000));
+  if (is_int(t)) { // a u64's largest value is held as -1
+    const int64_t hi = t == ScalarType::U64 ? 2000 : std::min<int64_t>(int_max(t), 2000);
+    return bin(BinaryOp::Max, bin(BinaryOp::Min, e, IntConst::make(t, hi)),
+               IntConst::make(t, std::max<int64_t>(int_min(t), -2000)));
+  }
+  return e; // bool, a 16-bit float or a complex number (whose real part a cast takes)
+}
+
 Expr Generator::exponent(int depth, const Context &ctx) {
   Expr n = expr(ScalarType::I32, depth, ctx);
   if (chance(0.8))
@@ -304,30 +331,35 @@ Expr Generator::leaf(ScalarType t, const Context &ctx) {
     switch (pick(6)) {
     case 0:
     case 1: {
+      // Of a float type: now and then a 16-bit float variable (parameter, local), converted.
+      const bool halves = half_ && (t == ScalarType::F32 || t == ScalarType::F64) && chance(0.4);
+      auto fits = [&](ScalarType type) { return halves ? is_half_float(type) : type == t; };
       std::vector<const Var *> vars;
       if (ctx.domain) {
         for (const Param &p : params_)
-          if (p.var && p.type == t)
+          if (p.var && fits(p.type))
             vars.push_back(&p.var);
       } else {
         for (const VarInfo &v : ctx.inputs_only ? shared_ : scope_)
-          if (v.var->type == t)
+          if (fits(v.var->type))
             vars.push_back(&v.var);
       }
       if (!vars.empty())
-        return VarRef::make(*one_of(vars));
+        return Cast::make(t, VarRef::make(*one_of(vars)));
       break;
     }
     case 2:
     case 3: {
+      // A 16-bit float from any array of floats, converted (arrays hold no 16-bit float values).
       std::vector<int> sources;
       for (const ArrayInfo &a : arrays_)
-        if (value_type(a.type) == t && !ctx.domain && (!ctx.inputs_only || !a.output) &&
+        if ((value_type(a.type) == t || (is_half_float(t) && is_float(value_type(a.type)))) &&
+            !ctx.domain && (!ctx.inputs_only || !a.output) &&
             !(ctx.parallel && ctx.parallel->reduced(a.param)))
           sources.push_back(a.param);
       if (!sources.empty()) {
         int array = one_of(sources);
-        return Load::make(params_[array].type, array, indices(array, ctx));
+        return Cast::make(t, Load::make(params_[array].type, array, indices(array, ctx)));
       }
       break;
     }

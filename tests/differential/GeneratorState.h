@@ -80,9 +80,12 @@ private:
   ScalarType any_type() {
     if (complex_ && chance(0.12))
       return complex_type();
+    if (half_ && chance(0.2)) // likewise for the 16-bit floats
+      return half_type();
     return chance(0.3) ? kOtherInts[pick(6)] : kTypes[pick(5)];
   }
   ScalarType complex_type() { return chance(0.5) ? ScalarType::C64 : ScalarType::C128; }
+  ScalarType half_type() { return chance(0.5) ? ScalarType::F16 : ScalarType::BF16; }
   // An array's element type: now and then f16 or bf16, which hold f32 values (value_type).
   ScalarType array_type();
 
@@ -156,6 +159,12 @@ private:
   // The operand of a complex operation of type t: mostly complex, now and then a real one cast.
   Expr complex_operand(ScalarType t, int depth, const Context &ctx);
 
+  // ---- 16-bit floats (values of them only in programs with half_) -----------------------------
+
+  // e (of a real type) clamped to a range where an f16 holds it, so that most conversions into
+  // one are of moderate values rather than infinities: [-2000, 2000], within e's type.
+  Expr moderate(Expr e);
+
   // ldexp's exponent: an i32, mostly within a range where the result stays finite.
   Expr exponent(int depth, const Context &ctx);
   Expr leaf(ScalarType t, const Context &ctx);
@@ -164,6 +173,7 @@ private:
   ValueSource values_;
   GeneratorOptions options_;
   bool complex_ = false; // whether this program has complex numbers
+  bool half_ = false;    // whether this program has f16 and bf16 values (not only arrays)
   std::vector<Param> params_;
   std::vector<ArrayInfo> arrays_;
   std::vector<VarInfo> shared_; // scalar parameters and immutable top-level variables

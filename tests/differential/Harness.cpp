@@ -346,8 +346,9 @@ bool gpu_usable(std::string *why) {
 Verdict check_program(const Program &program, const CheckOptions &options) {
   Verdict verdict;
   const ir::Kernel &kernel = program.kernel;
-  // The kernel as lowering takes it on after its first pass: complex numbers as parts (the passes
-  // checked one by one take it so; the interpreter expands a kernel as built itself).
+  // The kernel as lowering takes it on after its first passes: 16-bit float values as the f32s
+  // that hold them, complex numbers as parts (the passes checked one by one take it so; the
+  // interpreter expands a kernel as built itself).
   ir::Kernel expanded;
   std::vector<InterpreterArg> ref = program.args;
   InterpreterResult ref_result;
@@ -357,7 +358,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
     io.track_uncertainty = true;
     io.step_limit = options.step_limit;
     ref_result = interpret(kernel, ref, io);
-    expanded = expand_complex(kernel);
+    expanded = expand_complex(expand_half(kernel));
   } catch (const std::exception &e) {
     verdict.invalid = e.what();
     return verdict;
@@ -449,7 +450,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
         LoweredKernel l = split();
         l.target = target;
         for (Task &t : l.tasks)
-          t = map_parallel_loops(lower_reductions(t, l.params), target);
+          t = map_parallel_loops(lower_reductions(t, l.params), l.params, target);
         verify(l);
         return interpreted(l, 3);
       });

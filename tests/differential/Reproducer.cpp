@@ -42,7 +42,8 @@ std::string float_literal(double v) {
 }
 
 const char *unary_code(UnaryOp op) {
-  static const char *names[] = {"UnaryOp::Neg", "UnaryOp::Not", "UnaryOp::BitNot"};
+  static const char *names[] = {"UnaryOp::Neg", "UnaryOp::Not", "UnaryOp::BitNot",
+                                "UnaryOp::RoundF16", "UnaryOp::RoundBF16"};
   return names[static_cast<int>(op)];
 }
 

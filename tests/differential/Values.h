@@ -19,7 +19,7 @@ public:
 
   // A constant expression of type t (a complex one is complex(re, im) of two float constants).
   ir::Expr constant(ir::ScalarType t) {
-    ir::ScalarValue v = value(t, 0.3);
+    ir::ScalarValue v = ir::is_half_float(t) ? half_value(t, 0.3) : value(t, 0.3);
     if (ir::is_complex(t)) {
       const ir::ScalarType p = ir::part_type(t);
       return ir::Call::make(ir::MathFn::Complex,
@@ -31,7 +31,11 @@ public:
       return ir::IntConst::make(t, v.i);
     return ir::FloatConst::make(t, v.f);
   }
-  ir::ScalarValue scalar(ir::ScalarType t) { return value(t, 0.2); }
+  // A 16-bit float scalar (an argument or a constant; array elements come from element()) is an
+  // f16 (bf16) value exactly, with edges of its own (half_value).
+  ir::ScalarValue scalar(ir::ScalarType t) {
+    return ir::is_half_float(t) ? half_value(t, 0.2) : value(t, 0.2);
+  }
   ir::ScalarValue element(ir::ScalarType t) { return value(t, 0.05); }
 
 private:
@@ -98,6 +102,22 @@ private:
                                    inf,
                                    -inf,
                                    std::numeric_limits<double>::quiet_NaN()};
+    const size_t n = sizeof(edges) / sizeof(edges[0]);
+    return ir::float_value(t, edges[rng_() % n]);
+  }
+
+  // A 16-bit float: the ordinary values of the other floats, rounded, or now and then one of
+  // its own edges: f16's largest value and the values that round to it or past it, its smallest
+  // normal and subnormal numbers, bf16's (0 or infinity as an f16), halfway cases.
+  ir::ScalarValue half_value(ir::ScalarType t, double edgy) {
+    if (std::uniform_real_distribution<double>(0, 1)(rng_) >= edgy)
+      return value(t, 0);
+    const double inf = std::numeric_limits<double>::infinity();
+    static const double edges[] = {
+        0.0,    -0.0,  0.5,   -1.5,         1e-3,
+        0.1,    2.5,   2049,  1000.5,       65504,
+        -65504, 65519, 65520, 5.9604645e-8, 6.1035156e-5,
+        1e-40,  3e38,  inf,   -inf,         std::numeric_limits<double>::quiet_NaN()};
     const size_t n = sizeof(edges) / sizeof(edges[0]);
     return ir::float_value(t, edges[rng_() % n]);
   }

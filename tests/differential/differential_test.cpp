@@ -11,7 +11,9 @@
 #include "differential/Reproducer.h"
 #include "ir/Lower.h"
 #include "ir/Mutator.h"
+#include "ir/Passes.h"
 #include "ir/Printer.h"
+#include "ir/Semantics.h"
 #include "ir/Verifier.h"
 #include "support/StridedLayout.h"
 
@@ -167,6 +169,16 @@ protected:
   }
   void visit_node(const ir::Select *n) override {
     seen.insert("select");
+    if (ir::is_half_float(n->type))
+      seen.insert(std::string("select ") + ir::type_name(n->type));
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::Declare *n) override {
+    seen.insert(std::string("declare ") + ir::type_name(n->var->type));
+    Visitor::visit_node(n);
+  }
+  void visit_node(const ir::Assign *n) override {
+    seen.insert(std::string("assign ") + ir::type_name(n->var->type));
     Visitor::visit_node(n);
   }
   void visit_node(const ir::For *n) override {
@@ -256,6 +268,13 @@ TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
         expected.push_back(std::string("cast ") + ir::type_name(from) + " " + ir::type_name(to));
   for (const char *op : {"&&", "||", "&", "|", "^", "<", "=="})
     expected.push_back(std::string("binary ") + op + " bool");
+  // 16-bit float values, in the programs that have them (HalfFloatsInSomePrograms checks more).
+  for (const char *t : {"f16", "bf16"})
+    for (const std::string &e :
+         {"cast f32 ", "cast f64 ", "cast i64 ", "binary + ", "binary * ", "binary < ", "declare "})
+      expected.push_back(e + t);
+  for (const char *e : {"cast f16 f32", "cast bf16 f64", "cast f16 i64"})
+    expected.push_back(e);
   // Reductions: every operation on every numeric type, in parallel loops (each element kind)
   // and outside them; float products in parallel loops are rare (their order is too visible).
   for (ScalarType t : {ScalarType::I32, ScalarType::I64, ScalarType::F32, ScalarType::F64})
@@ -302,6 +321,77 @@ TEST(Generator, ComplexNumbersInSomePrograms) {
     expected.push_back(std::string("reduce += ") + t);
     expected.push_back(std::string("reduce *= ") + t);
     expected.push_back(std::string("reduce += ") + t + " parallel");
+  }
+  for (const std::string &e : expected)
+    EXPECT_TRUE(c.seen.count(e)) << "no generated program has: " << e;
+}
+
+// 16-bit float values (f16, bf16 scalars: parameters, locals, expressions): in about
+// half_fraction of the programs, and then of every kind the IR takes (arithmetic, comparisons,
+// negation, selects, math functions, casts from and to every type, complex numbers included).
+TEST(Generator, HalfFloatValuesInSomePrograms) {
+  // Whether a kernel has a 16-bit float value: expand_half then changes it.
+  auto has_halves = [](const ir::Kernel &k) {
+    ir::Kernel e = ir::expand_half(k);
+    for (size_t p = 0; p < k.params.size(); ++p)
+      if (e.params[p].type != k.params[p].type)
+        return true;
+    return !e.body.same_as(k.body);
+  };
+  GeneratorOptions none;
+  none.half_fraction = 0;
+  int with_halves = 0, changed = 0;
+  const int n = 1000;
+  for (uint64_t seed = 1; seed <= n; ++seed) {
+    Program p = generate_program(seed), q = generate_program(seed, none);
+    with_halves += has_halves(p.kernel);
+    EXPECT_FALSE(has_halves(q.kernel)) << "seed " << seed;
+    // The others are the programs the seeds gave before 16-bit float values were generated (but
+    // for the few that drew them and drew no 16-bit float type after all).
+    changed += ir::to_string(p.kernel) != ir::to_string(q.kernel);
+  }
+  EXPECT_GE(with_halves, n * 0.15);
+  EXPECT_LE(changed, n * 0.25);
+  std::printf("[  NOTE    ] %d of %d programs have 16-bit float values, %d changed by them\n",
+              with_halves, n, changed);
+
+  GeneratorOptions all;
+  all.half_fraction = 1;
+  all.complex_fraction = 0.5;
+  Coverage c;
+  std::set<std::string> params;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    Program p = generate_program(seed, all);
+    c.kernel = &p.kernel;
+    c.visit(p.kernel.body);
+    for (size_t k = 0; k < p.kernel.params.size(); ++k)
+      if (p.kernel.params[k].kind == ir::ParamKind::Scalar &&
+          ir::is_half_float(p.kernel.params[k].type)) {
+        params.insert(ir::type_name(p.kernel.params[k].type));
+        // An argument holds a value of its type exactly.
+        const double v = p.args[k].scalar.f;
+        EXPECT_TRUE(ir::same_value(ir::ScalarType::F64, ir::ScalarValue{0, v, 0},
+                                   ir::float_value(p.kernel.params[k].type, v)))
+            << "seed " << seed << ": " << v;
+      }
+  }
+  std::vector<std::string> expected = {"cast f16 bf16", "cast bf16 f16"};
+  for (const char *t : {"f16", "bf16"}) {
+    for (const char *op : {"+", "-", "*", "/", "%", "min", "max", "<", "<=", ">", ">=", "==", "!="})
+      expected.push_back(std::string("binary ") + op + " " + t);
+    for (const char *fn :
+         {"sqrt", "exp", "log", "sin", "abs", "floor", "pow", "fma", "ldexp", "isnan", "isfinite"})
+      expected.push_back(std::string("call ") + fn + " " + t);
+    for (const char *other : {"bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32",
+                              "f64", "c64", "c128"}) {
+      expected.push_back(std::string("cast ") + other + " " + t);
+      expected.push_back(std::string("cast ") + t + " " + other);
+    }
+    expected.push_back(std::string("unary - ") + t);
+    expected.push_back(std::string("select ") + t);
+    expected.push_back(std::string("declare ") + t);
+    expected.push_back(std::string("assign ") + t);
+    EXPECT_TRUE(params.count(t)) << "no generated program has a scalar parameter of " << t;
   }
   for (const std::string &e : expected)
     EXPECT_TRUE(c.seen.count(e)) << "no generated program has: " << e;
@@ -367,6 +457,48 @@ TEST(Shrinker, ReducesAPlantedBugToAFewNodes) {
         << cpp;
   }
   EXPECT_GE(caught, 3) << "the planted bug went unnoticed";
+}
+
+// A planted 16-bit float bug, the rounding expand_half writes after each operation that makes an
+// f16 or bf16 value left out (every such value then keeps the f32 it was computed as), must be
+// caught by lowered:cpu and shrink to a small program that still has a 16-bit float value.
+class DropHalfRounding : public ir::Mutator {
+protected:
+  ir::Expr mutate_node(const ir::Unary *n, const ir::Expr &self) override {
+    ir::Expr a = mutate(n->a);
+    if (ir::is_rounding(n->op))
+      return a.type() == ir::ScalarType::F32 ? a : ir::Cast::make(ir::ScalarType::F32, a);
+    return a.same_as(n->a) ? self : ir::Unary::make(n->op, a);
+  }
+};
+
+TEST(Harness, CatchesAPlantedHalfRoundingBug) {
+  GeneratorOptions all;
+  all.half_fraction = 1;
+  CheckOptions options;
+  options.cpu_jit = false;
+  options.only = {"lowered:cpu"};
+  options.fault = [](const ir::Stmt &s) { return DropHalfRounding().mutate(s); };
+  int caught = 0;
+  for (uint64_t seed = 1; seed <= 60 && caught < 3; ++seed) {
+    Program p = generate_program(seed, all);
+    Verdict v = check_program(p, options);
+    ASSERT_TRUE(v.invalid.empty()) << v.invalid;
+    if (v.failures.empty())
+      continue;
+    ++caught;
+    EXPECT_EQ(v.failures[0].kind, "mismatch") << v.failures[0].detail;
+    if (caught > 1)
+      continue;
+    ShrinkResult small = shrink(p, v.failures[0], options);
+    EXPECT_FALSE(check_program(small.program, options).failures.empty());
+    EXPECT_LE(program_size(small.program), 24) << ir::to_string(small.program.kernel);
+    std::string cpp = reproducer_cpp(small.program, "PlantedHalf", "planted");
+    EXPECT_TRUE(cpp.find("ScalarType::F16") != std::string::npos ||
+                cpp.find("ScalarType::BF16") != std::string::npos)
+        << cpp;
+  }
+  EXPECT_GE(caught, 3) << "the planted 16-bit float bug went unnoticed";
 }
 
 // ---- complex numbers: compared part by part, each within its own bound ------------------------

@@ -3,12 +3,17 @@
 // and its reproducer printed (and written to --out).
 //
 //   loom_differential [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] [--no-cpu]
-//                     [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] [--views F]
+//                     [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] [--halves F]
+//                     [--views F]
 // --jobs J runs J processes (job j takes seeds S + j, S + j + J, ...); --seconds T stops starting
 // programs after T seconds, so that a run fits a time slot (the summary says how many ran);
 // --complex F makes F of the programs ones with complex numbers (default 0.15; 1: all of them);
+// --halves F makes F of the programs ones with f16 and bf16 values (default 0.2);
 // --views F makes F of the programs ones whose compiled runs pass arrays as strided views
 // (default 0.3; in those, half the arrays are views).
+// A job that dies (a signal, in loom or below it) keeps the programs it finished: its progress is
+// in memory shared with the parent, which names the seed it died at (rerun it alone with
+// --seed S --programs 1 --jobs 1) and counts that seed as one invalid program.
 #include "differential/Harness.h"
 #include "differential/Reproducer.h"
 
@@ -17,7 +22,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -44,13 +51,30 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Seeds seed + job, seed + job + jobs, ... (all of them with one job).
-Summary run_job(const Run &run, uint64_t job, std::chrono::steady_clock::time_point start) {
+// What a job has done so far, where its parent can read it after the job died.
+struct Progress {
+  Summary done;         // the programs finished
+  uint64_t running = 0; // the seed being checked
+  bool busy = false;    // whether one is
+};
+
+// Seeds seed + job, seed + job + jobs, ... (all of them with one job). `progress`, when given, is
+// kept up to date after each program.
+Summary run_job(const Run &run, uint64_t job, std::chrono::steady_clock::time_point start,
+                Progress *progress = nullptr) {
   Summary sum;
   for (uint64_t k = job; k < run.programs; k += run.jobs) {
+    if (progress) {
+      progress->done = sum;
+      progress->busy = false;
+    }
     if (run.seconds > 0 && seconds_since(start) > run.seconds)
       break;
     const uint64_t s = run.seed + k;
+    if (progress) {
+      progress->running = s;
+      progress->busy = true;
+    }
     Program p = generate_program(s, run.generator);
     Verdict v = check_program(p, run.options);
     ++sum.programs;
@@ -84,6 +108,14 @@ Summary run_job(const Run &run, uint64_t job, std::chrono::steady_clock::time_po
 Summary run_jobs(const Run &run, std::chrono::steady_clock::time_point start) {
   std::vector<int> pipes;
   std::vector<pid_t> children;
+  const size_t shared_bytes = run.jobs * sizeof(Progress);
+  void *shared =
+      mmap(nullptr, shared_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) {
+    std::perror("mmap");
+    std::exit(2);
+  }
+  Progress *progress = new (shared) Progress[run.jobs];
   for (uint64_t j = 0; j < run.jobs; ++j) {
     int fds[2];
     if (pipe(fds) != 0) {
@@ -94,7 +126,7 @@ Summary run_jobs(const Run &run, std::chrono::steady_clock::time_point start) {
     pid_t pid = fork();
     if (pid == 0) {
       close(fds[0]);
-      Summary sum = run_job(run, j, start);
+      Summary sum = run_job(run, j, start, &progress[j]);
       if (write(fds[1], &sum, sizeof sum) != static_cast<ssize_t>(sizeof sum))
         std::_Exit(3);
       std::_Exit(0);
@@ -110,9 +142,24 @@ Summary run_jobs(const Run &run, std::chrono::steady_clock::time_point start) {
     int status = 0;
     waitpid(children[j], &status, 0);
     if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      std::printf("job %zu died (status %d): counted as one invalid run\n", j, status);
-      ++total.invalid;
-      continue;
+      const Progress &p = progress[j];
+      sum = p.done;
+      std::string how = WIFSIGNALED(status) ? "by signal " + std::to_string(WTERMSIG(status)) +
+                                                  " (" + strsignal(WTERMSIG(status)) + ")"
+                                            : "with status " + std::to_string(status);
+      if (p.busy) {
+        std::printf("job %zu died %s at seed %llu, after %llu programs: the seed counts as one "
+                    "invalid program (rerun it with --seed %llu --programs 1 --jobs 1)\n",
+                    j, how.c_str(), static_cast<unsigned long long>(p.running),
+                    static_cast<unsigned long long>(p.done.programs),
+                    static_cast<unsigned long long>(p.running));
+        ++sum.programs;
+      } else {
+        std::printf("job %zu died %s between programs, after %llu programs: counted as one "
+                    "invalid program\n",
+                    j, how.c_str(), static_cast<unsigned long long>(p.done.programs));
+      }
+      ++sum.invalid;
     }
     total.programs += sum.programs;
     total.mismatches += sum.mismatches;
@@ -121,6 +168,7 @@ Summary run_jobs(const Run &run, std::chrono::steady_clock::time_point start) {
     total.gpu_inconclusive += sum.gpu_inconclusive;
     total.with_views += sum.with_views;
   }
+  munmap(shared, shared_bytes);
   return total;
 }
 
@@ -152,6 +200,8 @@ int main(int argc, char **argv) {
       run.max_mismatches = std::atoi(next());
     else if (a == "--complex")
       run.generator.complex_fraction = std::atof(next());
+    else if (a == "--halves")
+      run.generator.half_fraction = std::atof(next());
     else if (a == "--views")
       run.generator.view_fraction = std::atof(next());
     else if (a == "--no-gpu")
@@ -164,7 +214,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
                    "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] "
-                   "[--views F]\n",
+                   "[--halves F] [--views F]\n",
                    argv[0]);
       return 2;
     }

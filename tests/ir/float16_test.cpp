@@ -2,6 +2,7 @@
 // against GCC's _Float16 for f16, and for bf16 against the nearest of the two neighbouring bf16
 // values worked out in double.
 #include "support/Float16.h"
+#include "support/HalfReference.h"
 
 #include <gtest/gtest.h>
 
@@ -114,6 +115,60 @@ TEST(Float16, F32ToBf16RoundsToNearestEven) {
     else
       ASSERT_EQ(bits, bf16_bits_from_f32(f)) << std::hex << bits;
   }
+}
+
+// Doubles near 16-bit midpoints, where rounding to f32 first and then to 16 bits can differ from
+// rounding once, and random ones.
+std::vector<double> test_doubles() {
+  std::vector<double> v = {0.0,
+                           -0.0,
+                           1.0,
+                           65504.0,
+                           65519.99,
+                           65520.0,
+                           1e300,
+                           1e-300,
+                           0x1p-25,
+                           0x1.0000000001p-25,
+                           std::numeric_limits<double>::infinity()};
+  std::mt19937_64 rng(20261202);
+  for (int k = 0; k < 100000; ++k) {
+    // A 16-bit value, plus half its spacing, plus or minus a little less than f32 keeps.
+    const double base = std::ldexp(1.0 + (rng() % 1024) / 1024.0, int(rng() % 40) - 20);
+    const double half_spacing = std::ldexp(base, -11), tiny = std::ldexp(base, -30);
+    v.push_back(base + half_spacing + tiny);
+    v.push_back(base + half_spacing - tiny);
+    v.push_back(base + std::ldexp(base, -8) + tiny); // a bf16 midpoint, plus a little
+    v.push_back(std::bit_cast<double>(rng()));
+  }
+  size_t n = v.size();
+  for (size_t k = 0; k < n; ++k)
+    v.push_back(-v[k]);
+  return v;
+}
+
+TEST(Float16, F64RoundsOnceToF16AsGccDoes) {
+  for (double d : test_doubles()) {
+    if (std::isnan(d))
+      continue;
+    const double want = static_cast<double>(static_cast<_Float16>(d)); // __truncdfhf2
+    ASSERT_EQ(std::bit_cast<uint64_t>(want), std::bit_cast<uint64_t>(loom::round_to_f16(d)))
+        << std::hexfloat << d;
+  }
+  // Rounding to f32 first would give the midpoint, then the even neighbour, 1.
+  const double above_midpoint = 1.0 + 0x1p-11 + 0x1p-40;
+  EXPECT_EQ(1.0 + 0x1p-10, loom::round_to_f16(above_midpoint));
+  EXPECT_EQ(1.0, loom::round_to_f16(static_cast<float>(above_midpoint)));
+  EXPECT_TRUE(std::isnan(loom::round_to_f16(NAN)));
+}
+
+TEST(Float16, F64RoundsOnceToBf16) {
+  for (double d : test_doubles()) {
+    if (std::isnan(d))
+      continue;
+    ASSERT_EQ(loomtest::nearest_bf16(d), loom::round_to_bf16(d)) << std::hexfloat << d;
+  }
+  EXPECT_TRUE(std::isnan(loom::round_to_bf16(NAN)));
 }
 
 TEST(Float16, HostTypesConvertExplicitly) {

@@ -447,6 +447,28 @@ TEST(Uncertainty, ExactOperationsStayExactAndMathFunctionsDoNot) {
   EXPECT_FALSE(within_uncertainty(F32, x, ux, f(F32, 2.52)));
 }
 
+// A zero whose sign an uncertain operand decides (x / inf, x * 0) carries the smallest positive
+// error, so that what tells its sign (rsqrt, a division by it) is unknown; with the operand's
+// sign certain it stays exact.
+TEST(Uncertainty, AZeroOfUncertainSignIsNotExact) {
+  const double inf = std::numeric_limits<double>::infinity();
+  ScalarValue s = f(F64, 0.25), minus_inf = f(F64, -inf), zero = f(F64, 0);
+  Uncertainty wide{2.0, 0}, narrow{0.1, 0}, none;
+  ScalarValue q = binary_op(BinaryOp::Div, F64, s, minus_inf); // -0
+  Uncertainty uq = binary_uncertainty(BinaryOp::Div, F64, s, wide, minus_inf, none, q);
+  EXPECT_GT(uq.error, 0);
+  ScalarValue r = math_op(MathFn::Rsqrt, F64, &q);
+  EXPECT_TRUE(math_uncertainty(MathFn::Rsqrt, F64, &q, &uq, r).unknown());
+  EXPECT_EQ(binary_uncertainty(BinaryOp::Div, F64, s, narrow, minus_inf, none, q).error, 0);
+  // A dividend that may overflow to inf gives inf / inf, a NaN, elsewhere.
+  ScalarValue big = f(F64, 1.7e308);
+  EXPECT_TRUE(binary_uncertainty(BinaryOp::Div, F64, big, Uncertainty{1e307, 0}, minus_inf, none,
+                                 binary_op(BinaryOp::Div, F64, big, minus_inf))
+                  .unknown());
+  ScalarValue p = binary_op(BinaryOp::Mul, F64, s, zero);
+  EXPECT_GT(binary_uncertainty(BinaryOp::Mul, F64, s, wide, zero, none, p).error, 0);
+}
+
 TEST(Uncertainty, ADecisionOnAnUncertainValueMakesTheRunInconclusive) {
   auto k = trace("branch",
                  [](Array<float> x, Array<int32_t> y) {

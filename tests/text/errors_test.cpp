@@ -161,14 +161,14 @@ const BadProgram bad_programs[] = {
      "3:25: error: shared arrays hold bool, i32, i64, f32 or f64, not c64"},
     {"NumpyComplexType", "@kernel\ndef k(x: complex64[n]):\n    pass\n",
      "2:10: error: unknown type 'complex64' (loom writes c64); the types are bool, i8, i16, i32, "
-     "i64, u8, u16, u32, u64, f32, f64, c64 and c128 (and f16 and bf16 for array elements)"},
+     "i64, u8, u16, u32, u64, f16, bf16, f32, f64, c64 and c128"},
     // ---- types ----
     {"UnknownType", "@kernel\ndef k(x: float32[n]):\n    pass\n",
      "2:10: error: unknown type 'float32' (loom writes f32); the types are bool, i8, i16, i32, "
-     "i64, u8, u16, u32, u64, f32, f64, c64 and c128 (and f16 and bf16 for array elements)"},
+     "i64, u8, u16, u32, u64, f16, bf16, f32, f64, c64 and c128"},
     {"NumpyUnsignedType", "@kernel\ndef k(x: uint8[n]):\n    pass\n",
      "2:10: error: unknown type 'uint8' (loom writes u8); the types are bool, i8, i16, i32, i64, "
-     "u8, u16, u32, u64, f32, f64, c64 and c128 (and f16 and bf16 for array elements)"},
+     "u8, u16, u32, u64, f16, bf16, f32, f64, c64 and c128"},
     {"AtomicOnNarrowInteger", "@kernel(simt=True)\ndef k(n8: u8[n]):\n    atomic.add(n8, 0, 1)\n",
      "3:16: error: atomic.add() updates elements of i32, i64, u32, u64, f32 or f64; 'n8' holds "
      "u8"},
@@ -414,12 +414,23 @@ const BadProgram bad_programs[] = {
      "3:22: error: a shared array has 1 to 3 dimensions; this shape has 4"},
     {"SharedNumpyType", SIMT "    s = shared.array(8, float32)\n",
      "3:25: error: unknown type 'float32' (loom writes f32); the types are bool, i8, i16, i32, "
-     "i64, u8, u16, u32, u64, f32, f64, c64 and c128 (and f16 and bf16 for array elements)"},
+     "i64, u8, u16, u32, u64, f16, bf16, f32, f64, c64 and c128"},
     {"SharedTypeNotAName", SIMT "    s = shared.array(8, np.float32)\n",
      "3:25: error: the second argument of shared.array() is the element type: bool, i32, i64, f32 "
      "or f64"},
     {"SharedHalf", SIMT "    s = shared.array(8, f16)\n",
      "3:25: error: shared arrays hold bool, i32, i64, f32 or f64, not f16"},
+    {"HalfBitwise",
+     "@kernel\ndef k(h: f16, x: f32[n]):\n    for i in parallel(n):\n"
+     "        x[i] = h ^ h\n",
+     "4:18: error: '^' needs integer or bool operands, got f16 and f16"},
+    {"HalfShift",
+     "@kernel\ndef k(h: bf16, x: f32[n]):\n    for i in parallel(n):\n"
+     "        x[i] = bf16(x[i]) << 1\n",
+     "4:27: error: '<<' needs integer or bool operands, got bf16 and i32"},
+    {"HalfNumpyName", "@kernel\ndef k(h: half, x: f32[n]):\n    pass\n",
+     "2:10: error: unknown type 'half' (loom writes f16); the types are bool, i8, i16, i32, i64, "
+     "u8, u16, u32, u64, f16, bf16, f32, f64, c64 and c128"},
     {"SharedTooLarge", SIMT "    s = shared.array(16384, f32)\n",
      "3:9: error: a kernel's shared arrays take at most 49152 bytes (48 KiB); with 's' (65536 "
      "bytes) this kernel's would take 65536"},
@@ -495,6 +506,9 @@ const BadProgram bad_programs[] = {
     {"ShuffleOfComplex",
      "@kernel(simt=True)\ndef k(z: c64[n]):\n    z[0] = shfl_sync(-1, z[0], 0)\n",
      "3:26: error: shfl_sync() moves an i32, i64, u32, u64, f32 or f64 value, got c64"},
+    {"ShuffleOfHalf",
+     "@kernel(simt=True)\ndef k(x: f32[n], h: f16):\n    x[0] = shfl_sync(-1, h, 0)\n",
+     "3:26: error: shfl_sync() moves an i32, i64, u32, u64, f32 or f64 value, got f16"},
     {"ShuffleDeltaFloat", SIMT "    x[0] = shfl_up_sync(-1, x[0], 1.5)\n",
      "3:35: error: the delta of shfl_up_sync() must be an integer, got f64"},
     {"ShuffleArity", SIMT "    x[0] = cuda.shfl_xor_sync(x[0], 1)\n",

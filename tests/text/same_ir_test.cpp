@@ -257,6 +257,33 @@ def complex_mix(s: c64, f: f32, z: c64[N], w: c128[N], re: f32[N]):
 )");
 }
 
+// 16-bit float scalars: a parameter, locals, weak literals, promotion with f32 and integers.
+TEST(SameIR, HalfScalars) {
+  ir::Kernel cpp = trace("half_mix",
+                         [](Array<float> x, F16 h, BF16 g, I32 m, Array<f16> y) {
+                           parallel_for(x.size(), [&](Index i) {
+                             Var<f16> t("t", cast<f16>(x[i]) * h);
+                             t += 1.5;
+                             t *= m;
+                             Var<bf16> b("b", g * 2 - cast<bf16>(x[i]));
+                             x[i] = t * x[i] + b + sqrt(t) + abs(h);
+                             y[i] = select(t < h, t, max(h, 0.25)) + cast<f16>(b);
+                           });
+                         },
+                         {"x", "h", "g", "m", "y"});
+  EXPECT_SAME_IR(cpp, R"(
+@kernel
+def half_mix(x: f32[N], h: f16, g: bf16, m: i32, y: f16[N]):
+    for i in parallel(N):
+        t: f16 = f16(x[i]) * h
+        t += 1.5
+        t *= m
+        b: bf16 = g * 2 - bf16(x[i])
+        x[i] = t * x[i] + b + sqrt(t) + abs(h)
+        y[i] = (t if t < h else max(h, 0.25)) + f16(b)
+)");
+}
+
 TEST(SameIR, TheWholeMathLibrary) {
   ir::Kernel cpp = trace(
       "maths",
