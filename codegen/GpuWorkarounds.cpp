@@ -219,6 +219,34 @@ void shift_narrow_integers_in_32(llvm::Module &module) {
   }
 }
 
+void multiply_narrow_integers_in_32(llvm::Module &module) {
+  std::vector<llvm::BinaryOperator *> products;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
+          if (op->getOpcode() == llvm::Instruction::Mul &&
+              (op->getType()->isIntegerTy(16) || op->getType()->isIntegerTy(8)))
+            products.push_back(op);
+  llvm::Type *i16 = llvm::Type::getInt16Ty(module.getContext());
+  llvm::InlineAsm *multiply = llvm::InlineAsm::get(
+      llvm::FunctionType::get(i16, {i16, i16}, false),
+      "{\n\t.reg .b32 %lx, %ly;\n\tcvt.u32.u16 %lx, $1;\n\tcvt.u32.u16 %ly, $2;\n\tmul.lo.u32 "
+      "%lx, %lx, %ly;\n\tand.b32 %lx, %lx, 65535;\n\tcvt.u16.u32 $0, %lx;\n\t}",
+      "=h,h,h", /*hasSideEffects=*/false);
+  for (llvm::BinaryOperator *op : products) {
+    llvm::IRBuilder<> b(op);
+    // The low bits of a product do not depend on how its operands were extended.
+    llvm::CallInst *call = b.CreateCall(
+        multiply, {b.CreateZExt(op->getOperand(0), i16), b.CreateZExt(op->getOperand(1), i16)});
+    call->setDoesNotAccessMemory();
+    call->setDoesNotThrow();
+    llvm::Value *result = b.CreateTrunc(call, op->getType(), op->getName());
+    op->replaceAllUsesWith(result);
+    op->eraseFromParent();
+  }
+}
+
 void scalarize_packed_narrow_integers(llvm::Module &module) {
   std::vector<llvm::BinaryOperator *> packed;
   for (llvm::Function &fn : module)
@@ -335,6 +363,7 @@ void work_around_gpu_miscompiles(llvm::Module &module) {
   scalarize_packed_narrow_integers(module);
   negate_16_bits_in_32(module);
   shift_narrow_integers_in_32(module);
+  multiply_narrow_integers_in_32(module);
   hide_integer_min_max_abs_from_ptxas(module);
   select_instead_of_sitofp_i1(module);
   float_abs_as_bit_and(module);

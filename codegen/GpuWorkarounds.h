@@ -48,6 +48,13 @@ void negate_16_bits_in_32(llvm::Module &module);
 // i16 first, as the shift reads it, and truncated back.
 void shift_narrow_integers_in_32(llvm::Module &module);
 
+// The two bugs above reached through a product: InstCombine makes -(x << 13) of an i16 x
+// `mul i16 x, -8192`, which the NVPTX backend selects as shl.b16 and neg.s16 after the two
+// workarounds above have run (seeds 300018354 and 301001417). Every i8 and i16 multiplication
+// therefore becomes inline PTX that multiplies in 32 bits (mul.lo.u32 of the zero-extended
+// operands, the low 16 bits kept by and.b32 as the negation's are); an i8 one is widened first.
+void multiply_narrow_integers_in_32(llvm::Module &module);
+
 // A miscompile of 16-bit arithmetic in packed registers (CUDA 13.0, sm_90): LLVM's NVPTX backend
 // turned a thread's u16 partial sum, `+ 5` on a vector whose other lane is undefined, into
 // add.s16x2 of {%rs26, %rs14} with %rs14 never written, and the H200 left the partial unchanged.

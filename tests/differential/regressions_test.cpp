@@ -854,7 +854,10 @@ TEST(DifferentialRegression, DISABLED_Ptxas_AcosConditionSeed26122974) {
 // A miscompilation by ptxas (CUDA 13.0, driver 580, sm_90): 0 - (5 + 5) is -10 in i16 (negated
 // in 32 bits by negate_16_bits_in_32), << 14 gives -32768 and >> 1 (arithmetic) -16384; the
 // H200 stored 16384, as if the shift left's result were not sign-extended for shr.s16. Worked
-// around by shift_narrow_integers_in_32 (codegen/GpuWorkarounds.h).
+// around by shift_narrow_integers_in_32 (codegen/GpuWorkarounds.h), which did not reach it:
+// InstCombine makes (0 - s) << 14 `mul i16 s, -16384`, which NVPTX selects as shl.b16 and
+// neg.s16 after the workarounds ran; multiply_narrow_integers_in_32 now makes the product in 32
+// bits.
 // seed 300018354, shrunk: gpu mismatch:
 // a3[0, 0, 0]: interpreter -16384, gpu 16384 (allowed difference 0)
 TEST(DifferentialRegression, Ptxas_I16ShiftOfANegationSeed300018354) {
@@ -960,7 +963,9 @@ TEST(DifferentialRegression, ZeroOfUncertainSignSeed300008912) {
 // The same bug of ptxas through the workaround's first form: -(x << 13) >> 1 of i16 x = -12 is
 // -16384 (x << 13 is -32768, whose negation wraps to itself), but with the negation made as
 // cvt.s32.s16, neg.s32, cvt.u16.u32 the H200 stored 16384: ptxas dropped the truncation and the
-// next sign extension. negate_16_bits_in_32 now computes (~x + 1) & 0xffff.
+// next sign extension. negate_16_bits_in_32 now computes (~x + 1) & 0xffff; and since
+// InstCombine makes -(x << 13) `mul i16 x, -8192` (selected as shl.b16, neg.s16),
+// multiply_narrow_integers_in_32 makes that product in 32 bits.
 // seed 301001417, shrunk: gpu mismatch:
 // a0[11]: interpreter -16384, gpu 16384 (allowed difference 0)
 TEST(DifferentialRegression, Ptxas_I16NegationOfAShiftSeed301001417) {
