@@ -15,14 +15,17 @@ namespace {
 
 // Every access to one array inside the parallel loop.
 struct ArrayUse {
-  // Every access is at the iteration's own elements: one index tuple for all of them, in which
-  // each of the loop's variables has a dimension of its own holding it or an affine map of it
-  // (v * c + o with c a non-zero constant and o the same for every iteration: a parallel range's
-  // begin + j * step, a shifted A[i + 1, j]); the other dimensions are free (C[k, j] in a loop
-  // over j, k a sequential loop inside it). Different iterations differ in some such dimension,
-  // so no two iterations update one element.
+  // Every update (store or reduction) is at the iteration's own elements: one index tuple for all
+  // of them, in which each of the loop's variables has a dimension of its own holding it or an
+  // affine map of it (v * c + o with c a non-zero constant and o the same for every iteration: a
+  // parallel range's begin + j * step, a shifted A[i + 1, j]); the other dimensions are free (C[k,
+  // j] in a loop over j, k a sequential loop inside it). Different iterations differ in some such
+  // dimension, so no two iterations update one element. Loads at other indices do not matter:
+  // reading an element that another iteration updates races with or without atomics
+  // (docs/semantics.md).
   bool all_owned = true;
-  std::vector<Expr> owned_indices; // the tuple of the first access
+  std::vector<Expr> owned_indices; // the tuple of the first update (of the first access, if none)
+  bool updated = false;            // a store or reduction seen
   bool all_reduce = true;          // no plain load or store
   bool all_invariant = true;       // every index is the same for all iterations
   std::set<ReduceOp> ops;
@@ -87,15 +90,15 @@ public:
 
 protected:
   void visit_node(const Load *n) override {
-    note(n->array, n->indices, nullptr);
+    note(n->array, n->indices, nullptr, /*update=*/false);
     Visitor::visit_node(n);
   }
   void visit_node(const Store *n) override {
-    note(n->array, n->indices, nullptr);
+    note(n->array, n->indices, nullptr, /*update=*/true);
     Visitor::visit_node(n);
   }
   void visit_node(const Reduce *n) override {
-    note(n->array, n->indices, &n->op);
+    note(n->array, n->indices, &n->op, /*update=*/true);
     Visitor::visit_node(n);
   }
   void visit_node(const ParallelFor *n) override {
@@ -115,12 +118,15 @@ private:
     void visit_node(const SpecialReg *) override { ok = false; }
   };
 
-  void note(int array, const std::vector<Expr> &indices, const ReduceOp *op) {
+  void note(int array, const std::vector<Expr> &indices, const ReduceOp *op, bool update) {
     auto [it, first] = arrays.try_emplace(array);
     ArrayUse &u = it->second;
-    if (first)
+    if (first || (update && !u.updated))
       u.owned_indices = indices;
-    u.all_owned = u.all_owned && owned(indices) && equal_all(u.owned_indices, indices);
+    if (update) {
+      u.all_owned = u.all_owned && owned(indices) && equal_all(u.owned_indices, indices);
+      u.updated = true;
+    }
     u.all_reduce = u.all_reduce && op != nullptr && nested_ == 0;
     u.all_invariant = u.all_invariant && invariant(indices);
     if (op)
@@ -236,7 +242,7 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params) {
       rewrite.kinds[array] = Rewrite::Kind::ReadModifyWrite;
       out.updates.push_back("updates of " + element_text() +
                             ": each iteration's own elements (each parallel variable in an index "
-                            "dimension of its own, every access at that one element): plain "
+                            "dimension of its own, every update at that one element): plain "
                             "loads and stores");
     } else if (use.all_reduce && use.all_invariant && use.ops.size() == 1) {
       rewrite.kinds[array] = Rewrite::Kind::Accumulate;
@@ -251,7 +257,7 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params) {
            : use.all_invariant
                ? std::string("the array is also read or stored in the loop")
                : std::string("two iterations may update one element (the indices are not each "
-                             "iteration's own, or another access uses other indices)")));
+                             "iteration's own, or another update uses other indices)")));
     }
   }
 

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
 
 using namespace loom;
 using loomtest::random_vector;
@@ -236,6 +237,63 @@ TEST_P(Reductions, RowSumsIntoTheIterationsOwnElement) {
     ASSERT_DOUBLE_EQ(sums[i], s) << i; // sequential, in order: the same sum
   }
   EXPECT_EQ(k.lowered(target()).find("combine"), std::string::npos) << k.lowered(target());
+}
+
+// All-pairs shortest paths (Floyd-Warshall) as one call: a sequential loop over k around a
+// parallel min into each iteration's own P[i, j], which also reads row and column k. The update
+// is plain (no atomics: loads elsewhere do not make it shared); with non-negative weights step k
+// leaves row and column k unchanged, so the result is defined, and with integer weights exact.
+TEST_P(Reductions, ShortestPathsUpdateTheirOwnElementWithoutAtomics) {
+  Module m = compile(R"(
+@kernel
+def shortest_paths(P: f32[n, n]):
+    for k in range(n):
+        for i, j in parallel(n, n):
+            P[i, j] = min(P[i, j], P[i, k] + P[k, j])
+)");
+  Kernel &k = m["shortest_paths"];
+  prepare(k);
+  const int64_t n = 97;
+  std::mt19937 rng(41);
+  std::uniform_int_distribution<int> weight(1, 50), edge(0, 9);
+  const float none = std::numeric_limits<float>::infinity();
+  std::vector<float> P(n * n);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      P[i * n + j] = i == j ? 0.0f : edge(rng) < 3 ? float(weight(rng)) : none;
+  // The reference: Dijkstra from every vertex, in double (a different algorithm).
+  std::vector<double> expected(n * n, HUGE_VAL);
+  for (int64_t s = 0; s < n; ++s) {
+    std::vector<double> d(n, HUGE_VAL);
+    std::vector<bool> done(n, false);
+    d[s] = 0;
+    for (int64_t round = 0; round < n; ++round) {
+      int64_t u = -1;
+      for (int64_t v = 0; v < n; ++v)
+        if (!done[v] && (u < 0 || d[v] < d[u]))
+          u = v;
+      done[u] = true;
+      for (int64_t v = 0; v < n; ++v)
+        if (P[u * n + v] != none)
+          d[v] = std::min(d[v], d[u] + P[u * n + v]);
+    }
+    std::copy(d.begin(), d.end(), expected.begin() + s * n);
+  }
+  k(view(P, {n, n}));
+  int64_t reachable = 0;
+  for (int64_t e = 0; e < n * n; ++e) {
+    ASSERT_EQ(double(P[e]), expected[e]) << "P[" << e / n << ", " << e % n << "]";
+    reachable += std::isfinite(expected[e]);
+  }
+  EXPECT_GT(reachable, n * n / 2); // the graph is mostly connected: the test covers paths
+  // An atomic update prints as `P[i, j] min= ...`, a plain one as a load, min and store.
+  const std::string lowered = k.lowered(target());
+  EXPECT_EQ(lowered.find("min="), std::string::npos) << lowered;
+  EXPECT_NE(lowered.find("P[i, j] = min(P[i, j], P[i, k] + P[k, j])"), std::string::npos)
+      << lowered;
+  EXPECT_NE(k.explain().find("updates of P[i, j]: each iteration's own elements"),
+            std::string::npos)
+      << k.explain();
 }
 
 // With a fixed launch shape (thread count), a float sum gives the same bits on every run.
