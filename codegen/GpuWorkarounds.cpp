@@ -154,18 +154,42 @@ void widen_i8_min_max_abs(llvm::Module &module) {
   }
 }
 
-} // namespace
+// An i8 or i16 operation (no PTX register holds an i8: the backend makes it 16 bits).
+bool is_narrow_integer(const llvm::BinaryOperator *op) {
+  return op->getType()->isIntegerTy(16) || op->getType()->isIntegerTy(8);
+}
 
-void negate_16_bits_in_32(llvm::Module &module) {
-  std::vector<llvm::BinaryOperator *> negations;
+// Replaces every binary operation that `matches` accepts by what `make` builds before it (with
+// the operation's name): the operations are gathered first, so `make` may add instructions.
+template <class Matches, class Make>
+void replace_binary_operations(llvm::Module &module, Matches matches, Make make) {
+  std::vector<llvm::BinaryOperator *> found;
   for (llvm::Function &fn : module)
     for (llvm::BasicBlock &block : fn)
       for (llvm::Instruction &inst : block)
-        if (auto *sub = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
-          if (sub->getOpcode() == llvm::Instruction::Sub && sub->getType()->isIntegerTy(16))
-            if (auto *zero = llvm::dyn_cast<llvm::ConstantInt>(sub->getOperand(0));
-                zero && zero->isZero())
-              negations.push_back(sub);
+        if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst); op && matches(op))
+          found.push_back(op);
+  for (llvm::BinaryOperator *op : found) {
+    llvm::IRBuilder<> b(op);
+    llvm::Value *replacement = make(b, op);
+    replacement->takeName(op);
+    op->replaceAllUsesWith(replacement);
+    op->eraseFromParent();
+  }
+}
+
+// A call of inline PTX that touches no memory (so LLVM may move, merge or drop it).
+llvm::CallInst *call_pure(llvm::IRBuilder<> &b, llvm::InlineAsm *ptx,
+                          llvm::ArrayRef<llvm::Value *> args) {
+  llvm::CallInst *call = b.CreateCall(ptx, args);
+  call->setDoesNotAccessMemory();
+  call->setDoesNotThrow();
+  return call;
+}
+
+} // namespace
+
+void negate_16_bits_in_32(llvm::Module &module) {
   llvm::Type *i16 = llvm::Type::getInt16Ty(module.getContext());
   llvm::InlineAsm *negate =
       llvm::InlineAsm::get(llvm::FunctionType::get(i16, {i16}, false),
@@ -173,23 +197,19 @@ void negate_16_bits_in_32(llvm::Module &module) {
                            "65535;\n\tadd.u32 %lw, %lw, 1;\n\tand.b32 %lw, %lw, "
                            "65535;\n\tcvt.u16.u32 $0, %lw;\n\t}",
                            "=h,h", /*hasSideEffects=*/false);
-  for (llvm::BinaryOperator *sub : negations) {
-    auto *replacement = llvm::CallInst::Create(negate, {sub->getOperand(1)}, sub->getName(), sub);
-    replacement->setDoesNotAccessMemory();
-    replacement->setDoesNotThrow();
-    sub->replaceAllUsesWith(replacement);
-    sub->eraseFromParent();
-  }
+  replace_binary_operations(
+      module,
+      [](llvm::BinaryOperator *op) {
+        auto *zero = llvm::dyn_cast<llvm::ConstantInt>(op->getOperand(0));
+        return op->getOpcode() == llvm::Instruction::Sub && op->getType()->isIntegerTy(16) &&
+               zero && zero->isZero();
+      },
+      [&](llvm::IRBuilder<> &b, llvm::BinaryOperator *op) {
+        return call_pure(b, negate, {op->getOperand(1)});
+      });
 }
 
 void shift_narrow_integers_in_32(llvm::Module &module) {
-  std::vector<llvm::BinaryOperator *> shifts;
-  for (llvm::Function &fn : module)
-    for (llvm::BasicBlock &block : fn)
-      for (llvm::Instruction &inst : block)
-        if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
-          if (op->isShift() && (op->getType()->isIntegerTy(16) || op->getType()->isIntegerTy(8)))
-            shifts.push_back(op);
   llvm::Type *i16 = llvm::Type::getInt16Ty(module.getContext());
   auto shift_ptx = [i16](const char *widen, const char *shift) {
     const std::string text = std::string("{\n\t.reg .b32 %lw, %ls;\n\t") + widen +
@@ -201,78 +221,62 @@ void shift_narrow_integers_in_32(llvm::Module &module) {
   llvm::InlineAsm *shl = shift_ptx("cvt.u32.u16", "shl.b32");
   llvm::InlineAsm *ashr = shift_ptx("cvt.s32.s16", "shr.s32");
   llvm::InlineAsm *lshr = shift_ptx("cvt.u32.u16", "shr.u32");
-  for (llvm::BinaryOperator *op : shifts) {
-    llvm::IRBuilder<> b(op);
-    const bool arithmetic = op->getOpcode() == llvm::Instruction::AShr;
-    // An i8 shift reads its operand extended as the shift does; the amount is below 8.
-    llvm::Value *x = op->getOperand(0), *amount = b.CreateZExt(op->getOperand(1), i16);
-    x = arithmetic ? b.CreateSExt(x, i16) : b.CreateZExt(x, i16);
-    llvm::InlineAsm *ptx = op->getOpcode() == llvm::Instruction::Shl ? shl
-                           : arithmetic                              ? ashr
-                                                                     : lshr;
-    llvm::CallInst *call = b.CreateCall(ptx, {x, amount});
-    call->setDoesNotAccessMemory();
-    call->setDoesNotThrow();
-    llvm::Value *result = b.CreateTrunc(call, op->getType(), op->getName());
-    op->replaceAllUsesWith(result);
-    op->eraseFromParent();
-  }
+  replace_binary_operations(
+      module, [](llvm::BinaryOperator *op) { return op->isShift() && is_narrow_integer(op); },
+      [&](llvm::IRBuilder<> &b, llvm::BinaryOperator *op) {
+        const bool arithmetic = op->getOpcode() == llvm::Instruction::AShr;
+        // An i8 shift reads its operand extended as the shift does; the amount is below 8.
+        llvm::Value *x = op->getOperand(0), *amount = b.CreateZExt(op->getOperand(1), i16);
+        x = arithmetic ? b.CreateSExt(x, i16) : b.CreateZExt(x, i16);
+        llvm::InlineAsm *ptx = op->getOpcode() == llvm::Instruction::Shl ? shl
+                               : arithmetic                              ? ashr
+                                                                         : lshr;
+        return b.CreateTrunc(call_pure(b, ptx, {x, amount}), op->getType());
+      });
 }
 
 void multiply_narrow_integers_in_32(llvm::Module &module) {
-  std::vector<llvm::BinaryOperator *> products;
-  for (llvm::Function &fn : module)
-    for (llvm::BasicBlock &block : fn)
-      for (llvm::Instruction &inst : block)
-        if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
-          if (op->getOpcode() == llvm::Instruction::Mul &&
-              (op->getType()->isIntegerTy(16) || op->getType()->isIntegerTy(8)))
-            products.push_back(op);
   llvm::Type *i16 = llvm::Type::getInt16Ty(module.getContext());
   llvm::InlineAsm *multiply = llvm::InlineAsm::get(
       llvm::FunctionType::get(i16, {i16, i16}, false),
       "{\n\t.reg .b32 %lx, %ly;\n\tcvt.u32.u16 %lx, $1;\n\tcvt.u32.u16 %ly, $2;\n\tmul.lo.u32 "
       "%lx, %lx, %ly;\n\tand.b32 %lx, %lx, 65535;\n\tcvt.u16.u32 $0, %lx;\n\t}",
       "=h,h,h", /*hasSideEffects=*/false);
-  for (llvm::BinaryOperator *op : products) {
-    llvm::IRBuilder<> b(op);
-    // The low bits of a product do not depend on how its operands were extended.
-    llvm::CallInst *call = b.CreateCall(
-        multiply, {b.CreateZExt(op->getOperand(0), i16), b.CreateZExt(op->getOperand(1), i16)});
-    call->setDoesNotAccessMemory();
-    call->setDoesNotThrow();
-    llvm::Value *result = b.CreateTrunc(call, op->getType(), op->getName());
-    op->replaceAllUsesWith(result);
-    op->eraseFromParent();
-  }
+  replace_binary_operations(
+      module,
+      [](llvm::BinaryOperator *op) {
+        return op->getOpcode() == llvm::Instruction::Mul && is_narrow_integer(op);
+      },
+      [&](llvm::IRBuilder<> &b, llvm::BinaryOperator *op) {
+        // The low bits of a product do not depend on how its operands were extended.
+        llvm::Value *product =
+            call_pure(b, multiply,
+                      {b.CreateZExt(op->getOperand(0), i16), b.CreateZExt(op->getOperand(1), i16)});
+        return b.CreateTrunc(product, op->getType());
+      });
 }
 
 void scalarize_packed_narrow_integers(llvm::Module &module) {
-  std::vector<llvm::BinaryOperator *> packed;
-  for (llvm::Function &fn : module)
-    for (llvm::BasicBlock &block : fn)
-      for (llvm::Instruction &inst : block)
-        if (auto *op = llvm::dyn_cast<llvm::BinaryOperator>(&inst))
-          if (auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(op->getType()))
-            if (vector->getElementType()->isIntegerTy(16) ||
-                vector->getElementType()->isIntegerTy(8))
-              packed.push_back(op);
-  for (llvm::BinaryOperator *op : packed) {
-    llvm::IRBuilder<> b(op);
-    auto *vector = llvm::cast<llvm::FixedVectorType>(op->getType());
-    llvm::Value *result = llvm::PoisonValue::get(vector);
-    for (unsigned lane = 0; lane < vector->getNumElements(); ++lane) {
-      llvm::Value *x = b.CreateExtractElement(op->getOperand(0), lane);
-      llvm::Value *y = b.CreateExtractElement(op->getOperand(1), lane);
-      llvm::Value *scalar = b.CreateBinOp(op->getOpcode(), x, y);
-      if (auto *scalar_op = llvm::dyn_cast<llvm::BinaryOperator>(scalar))
-        scalar_op->copyIRFlags(op);
-      result = b.CreateInsertElement(result, scalar, lane);
-    }
-    result->takeName(op);
-    op->replaceAllUsesWith(result);
-    op->eraseFromParent();
-  }
+  replace_binary_operations(
+      module,
+      [](llvm::BinaryOperator *op) {
+        auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(op->getType());
+        return vector && (vector->getElementType()->isIntegerTy(16) ||
+                          vector->getElementType()->isIntegerTy(8));
+      },
+      [](llvm::IRBuilder<> &b, llvm::BinaryOperator *op) {
+        auto *vector = llvm::cast<llvm::FixedVectorType>(op->getType());
+        llvm::Value *result = llvm::PoisonValue::get(vector);
+        for (unsigned lane = 0; lane < vector->getNumElements(); ++lane) {
+          llvm::Value *x = b.CreateExtractElement(op->getOperand(0), lane);
+          llvm::Value *y = b.CreateExtractElement(op->getOperand(1), lane);
+          llvm::Value *scalar = b.CreateBinOp(op->getOpcode(), x, y);
+          if (auto *scalar_op = llvm::dyn_cast<llvm::BinaryOperator>(scalar))
+            scalar_op->copyIRFlags(op);
+          result = b.CreateInsertElement(result, scalar, lane);
+        }
+        return result;
+      });
   // The loop vectorizer's reductions of such vectors (llvm.vector.reduce.*), which the backend
   // would otherwise select as packed operations: the lanes combined one after another.
   std::vector<llvm::IntrinsicInst *> reductions;

@@ -24,6 +24,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -43,6 +45,55 @@ std::string env_text(const char *name) {
 constexpr int kShards = 4;
 
 class DifferentialBatch : public ::testing::TestWithParam<int> {};
+
+// A fault planted in one stage, to show that the harness catches and shrinks what it does.
+struct PlantedFault {
+  GeneratorOptions programs;
+  // The check options of one program, with the fault in them; nullopt leaves the program out.
+  std::function<std::optional<CheckOptions>(const Program &)> options;
+  int wanted = 3;       // stop after this many caught
+  uint64_t seeds = 60;  // of seeds 1 to this
+  int largest = 0;      // the shrunk program's size at most (0: smaller than the program)
+  std::string expected; // in the shrunk program's reproducer (one of several, split by '|')
+  // Called with each caught program's first failure (to count the kinds of catch).
+  std::function<void(const Failure &)> caught_one = [](const Failure &) {};
+};
+
+// Runs the programs of `fault`, expecting each failure a mismatch; the first caught is shrunk and
+// must still fail, be small, and print a reproducer holding `expected`. Returns the count caught.
+int count_caught(const PlantedFault &fault) {
+  int caught = 0;
+  for (uint64_t seed = 1; seed <= fault.seeds && caught < fault.wanted; ++seed) {
+    Program p = generate_program(seed, fault.programs);
+    std::optional<CheckOptions> options = fault.options(p);
+    if (!options)
+      continue;
+    Verdict v = check_program(p, *options);
+    EXPECT_TRUE(v.invalid.empty()) << v.invalid;
+    if (!v.invalid.empty() || v.failures.empty())
+      continue;
+    ++caught;
+    EXPECT_EQ(v.failures[0].kind, "mismatch") << v.failures[0].detail;
+    fault.caught_one(v.failures[0]);
+    if (caught > 1)
+      continue;
+    ShrinkResult small = shrink(p, v.failures[0], *options);
+    EXPECT_FALSE(check_program(small.program, *options).failures.empty());
+    if (fault.largest > 0)
+      EXPECT_LE(program_size(small.program), fault.largest) << ir::to_string(small.program.kernel);
+    else
+      EXPECT_LT(program_size(small.program), program_size(p));
+    const std::string cpp = reproducer_cpp(small.program, "Planted", "planted");
+    bool found = false;
+    for (size_t at = 0; at <= fault.expected.size();) {
+      size_t bar = std::min(fault.expected.find('|', at), fault.expected.size());
+      found = found || cpp.find(fault.expected.substr(at, bar - at)) != std::string::npos;
+      at = bar + 1;
+    }
+    EXPECT_TRUE(found) << "no " << fault.expected << " in\n" << cpp;
+  }
+  return caught;
+}
 
 TEST_P(DifferentialBatch, BackendsAgreeOnRandomPrograms) {
   const uint64_t total = env_number("LOOM_DIFF_PROGRAMS", 2000);
@@ -473,32 +524,18 @@ protected:
 };
 
 TEST(Harness, CatchesAPlantedHalfRoundingBug) {
-  GeneratorOptions all;
-  all.half_fraction = 1;
-  CheckOptions options;
-  options.cpu_jit = false;
-  options.only = {"lowered:cpu"};
-  options.fault = [](const ir::Stmt &s) { return DropHalfRounding().mutate(s); };
-  int caught = 0;
-  for (uint64_t seed = 1; seed <= 60 && caught < 3; ++seed) {
-    Program p = generate_program(seed, all);
-    Verdict v = check_program(p, options);
-    ASSERT_TRUE(v.invalid.empty()) << v.invalid;
-    if (v.failures.empty())
-      continue;
-    ++caught;
-    EXPECT_EQ(v.failures[0].kind, "mismatch") << v.failures[0].detail;
-    if (caught > 1)
-      continue;
-    ShrinkResult small = shrink(p, v.failures[0], options);
-    EXPECT_FALSE(check_program(small.program, options).failures.empty());
-    EXPECT_LE(program_size(small.program), 24) << ir::to_string(small.program.kernel);
-    std::string cpp = reproducer_cpp(small.program, "PlantedHalf", "planted");
-    EXPECT_TRUE(cpp.find("ScalarType::F16") != std::string::npos ||
-                cpp.find("ScalarType::BF16") != std::string::npos)
-        << cpp;
-  }
-  EXPECT_GE(caught, 3) << "the planted 16-bit float bug went unnoticed";
+  PlantedFault fault;
+  fault.programs.half_fraction = 1;
+  fault.options = [](const Program &) {
+    CheckOptions options;
+    options.cpu_jit = false;
+    options.only = {"lowered:cpu"};
+    options.fault = [](const ir::Stmt &s) { return DropHalfRounding().mutate(s); };
+    return std::optional(options);
+  };
+  fault.largest = 24;
+  fault.expected = "ScalarType::F16|ScalarType::BF16";
+  EXPECT_GE(count_caught(fault), 3) << "the planted 16-bit float bug went unnoticed";
 }
 
 // ---- complex numbers: compared part by part, each within its own bound ------------------------
@@ -597,11 +634,9 @@ private:
 };
 
 TEST(Harness, CatchesAPlantedComplexBug) {
-  GeneratorOptions all;
-  all.complex_fraction = 1;
-  int caught = 0, reordered = 0;
-  for (uint64_t seed = 1; seed <= 60 && caught < 4; ++seed) {
-    Program p = generate_program(seed, all);
+  PlantedFault fault;
+  fault.programs.complex_fraction = 1;
+  fault.options = [](const Program &p) {
     std::set<int> complex;
     for (size_t k = 0; k < p.kernel.params.size(); ++k)
       if (ir::is_complex(p.kernel.params[k].type) &&
@@ -613,22 +648,16 @@ TEST(Harness, CatchesAPlantedComplexBug) {
     options.fault = [complex](const ir::Stmt &s) {
       return NegateImaginaryStores(complex).mutate(s);
     };
-    Verdict v = check_program(p, options);
-    ASSERT_TRUE(v.invalid.empty()) << v.invalid;
-    if (v.failures.empty())
-      continue;
-    ++caught;
-    EXPECT_EQ(v.failures[0].kind, "mismatch") << v.failures[0].detail;
-    reordered +=
-        v.failures[0].detail.find("imaginary part: allowed difference") != std::string::npos;
-    if (caught > 1)
-      continue;
-    ShrinkResult small = shrink(p, v.failures[0], options);
-    EXPECT_FALSE(check_program(small.program, options).failures.empty());
-    EXPECT_LE(program_size(small.program), 24) << ir::to_string(small.program.kernel);
-    std::string cpp = reproducer_cpp(small.program, "PlantedComplex", "planted");
-    EXPECT_NE(cpp.find("cbuffer(ScalarType::C"), std::string::npos) << cpp;
-  }
+    return std::optional(options);
+  };
+  fault.wanted = 4;
+  fault.largest = 24;
+  fault.expected = "cbuffer(ScalarType::C";
+  int reordered = 0;
+  fault.caught_one = [&](const Failure &f) {
+    reordered += f.detail.find("imaginary part: allowed difference") != std::string::npos;
+  };
+  const int caught = count_caught(fault);
   EXPECT_GE(caught, 4) << "the planted complex bug went unnoticed";
   std::printf("[  NOTE    ] %d caught, %d of them compared within bounds\n", caught, reordered);
 }
@@ -701,21 +730,20 @@ TEST(Generator, StridedViewsInSomePrograms) {
 // next element. The CPU JIT's check must catch it, through wrong values or through a store
 // outside the view (the padding losing its sentinel), and the shrunk reproducer keep the view.
 TEST(Harness, CatchesAPlantedViewLayoutBug) {
-  GeneratorOptions all;
-  all.view_fraction = 1;
-  all.view_array_fraction = 1;
-  CheckOptions options;
-  options.passes = false;
-  options.only = {"jit:cpu"};
-  int caught = 0, outside = 0, failing_anyway = 0;
-  for (uint64_t seed = 1; seed <= 60 && caught < 4; ++seed) {
-    Program p = generate_program(seed, all);
-    ASSERT_FALSE(p.views.empty());
+  PlantedFault fault;
+  fault.programs.view_fraction = 1;
+  fault.programs.view_array_fraction = 1;
+  int outside = 0, failing_anyway = 0;
+  fault.options = [&](const Program &p) -> std::optional<CheckOptions> {
+    EXPECT_FALSE(p.views.empty());
+    CheckOptions options;
+    options.passes = false;
+    options.only = {"jit:cpu"};
     // Only programs that pass without the fault (the open bug of
     // DISABLED_CpuCall_ReductionIntoAStridedViewSeed1 fails some without it).
     if (!check_program(p, options).failures.empty()) {
       ++failing_anyway;
-      continue;
+      return std::nullopt;
     }
     // The fault, restricted to views with an element to spare past their last one.
     std::vector<bool> shiftable(p.views.size(), false);
@@ -726,29 +754,19 @@ TEST(Harness, CatchesAPlantedViewLayoutBug) {
       strided::reach(p.args[k].array.shape, p.views[k].strides, r);
       shiftable[k] = p.views[k].offset + r.highest + 1 < p.views[k].buffer;
     }
-    CheckOptions o = options;
-    o.view_fault = [shiftable](size_t param, ViewLayout &layout) {
+    options.view_fault = [shiftable](size_t param, ViewLayout &layout) {
       if (shiftable[param])
         layout.offset += 1;
     };
-    Verdict v = check_program(p, o);
-    ASSERT_TRUE(v.invalid.empty()) << v.invalid;
-    if (v.failures.empty())
-      continue;
-    ++caught;
-    EXPECT_EQ(v.failures[0].check, "jit:cpu");
-    EXPECT_EQ(v.failures[0].kind, "mismatch") << v.failures[0].detail;
-    outside += v.failures[0].detail.find("outside the view") != std::string::npos;
-    if (caught > 1)
-      continue;
-    ShrinkResult small = shrink(p, v.failures[0], o);
-    EXPECT_FALSE(check_program(small.program, o).failures.empty());
-    EXPECT_FALSE(small.program.views.empty());
-    EXPECT_LT(program_size(small.program), program_size(p));
-    std::string cpp = reproducer_cpp(small.program, "PlantedView", "planted");
-    EXPECT_NE(cpp.find("p.views = {"), std::string::npos) << cpp;
-    EXPECT_NE(cpp.find("as_view({"), std::string::npos) << cpp;
-  }
+    return options;
+  };
+  fault.wanted = 4;
+  fault.expected = "as_view({";
+  fault.caught_one = [&](const Failure &f) {
+    EXPECT_EQ(f.check, "jit:cpu");
+    outside += f.detail.find("outside the view") != std::string::npos;
+  };
+  const int caught = count_caught(fault);
   EXPECT_GE(caught, 4) << "the planted layout bug went unnoticed";
   EXPECT_GE(outside, 1) << "no planted store outside a view was caught as one";
   std::printf(

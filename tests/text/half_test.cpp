@@ -56,15 +56,7 @@ def conversions(d: f64[n], w: i64[n], h16: f16[n], b16: bf16[n], twice: f16[n], 
 
 using loomtest::nearest_bf16;
 using loomtest::nearest_f16;
-
-std::vector<float> random_floats(size_t n, unsigned seed, float lo, float hi) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = d(rng);
-  return v;
-}
+using loomtest::random_vector;
 
 // Bit for bit, every NaN equal to every NaN.
 ::testing::AssertionResult same(double got, double want) {
@@ -85,7 +77,8 @@ protected:
 
 TEST_P(TextHalf, F16ArithmeticRoundsEachOperation) {
   const size_t n = 2001;
-  std::vector<float> af = random_floats(n, 21, -300, 300), bf = random_floats(n, 22, -4, 4);
+  std::vector<float> af = random_vector<float>(n, -300, 300, 21),
+                     bf = random_vector<float>(n, -4, 4, 22);
   std::vector<f16> a(n), b(n), out(n * 6);
   for (size_t i = 0; i < n; ++i)
     a[i] = f16(af[i]), b[i] = f16(bf[i]);
@@ -108,7 +101,8 @@ TEST_P(TextHalf, F16ArithmeticRoundsEachOperation) {
 
 TEST_P(TextHalf, Bf16ArithmeticRoundsEachOperation) {
   const size_t n = 2001;
-  std::vector<float> a = random_floats(n, 23, -1e5f, 1e5f), b = random_floats(n, 24, -3, 3);
+  std::vector<float> a = random_vector<float>(n, -1e5f, 1e5f, 23),
+                     b = random_vector<float>(n, -3, 3, 24);
   std::vector<float> out(n * 4, NAN);
   get("brain")(a, b, view(out, {static_cast<int64_t>(n), 4}));
   for (size_t i = 0; i < n; ++i) {
@@ -122,7 +116,7 @@ TEST_P(TextHalf, Bf16ArithmeticRoundsEachOperation) {
 
 TEST_P(TextHalf, F16LocalRoundsEveryStepOfALoop) {
   const size_t n = 257;
-  std::vector<float> x = random_floats(n, 25, -2, 2), out(n, NAN);
+  std::vector<float> x = random_vector<float>(n, -2, 2, 25), out(n, NAN);
   const f16 h(0.3f);
   const int32_t steps = 100;
   get("accumulate")(x, out, steps, h);
