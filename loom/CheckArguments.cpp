@@ -109,11 +109,23 @@ void check_arguments(const KernelState &state, std::span<const Argument> args,
     if (ir::evaluate(check.holds, k.params, values).i == 0)
       throw ArgumentError("kernel '" + k.name + "': " + check.message);
 
-  // Arrays are compiled as not aliasing: an array the kernel writes must not overlap another
-  // (a view: the memory from the lowest to the highest element it reaches).
+  // Arrays are compiled as not aliasing: an array the kernel writes must not overlap another.
+  // Two arguments overlap when the memory from the lowest to the highest element each reaches
+  // meets and their lattices of element addresses meet (strided::lattices_meet: the even and odd
+  // elements of one vector do not).
+  auto first_element = [](const Argument &a) {
+    return a.kind == Argument::Kind::DeviceArray ? a.device : reinterpret_cast<uint64_t>(a.host);
+  };
+  auto lattice = [](const Argument &a) {
+    const int64_t bytes = ir::byte_size(a.type);
+    if (a.strides.size() == 0)
+      return a.size() > 1 ? bytes : int64_t(0);
+    return strided::byte_lattice(std::span<const int64_t>(a.shape.begin(), a.shape.end()),
+                                 std::span<const int64_t>(a.strides.begin(), a.strides.end()),
+                                 bytes);
+  };
   auto range = [&](const Argument &a) {
-    uint64_t first =
-        a.kind == Argument::Kind::DeviceArray ? a.device : reinterpret_cast<uint64_t>(a.host);
+    uint64_t first = first_element(a);
     const uint64_t bytes = ir::byte_size(a.type);
     if (a.strides.size() == 0)
       return std::pair<uint64_t, uint64_t>(first, first + a.size() * bytes);
@@ -132,7 +144,10 @@ void check_arguments(const KernelState &state, std::span<const Argument> args,
       if (q == p || k.params[q].kind != ir::ParamKind::Array || args[q].kind != args[p].kind)
         continue;
       auto [b2, e2] = range(args[q]);
-      if (b1 < e2 && b2 < e1)
+      if (b1 < e2 && b2 < e1 &&
+          strided::lattices_meet(first_element(args[p]), lattice(args[p]),
+                                 ir::byte_size(args[p].type), first_element(args[q]),
+                                 lattice(args[q]), ir::byte_size(args[q].type)))
         throw ArgumentError("arguments '" + k.params[p].name + "' and '" + k.params[q].name +
                             "' of kernel '" + k.name + "' overlap, and the kernel writes '" +
                             k.params[p].name +

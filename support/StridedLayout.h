@@ -1,8 +1,8 @@
 // The layout of a strided view: extents and strides in elements (any sign, NumPy's strides divided
 // by the element size), counted from the view's element [0, ..., 0]. What every part of loom that
 // takes views computes from them: how far the view reaches, whether it is the dense row-major
-// layout, whether two of its index tuples can name one element, and its elements copied to and
-// from a dense row-major copy.
+// layout, whether two of its index tuples can name one element, whether two views can share
+// memory, and its elements copied to and from a dense row-major copy.
 #pragma once
 
 #include <cstdint>
@@ -84,6 +84,49 @@ inline bool elements_distinct(std::span<const int64_t> shape, std::span<const in
       return false;
   }
   return true;
+}
+
+// The gcd of a view's strides in bytes over its dimensions of extent above 1: every element it
+// reaches starts at its first one's address plus a multiple of it. 0 for a view of at most one
+// element; a dense array's is its element size.
+inline int64_t byte_lattice(std::span<const int64_t> shape, std::span<const int64_t> strides,
+                            int64_t element_bytes) {
+  int64_t g = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] > 1) {
+      int64_t a = strides[d] < 0 ? -strides[d] : strides[d], b = g;
+      while (b != 0) { // gcd(a, g)
+        const int64_t t = a % b;
+        a = b;
+        b = t;
+      }
+      g = a;
+    }
+  if (g != 0 && __builtin_mul_overflow(g, element_bytes, &g))
+    return 1; // the lattice of every address: no separation claimed
+  return g;
+}
+
+// Whether two views can share a byte, judged by their lattices alone: the elements of one start
+// at `a_first` plus multiples of `a_lattice` and are `a_bytes` long (byte_lattice), the other's
+// alike. The differences of their start addresses are then `a_first - b_first` plus multiples of
+// g = gcd(a_lattice, b_lattice); two elements share a byte when one such difference lies in
+// (-a_bytes, b_bytes). False is exact (the even and odd elements of a vector, two columns of a
+// matrix, the real and imaginary parts of a complex array); true may be a false alarm (two tiles
+// side by side), which the reach of each view can still rule out.
+inline bool lattices_meet(uint64_t a_first, int64_t a_lattice, int64_t a_bytes, uint64_t b_first,
+                          int64_t b_lattice, int64_t b_bytes) {
+  int64_t g = a_lattice, b = b_lattice;
+  while (b != 0) {
+    const int64_t t = g % b;
+    g = b;
+    b = t;
+  }
+  const int64_t difference = static_cast<int64_t>(a_first - b_first); // wraps as addresses do
+  if (g == 0)
+    return -a_bytes < difference && difference < b_bytes;
+  const int64_t r = ((difference % g) + g) % g; // in [0, g)
+  return r < b_bytes || g - r < a_bytes;
 }
 
 // Copies every element of the view at `first` (the address of its element [0, ..., 0]) into
