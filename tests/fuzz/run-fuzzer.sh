@@ -20,8 +20,22 @@ sources=("$root"/tests/fuzz/text_fuzzer.cpp "$root"/frontend/text/*.cpp "$root"/
 if [ ! -x "$fuzzer" ] || [ -n "$(find "$root"/frontend "$root"/ir "$root"/support "$root"/tests/fuzz \
   -newer "$fuzzer" \( -name '*.cpp' -o -name '*.h' \) -print -quit)" ]; then
   echo "building $fuzzer"
-  "$clang" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -I"$root" "${sources[@]}" -o "$fuzzer.tmp"
+  # One object per source, compiled in parallel through ccache when it is there (paths made
+  # relative to the tree, so another clone reuses them), then linked.
+  flags=(-std=c++20 -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+    -I"$root")
+  launcher=()
+  command -v ccache >/dev/null && launcher=(env CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true ccache)
+  mkdir -p "$out/objects"
+  objects=()
+  for source in "${sources[@]}"; do
+    relative=${source#"$root"/}
+    objects+=("$out/objects/${relative//\//_}.o")
+    "${launcher[@]}" "$clang" "${flags[@]}" -c "$source" -o "${objects[-1]}" &
+    while (($(jobs -rp | wc -l) >= $(nproc))); do wait -n; done
+  done
+  for job in $(jobs -p); do wait "$job"; done
+  "$clang" -fsanitize=fuzzer,address,undefined "${objects[@]}" -o "$fuzzer.tmp"
   mv "$fuzzer.tmp" "$fuzzer"
 fi
 corpus="$out/corpus"
