@@ -321,9 +321,9 @@ TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
     expected.push_back(std::string("binary ") + op + " bool");
   // 16-bit float values, in the programs that have them (HalfFloatsInSomePrograms checks more).
   for (const char *t : {"f16", "bf16"})
-    for (const std::string &e :
+    for (const char *e :
          {"cast f32 ", "cast f64 ", "cast i64 ", "binary + ", "binary * ", "binary < ", "declare "})
-      expected.push_back(e + t);
+      expected.push_back(std::string(e) + t);
   for (const char *e : {"cast f16 f32", "cast bf16 f64", "cast f16 i64"})
     expected.push_back(e);
   // Reductions: every operation on every numeric type, in parallel loops (each element kind)

@@ -338,9 +338,10 @@ TEST_P(Tile, MatmulSchedulesCompute) {
   std::string lowered = k.lowered(ir::Target::GPU);
   EXPECT_NE(lowered.find("tiles of 128x128, 8x8 per thread, depth 8"), std::string::npos)
       << lowered;
-  if (target() == ir::Target::GPU)
+  if (target() == ir::Target::GPU) {
     EXPECT_NE(k.explain().find("tile: a block of 256 threads per 128x128 tile"), std::string::npos)
         << k.explain();
+  }
 }
 
 // The transposed, double-precision kernel on each target.
