@@ -20,6 +20,9 @@
 
 namespace loom::codegen {
 
+// Throws the CompileError of an invariant of code generation that does not hold.
+[[noreturn]] void internal_error(const std::string &what);
+
 class CodegenLLVM : public ir::Visitor {
 public:
   explicit CodegenLLVM(llvm::LLVMContext &context);
