@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 namespace loom {
 
@@ -77,6 +78,13 @@ std::shared_ptr<Compiled> from_memory_cache(MemoryCache<Compiled> &cache, const 
   return code;
 }
 
+// After a miss, with `key`'s compile lock held: whether another process may have stored the
+// entry meanwhile (it held the lock first, or the entry appeared), so that it is worth reading.
+// An entry that was there before and was rejected is not read twice.
+bool stored_meanwhile(const disk_cache::CompileLock &lock, const CacheKey &key, bool there_before) {
+  return lock.waited() || (!there_before && disk_cache::has(key));
+}
+
 std::shared_ptr<CompiledCpu> build_cpu(ir::LoweredKernel lowered, const CacheKey &key,
                                        CompileTimes &t) {
   auto c = std::make_shared<CompiledCpu>();
@@ -85,11 +93,21 @@ std::shared_ptr<CompiledCpu> build_cpu(ir::LoweredKernel lowered, const CacheKey
     c->grains.push_back(cpu_grain(task));
     c->synchronizes.push_back(simt_synchronizes(task));
   }
-  if (load_from_disk(key, t, [&](std::string &&object) {
-        c->code = codegen::load_cpu_object(object, c->lowered);
-      })) {
+  auto from_disk = [&] {
+    return load_from_disk(key, t, [&](std::string &&object) {
+      c->code = codegen::load_cpu_object(object, c->lowered);
+    });
+  };
+  const bool there_before = disk_cache::has(key);
+  if (from_disk()) {
     t.source = CodeSource::DiskCache;
     t.detail = "object code from the disk cache";
+    return c;
+  }
+  disk_cache::CompileLock lock(key);
+  if (stored_meanwhile(lock, key, there_before) && from_disk()) {
+    t.source = CodeSource::DiskCache;
+    t.detail = "object code from the disk cache, compiled by another process meanwhile";
     return c;
   }
   codegen::StageTimes stages;
@@ -122,12 +140,25 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
   const bool cached = !quick;
 
   // Machine code from the disk cache: no LLVM, no driver JIT.
-  if (cached && load_from_disk(cubin_key, t, [&](std::string &&cubin) {
-        g->module = std::make_unique<runtime::GpuModule>(runtime::GpuModule::from_cubin(cubin));
-        find_functions(*g);
-      })) {
+  auto cubin_from_disk = [&] {
+    return load_from_disk(cubin_key, t, [&](std::string &&cubin) {
+      g->module = std::make_unique<runtime::GpuModule>(runtime::GpuModule::from_cubin(cubin));
+      find_functions(*g);
+    });
+  };
+  const bool there_before = cached && disk_cache::has(cubin_key);
+  if (cached && cubin_from_disk()) {
     t.source = CodeSource::DiskCache;
     t.detail = "machine code (cubin) from the disk cache";
+    return g;
+  }
+  g->module.reset();
+  std::optional<disk_cache::CompileLock> lock;
+  if (cached)
+    lock.emplace(cubin_key);
+  if (lock && stored_meanwhile(*lock, cubin_key, there_before) && cubin_from_disk()) {
+    t.source = CodeSource::DiskCache;
+    t.detail = "machine code (cubin) from the disk cache, compiled by another process meanwhile";
     return g;
   }
   g->module.reset();

@@ -6,13 +6,17 @@
 #include "support/Settings.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 namespace loom::disk_cache {
 
@@ -24,6 +28,7 @@ constexpr off_t max_entry_bytes = off_t(1) << 30;
 
 struct Counters {
   std::atomic<uint64_t> hits{0}, misses{0}, rejected{0}, writes{0}, write_failures{0};
+  std::atomic<uint64_t> lock_waits{0}, lock_timeouts{0};
   std::mutex mutex; // guards last_problem
   std::string last_problem;
 };
@@ -249,8 +254,45 @@ void store(const CacheKey &key, std::string_view payload) {
     note_problem(c.write_failures, path + ": " + why);
 }
 
+CompileLock::CompileLock(const CacheKey &key, double patience_seconds) {
+  if (mode() != Mode::On)
+    return;
+  const std::string dir = directory();
+  std::string why;
+  if (dir.empty() || !make_directories(dir + "/locks", why))
+    return; // no lock: at worst two processes compile the same kernel, as without one
+  fd_ = ::open((dir + "/locks/" + key.file_name()).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd_ < 0)
+    return;
+  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0)
+    return;
+  // Another process compiles this kernel: wait for it, polling so that the wait is bounded.
+  waited_ = true;
+  ++counters().lock_waits;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(patience_seconds);
+  auto pause = std::chrono::microseconds(500);
+  while (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    if ((errno != EWOULDBLOCK && errno != EINTR) || std::chrono::steady_clock::now() > deadline) {
+      ++counters().lock_timeouts;
+      ::close(fd_);
+      fd_ = -1;
+      return;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(20000));
+  }
+}
+
+CompileLock::~CompileLock() {
+  if (fd_ >= 0)
+    ::close(fd_); // releases the flock
+}
+
 void add_stats(CacheStats &stats) {
   Counters &c = counters();
+  stats.disk_lock_waits += c.lock_waits;
+  stats.disk_lock_timeouts += c.lock_timeouts;
   stats.disk_hits += c.hits;
   stats.disk_misses += c.misses;
   stats.disk_rejected += c.rejected;
@@ -263,6 +305,7 @@ void add_stats(CacheStats &stats) {
 void reset_stats() {
   Counters &c = counters();
   c.hits = 0, c.misses = 0, c.rejected = 0, c.writes = 0, c.write_failures = 0;
+  c.lock_waits = 0, c.lock_timeouts = 0;
   std::lock_guard<std::mutex> lock(c.mutex);
   c.last_problem.clear();
 }

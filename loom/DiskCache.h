@@ -38,6 +38,27 @@ bool has(const CacheKey &key);
 // (mode 0700) if needed. Never throws: a failure is counted and kept as last_problem.
 void store(const CacheKey &key, std::string_view payload);
 
+// While alive, holds `key`'s compile lock: an flock on a file named after the entry in the
+// directory's locks/ folder. Processes that miss one entry at once (the ranks of an MPI job on
+// one node, a build's parallel jobs) take turns: the first compiles and stores, and the others,
+// once they hold the lock, find its entry (waited() and has() tell them to look again). A lock dies
+// with its process, so a crash leaves no stale lock; a holder that takes longer than `patience` is
+// not waited for any longer (the waiter compiles too, counted as a lock timeout). Takes no lock
+// unless the mode reads and writes (LOOM_CACHE=on) and the locks/ folder can be made.
+class CompileLock {
+public:
+  explicit CompileLock(const CacheKey &key, double patience_seconds = 120);
+  ~CompileLock();
+  CompileLock(const CompileLock &) = delete;
+  CompileLock &operator=(const CompileLock &) = delete;
+  // Whether another process held the lock when this one asked (its entry may now be there).
+  bool waited() const { return waited_; }
+
+private:
+  int fd_ = -1;
+  bool waited_ = false;
+};
+
 // Adds the disk cache's counts to `stats`; resets them.
 void add_stats(CacheStats &stats);
 void reset_stats();

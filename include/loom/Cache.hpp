@@ -23,7 +23,11 @@ struct CacheStats {
   uint64_t disk_rejected = 0;
   uint64_t disk_writes = 0;         // entries written
   uint64_t disk_write_failures = 0; // entries that could not be written (compiling went on)
-  std::string last_problem;         // the last rejection or write failure: file and reason
+  // Compiles that found another process compiling the same kernel and waited for it (then
+  // loaded its entry), and waits given up after two minutes (then compiled themselves).
+  uint64_t disk_lock_waits = 0;
+  uint64_t disk_lock_timeouts = 0;
+  std::string last_problem; // the last rejection or write failure: file and reason
 };
 
 CacheStats cache_stats();

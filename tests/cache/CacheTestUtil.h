@@ -141,7 +141,8 @@ inline std::vector<std::string> files_in(const std::string &dir) {
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto &entry : std::filesystem::directory_iterator(dir, ec))
-    names.push_back(entry.path().filename().string());
+    if (entry.path().filename() != "locks") // the compile locks' folder (disk_cache::CompileLock)
+      names.push_back(entry.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
 }

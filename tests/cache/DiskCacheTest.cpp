@@ -5,6 +5,9 @@
 
 #include "loom/DiskCache.h"
 
+#include <chrono>
+#include <filesystem>
+
 using namespace loom;
 using namespace loomtest;
 
@@ -175,6 +178,36 @@ TEST_F(DiskCache, ObjectCodeTheJitRefusesIsRejectedAndRewritten) {
   std::string why;
   EXPECT_TRUE(entry_is_valid(path, &why)) << why;
   EXPECT_EQ(CodeSource::DiskCache, compile_saxpy());
+}
+
+// A compile lock held by one holder makes the next wait, at most its patience (then it goes on
+// unlocked, counted); once released, the next takes it at once. LOOM_CACHE=read takes none.
+TEST_F(DiskCache, CompileLocksTakeTurnsAndWaitABoundedTime) {
+  const CacheKey key{"cpu-object", "some kernel", std::string(64, 'a')};
+  reset_cache_stats();
+  {
+    disk_cache::CompileLock first(key);
+    EXPECT_FALSE(first.waited());
+    EXPECT_TRUE(std::filesystem::is_regular_file(cache_dir() + "/locks/" + key.file_name()));
+    const auto start = std::chrono::steady_clock::now();
+    disk_cache::CompileLock second(key, 0.2);
+    const double waited_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(second.waited());
+    EXPECT_GE(waited_s, 0.19);
+    EXPECT_LT(waited_s, 5.0);
+    CacheStats stats = cache_stats();
+    EXPECT_EQ(1u, stats.disk_lock_waits);
+    EXPECT_EQ(1u, stats.disk_lock_timeouts);
+  }
+  disk_cache::CompileLock again(key, 0.2);
+  EXPECT_FALSE(again.waited());
+  EXPECT_EQ(1u, cache_stats().disk_lock_waits);
+  EXPECT_TRUE(files_in(cache_dir()).empty()) << "a lock is no entry";
+
+  ScopedEnv read_only("LOOM_CACHE", std::string("read"));
+  disk_cache::CompileLock unlocked(key, 0.2); // `again` still holds it: no lock, no wait
+  EXPECT_FALSE(unlocked.waited());
 }
 
 TEST_F(DiskCache, EntryThatIsADirectoryIsRejectedAndTheKernelStillRuns) {
