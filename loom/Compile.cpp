@@ -140,11 +140,15 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
   const bool cached = !quick;
 
   // Machine code from the disk cache: no LLVM, no driver JIT.
+  // A refused cubin may leave a module behind: dropped, so that the PTX paths below start clean.
   auto cubin_from_disk = [&] {
-    return load_from_disk(cubin_key, t, [&](std::string &&cubin) {
+    const bool hit = load_from_disk(cubin_key, t, [&](std::string &&cubin) {
       g->module = std::make_unique<runtime::GpuModule>(runtime::GpuModule::from_cubin(cubin));
       find_functions(*g);
     });
+    if (!hit)
+      g->module.reset();
+    return hit;
   };
   const bool there_before = cached && disk_cache::has(cubin_key);
   if (cached && cubin_from_disk()) {
@@ -152,7 +156,6 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
     t.detail = "machine code (cubin) from the disk cache";
     return g;
   }
-  g->module.reset();
   std::optional<disk_cache::CompileLock> lock;
   if (cached)
     lock.emplace(cubin_key);
@@ -161,7 +164,6 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
     t.detail = "machine code (cubin) from the disk cache, compiled by another process meanwhile";
     return g;
   }
-  g->module.reset();
 
   bool ptx_cached =
       cached && load_from_disk(ptx_key, t, [&](std::string &&ptx) { g->ptx = std::move(ptx); });

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <span>
 
 namespace loom::strided {
@@ -93,15 +94,8 @@ inline int64_t byte_lattice(std::span<const int64_t> shape, std::span<const int6
                             int64_t element_bytes) {
   int64_t g = 0;
   for (size_t d = 0; d < shape.size(); ++d)
-    if (shape[d] > 1) {
-      int64_t a = strides[d] < 0 ? -strides[d] : strides[d], b = g;
-      while (b != 0) { // gcd(a, g)
-        const int64_t t = a % b;
-        a = b;
-        b = t;
-      }
-      g = a;
-    }
+    if (shape[d] > 1)
+      g = std::gcd(g, strides[d]); // non-negative whatever the signs
   if (g != 0 && __builtin_mul_overflow(g, element_bytes, &g))
     return 1; // the lattice of every address: no separation claimed
   return g;
@@ -116,12 +110,7 @@ inline int64_t byte_lattice(std::span<const int64_t> shape, std::span<const int6
 // side by side), which the reach of each view can still rule out.
 inline bool lattices_meet(uint64_t a_first, int64_t a_lattice, int64_t a_bytes, uint64_t b_first,
                           int64_t b_lattice, int64_t b_bytes) {
-  int64_t g = a_lattice, b = b_lattice;
-  while (b != 0) {
-    const int64_t t = g % b;
-    g = b;
-    b = t;
-  }
+  const int64_t g = std::gcd(a_lattice, b_lattice);
   const int64_t difference = static_cast<int64_t>(a_first - b_first); // wraps as addresses do
   if (g == 0)
     return -a_bytes < difference && difference < b_bytes;
