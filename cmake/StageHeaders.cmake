@@ -12,7 +12,8 @@ function(loom_stage_headers out)
     frontend/DType.h frontend/Simt.h frontend/Trace.h frontend/Tracer.h frontend/Value.h
     frontend/Var.h frontend/text/Diagnostics.h
     ir/IR.h ir/ParallelRange.h ir/Schedule.h ir/Semantics.h ir/Type.h
-    runtime/CudaTypes.h runtime/DeviceArray.h runtime/DeviceBuffer.h runtime/DriverHandle.h
+    runtime/CudaTypes.h runtime/Device.h runtime/DeviceArray.h runtime/DeviceBuffer.h
+    runtime/DriverHandle.h
     runtime/GridShape.h runtime/HostMemory.h runtime/Stream.h
     support/Error.h support/Float16.h support/StridedLayout.h)
   set(pattern "#include \"(frontend|ir|runtime|support)/")

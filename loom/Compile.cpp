@@ -12,6 +12,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <optional>
 
 namespace loom {
@@ -208,20 +210,25 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
 } // namespace
 
 const codegen::GpuTarget &gpu_target_for_this_machine() {
-  // Once per process, like the context it reads: every call resolves its variant against it.
-  static const codegen::GpuTarget machine = [] {
-    codegen::GpuTarget t;
-    if (runtime::GpuContext::usable()) {
-      const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
-      t.sm = codegen::sm_for_compute_capability(d.cc_major, d.cc_minor);
-      t.ptx_version = std::min(codegen::ptx_version_for_driver(d.driver_version),
-                               codegen::max_llvm_ptx_version());
-    } else {
-      t.ptx_version = codegen::max_llvm_ptx_version();
-    }
-    return t;
-  }();
-  return machine;
+  // Once per device, like the context it reads: every call resolves its variant against it. The
+  // calling thread's device (a call's, in its DeviceScope), or sm_90 without a usable GPU.
+  static std::mutex mutex;
+  static auto *targets = new std::map<int, codegen::GpuTarget>();
+  const int device = runtime::GpuContext::usable() ? runtime::current_device() : -1;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = targets->find(device);
+  if (found != targets->end())
+    return found->second;
+  codegen::GpuTarget t;
+  if (device >= 0) {
+    const runtime::DeviceInfo &d = runtime::GpuContext::get(device).info();
+    t.sm = codegen::sm_for_compute_capability(d.cc_major, d.cc_minor);
+    t.ptx_version = std::min(codegen::ptx_version_for_driver(d.driver_version),
+                             codegen::max_llvm_ptx_version());
+  } else {
+    t.ptx_version = codegen::max_llvm_ptx_version();
+  }
+  return targets->emplace(device, t).first->second;
 }
 
 bool index32_allowed() {
@@ -247,7 +254,9 @@ namespace {
 // disk cache.
 OptimizedGpu optimize_in_background(std::shared_ptr<MemoryCache<CompiledGpu>::Claim> claim,
                                     ir::LoweredKernel lowered, const Variant &variant,
-                                    const CacheKey &ptx_key, const CacheKey &cubin_key) {
+                                    const CacheKey &ptx_key, const CacheKey &cubin_key,
+                                    int device) {
+  runtime::DeviceScope scope(device); // the code is loaded on the device of the call
   OptimizedGpu result;
   auto start = Clock::now();
   try {
@@ -316,7 +325,8 @@ CompiledGpu &KernelState::compiled_gpu(const Variant &variant) {
     const bool quick_only = tiering() == Tiering::QuickOnly;
     std::unique_ptr<MemoryCache<CompiledGpu>::Claim> claim;
     if (tiered && !quick_only && !disk_cache::has(cubin_key) && !disk_cache::has(ptx_key))
-      claim = gpu_memory_cache().claim(cubin_key.digest);
+      claim = gpu_memory_cache().claim(cubin_key.digest + "@gpu" +
+                                       std::to_string(runtime::current_device()));
     if (quick_only || claim) {
       // Quick code now, the optimized code on another thread (started first, so that it is
       // ready sooner). Should the quick compile fail, the optimized code is waited for.
@@ -324,7 +334,7 @@ CompiledGpu &KernelState::compiled_gpu(const Variant &variant) {
         std::shared_ptr<MemoryCache<CompiledGpu>::Claim> shared = std::move(claim);
         try {
           optimizing[slot] = std::async(std::launch::async, optimize_in_background, shared, lowered,
-                                        variant, ptx_key, cubin_key)
+                                        variant, ptx_key, cubin_key, runtime::current_device())
                                  .share();
         } catch (...) { // no thread: the claim is given up, as by a failed compile
           shared->fail(std::current_exception());
@@ -346,7 +356,11 @@ CompiledGpu &KernelState::compiled_gpu(const Variant &variant) {
         return *gpu;
       }
     } else {
-      code = from_memory_cache(gpu_memory_cache(), cubin_key, t, [&] {
+      // The memory cache holds loaded code, which is per device: its key names the device. (The
+      // disk cache's does not: devices of one sm and driver share its machine code.)
+      CacheKey loaded_key = cubin_key;
+      loaded_key.digest += "@gpu" + std::to_string(runtime::current_device());
+      code = from_memory_cache(gpu_memory_cache(), loaded_key, t, [&] {
         return build_gpu(std::move(lowered), variant, ptx_key, cubin_key, t);
       });
     }

@@ -1,6 +1,7 @@
 // The CPU's part of a call (loom/Call.h): host arrays used in place, device arrays staged in host
 // copies, each task run over OpenMP threads or, for SIMT tasks, fibers.
 #include "loom/Call.h"
+#include "runtime/GpuContext.h"
 #include "loom/ViewCopies.h"
 #include "runtime/CpuLaunch.h"
 #include "runtime/DeviceBuffer.h"
@@ -117,6 +118,7 @@ struct CpuCall final : CallTarget {
   }
 
   uint64_t stage(size_t p, const Argument &a, size_t bytes, bool copy_in) override {
+    runtime::DeviceScope scope(a.device_ordinal); // a device array's copies: on its device
     staged[p].resize(bytes);
     if (bytes && copy_in && is_view(a)) // only the elements the view covers, dense
       view_to_dense(a, staged[p]);
@@ -162,6 +164,7 @@ struct CpuCall final : CallTarget {
   bool finish() override { return true; } // each task finished before run_task returned
 
   void copy_back(size_t p, const Argument &a) override {
+    runtime::DeviceScope scope(a.device_ordinal);
     if (!staged[p].empty() && is_view(a))
       dense_to_view(a, staged[p].data());
     else if (!staged[p].empty())

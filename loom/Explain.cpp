@@ -6,6 +6,9 @@
 #include "loom/KernelState.h"
 #include "runtime/GpuContext.h"
 #include "runtime/GpuLinker.h"
+#include "support/Settings.h"
+
+#include <optional>
 
 #include <sstream>
 
@@ -65,13 +68,34 @@ std::string Kernel::explain() const {
   std::ostringstream os;
   const ir::Kernel &k = state_->kernel;
   TargetChoice choice = state_->target ? *state_->target : choose_target();
-  // The code the last call ran: the kernel's own, or its copy for strided views.
-  const KernelState &last = state_->last_views ? *state_->last_views : *state_;
+  // The GPU of the last call, else the one the next call would run on.
+  const int device = state_->last_device >= 0 ? state_->last_device
+                     : state_->device         ? *state_->device
+                     : choice.target == ir::Target::GPU ? runtime::current_device()
+                                                        : 0;
+  std::optional<runtime::DeviceScope> scope;
+  if (choice.target == ir::Target::GPU)
+    scope.emplace(device);
+  // The code the last call ran: the kernel's own, or its copy for that device, or for strided
+  // views.
+  const KernelState *on_device = state_.get();
+  for (const auto &[d, copy] : state_->devices)
+    if (d == device)
+      on_device = copy.get();
+  const KernelState &last = on_device->last_views ? *on_device->last_views : *on_device;
   os << "kernel " << k.name << "\n";
   if (choice.target == ir::Target::GPU) {
     const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
     os << "  target: GPU " << d.name << " (sm_" << d.cc_major << d.cc_minor << ", " << d.sm_count
        << " SMs), because " << choice.reason << "\n";
+    os << "  device: GPU " << device << " of " << runtime::GpuContext::count() << " (PCI "
+       << d.pci_bus_id << "), because "
+       << (state_->device                       ? state_->device_reason + " chose it"
+           : settings::device()                 ? "LOOM_DEVICE=" + *settings::device() + " chose it"
+                                                : std::string("it is the default device (0; "
+                                                              "LOOM_DEVICE or Kernel::on(loom::"
+                                                              "Device) choose another)"))
+       << "\n";
   } else {
     os << "  target: CPU " << codegen::host_cpu_name() << ", because " << choice.reason << "\n";
   }

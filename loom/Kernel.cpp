@@ -3,6 +3,7 @@
 #include "ir/Lower.h"
 #include "ir/Printer.h"
 #include "loom/KernelState.h"
+#include "runtime/Device.h"
 #include "runtime/GpuContext.h"
 #include "runtime/GpuLinker.h"
 #include "support/Error.h"
@@ -35,7 +36,7 @@ template <class T> void set_code_option(KernelState &state, T ir::Kernel::*optio
   if (state.kernel.*option == on)
     return;
   state.kernel.*option = on;
-  state.views.clear(), state.last_views = nullptr;
+  state.drop_copies();
   state.gpu.reset();
   state.gpu_variants = {};
   state.optimizing = {}; // waits for background compiles of the old code
@@ -86,6 +87,56 @@ KernelState &views_state(KernelState &state, std::span<const Argument> args,
   views->shape = state.shape;
   state.views.emplace_back(std::move(strided), std::move(views));
   return *(state.last_views = state.views.back().second.get());
+}
+
+} // namespace
+
+KernelState &KernelState::on_device(int ordinal) {
+  if (bound_device < 0 || bound_device == ordinal) {
+    bound_device = ordinal;
+    return *this;
+  }
+  for (auto &[d, state] : devices)
+    if (d == ordinal)
+      return *state;
+  auto copy = std::make_unique<KernelState>();
+  copy->kernel = kernel;
+  copy->access = access;
+  copy->target = target;
+  copy->tiered = tiered;
+  copy->launch_policy = launch_policy;
+  copy->shape = shape;
+  copy->bound_device = ordinal;
+  devices.emplace_back(ordinal, std::move(copy));
+  return *devices.back().second;
+}
+
+namespace {
+
+// The GPU a call of the kernel runs on: Kernel::on(Device)'s, else the calling thread's.
+int call_device(const KernelState &state) {
+  return state.device ? *state.device : runtime::current_device();
+}
+
+// ArgumentError unless every device array of the call (and the stream) is on `device`.
+void check_devices(const KernelState &state, std::span<const Argument> args, int device,
+                   const runtime::Stream *stream) {
+  auto where = [&] {
+    return state.device ? " (Kernel::on chose it)"
+                        : " (the default device: call on(loom::Device(n)) to run it elsewhere)";
+  };
+  for (size_t p = 0; p < args.size(); ++p)
+    if (args[p].kind == Argument::Kind::DeviceArray && args[p].device_ordinal != device)
+      throw ArgumentError("argument " + std::to_string(p + 1) + " ('" +
+                          state.kernel.params[p].name + "') of kernel '" + state.kernel.name +
+                          "' is a DeviceArray on GPU " + std::to_string(args[p].device_ordinal) +
+                          ", but the kernel runs on GPU " + std::to_string(device) + where() +
+                          "; copy it over with to(loom::Device(" + std::to_string(device) +
+                          ")) (this machine's GPUs: " + runtime::describe_devices() + ")");
+  if (stream && stream->device() != device)
+    throw ArgumentError("kernel '" + state.kernel.name + "' runs on GPU " +
+                        std::to_string(device) + where() + ", but the stream is of GPU " +
+                        std::to_string(stream->device()));
 }
 
 // The kernel a stage dump of `request` shows: with the parameters it names strided.
@@ -202,36 +253,40 @@ void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
                           "(loom::DeviceArray), as copying a host array would wait");
   if (!state_->target)
     state_->target = choose_target();
-  KernelState &state = views_state(*state_, args, values);
-  if (state.target->target == ir::Target::GPU)
-    run_on_gpu(state, args, values, stream);
-  else
-    run_on_cpu(state, args, values);
+  if (state_->target->target != ir::Target::GPU) {
+    run_on_cpu(views_state(*state_, args, values), args, values);
+    return;
+  }
+  const int device = call_device(*state_);
+  check_devices(*state_, args, device, stream);
+  runtime::DeviceScope scope(device); // the call's GPU work goes to its device
+  state_->last_device = device;
+  run_on_gpu(views_state(state_->on_device(device), args, values), args, values, stream);
 }
 
 void Kernel::compile() {
   std::lock_guard<std::mutex> lock(state_->mutex);
   if (!state_->target)
     state_->target = choose_target();
-  if (state_->target->target == ir::Target::GPU)
-    state_->compiled_gpu(resolve_variant(*state_, {}));
-  else
+  if (state_->target->target == ir::Target::GPU) {
+    const int device = call_device(*state_);
+    runtime::DeviceScope scope(device);
+    KernelState &state = state_->on_device(device);
+    state.compiled_gpu(resolve_variant(state, {}));
+  } else {
     state_->compiled_cpu();
+  }
 }
 
 Kernel &Kernel::tiered(bool on) {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->tiered = on;
-  for (auto &views : state_->views)
-    views.second->tiered = on;
+  state_->for_each_copy([&](KernelState &state) { state.tiered = on; });
   return *this;
 }
 
 void Kernel::await_optimized() {
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->await_optimized_gpu();
-  for (auto &views : state_->views)
-    views.second->await_optimized_gpu();
+  state_->for_each_copy([](KernelState &state) { state.await_optimized_gpu(); });
 }
 
 CompileTimes Kernel::compile_times() const {
@@ -246,6 +301,10 @@ std::string Kernel::ir_text() const {
 
 Variant Kernel::variant(const VariantRequest &request) const {
   std::lock_guard<std::mutex> lock(state_->mutex);
+  // For the kernel's own device (its sm), where Kernel::on chose one.
+  std::optional<runtime::DeviceScope> scope;
+  if (state_->device)
+    scope.emplace(*state_->device);
   return resolve_variant(*state_, request);
 }
 
@@ -310,7 +369,7 @@ Kernel &Kernel::launch_policy(const LaunchPolicy &policy) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->launch_policy = policy;
   state_->launches.invalidate(); // choose the launch shapes again
-  state_->views.clear(), state_->last_views = nullptr;
+  state_->drop_copies();
   return *this;
 }
 
@@ -336,7 +395,7 @@ Kernel &Kernel::shape(Dim3 grid, Dim3 block) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->shape = runtime::SimtShape{{g[0], g[1], g[2]}, {b[0], b[1], b[2]}};
   state_->launches.invalidate();
-  state_->views.clear(), state_->last_views = nullptr;
+  state_->drop_copies();
   return *this;
 }
 
@@ -347,7 +406,7 @@ Kernel &Kernel::automatic_shape() {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->shape.reset();
   state_->launches.invalidate();
-  state_->views.clear(), state_->last_views = nullptr;
+  state_->drop_copies();
   return *this;
 }
 
@@ -359,7 +418,18 @@ Kernel &Kernel::on(ir::Target target) {
   std::lock_guard<std::mutex> lock(state_->mutex);
   state_->target =
       TargetChoice{target, std::string("Kernel::on(") + ir::target_name(target) + ") was called"};
-  state_->views.clear(), state_->last_views = nullptr;
+  if (target != ir::Target::GPU)
+    state_->device.reset();
+  state_->drop_copies();
+  return *this;
+}
+
+Kernel &Kernel::on(const Device &device) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->target =
+      TargetChoice{ir::Target::GPU, "Kernel::on(" + device.to_string() + ") was called"};
+  state_->device = device.ordinal();
+  state_->device_reason = "Kernel::on(loom::Device(" + std::to_string(device.ordinal()) + "))";
   return *this;
 }
 

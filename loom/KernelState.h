@@ -168,10 +168,38 @@ struct KernelState {
   // the one the last call ran, or null (explain() describes it).
   std::vector<std::pair<std::vector<char>, std::unique_ptr<KernelState>>> views;
   KernelState *last_views = nullptr;
+  // GPUs: Kernel::on(Device) sets `device` (else calls run on the calling thread's device:
+  // LOOM_DEVICE's, or 0) and says why in `device_reason`. A state holds the code, memory and
+  // launch shapes of one device, `bound_device` (-1 until its first GPU call); calls on another
+  // device run the state in `devices` made for that device on first use (device_state in
+  // loom/Kernel.cpp), guarded by this state's mutex and dropped as `views` are. `last_device`:
+  // the device of the last GPU call (-1: none), which explain() describes.
+  std::optional<int> device;
+  std::string device_reason;
+  int bound_device = -1;
+  std::vector<std::pair<int, std::unique_ptr<KernelState>>> devices;
+  int last_device = -1;
   // Bounds-checked kernels: the record their tasks report a violation in (support/Abi.h), zero
   // between calls. The GPU's is allocated on the first checked call.
   runtime::DeviceBuffer bounds_record;
   std::array<uint64_t, bounds_record::slots> cpu_bounds_record{};
+
+  // Drops the copies made for views and for other devices (their code compiles, or comes from the
+  // caches, again on next use): after a change of the kernel's options or launch settings.
+  void drop_copies() {
+    views.clear(), last_views = nullptr;
+    devices.clear();
+  }
+  // The state a GPU call on `device` runs: this one, or its copy for that device.
+  KernelState &on_device(int device);
+  // f(state) for this state and every copy of it, for settings that apply to all of them.
+  template <class F> void for_each_copy(F &&f) {
+    f(*this);
+    for (auto &entry : views)
+      f(*entry.second);
+    for (auto &entry : devices)
+      entry.second->for_each_copy(f);
+  }
 
   // Code for the target on first use, through the caches (loom/Compile.cpp); the caller holds
   // the mutex. The GPU's for `variant`, an optimized variant of this machine's GPU from

@@ -33,6 +33,7 @@ enum CUresult : int {
   CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
   CUDA_ERROR_LAUNCH_TIMEOUT = 702,
+  CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
   CUDA_ERROR_ASSERT = 710,
   CUDA_ERROR_HARDWARE_STACK_ERROR = 714,
   CUDA_ERROR_ILLEGAL_INSTRUCTION = 715,
@@ -59,9 +60,12 @@ enum CUdevice_attribute : int {
   CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK = 8,
   CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10,
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+  CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
+  CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+  CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
 };
 
 enum CUfunction_attribute : int {
@@ -139,6 +143,11 @@ using CUoccupancyB2DSize = size_t (*)(int block_size);
   X(cuMemFreeHost, (void *pointer))                                                                \
   X(cuMemcpyHtoD_v2, (CUdeviceptr destination, const void *source, size_t bytes))                  \
   X(cuMemcpyDtoH_v2, (void *destination, CUdeviceptr source, size_t bytes))                        \
+  X(cuMemcpyDtoD_v2, (CUdeviceptr destination, CUdeviceptr source, size_t bytes))                  \
+  X(cuMemcpyPeer, (CUdeviceptr destination, CUcontext destination_context, CUdeviceptr source,     \
+                   CUcontext source_context, size_t bytes))                                        \
+  X(cuDeviceCanAccessPeer, (int *can_access, CUdevice device, CUdevice peer))                      \
+  X(cuCtxEnablePeerAccess, (CUcontext peer, unsigned int flags))                                   \
   X(cuMemcpyHtoDAsync_v2,                                                                          \
     (CUdeviceptr destination, const void *source, size_t bytes, CUstream stream))                  \
   X(cuMemcpyDtoHAsync_v2, (void *destination, CUdeviceptr source, size_t bytes, CUstream stream))  \

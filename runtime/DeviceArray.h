@@ -3,6 +3,7 @@
 // DeviceNDArray).
 #pragma once
 
+#include "runtime/Device.h"
 #include "runtime/DeviceBuffer.h"
 #include "support/Error.h"
 #include "support/StridedLayout.h"
@@ -44,6 +45,9 @@ public:
   }
   // The address of element [0, ..., 0].
   CUdeviceptr data() const { return base_ + static_cast<CUdeviceptr>(offset_) * sizeof(T); }
+  // The device of its array.
+  Device device() const { return Device(device_); }
+  int device_ordinal() const { return device_; }
   // Whether it is the dense row-major layout of its shape (a kernel then reads it as an array).
   bool contiguous() const { return strided::is_row_major(shape_, strides_); }
 
@@ -99,6 +103,7 @@ public:
     if (r.empty)
       return dense;
     std::vector<T> span(static_cast<size_t>(r.span()));
+    DeviceScope scope(device_);
     copy_device_to_host(span.data(), data() + r.lowest * static_cast<int64_t>(sizeof(T)),
                         span.size() * sizeof(T));
     strided::copy(reinterpret_cast<unsigned char *>(span.data() - r.lowest),
@@ -109,10 +114,10 @@ public:
 
 private:
   friend class DeviceArray<T>;
-  DeviceView(CUdeviceptr base, int64_t base_size, std::vector<int64_t> shape,
+  DeviceView(CUdeviceptr base, int device, int64_t base_size, std::vector<int64_t> shape,
              std::vector<int64_t> strides, int64_t offset)
-      : base_(base), base_size_(base_size), offset_(offset), shape_(std::move(shape)),
-        strides_(std::move(strides)) {
+      : base_(base), device_(device), base_size_(base_size), offset_(offset),
+        shape_(std::move(shape)), strides_(std::move(strides)) {
     if (shape_.empty() || shape_.size() > 8 || strides_.size() != shape_.size())
       throw ArgumentError("DeviceArray::view: a view has 1 to 8 dimensions and one stride per "
                           "dimension; got shape " +
@@ -136,6 +141,7 @@ private:
   }
 
   CUdeviceptr base_;  // the array's first element
+  int device_;        // the array's device
   int64_t base_size_; // and its element count
   int64_t offset_;    // of element [0, ..., 0] from base_, in elements
   std::vector<int64_t> shape_, strides_;
@@ -144,6 +150,8 @@ private:
 // Construction follows one rule, the same for every T: a braced list of integers is a shape, a
 // vector or pointer is data. (A constructor taking the shape as std::vector<int64_t> would be
 // ambiguous with the 1-D data constructor, and for DeviceArray<int64_t> could not be told apart.)
+// An array lives on the device its constructor names first (a loom::Device), else on the default
+// device (LOOM_DEVICE's, else 0); a kernel call on another device refuses it (ArgumentError).
 template <class T> class DeviceArray {
   static_assert(std::is_trivially_copyable_v<T>, "DeviceArray holds plain values copied bytewise");
 
@@ -171,6 +179,26 @@ public:
     copy_from_host(host.data());
   }
 
+  // The same on `device`: DeviceArray<float> a(loom::Device(1), {n, m}), ...
+  DeviceArray(const Device &device, std::initializer_list<int64_t> shape)
+      : DeviceArray(std::vector<int64_t>(shape), Uninitialized{}, device.ordinal()) {}
+  static DeviceArray uninitialized(const Device &device, std::vector<int64_t> shape) {
+    return DeviceArray(std::move(shape), Uninitialized{}, device.ordinal());
+  }
+  DeviceArray(const Device &device, const T *host, std::vector<int64_t> shape)
+      : DeviceArray(std::move(shape), Uninitialized{}, device.ordinal()) {
+    copy_from_host(host);
+  }
+  template <class A>
+  DeviceArray(const Device &device, const std::vector<T, A> &host)
+      : DeviceArray(device, host.data(), {static_cast<int64_t>(host.size())}) {}
+  template <class A>
+  DeviceArray(const Device &device, const std::vector<T, A> &host, std::vector<int64_t> shape)
+      : DeviceArray(checked_shape_for(host.size(), std::move(shape)), Uninitialized{},
+                    device.ordinal()) {
+    copy_from_host(host.data());
+  }
+
   DeviceArray(DeviceArray &&) noexcept = default;
   DeviceArray &operator=(DeviceArray &&) noexcept = default;
   DeviceArray(const DeviceArray &) = delete;
@@ -186,8 +214,29 @@ public:
   }
   int64_t size() const { return size_; } // element count
   size_t bytes() const { return bytes_for(size_); }
+  // The address of the first element on its device: for CUDA libraries, and for CUDA-aware MPI,
+  // which sends and receives device memory without a copy through the host.
   CUdeviceptr data() const { return buffer_.ptr(); }
   const DeviceBuffer &buffer() const { return buffer_; }
+  // Where it lives.
+  Device device() const { return Device(buffer_.device()); }
+  int device_ordinal() const { return buffer_.device(); }
+
+  // A copy on `device` (of the same device too): peer to peer where the two devices allow it,
+  // else through host memory. Blocking.
+  DeviceArray to(const Device &device) const {
+    DeviceArray copy(shape_, Uninitialized{}, device.ordinal());
+    copy.copy_from(*this);
+    return copy;
+  }
+  // Overwrites the elements with `source`'s, of the same shape, from any device. Blocking.
+  void copy_from(const DeviceArray &source) {
+    if (source.shape_ != shape_)
+      throw ArgumentError("DeviceArray::copy_from: shape " + shape_to_string(source.shape_) +
+                          " into an array of shape " + shape_to_string(shape_));
+    copy_between_devices(data(), device_ordinal(), source.data(), source.device_ordinal(),
+                         bytes());
+  }
 
   // Blocking copies of all size() elements.
   void copy_to_host(T *destination) const { buffer_.copy_to_host(destination, bytes()); }
@@ -203,12 +252,13 @@ public:
     std::vector<int64_t> strides(shape_.size(), 1);
     for (size_t d = shape_.size() - 1; d-- > 0;)
       strides[d] = strides[d + 1] * shape_[d + 1];
-    return DeviceView<T>(data(), size_, shape_, std::move(strides), 0);
+    return DeviceView<T>(data(), device_ordinal(), size_, shape_, std::move(strides), 0);
   }
   // ... any layout within the array: strides in elements from element `offset` ...
   DeviceView<T> view(std::vector<int64_t> shape, std::vector<int64_t> strides,
                      int64_t offset = 0) const {
-    return DeviceView<T>(data(), size_, std::move(shape), std::move(strides), offset);
+    return DeviceView<T>(data(), device_ordinal(), size_, std::move(shape), std::move(strides),
+                         offset);
   }
   // ... and the views of DeviceView's slice, select and transposed, of the whole array.
   DeviceView<T> slice(int dim, int64_t begin, int64_t end, int64_t step = 1) const {
@@ -221,6 +271,9 @@ private:
   struct Uninitialized {};
   DeviceArray(std::vector<int64_t> shape, Uninitialized)
       : shape_(std::move(shape)), size_(checked_size(shape_)), buffer_(bytes_for(size_)) {}
+  DeviceArray(std::vector<int64_t> shape, Uninitialized, int device)
+      : shape_(std::move(shape)), size_(checked_size(shape_)),
+        buffer_(bytes_for(size_), device) {}
 
   // Validates before any device memory is touched, so shape errors need no GPU to be reported.
   static int64_t checked_size(const std::vector<int64_t> &shape) {

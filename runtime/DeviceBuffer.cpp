@@ -25,10 +25,12 @@ std::string format_bytes(uint64_t bytes) {
   return text;
 }
 
-DeviceBuffer::DeviceBuffer(size_t bytes) {
+DeviceBuffer::DeviceBuffer(size_t bytes) : DeviceBuffer(bytes, current_device()) {}
+
+DeviceBuffer::DeviceBuffer(size_t bytes, int device) : device_(device) {
   if (bytes == 0)
     return;
-  const Driver &cu = GpuContext::activate();
+  const Driver &cu = GpuContext::activate(device);
   CUdeviceptr pointer = 0;
   CUresult result = cu.cuMemAlloc_v2(&pointer, bytes);
   if (result == CUDA_ERROR_OUT_OF_MEMORY) {
@@ -38,6 +40,8 @@ DeviceBuffer::DeviceBuffer(size_t bytes) {
     size_t free_bytes = 0, total_bytes = 0;
     if (cu.cuMemGetInfo_v2(&free_bytes, &total_bytes) == CUDA_SUCCESS)
       detail += ", " + format_bytes(free_bytes) + " free of " + format_bytes(total_bytes);
+    if (GpuContext::count() > 1)
+      detail += " on GPU " + std::to_string(device);
     std::string message = "cuMemAlloc_v2 failed" + detail;
     throw OutOfMemoryError("cuMemAlloc_v2", result, cu.error_name(result), message);
   }
@@ -56,7 +60,7 @@ void DeviceBuffer::release() noexcept {
   // Errors are dropped: a destructor cannot report them, and the usual one (the driver shutting
   // down at exit, or a context already broken by a faulting kernel) leaves nothing to free.
   try {
-    const Driver &cu = GpuContext::activate();
+    const Driver &cu = GpuContext::activate(device_);
     (void)cu.cuMemFree_v2(pointer_);
   } catch (...) {
   }
@@ -65,13 +69,15 @@ void DeviceBuffer::release() noexcept {
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
-    : pointer_(std::exchange(other.pointer_, 0)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : pointer_(std::exchange(other.pointer_, 0)), bytes_(std::exchange(other.bytes_, 0)),
+      device_(other.device_) {}
 
 DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
   if (this != &other) {
     release();
     pointer_ = std::exchange(other.pointer_, 0);
     bytes_ = std::exchange(other.bytes_, 0);
+    device_ = other.device_;
   }
   return *this;
 }
@@ -88,11 +94,13 @@ void check_copy_size(const char *what, size_t asked, size_t held) {
 
 void DeviceBuffer::copy_from_host(const void *source, size_t bytes) {
   check_copy_size("DeviceBuffer::copy_from_host", bytes, bytes_);
+  DeviceScope scope(device_);
   copy_host_to_device(pointer_, source, bytes);
 }
 
 void DeviceBuffer::copy_to_host(void *destination, size_t bytes) const {
   check_copy_size("DeviceBuffer::copy_to_host", bytes, bytes_);
+  DeviceScope scope(device_);
   copy_device_to_host(destination, pointer_, bytes);
 }
 

@@ -13,10 +13,12 @@ namespace loom::runtime {
 class DeviceBuffer {
 public:
   DeviceBuffer() = default; // empty: no memory, no GPU needed
-  // Allocates `bytes` on the GPU (uninitialised). Zero bytes makes an empty buffer without
-  // touching the driver. Throws loom::TargetError without a usable GPU, and loom::OutOfMemoryError,
-  // giving the size asked for and the free memory, when the device cannot hold it.
+  // Allocates `bytes` (uninitialised) on the calling thread's device (current_device()), or on
+  // `device`. Zero bytes makes an empty buffer without touching the driver. Throws
+  // loom::TargetError without a usable GPU, and loom::OutOfMemoryError, giving the size asked for
+  // and the free memory, when the device cannot hold it.
   explicit DeviceBuffer(size_t bytes);
+  DeviceBuffer(size_t bytes, int device);
   ~DeviceBuffer();
 
   DeviceBuffer(DeviceBuffer &&other) noexcept;
@@ -30,16 +32,18 @@ public:
 
   CUdeviceptr ptr() const { return pointer_; }
   size_t bytes() const { return bytes_; }
+  int device() const { return device_; } // where it lives (an empty buffer: where it was made)
 
 private:
   void release() noexcept;
 
   CUdeviceptr pointer_ = 0;
   size_t bytes_ = 0;
+  int device_ = 0;
 };
 
-// Blocking copies between host memory and any device address in loom's context (a DeviceArray's
-// data(), a buffer's ptr() plus an offset). Zero bytes make no driver call; copies of 1 MiB or
+// Blocking copies between host memory and any device address of the calling thread's device (a
+// DeviceArray's data(), a buffer's ptr() plus an offset). Zero bytes make no driver call; copies of 1 MiB or
 // more go through the process's pinned staging buffers (runtime/PinnedStaging.h).
 void copy_host_to_device(CUdeviceptr destination, const void *source, size_t bytes);
 void copy_device_to_host(void *destination, CUdeviceptr source, size_t bytes);

@@ -17,6 +17,7 @@ GpuModule::GpuModule(const std::string &ptx) {
   if (result != CUDA_SUCCESS)
     cu.fail(result, "cuModuleLoadDataEx", logs.error_detail());
   module_ = module;
+  device_ = current_device();
   info_log_ = logs.info();
 }
 
@@ -24,6 +25,7 @@ GpuModule GpuModule::from_cubin(const std::string &cubin) {
   const Driver &cu = GpuContext::activate();
   GpuModule loaded;
   cu.check(cu.cuModuleLoadData(&loaded.module_, cubin.data()), "cuModuleLoadData");
+  loaded.device_ = current_device();
   return loaded;
 }
 
@@ -35,7 +37,7 @@ void GpuModule::unload() noexcept {
   if (!module_)
     return;
   try { // as for device memory: nothing can be reported from here, and exit may have torn CUDA down
-    const Driver &cu = GpuContext::activate();
+    const Driver &cu = GpuContext::activate(device_);
     (void)cu.cuModuleUnload(module_);
   } catch (...) {
   }
@@ -43,19 +45,21 @@ void GpuModule::unload() noexcept {
 }
 
 GpuModule::GpuModule(GpuModule &&other) noexcept
-    : module_(std::exchange(other.module_, nullptr)), info_log_(std::move(other.info_log_)) {}
+    : module_(std::exchange(other.module_, nullptr)), device_(other.device_),
+      info_log_(std::move(other.info_log_)) {}
 
 GpuModule &GpuModule::operator=(GpuModule &&other) noexcept {
   if (this != &other) {
     unload();
     module_ = std::exchange(other.module_, nullptr);
+    device_ = other.device_;
     info_log_ = std::move(other.info_log_);
   }
   return *this;
 }
 
 GpuFunction GpuModule::function(const std::string &name) const {
-  const Driver &cu = GpuContext::activate();
+  const Driver &cu = GpuContext::activate(device_);
   GpuFunction function;
   function.name = name;
   std::string call = "cuModuleGetFunction(" + name + ")";

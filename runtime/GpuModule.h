@@ -37,6 +37,7 @@ public:
   GpuFunction function(const std::string &name) const;
 
   CUmodule handle() const { return module_; }
+  int device() const { return device_; } // whose context it is loaded in
   // What the JIT said besides errors (usually empty), for verbose reports.
   const std::string &info_log() const { return info_log_; }
 
@@ -45,6 +46,7 @@ private:
   void unload() noexcept;
 
   CUmodule module_ = nullptr;
+  int device_ = 0;
   std::string info_log_;
 };
 

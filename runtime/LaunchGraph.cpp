@@ -17,7 +17,7 @@ void LaunchGraph::release() {
   if (!exec_)
     return;
   try {
-    const Driver &cu = GpuContext::activate();
+    const Driver &cu = GpuContext::activate(device_);
     (void)cu.cuGraphExecDestroy(exec_);
   } catch (...) { // a poisoned context or the driver shutting down: nothing left to free
   }
@@ -47,8 +47,9 @@ void LaunchGraph::add(const GpuFunction &function, const GridShape &shape, void 
 void LaunchGraph::capture(const std::string &kernel) {
   const Driver &cu = GpuContext::activate();
   release();
-  if (!capture_stream_)
+  if (!capture_stream_ || capture_stream_->device() != current_device())
     capture_stream_.emplace();
+  device_ = current_device();
   CUstream s = capture_stream_->handle();
   pointers_.resize(values_.size());
   for (size_t k = 0; k < values_.size(); ++k)

@@ -6,37 +6,57 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 
 namespace loom::runtime {
 
 namespace {
 
-// The process's two staging buffers, their completion events and the stream the copies run on
+// Each device's two staging buffers, their completion events and the stream the copies run on
 // (blocking: it waits for earlier work of the legacy default stream, as a plain cuMemcpy does).
-// Created on first use; the pinned buffers are freed at exit (compute-sanitizer's leak check
-// counts them otherwise), after which copies go direct.
+// Created on a device's first staged copy; the pinned buffers are freed at exit
+// (compute-sanitizer's leak check counts them otherwise), after which copies go direct.
 struct Staging {
   std::mutex mutex;
   bool ok = false;
+  int device = 0;
   void *buffer[2] = {nullptr, nullptr};
   CUevent done[2] = {nullptr, nullptr};
   bool pending[2] = {false, false};
   CUstream stream = nullptr;
 
-  static Staging &get() {
-    static Staging *staging = [] {
+  // Never destroyed: copies may run while other static objects are destroyed at exit.
+  static std::mutex &registry_mutex() {
+    static auto *m = new std::mutex();
+    return *m;
+  }
+  static std::map<int, Staging *> &registry() {
+    static auto *r = new std::map<int, Staging *>();
+    return *r;
+  }
+
+  static Staging &get(int device) {
+    std::lock_guard<std::mutex> lock(registry_mutex());
+    Staging *&slot = registry()[device];
+    if (!slot) {
+      if (registry().size() == 1)
+        std::atexit([] {
+          std::lock_guard<std::mutex> lock(registry_mutex());
+          for (auto &[device, staging] : registry())
+            staging->release();
+        });
       auto *s = new Staging();
-      const Driver &cu = GpuContext::activate();
+      s->device = device;
+      const Driver &cu = GpuContext::activate(device);
       bool ok = cu.cuStreamCreate(&s->stream, CU_STREAM_DEFAULT) == CUDA_SUCCESS;
       for (int k = 0; ok && k < 2; ++k)
         ok = cu.cuMemAllocHost_v2(&s->buffer[k], staging::chunk_bytes) == CUDA_SUCCESS &&
              cu.cuEventCreate(&s->done[k], CU_EVENT_DEFAULT) == CUDA_SUCCESS;
       s->ok = ok; // else: direct copies (whatever was created stays unused)
-      std::atexit([] { Staging::get().release(); });
-      return s;
-    }();
-    return *staging;
+      slot = s;
+    }
+    return *slot;
   }
 
   void release() {
@@ -47,6 +67,7 @@ struct Staging {
     const Driver &cu = Driver::get();
     if (cu.poisoned()) // a context that faulted cannot be asked for anything
       return;
+    (void)cu.cuCtxSetCurrent(GpuContext::get(device).context());
     (void)cu.cuStreamSynchronize(stream);
     for (void *b : buffer)
       (void)cu.cuMemFreeHost(b);
@@ -68,12 +89,12 @@ struct Staging {
 } // namespace
 
 bool staging::available() {
-  return Staging::get().ok;
+  return Staging::get(current_device()).ok;
 }
 
 void staged_copy_to_device(CUdeviceptr destination, const void *source, size_t bytes) {
   const Driver &cu = GpuContext::activate();
-  Staging &s = Staging::get();
+  Staging &s = Staging::get(current_device());
   std::lock_guard<std::mutex> lock(s.mutex);
   if (!s.ok) {
     cu.check(cu.cuMemcpyHtoD_v2(destination, source, bytes), "cuMemcpyHtoD_v2");

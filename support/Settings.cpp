@@ -21,6 +21,8 @@ constexpr Variable table[] = {
      "verify loom's IR after every lowering pass, and LLVM's after every LLVM pass"},
     {"LOOM_LIBDEVICE", "path", "the CUDA installation's", Once, "libdevice.10.bc for GPU math"},
     {"LOOM_CUDA_DRIVER", "path", "libcuda.so.1", Once, "the CUDA driver library to load"},
+    {"LOOM_DEVICE", "a device number, or local-rank", "0", Once,
+     "the GPU of kernels, arrays and streams that name none (local-rank: one per MPI rank)"},
     {"LOOM_PTX_LINKER", "auto|nvjitlink|driver", "driver", EachUse,
      "what turns PTX into machine code: the driver's linker or nvJitLink in the process"},
     {"LOOM_NVJITLINK", "path", "libnvJitLink.so.13, .so.12, .so, searched for", Once,
@@ -171,6 +173,11 @@ bool bounds_check() {
 const std::optional<std::string> &cuda_driver() {
   static const std::optional<std::string> path = read(row("LOOM_CUDA_DRIVER"));
   return path;
+}
+
+const std::optional<std::string> &device() {
+  static const std::optional<std::string> value = read(row("LOOM_DEVICE"));
+  return value;
 }
 
 const std::optional<std::string> &nvjitlink() {

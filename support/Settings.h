@@ -54,6 +54,10 @@ bool ptx_linker_set();
 // LOOM_BOUNDS_CHECK (each use): whether kernels created now check their array accesses.
 bool bounds_check();
 
+// LOOM_DEVICE (once): the default GPU, as written (runtime/GpuContext.h's default_device reads
+// it); nullopt when unset.
+const std::optional<std::string> &device();
+
 // LOOM_CUDA_DRIVER (once): the CUDA driver library to load instead of libcuda.so.1.
 const std::optional<std::string> &cuda_driver();
 // LOOM_NVJITLINK (once): the nvJitLink library to load instead of searching for one.

@@ -108,6 +108,7 @@ struct Argument {
   void *host = nullptr;                      // host arrays
   bool host_const = false;                   // a const host array: the kernel may not write it
   uint64_t device = 0;                       // device arrays (a CUdeviceptr)
+  int device_ordinal = 0;                    // and the GPU it is on
   Shape shape;                               // arrays
   Shape strides; // a strided view's, in elements (empty: dense row-major); from element 0
 
@@ -175,6 +176,7 @@ template <DslElement T> Argument to_argument(const runtime::DeviceView<T> &v) {
   a.kind = Argument::Kind::DeviceArray;
   a.type = dtype_of<T>();
   a.device = v.data();
+  a.device_ordinal = v.device_ordinal();
   a.shape = v.shape();
   a.strides = v.strides();
   return a;
@@ -184,6 +186,7 @@ template <DslElement T> Argument to_argument(const runtime::DeviceArray<T> &v) {
   a.kind = Argument::Kind::DeviceArray;
   a.type = dtype_of<T>();
   a.device = v.data();
+  a.device_ordinal = v.device_ordinal();
   a.shape = v.shape();
   return a;
 }

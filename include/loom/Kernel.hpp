@@ -77,6 +77,12 @@ public:
   // Runs this kernel on `target` from now on instead of the LOOM_TARGET choice; GPU without a
   // usable GPU throws TargetError.
   Kernel &on(Target target);
+  // Runs this kernel on GPU `device` from now on (loom::devices() lists them; without this, on
+  // the default device: LOOM_DEVICE's, else 0). Its device arrays and stream must be on that
+  // device (else ArgumentError). Each device gets its own code (from the caches when another
+  // device of the same sm compiled it), memory and launch shapes. on(Target::GPU) returns to
+  // the default device.
+  Kernel &on(const Device &device);
 
   // Imposes a GPU block shape and/or grid cap instead of the automatic choice (for schedules and
   // for benchmarks sweeping shapes); see runtime/GridShape.h. Throws ArgumentError for a block of

@@ -13,6 +13,12 @@
 // hands out every copy between host and device since loom_fake_cuda_clear_copies(): direction,
 // device and host addresses, the device allocation and the bytes (FakeCopies.h), so that a test
 // can tell which arrays were copied which way.
+//
+// FAKE_CUDA_DEVICES=N (1 to 8, read at cuInit; 1 when unset) makes it N devices, each with its own
+// primary context. It remembers which context made each allocation, module, function and stream,
+// and counts every call that uses one of them while another context is current:
+// loom_fake_cuda_context_mismatches() says how many there were (loom must make none), and
+// loom_fake_cuda_launches_on(d) how many kernels were launched in device d's context.
 #include "FakeCopies.h"
 #include "runtime/CudaApi.h"
 
@@ -35,8 +41,10 @@ constexpr const char *cubin_magic = "FAKECUBIN\n";
 
 struct Function {
   std::string name;
+  CUcontext context;
 };
 struct Module {
+  CUcontext context;
   std::set<std::string> entries;
   std::map<std::string, std::unique_ptr<Function>> functions; // handed out, freed on unload
 };
@@ -45,6 +53,7 @@ struct Link {
 };
 
 std::mutex mutex;
+thread_local CUcontext current = nullptr; // the calling thread's context
 // Transparent lookups: counting a call allocates only the first time (CallAllocationTest
 // counts loom's allocations around calls into this driver).
 std::map<std::string, int, std::less<>> &counts() {
@@ -68,6 +77,7 @@ std::set<Module *> &loaded_modules() {
 
 Module *module_of(const std::string &ptx) {
   auto *module = new Module();
+  module->context = current;
   {
     std::lock_guard<std::mutex> lock(mutex);
     loaded_modules().insert(module);
@@ -81,7 +91,28 @@ Module *module_of(const std::string &ptx) {
   return module;
 }
 
-CUcontext the_context = reinterpret_cast<CUcontext>(0x1000);
+// Devices and their contexts: device d's is 0x1000 + 0x100 d. Each thread has its own current one.
+std::atomic<int> devices{1};
+CUcontext context_of(int device) {
+  return reinterpret_cast<CUcontext>(uintptr_t(0x1000 + 0x100 * device));
+}
+int device_of(CUcontext context) {
+  return static_cast<int>((reinterpret_cast<uintptr_t>(context) - 0x1000) / 0x100);
+}
+std::atomic<int> mismatches{0};
+constexpr int max_fake_devices = 8;
+std::atomic<int> launches_on[max_fake_devices];
+
+// Counts a use of an object of `owner`'s context while another is current.
+void expect_current(CUcontext owner) {
+  if (owner != current)
+    ++mismatches;
+}
+
+// A stream is a heap int holding its context's device.
+CUcontext stream_context(CUstream stream) {
+  return context_of(*reinterpret_cast<int *>(stream));
+}
 
 // loom_fake_cuda_trap() arms the next synchronization; from then on `sticky` is the error that
 // launches, copies, allocations and synchronizations report.
@@ -90,6 +121,11 @@ std::atomic<bool> trap_armed{false};
 // Device memory by allocation (guarded by `mutex`): what loom holds now and at most.
 std::map<CUdeviceptr, size_t> &allocated() {
   static auto *a = new std::map<CUdeviceptr, size_t>();
+  return *a;
+}
+// And the context of each allocation.
+std::map<CUdeviceptr, CUcontext> &allocated_in() {
+  static auto *a = new std::map<CUdeviceptr, CUcontext>();
   return *a;
 }
 size_t device_bytes = 0, peak_device_bytes = 0;
@@ -152,6 +188,13 @@ void loom_fake_cuda_trap() {
   trap_armed = true;
 }
 
+int loom_fake_cuda_context_mismatches() {
+  return mismatches;
+}
+int loom_fake_cuda_launches_on(int device) {
+  return device >= 0 && device < max_fake_devices ? launches_on[device].load() : 0;
+}
+
 int loom_fake_cuda_count(const char *name) {
   std::lock_guard<std::mutex> lock(mutex);
   auto found = counts().find(name);
@@ -171,6 +214,9 @@ CUresult cuGetErrorString(CUresult, const char **text) {
   return CUDA_SUCCESS;
 }
 CUresult cuInit(unsigned int) {
+  const char *n = std::getenv("FAKE_CUDA_DEVICES");
+  if (n && std::atoi(n) >= 1 && std::atoi(n) <= max_fake_devices)
+    devices = std::atoi(n);
   return CUDA_SUCCESS;
 }
 CUresult cuDriverGetVersion(int *version) {
@@ -178,19 +224,28 @@ CUresult cuDriverGetVersion(int *version) {
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetCount(int *n) {
-  *n = 1;
+  *n = devices;
   return CUDA_SUCCESS;
 }
-CUresult cuDeviceGet(CUdevice *device, int) {
-  *device = 0;
+CUresult cuDeviceGet(CUdevice *device, int ordinal) {
+  if (ordinal < 0 || ordinal >= devices)
+    return CUDA_ERROR_INVALID_DEVICE;
+  *device = ordinal;
   return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetName(char *name, int length, CUdevice) {
   std::strncpy(name, "loom fake GPU", length);
   return CUDA_SUCCESS;
 }
-CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice) {
+CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice device) {
   switch (attribute) {
+  case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
+    *value = 0x10 + device;
+    break;
+  case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
+  case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
+    *value = 0;
+    break;
   case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
     *value = 9;
     break;
@@ -212,22 +267,32 @@ CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice) {
   *bytes = size_t(1) << 30;
   return CUDA_SUCCESS;
 }
-CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice) {
-  *context = the_context;
+CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device) {
+  *context = context_of(device);
   return CUDA_SUCCESS;
 }
-CUresult cuCtxSetCurrent(CUcontext) {
+CUresult cuCtxSetCurrent(CUcontext context) {
+  current = context;
   return CUDA_SUCCESS;
 }
 CUresult cuCtxGetCurrent(CUcontext *context) {
-  *context = the_context;
+  *context = current;
   return CUDA_SUCCESS;
 }
-CUresult cuCtxPushCurrent_v2(CUcontext) {
+CUresult cuCtxPushCurrent_v2(CUcontext context) {
+  current = context;
   return CUDA_SUCCESS;
 }
 CUresult cuCtxPopCurrent_v2(CUcontext *context) {
-  *context = the_context;
+  *context = current;
+  return CUDA_SUCCESS;
+}
+CUresult cuDeviceCanAccessPeer(int *can_access, CUdevice, CUdevice) {
+  *can_access = 1;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxEnablePeerAccess(CUcontext, unsigned int) {
+  count("cuCtxEnablePeerAccess");
   return CUDA_SUCCESS;
 }
 CUresult cuCtxSynchronize() {
@@ -251,6 +316,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
     return CUDA_ERROR_OUT_OF_MEMORY;
   std::lock_guard<std::mutex> lock(mutex);
   allocated()[*pointer] = bytes;
+  allocated_in()[*pointer] = current;
   device_bytes += bytes;
   peak_device_bytes = std::max(peak_device_bytes, device_bytes);
   return CUDA_SUCCESS;
@@ -262,9 +328,35 @@ CUresult cuMemFree_v2(CUdeviceptr pointer) {
     if (found != allocated().end()) {
       device_bytes -= found->second;
       allocated().erase(found);
+      expect_current(allocated_in()[pointer]);
+      allocated_in().erase(pointer);
     }
   }
   std::free(reinterpret_cast<void *>(pointer));
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr destination, CUdeviceptr source, size_t bytes) {
+  count("cuMemcpyDtoD_v2");
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
+  std::memmove(reinterpret_cast<void *>(destination), reinterpret_cast<const void *>(source),
+               bytes);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyPeer(CUdeviceptr destination, CUcontext destination_context, CUdeviceptr source,
+                      CUcontext source_context, size_t bytes) {
+  count("cuMemcpyPeer");
+  if (sticky != CUDA_SUCCESS)
+    return sticky;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (allocated_in().count(destination) && allocated_in()[destination] != destination_context)
+      ++mismatches;
+    if (allocated_in().count(source) && allocated_in()[source] != source_context)
+      ++mismatches;
+  }
+  std::memmove(reinterpret_cast<void *>(destination), reinterpret_cast<const void *>(source),
+               bytes);
   return CUDA_SUCCESS;
 }
 CUresult cuMemAllocHost_v2(void **pointer, size_t bytes) {
@@ -325,13 +417,15 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) {
 CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *name) {
   if (!reinterpret_cast<Module *>(module)->entries.count(name))
     return CUDA_ERROR_NOT_FOUND;
+  expect_current(reinterpret_cast<Module *>(module)->context);
   std::unique_ptr<Function> &slot = reinterpret_cast<Module *>(module)->functions[name];
   if (!slot)
-    slot = std::make_unique<Function>(Function{name});
+    slot = std::make_unique<Function>(Function{name, reinterpret_cast<Module *>(module)->context});
   *function = reinterpret_cast<CUfunction>(slot.get());
   return CUDA_SUCCESS;
 }
 CUresult cuModuleUnload(CUmodule module) {
+  expect_current(reinterpret_cast<Module *>(module)->context);
   {
     std::lock_guard<std::mutex> lock(mutex);
     loaded_modules().erase(reinterpret_cast<Module *>(module));
@@ -381,26 +475,35 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *block_count, CUfunctio
   *block_count = 8;
   return CUDA_SUCCESS;
 }
-CUresult cuLaunchKernel(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
-                        unsigned int, unsigned int, unsigned int, CUstream, void **, void **) {
+CUresult cuLaunchKernel(CUfunction function, unsigned int, unsigned int, unsigned int, unsigned int,
+                        unsigned int, unsigned int, unsigned int, CUstream stream, void **,
+                        void **) {
   count("cuLaunchKernel");
+  expect_current(reinterpret_cast<Function *>(function)->context);
+  if (stream)
+    expect_current(stream_context(stream));
+  if (int d = device_of(current); d >= 0 && d < max_fake_devices)
+    ++launches_on[d];
   return sticky;
 }
 CUresult cuStreamCreate(CUstream *stream, unsigned int) {
   count("cuStreamCreate");
-  *stream = reinterpret_cast<CUstream>(new int(0));
+  *stream = reinterpret_cast<CUstream>(new int(device_of(current)));
   return CUDA_SUCCESS;
 }
 CUresult cuStreamDestroy_v2(CUstream stream) {
   count("cuStreamDestroy_v2");
+  expect_current(stream_context(stream));
   delete reinterpret_cast<int *>(stream);
   return CUDA_SUCCESS;
 }
 CUresult cuEventQuery(CUevent) {
   return sticky;
 }
-CUresult cuStreamSynchronize(CUstream) {
+CUresult cuStreamSynchronize(CUstream stream) {
   count("cuStreamSynchronize");
+  if (stream)
+    expect_current(stream_context(stream));
   if (sticky != CUDA_SUCCESS)
     return sticky;
   return CUDA_SUCCESS;

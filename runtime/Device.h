@@ -1,0 +1,109 @@
+// The GPUs of the machine as a program names them: loom::devices() lists them, a loom::Device
+// picks one for a kernel (Kernel::on), an array (DeviceArray(device, ...)) or a stream
+// (Stream(device)). Work that names no device goes to the default one: LOOM_DEVICE's, else 0.
+#pragma once
+
+#include "runtime/CudaTypes.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace loom::runtime {
+
+// What loom needs to know about a device to compile for it, size grids and explain its choices.
+struct DeviceInfo {
+  int ordinal = 0;  // the driver's device number (after CUDA_VISIBLE_DEVICES)
+  std::string name; // e.g. "NVIDIA H200"
+  int cc_major = 0; // compute capability, e.g. 9.0 for sm_90
+  int cc_minor = 0;
+  int sm_count = 0;        // streaming multiprocessors
+  int driver_version = 0;  // cuDriverGetVersion, e.g. 13000 for CUDA 13.0
+  size_t total_memory = 0; // bytes
+  int max_threads_per_block = 0;
+  std::string pci_bus_id; // "0000:19:00.0" (domain:bus:device.function)
+};
+
+// The device of a process that names none: LOOM_DEVICE (read once: a device number, or
+// "local-rank" for the MPI launcher's local rank modulo the device count), else 0. Throws
+// TargetError when LOOM_DEVICE is malformed or names no device (saying which exist); needs no
+// GPU for an unset or numeric value.
+int default_device();
+// The device the calling thread's GPU work goes to: the innermost DeviceScope's, else
+// default_device().
+int current_device();
+// The rank of this process among the MPI ranks of its node, from the launcher's environment
+// (OpenMPI, MPICH/Hydra, MVAPICH2, Slurm, PALS); -1 when none says.
+int local_rank();
+
+// Directs the calling thread's GPU work to device `ordinal` until it goes (nested scopes restore
+// the outer device). Checks nothing: get(ordinal) does, when the work asks for the context.
+class DeviceScope {
+public:
+  explicit DeviceScope(int ordinal);
+  ~DeviceScope();
+  DeviceScope(const DeviceScope &) = delete;
+  DeviceScope &operator=(const DeviceScope &) = delete;
+
+private:
+  int previous_;
+};
+
+// "0: NVIDIA H200 (sm_90), 1: NVIDIA H200 (sm_90)", or "none": the devices, for messages.
+std::string describe_devices();
+
+class Device {
+public:
+  // GPU `ordinal` as the driver numbers them (after CUDA_VISIBLE_DEVICES), its context opened.
+  // ArgumentError when there is no such device (naming those there are); TargetError without a
+  // usable GPU.
+  explicit Device(int ordinal);
+  // The device of work that names none: LOOM_DEVICE's (a number, or local-rank), else 0.
+  // TargetError without a usable GPU, or for a LOOM_DEVICE that names no device.
+  static Device default_device();
+
+  int ordinal() const { return ordinal_; }
+  const DeviceInfo &info() const;
+  const std::string &name() const { return info().name; }
+  std::string sm() const; // "sm_90"
+  int multiprocessors() const { return info().sm_count; }
+  size_t memory() const { return info().total_memory; } // bytes
+  const std::string &pci_bus_id() const { return info().pci_bus_id; }
+  // "GPU 1 (NVIDIA H200, sm_90, 132 SMs, 139.8 GiB, PCI 0000:19:00.0)"
+  std::string to_string() const;
+
+  // Whether kernels on this device can read and write `peer`'s memory directly (the driver's
+  // peer access over NVLink or PCIe); copies between the two then go device to device.
+  bool can_access(const Device &peer) const;
+
+  bool operator==(const Device &other) const { return ordinal_ == other.ordinal_; }
+
+private:
+  struct Checked {};
+  Device(int ordinal, Checked) : ordinal_(ordinal) {}
+  int ordinal_;
+  friend std::vector<Device> devices();
+  friend Device device_for_local_rank();
+};
+
+// The usable GPUs, in the driver's order; empty when there are none (never throws for that).
+std::vector<Device> devices();
+
+// One GPU per MPI rank of a node: the launcher's local rank (OpenMPI, MPICH, MVAPICH2, Slurm,
+// PALS set it) modulo the device count, as LOOM_DEVICE=local-rank chooses. TargetError without a
+// usable GPU or where no launcher says the local rank.
+Device device_for_local_rank();
+
+// Copies `bytes` from `source` on device `from` to `destination` on device `to` and waits: device
+// to device where peer access is possible (enabled once per pair), else through host memory (the
+// driver's cuMemcpyPeer stages it).
+void copy_between_devices(CUdeviceptr destination, int to, CUdeviceptr source, int from,
+                          size_t bytes);
+
+} // namespace loom::runtime
+
+namespace loom {
+using runtime::Device;
+using runtime::device_for_local_rank;
+using runtime::devices;
+} // namespace loom
