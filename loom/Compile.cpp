@@ -122,6 +122,35 @@ std::shared_ptr<CompiledCpu> build_cpu(ir::LoweredKernel lowered, const CacheKey
   return c;
 }
 
+// Machine code this process linked, by cubin key, where the machine has more than one GPU: a
+// kernel's first call on a second device of the same sm and driver loads it instead of compiling
+// again (the memory cache's code is loaded in one device's context; the disk cache may be off).
+class LinkedImages {
+public:
+  static LinkedImages &get() {
+    static auto *images = new LinkedImages(); // never destroyed, as the memory caches
+    return *images;
+  }
+  bool find(const CacheKey &key, std::string &cubin) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = images_.find(key.digest);
+    if (found == images_.end())
+      return false;
+    cubin = found->second;
+    return true;
+  }
+  void keep(const CacheKey &key, const std::string &cubin) {
+    if (runtime::GpuContext::count() < 2)
+      return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    images_.emplace(key.digest, cubin);
+  }
+
+private:
+  std::mutex mutex_;
+  std::map<std::string, std::string> images_;
+};
+
 void find_functions(CompiledGpu &g) {
   g.functions.clear();
   for (const ir::Task &task : g.lowered.tasks)
@@ -147,11 +176,21 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
     const bool hit = load_from_disk(cubin_key, t, [&](std::string &&cubin) {
       g->module = std::make_unique<runtime::GpuModule>(runtime::GpuModule::from_cubin(cubin));
       find_functions(*g);
+      LinkedImages::get().keep(cubin_key, cubin);
     });
     if (!hit)
       g->module.reset();
     return hit;
   };
+  if (std::string image; cached && LinkedImages::get().find(cubin_key, image)) {
+    timed(t.load_ms, [&] {
+      g->module = std::make_unique<runtime::GpuModule>(runtime::GpuModule::from_cubin(image));
+      find_functions(*g);
+    });
+    t.source = CodeSource::MemoryCache;
+    t.detail = "machine code this process linked for another GPU of the same sm";
+    return g;
+  }
   const bool there_before = cached && disk_cache::has(cubin_key);
   if (cached && cubin_from_disk()) {
     t.source = CodeSource::DiskCache;
@@ -192,6 +231,8 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
   if (!g->module)
     timed(t.load_ms, [&] { g->module = std::make_unique<runtime::GpuModule>(g->ptx); });
   find_functions(*g);
+  if (cached && !cubin.empty())
+    LinkedImages::get().keep(cubin_key, cubin);
   timed(t.store_ms, [&] {
     if (cached && !ptx_cached)
       disk_cache::store(ptx_key, g->ptx);

@@ -78,11 +78,8 @@ std::string Kernel::explain() const {
     scope.emplace(device);
   // The code the last call ran: the kernel's own, or its copy for that device, or for strided
   // views.
-  const KernelState *on_device = state_.get();
-  for (const auto &[d, copy] : state_->devices)
-    if (d == device)
-      on_device = copy.get();
-  const KernelState &last = on_device->last_views ? *on_device->last_views : *on_device;
+  const KernelState &on_device = state_->of_device(device);
+  const KernelState &last = on_device.last_views ? *on_device.last_views : on_device;
   os << "kernel " << k.name << "\n";
   if (choice.target == ir::Target::GPU) {
     const runtime::DeviceInfo &d = runtime::GpuContext::get().info();

@@ -292,7 +292,8 @@ void Kernel::await_optimized() {
 CompileTimes Kernel::compile_times() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   ir::Target target = state_->target ? state_->target->target : choose_target().target;
-  return target == ir::Target::GPU ? state_->gpu_times : state_->cpu_times;
+  return target == ir::Target::GPU ? state_->of_device(state_->last_device).gpu_times
+                                   : state_->cpu_times;
 }
 
 std::string Kernel::ir_text() const {

@@ -192,6 +192,14 @@ struct KernelState {
   }
   // The state a GPU call on `device` runs: this one, or its copy for that device.
   KernelState &on_device(int device);
+  // The state of `device` (this one when it has no copy for it): what explain() and
+  // compile_times() describe.
+  const KernelState &of_device(int device) const {
+    for (const auto &[d, copy] : devices)
+      if (d == device)
+        return *copy;
+    return *this;
+  }
   // f(state) for this state and every copy of it, for settings that apply to all of them.
   template <class F> void for_each_copy(F &&f) {
     f(*this);

@@ -36,7 +36,7 @@ cmake -S . -B build-tsan -G Ninja -DLOOM_STATIC_LLVM=OFF -DCMAKE_BUILD_TYPE=RelW
   -DCMAKE_CXX_FLAGS="$sanitize" -DCMAKE_C_FLAGS="$sanitize" \
   -DCMAKE_EXE_LINKER_FLAGS="$sanitize" -DCMAKE_SHARED_LINKER_FLAGS="$sanitize" >/dev/null
 # libloom and two tests only: the whole suite under TSan would take far longer on 2 cores.
-ninja -C build-tsan e2e_threads_test runtime_tiered_compile_test
+ninja -C build-tsan e2e_threads_test runtime_tiered_compile_test runtime_devices_test
 
 # run_under_tsan NAME BINARY [openmp]: runs BINARY under TSan with Archer, failing on any report
 # (and, with "openmp", when Archer did not start: the test runs OpenMP regions).
@@ -63,5 +63,7 @@ run_under_tsan() {
 run_under_tsan threads_test build-tsan/tests/e2e/e2e_threads_test openmp
 # Tiered compiles: background compiles beside calls, against the fake driver.
 run_under_tsan tiered_compile_test build-tsan/tests/runtime/runtime_tiered_compile_test
-echo "loom test-tsan: the eight-thread test and the tiered-compile test passed under" \
-  "ThreadSanitizer with no report"
+# Threads driving two devices at once, against the fake driver.
+run_under_tsan devices_test build-tsan/tests/runtime/runtime_devices_test
+echo "loom test-tsan: the eight-thread test, the tiered-compile test and the devices test passed" \
+  "under ThreadSanitizer with no report"

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +55,7 @@ bool parse_grid(int argc, char **argv, heat::Grid &grid, std::string &error) {
 struct Kernels {
   loom::Kernel step = heat::step_kernel();
   loom::Kernel copy_row = heat::row_copy_kernel();
+  std::optional<loom::Device> device; // the rank's GPU, when it runs on one
 };
 
 // Seconds of one run: all steps, and of them the kernel calls and the halo exchanges.
@@ -95,8 +97,8 @@ std::vector<double> run_device_arrays(const heat::Grid &grid, const heat::RowBlo
                                       Kernels &k, Timing &t, MPI_Comm comm) {
   const int64_t local_rows = block.rows + 2;
   const std::vector<double> initial = heat::initial_rows(grid, block.first - 1, local_rows);
-  loom::DeviceArray<double> u(initial, {local_rows, grid.cols}),
-      v(initial, {local_rows, grid.cols});
+  loom::DeviceArray<double> u(*k.device, initial, {local_rows, grid.cols}),
+      v(*k.device, initial, {local_rows, grid.cols});
   heat::DeviceHaloExchange exchange(block, grid.cols, k.copy_row);
   MPI_Barrier(comm);
   const double start = MPI_Wtime();
@@ -185,7 +187,18 @@ int run(int argc, char **argv, MPI_Comm comm) {
   const heat::RowBlock block = heat::row_block(grid, rank, ranks);
 
   Kernels k;
-  // Device choice: one GPU per local rank (added with loom::device_for_local_rank).
+  if (loom::choose_target().target == loom::Target::GPU) {
+    // One GPU per rank of a node, round-robin when the ranks outnumber the GPUs: the launcher's
+    // local rank picks it (LOOM_DEVICE=local-rank does the same for kernels that name none).
+    // Started without a launcher, the one process takes the default device.
+    try {
+      k.device = loom::device_for_local_rank();
+    } catch (const loom::TargetError &) {
+      k.device = loom::Device::default_device();
+    }
+    k.step.on(*k.device);
+    k.copy_row.on(*k.device);
+  }
   k.step.compile(); // before the clock starts (on the GPU the first call still loads the module)
 
   // The DeviceArray run needs a GPU on every rank; the ranks decide together, as it exchanges.
@@ -200,6 +213,8 @@ int run(int argc, char **argv, MPI_Comm comm) {
       std::printf(" %lld", static_cast<long long>(heat::row_block(grid, r, ranks).rows));
     std::printf("%s), on %s\n", ranks > 8 ? " ..." : "", example::where_it_runs().c_str());
   }
+  if (k.device)
+    std::printf("rank %d: %s\n", rank, k.device->to_string().c_str());
 
   Timing host_time;
   std::vector<double> host_block = run_host_arrays(grid, block, k, host_time, comm);
