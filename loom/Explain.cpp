@@ -81,6 +81,8 @@ std::string Kernel::explain() const {
   const KernelState &on_device = state_->of_device(device);
   const KernelState &last = on_device.last_views ? *on_device.last_views : on_device;
   os << "kernel " << k.name << "\n";
+  if (state_->split)
+    return os.str() + explain_split(*state_);
   if (choice.target == ir::Target::GPU) {
     const runtime::DeviceInfo &d = runtime::GpuContext::get().info();
     os << "  target: GPU " << d.name << " (sm_" << d.cc_major << d.cc_minor << ", " << d.sm_count

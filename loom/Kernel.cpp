@@ -251,6 +251,14 @@ void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
                           state_->kernel.params[p].name + "') of kernel '" + name() +
                           "' is a host array; an asynchronous launch takes device arrays "
                           "(loom::DeviceArray), as copying a host array would wait");
+  if (state_->split) {
+    if (stream)
+      throw ArgumentError("kernel '" + name() + "' is split over " +
+                          state_->split->devices.to_string() +
+                          ": its calls are synchronous (launch_async takes one device's kernel)");
+    run_split(*state_, args, values);
+    return;
+  }
   if (!state_->target)
     state_->target = choose_target();
   if (state_->target->target != ir::Target::GPU) {
@@ -421,6 +429,7 @@ Kernel &Kernel::on(ir::Target target) {
       TargetChoice{target, std::string("Kernel::on(") + ir::target_name(target) + ") was called"};
   if (target != ir::Target::GPU)
     state_->device.reset();
+  state_->split.reset();
   state_->drop_copies();
   return *this;
 }
@@ -431,6 +440,13 @@ Kernel &Kernel::on(const Device &device) {
       TargetChoice{ir::Target::GPU, "Kernel::on(" + device.to_string() + ") was called"};
   state_->device = device.ordinal();
   state_->device_reason = "Kernel::on(loom::Device(" + std::to_string(device.ordinal()) + "))";
+  state_->split.reset();
+  return *this;
+}
+
+Kernel &Kernel::on(const DeviceSet &devices) {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->split = std::make_shared<SplitState>(devices);
   return *this;
 }
 

@@ -10,6 +10,7 @@
 #include "loom/Arguments.hpp"
 #include "loom/Cache.hpp"
 #include "loom/Target.hpp"
+#include "loom/Split.h"
 #include "loom/Variant.hpp"
 #include "runtime/CpuSimt.h"
 #include "runtime/DeviceBuffer.h"
@@ -179,6 +180,8 @@ struct KernelState {
   int bound_device = -1;
   std::vector<std::pair<int, std::unique_ptr<KernelState>>> devices;
   int last_device = -1;
+  // Kernel::on(DeviceSet): calls split the kernel's parallel loop among devices (loom/Split.h).
+  std::shared_ptr<SplitState> split;
   // Bounds-checked kernels: the record their tasks report a violation in (support/Abi.h), zero
   // between calls. The GPU's is allocated on the first checked call.
   runtime::DeviceBuffer bounds_record;
@@ -189,6 +192,8 @@ struct KernelState {
   void drop_copies() {
     views.clear(), last_views = nullptr;
     devices.clear();
+    if (split)
+      split->planned = false;
   }
   // The state a GPU call on `device` runs: this one, or its copy for that device.
   KernelState &on_device(int device);

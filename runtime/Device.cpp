@@ -5,6 +5,7 @@
 #include "runtime/GpuContext.h"
 #include "support/Error.h"
 
+#include <algorithm>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -68,6 +69,55 @@ Device device_for_local_rank() {
                       "SLURM_LOCALID, PALS_LOCAL_RANKID are all unset); run it under mpirun or "
                       "srun, or choose a loom::Device yourself");
   return Device(rank % count);
+}
+
+DeviceSet::DeviceSet(std::vector<Device> gpus) : gpus_(std::move(gpus)) {
+  if (gpus_.empty())
+    throw ArgumentError("DeviceSet: no device given (all_gpus() takes every usable GPU; "
+                        "DeviceSet::cpu(n) makes logical devices on the CPU)");
+}
+
+DeviceSet DeviceSet::cpu(int parts) {
+  if (parts < 1 || parts > 64)
+    throw ArgumentError("DeviceSet::cpu(" + std::to_string(parts) +
+                        "): a count of logical devices from 1 to 64");
+  DeviceSet set;
+  set.cpu_parts_ = parts;
+  return set;
+}
+
+std::vector<double> DeviceSet::shares() const {
+  std::vector<double> weights;
+  for (const Device &d : gpus_)
+    weights.push_back(std::max(1, d.multiprocessors()));
+  if (on_cpu())
+    weights.assign(cpu_parts_, 1.0);
+  double total = 0;
+  for (double w : weights)
+    total += w;
+  for (double &w : weights)
+    w /= total;
+  return weights;
+}
+
+std::string DeviceSet::to_string() const {
+  if (on_cpu())
+    return std::to_string(cpu_parts_) + " logical device" + (cpu_parts_ == 1 ? "" : "s") +
+           " on the CPU";
+  std::string text = std::to_string(gpus_.size()) + (gpus_.size() == 1 ? " part: " : " parts: ");
+  for (size_t k = 0; k < gpus_.size(); ++k)
+    text += (k ? ", " : "") + gpus_[k].to_string();
+  return text;
+}
+
+DeviceSet all_gpus() {
+  std::vector<Device> gpus = devices();
+  if (gpus.empty()) {
+    std::string why;
+    GpuContext::usable(&why);
+    throw TargetError("all_gpus(): no usable GPU" + (why.empty() ? "" : ": " + why));
+  }
+  return DeviceSet(std::move(gpus));
 }
 
 namespace {

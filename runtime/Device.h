@@ -94,6 +94,35 @@ std::vector<Device> devices();
 // usable GPU or where no launcher says the local rank.
 Device device_for_local_rank();
 
+// The devices one call spreads a kernel's parallel loop over (Kernel::on(all_gpus())): each part
+// of the loop's first dimension runs on one of them, the parts in proportion to the devices'
+// multiprocessors (equal for equal GPUs). A device may appear more than once, and the CPU may
+// stand in for all of them: logical devices, which split a call the same way on a machine with
+// one GPU or none (each logical device has its own memory and runs its part in turn or at once).
+class DeviceSet {
+public:
+  // Parts on `gpus`, in order. ArgumentError when empty.
+  explicit DeviceSet(std::vector<Device> gpus);
+  // `parts` logical devices on the CPU (1 to 64; else ArgumentError).
+  static DeviceSet cpu(int parts);
+
+  bool on_cpu() const { return gpus_.empty(); }
+  int parts() const { return on_cpu() ? cpu_parts_ : static_cast<int>(gpus_.size()); }
+  const std::vector<Device> &gpus() const { return gpus_; }
+  // Each part's share of the iterations, summing to 1.
+  std::vector<double> shares() const;
+  // "2 parts: GPU 0 (NVIDIA H200, ...), GPU 1 (...)" or "3 logical devices on the CPU"
+  std::string to_string() const;
+
+private:
+  DeviceSet() = default;
+  std::vector<Device> gpus_;
+  int cpu_parts_ = 0;
+};
+
+// Every usable GPU of the machine (devices()). TargetError when there is none, saying why.
+DeviceSet all_gpus();
+
 // Copies `bytes` from `source` on device `from` to `destination` on device `to` and waits: device
 // to device where peer access is possible (enabled once per pair), else through host memory (the
 // driver's cuMemcpyPeer stages it).
@@ -103,7 +132,9 @@ void copy_between_devices(CUdeviceptr destination, int to, CUdeviceptr source, i
 } // namespace loom::runtime
 
 namespace loom {
+using runtime::all_gpus;
 using runtime::Device;
 using runtime::device_for_local_rank;
+using runtime::DeviceSet;
 using runtime::devices;
 } // namespace loom

