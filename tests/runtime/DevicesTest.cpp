@@ -15,6 +15,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <numeric>
 #include <random>
@@ -229,6 +230,49 @@ TEST(Devices, ThreadsDriveDifferentDevicesAtOnce) {
   second.join();
   EXPECT_EQ(on_0 + 2 * calls, launches_on(0));
   EXPECT_EQ(on_1 + 2 * calls, launches_on(1));
+  EXPECT_EQ(before_mismatches, mismatches());
+}
+
+// all_gpus() over the two devices: each part copies in only the rows its iterations read (the
+// stencil's halo rows too) and copies out only the rows it writes, on its own device.
+TEST(Devices, AllGpusCopiesEachPartsRowsOnly) {
+  REQUIRE_FAKE_DRIVER();
+  const int before_mismatches = mismatches();
+  const int64_t rows = 101, cols = 40;
+  std::vector<double> u(rows * cols, 1.0), v(rows * cols, 0.0);
+  Kernel k = kernel("split_stencil",
+                    [](Array2<double> u, Array2<double> v) {
+                      parallel_for({range(1, u.dim(0) - 1), u.dim(1)}, [&](Index i, Index j) {
+                        v(i, j) = u(i - 1, j) + u(i + 1, j);
+                      });
+                    },
+                    {"u", "v"})
+                 .on(all_gpus());
+  const int on_0 = launches_on(0), on_1 = launches_on(1);
+  fake_cuda::clear_copies();
+  k(view(u, {rows, cols}), view(v, {rows, cols}));
+  EXPECT_EQ(on_0 + 1, launches_on(0));
+  EXPECT_EQ(on_1 + 1, launches_on(1));
+  // 99 iterations in parts [0, 50) and [50, 99), reading rows i to i + 2 of u (iteration i is
+  // row 1 + i) and writing row 1 + i of v.
+  auto bytes_of = [&](const std::vector<double> &host, bool to_device) {
+    std::vector<size_t> sizes;
+    for (const LoomFakeCopy &c : fake_cuda::copies()) {
+      const auto *at = static_cast<const double *>(c.host);
+      if (c.to_device == to_device && at >= host.data() && at < host.data() + host.size())
+        sizes.push_back(c.bytes / (cols * sizeof(double)));
+    }
+    std::sort(sizes.begin(), sizes.end());
+    return sizes;
+  };
+  EXPECT_EQ((std::vector<size_t>{51, 52}), bytes_of(u, true)) << "rows of u copied in per part";
+  EXPECT_TRUE(bytes_of(u, false).empty()) << "u is only read";
+  EXPECT_EQ((std::vector<size_t>{49, 50}), bytes_of(v, false)) << "rows of v copied out per part";
+  EXPECT_NE(std::string::npos,
+            k.explain().find("'u': rows in per part: [0, 52), [50, 101)")) << k.explain();
+  // Device arrays live on one device: refused.
+  DeviceArray<double> du(Device(0), {rows, cols}), dv(Device(0), {rows, cols});
+  EXPECT_THROW(k(du, dv), ArgumentError);
   EXPECT_EQ(before_mismatches, mismatches());
 }
 
