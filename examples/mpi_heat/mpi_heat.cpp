@@ -199,7 +199,15 @@ int run(int argc, char **argv, MPI_Comm comm) {
     k.step.on(*k.device);
     k.copy_row.on(*k.device);
   }
-  k.step.compile(); // before the clock starts (on the GPU the first call still loads the module)
+  // Compiled before the clock starts (on the GPU the first call still loads the module). The
+  // ranks of a machine compile it once between them: the first to miss the disk cache compiles
+  // and stores it, the others wait for its compile lock and load it (docs/caching.md).
+  MPI_Barrier(comm);
+  double compile_seconds = MPI_Wtime();
+  k.step.compile();
+  compile_seconds = MPI_Wtime() - compile_seconds;
+  MPI_Allreduce(MPI_IN_PLACE, &compile_seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+  const loom::CompileTimes step_times = k.step.compile_times();
 
   // The DeviceArray run needs a GPU on every rank; the ranks decide together, as it exchanges.
   int gpu = loom::choose_target().target == loom::Target::GPU;
@@ -212,6 +220,9 @@ int run(int argc, char **argv, MPI_Comm comm) {
     for (int r = 0; r < ranks && r < 8; ++r)
       std::printf(" %lld", static_cast<long long>(heat::row_block(grid, r, ranks).rows));
     std::printf("%s), on %s\n", ranks > 8 ? " ..." : "", example::where_it_runs().c_str());
+    std::printf("first compile of the step kernel: %.1f ms (the slowest rank's); rank 0's code: "
+                "%s\n",
+                compile_seconds * 1e3, step_times.detail.c_str());
   }
   if (k.device)
     std::printf("rank %d: %s\n", rank, k.device->to_string().c_str());
