@@ -8,7 +8,10 @@
 // splits over N logical devices on GPU 0 instead, which measures the split's own cost (the same
 // GPU does all the work). Prints each time (median of 5) and the ratio one GPU / split (target
 // on two H200s: 1.8x or more for both). Every split result is checked against the one-GPU call
-// bit for bit.
+// bit for bit. Then the same saxpy with device-resident data: one GPU's DeviceArrays against each
+// device of the set holding its share as DeviceArrays, launched on a stream of each device at
+// once (no host transfers); and the bandwidth of DeviceArray::copy_from between the first two
+// devices of the set (peer to peer where the driver allows it) and within one device.
 #include "BenchSupport.h"
 
 #include <loom/loom.hpp>
@@ -125,6 +128,57 @@ int main(int argc, char **argv) {
                 static_cast<long long>(grid), steps, t_one * 1e3, t_split * 1e3, t_one / t_split,
                 u_one == u_split ? "equal" : "DIFFER");
     std::printf("%s", parts.explain().c_str());
+  }
+  {
+    // Device-resident saxpy: the set's devices each hold their share of x and y.
+    const size_t n = size_t(1) << saxpy_log2;
+    const std::vector<loom::Device> parts_on =
+        split.on_cpu() ? std::vector<loom::Device>{gpus[0]} : split.gpus();
+    const size_t parts = parts_on.size();
+    std::vector<float> x = bench::random_vector(n, 4), y = bench::random_vector(n, 5);
+    loom::DeviceArray<float> dx(gpus[0], x), dy(gpus[0], y);
+    loom::Kernel one = saxpy().on(gpus[0]);
+    one(2.0f, dx, dy);
+    const double t_one = seconds_of([&] {
+      one(2.0f, dx, dy);
+    });
+    std::vector<loom::DeviceArray<float>> px, py;
+    std::vector<loom::Kernel> kernels;
+    std::vector<loom::Stream> streams;
+    for (size_t p = 0; p < parts; ++p) {
+      const size_t begin = n * p / parts, end = n * (p + 1) / parts;
+      std::vector<float> xs(x.begin() + begin, x.begin() + end), ys(y.begin() + begin, y.begin() + end);
+      px.emplace_back(parts_on[p], xs);
+      py.emplace_back(parts_on[p], ys);
+      kernels.push_back(saxpy().on(parts_on[p]));
+      streams.emplace_back(parts_on[p]);
+    }
+    auto run_parts = [&] {
+      for (size_t p = 0; p < parts; ++p)
+        kernels[p].launch_async(streams[p], 2.0f, px[p], py[p]);
+      for (loom::Stream &s : streams)
+        s.synchronize();
+    };
+    run_parts();
+    const double t_parts = seconds_of(run_parts);
+    std::printf("saxpy 2^%d f32, device-resident: one GPU %.3f ms, %zu device(s) at once %.3f ms, "
+                "ratio %.2fx\n",
+                saxpy_log2, t_one * 1e3, parts, t_parts * 1e3, t_one / t_parts);
+  }
+  {
+    // Copies between devices: the first two of the set (peer to peer where possible), and one.
+    const size_t bytes = size_t(1) << 30;
+    const loom::Device from = gpus[0], to = gpus.size() > 1 ? gpus[1] : gpus[0];
+    loom::DeviceArray<float> a = loom::DeviceArray<float>::uninitialized(from, {int64_t(bytes / 4)});
+    loom::DeviceArray<float> b = loom::DeviceArray<float>::uninitialized(to, {int64_t(bytes / 4)});
+    b.copy_from(a);
+    const double t = seconds_of([&] { b.copy_from(a); });
+    std::printf("copy_from 1 GiB, GPU %d to GPU %d%s: %.2f ms, %.1f GB/s\n", from.ordinal(),
+                to.ordinal(),
+                from == to ? " (one device: cuMemcpyDtoD)"
+                : from.can_access(to) ? " (peer to peer)"
+                                      : " (through host memory)",
+                t * 1e3, double(bytes) / t / 1e9);
   }
   return ok ? 0 : 1;
 }
