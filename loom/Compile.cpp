@@ -106,11 +106,16 @@ std::shared_ptr<CompiledCpu> build_cpu(ir::LoweredKernel lowered, const CacheKey
     t.detail = "object code from the disk cache";
     return c;
   }
-  disk_cache::CompileLock lock(key);
-  if (stored_meanwhile(lock, key, there_before) && from_disk()) {
-    t.source = CodeSource::DiskCache;
-    t.detail = "object code from the disk cache, compiled by another process meanwhile";
-    return c;
+  std::optional<disk_cache::CompileLock> lock(std::in_place, key);
+  if (stored_meanwhile(*lock, key, there_before)) {
+    // The entry is there: let the next waiter go before loading, so that the waiters load at
+    // once rather than one after another.
+    lock.reset();
+    if (from_disk()) {
+      t.source = CodeSource::DiskCache;
+      t.detail = "object code from the disk cache, compiled by another process meanwhile";
+      return c;
+    }
   }
   codegen::StageTimes stages;
   std::string object = codegen::compile_cpu_object(c->lowered, &stages);
@@ -200,10 +205,13 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
   std::optional<disk_cache::CompileLock> lock;
   if (cached)
     lock.emplace(cubin_key);
-  if (lock && stored_meanwhile(*lock, cubin_key, there_before) && cubin_from_disk()) {
-    t.source = CodeSource::DiskCache;
-    t.detail = "machine code (cubin) from the disk cache, compiled by another process meanwhile";
-    return g;
+  if (lock && stored_meanwhile(*lock, cubin_key, there_before)) {
+    lock.reset(); // as on the CPU: the waiters load at once
+    if (cubin_from_disk()) {
+      t.source = CodeSource::DiskCache;
+      t.detail = "machine code (cubin) from the disk cache, compiled by another process meanwhile";
+      return g;
+    }
   }
 
   bool ptx_cached =
