@@ -147,5 +147,7 @@ private:
 void write_lines(const std::filesystem::path &file, const std::vector<float> &values);
 // The last number of each line ("index\tvalue" or "value"), as floats.
 std::vector<float> read_last_column(const std::filesystem::path &file);
+// The floats of a file the peer wrote with fwrite.
+std::vector<float> read_floats(const std::filesystem::path &file);
 
 } // namespace rodinia
