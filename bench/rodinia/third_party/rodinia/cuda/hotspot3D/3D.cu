@@ -71,7 +71,7 @@ void writeoutput(float *vect, int grid_rows, int grid_cols, int layers, char *fi
       for (j=0; j < grid_cols; j++)
         for (k=0; k < layers; k++)
           {
-            sprintf(str, "%d\t%g\n", index, vect[i*grid_cols+j+k*grid_rows*grid_cols]);
+            sprintf(str, "%d\t%.9g\n", index, vect[i*grid_cols+j+k*grid_rows*grid_cols]); /* loom bench: every digit of a float (was %g) */
             fputs(str,fp);
             index++;
           }

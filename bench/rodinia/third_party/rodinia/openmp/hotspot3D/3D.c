@@ -67,7 +67,7 @@ void writeoutput(float *vect, int grid_rows, int grid_cols, int layers, char *fi
       for (j=0; j < grid_cols; j++)
         for (k=0; k < layers; k++)
           {
-            sprintf(str, "%d\t%g\n", index, vect[i*grid_cols+j+k*grid_rows*grid_cols]);
+            sprintf(str, "%d\t%.9g\n", index, vect[i*grid_cols+j+k*grid_rows*grid_cols]); /* loom bench: every digit of a float (was %g) */
             fputs(str,fp);
             index++;
           }
@@ -262,8 +262,10 @@ int main(int argc, char** argv)
 
     float acc = accuracy(tempOut,answer,numRows*numCols*layers);
     printf("Time: %.3f (s)\n",time);
+    printf("RODINIA_KERNEL_MS %.6f\n", (stop.tv_sec - start.tv_sec) * 1e3 + (stop.tv_usec - start.tv_usec) / 1e3); /* loom bench */
     printf("Accuracy: %e\n",acc);
-    writeoutput(tempOut,numRows, numCols, layers, ofile);
+    /* loom bench: after an even number of steps the last one is in tempIn (was: tempOut always) */
+    writeoutput((iterations & 1) ? tempOut : tempIn,numRows, numCols, layers, ofile);
     free(tempIn);
     free(tempOut); free(powerIn);
     return 0;
