@@ -179,6 +179,10 @@ void bpnn_train_cuda(BPNN *net, float *eo, float *eh)
 
   cudaMemcpy(net->input_units, input_cuda, (in + 1) * sizeof(float), cudaMemcpyDeviceToHost);
   cudaMemcpy(input_weights_one_dim, input_hidden_cuda, (in + 1) * (hid + 1) * sizeof(float), cudaMemcpyDeviceToHost);
+  /* loom bench: the adjusted weights into the network, where the OpenMP version keeps them */
+  for (int k = 0; k <= in; k++)
+    for (int j = 0; j <= hid; j++)
+      net->input_weights[k][j] = input_weights_one_dim[k * (hid + 1) + j];
     
   cudaFree(input_cuda);
   cudaFree(output_hidden_cuda);

@@ -6,7 +6,7 @@
 
 #define ETA 0.3       //eta value
 #define MOMENTUM 0.3  //momentum value
-#define NUM_THREAD 8 //OpenMP threads
+#define NUM_THREAD omp_get_max_threads() /* loom bench: OMP_NUM_THREADS's (was 8) */ //OpenMP threads
 
 
 typedef struct {
