@@ -22,7 +22,7 @@ namespace {
 [[noreturn]] void usage(const char *program, const std::string &why) {
   std::fprintf(stderr,
                "%s: %s\nusage: %s [--size=small|default] [--target=cpu|gpu] [--peer=PATH] "
-               "[--threads=N] [--repeats=N] [--keep]\n",
+               "[--peer-kind=openmp|cuda] [--threads=N] [--repeats=N] [--keep]\n",
                program, why.c_str(), program);
   std::exit(2);
 }
@@ -53,6 +53,7 @@ std::string quoted(const std::string &word) {
 
 Options parse_options(int argc, char **argv, const std::string &peer_program) {
   Options o;
+  std::string peer_kind;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char *prefix) -> std::optional<std::string> {
@@ -71,6 +72,10 @@ Options parse_options(int argc, char **argv, const std::string &peer_program) {
       o.target = *v == "gpu" ? loom::Target::GPU : loom::Target::CPU;
     } else if (auto v = value("--peer=")) {
       o.peer = *v;
+    } else if (auto v = value("--peer-kind=")) {
+      if (*v != "openmp" && *v != "cuda")
+        usage(argv[0], "--peer-kind is openmp or cuda, not '" + *v + "'");
+      peer_kind = *v;
     } else if (auto v = value("--threads=")) {
       o.threads = positive(argv[0], "--threads", *v);
     } else if (auto v = value("--repeats=")) {
@@ -81,6 +86,7 @@ Options parse_options(int argc, char **argv, const std::string &peer_program) {
       usage(argv[0], "unknown option '" + arg + "'");
     }
   }
+  o.cuda_peer = peer_kind.empty() ? o.gpu() : peer_kind == "cuda";
   if (o.threads == 0)
     o.threads = int(std::max(1u, std::thread::hardware_concurrency()));
   if (o.repeats == 0)

@@ -25,8 +25,13 @@ struct Options {
   int repeats = 0;   // --repeats=N: timed runs of each, the best kept (default 5; small: 1)
   bool keep = false; // --keep: keep the folder of input and output files, and say where it is
 
+  // --peer-kind=openmp|cuda: which of Rodinia's versions the peer is, for its command line
+  // (default: OpenMP on the CPU, CUDA on the GPU; a kernel without a CUDA peer is checked on the
+  // GPU against the OpenMP one).
+  bool cuda_peer = false;
+
   bool gpu() const { return target == loom::Target::GPU; }
-  const char *peer_name() const { return gpu() ? "cuda" : "openmp"; }
+  const char *peer_name() const { return cuda_peer ? "cuda" : "openmp"; }
 };
 
 // Reads the options above; `peer_program` is the OpenMP peer's file name (rodinia_omp_hotspot).

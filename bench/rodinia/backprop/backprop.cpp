@@ -20,7 +20,7 @@ int run(const rodinia::Options &options) {
   // a hidden unit's sum is in the thousands, its sigmoid 1 in float and its error term 0, so the
   // step leaves the input weights as they were (in both versions). The small size, 32 inputs,
   // keeps the hidden units below 1, so that CI's check covers the input weights' update too.
-  const int in = options.small ? 32 : options.gpu() ? 2097152 : 65536, hid = 16, out = 1;
+  const int in = options.small ? 32 : options.cuda_peer ? 2097152 : 65536, hid = 16, out = 1;
 
   // bpnn_create, then load: the weights row by row, then the input units 1 to `in`.
   srand(7);

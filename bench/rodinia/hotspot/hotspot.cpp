@@ -34,7 +34,7 @@ Coefficients coefficients(int rows, int cols, bool cuda) {
 int run(const rodinia::Options &options) {
   // Rodinia's run files: 1024 x 1024, 2 steps for OpenMP; 512 x 512, 2 steps, pyramid height 2
   // for CUDA. Both versions need a multiple of 16 (the OpenMP one's chunks are 16 x 16).
-  const int n = options.small ? 64 : options.gpu() ? 512 : 1024;
+  const int n = options.small ? 64 : options.cuda_peer ? 512 : 1024;
   const int steps = options.small ? 5 : 2, pyramid_height = 2;
 
   // Temperatures of 323 to 343 K and powers up to 1e-3 per cell, the same for every run.
@@ -49,7 +49,7 @@ int run(const rodinia::Options &options) {
   rodinia::write_lines(dir / "temp", temp);
   rodinia::write_lines(dir / "power", power);
   std::vector<std::string> args;
-  if (options.gpu())
+  if (options.cuda_peer)
     args = {
         std::to_string(n), std::to_string(pyramid_height), std::to_string(steps), "temp", "power",
         "output"};
@@ -66,7 +66,7 @@ int run(const rodinia::Options &options) {
   std::vector<float> expected = rodinia::read_last_column(dir / "output");
 
   loom::Kernel hotspot = rodinia::load_kernel(options, hotspot_source, "hotspot.loom", "hotspot");
-  Coefficients k = coefficients(n, n, options.gpu());
+  Coefficients k = coefficients(n, n, options.cuda_peer);
   rodinia::KernelArray<float> t(options, temp, {n, n}), p(options, power, {n, n}),
       result(options, std::vector<float>(temp.size()), {n, n});
   double loom_ms = rodinia::best_ms(

@@ -83,7 +83,7 @@ int run(const rodinia::Options &options) {
   rodinia::WorkDir dir(options.keep);
   write_records(dir, files, per_file);
   std::vector<std::string> args = {"filelist"};
-  if (options.gpu())
+  if (options.cuda_peer)
     args.insert(args.end(), {"-r", std::to_string(k), "-lat", "30", "-lng", "90"});
   else
     args.insert(args.end(), {std::to_string(k), "30", "90"});

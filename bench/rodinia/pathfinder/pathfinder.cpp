@@ -39,7 +39,7 @@ int run(const rodinia::Options &options) {
 
   rodinia::WorkDir dir(options.keep);
   std::vector<std::string> args = {std::to_string(cols), std::to_string(rows)};
-  if (options.gpu())
+  if (options.cuda_peer)
     args.push_back(std::to_string(pyramid_height));
   rodinia::PeerRun peer =
       rodinia::run_peer(options.peer, args, dir.path(), options.threads, options.repeats);

@@ -26,7 +26,7 @@ int run(const rodinia::Options &options) {
   rodinia::WorkDir dir(options.keep);
   std::string rows = std::to_string(n), roi = std::to_string(roi_end);
   std::vector<std::string> args = {rows, rows, "0", roi, "0", roi};
-  if (!options.gpu())
+  if (!options.cuda_peer)
     args.push_back(std::to_string(options.threads));
   args.insert(args.end(), {"0.5", std::to_string(iterations)});
   rodinia::PeerRun peer =

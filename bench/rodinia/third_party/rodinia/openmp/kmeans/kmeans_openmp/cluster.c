@@ -97,6 +97,12 @@ int cluster(int      numObjects,      /* number of input objects */
                                             nclusters,
                                             threshold,
                                             membership);      
+    { /* loom bench: the membership and the centres, every bit, for the driver */
+        FILE *loom_bench_out = fopen("output.bin", "wb");
+        fwrite(membership, sizeof(int), numObjects, loom_bench_out);
+        fwrite(tmp_cluster_centres[0], sizeof(float), nclusters * numAttributes, loom_bench_out);
+        fclose(loom_bench_out);
+    }
 	
     if (*cluster_centres) {
 		free((*cluster_centres)[0]);
