@@ -203,6 +203,9 @@ int report(const Options &options, const std::string &kernel, const std::string 
               kernel.c_str(), size.c_str(), target, loom_ms, options.peer_name(), peer_ms,
               options.peer_name(), peer_ms / loom_ms, pass ? "PASS" : "FAIL", check.c_str(), error,
               tolerance);
+  // The row again, tab-separated, for run.sh's table.
+  std::printf("ROW\t%s\t%s\t%s\t%.6g\t%s\t%.6g\t%s\n", kernel.c_str(), size.c_str(), target,
+              loom_ms, options.peer_name(), peer_ms, pass ? "PASS" : "FAIL");
   std::string key = "rodinia_" + kernel + "_" + target;
   std::printf("RESULT %s_loom_ms %.6g ms\n", key.c_str(), loom_ms);
   std::printf("RESULT %s_%s_ms %.6g ms\n", key.c_str(), options.peer_name(), peer_ms);

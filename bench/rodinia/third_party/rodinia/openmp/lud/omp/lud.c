@@ -121,6 +121,12 @@ main ( int argc, char *argv[] )
   lud_omp(m, matrix_dim);
   stopwatch_stop(&sw);
   printf("Time consumed(ms): %lf\n", 1000*get_interval_by_sec(&sw));
+  printf("RODINIA_KERNEL_MS %.6f\n", 1000*get_interval_by_sec(&sw)); /* loom bench: for the driver */
+  { /* loom bench: the factors, every bit, for the driver */
+    FILE *loom_bench_out = fopen("output.bin", "wb");
+    fwrite(m, sizeof(float), (size_t)matrix_dim * matrix_dim, loom_bench_out);
+    fclose(loom_bench_out);
+  }
 
   if (do_verify){
     printf("After LUD\n");
