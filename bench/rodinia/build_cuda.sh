@@ -40,6 +40,10 @@ build pathfinder "$nvcc" "${flags[@]}" -o "$out/pathfinder" "$src/pathfinder/pat
 build nn "$nvcc" "${flags[@]}" -o "$out/nn" "$src/nn/nn_cuda.cu"
 build srad "$nvcc" "${flags[@]}" -o "$out/srad" "$src/srad/srad_v2/srad.cu"
 build hotspot3D "$nvcc" "${flags[@]}" -o "$out/hotspot3D" "$src/hotspot3D/3D.cu"
+# lud: common.c by nvcc too, as Rodinia's makefile does (without its -use_fast_math: loom's
+# code, which it is compared with, does not approximate either).
+build lud "$nvcc" "${flags[@]}" -I"$src/lud/common" -o "$out/lud" "$src/lud/cuda/lud.cu" \
+  "$src/lud/cuda/lud_kernel.cu" -x cu "$src/lud/common/common.c"
 # backprop: its C files by the host compiler, as Rodinia's makefile does, linked by nvcc.
 objects="$probe/backprop"
 mkdir -p "$objects"
