@@ -249,13 +249,13 @@ std::vector<float> read_last_column(const fs::path &file) {
   return values;
 }
 
-std::vector<float> read_floats(const fs::path &file) {
+std::vector<char> read_bytes(const fs::path &file) {
   std::ifstream in(file, std::ios::binary);
   if (!in)
     throw std::runtime_error("the peer wrote no " + file.string());
-  std::vector<float> values(fs::file_size(file) / sizeof(float));
-  in.read(reinterpret_cast<char *>(values.data()), std::streamsize(values.size() * sizeof(float)));
-  return values;
+  std::vector<char> bytes(fs::file_size(file));
+  in.read(bytes.data(), std::streamsize(bytes.size()));
+  return bytes;
 }
 
 } // namespace rodinia

@@ -7,6 +7,7 @@
 #include <loom/loom.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -152,7 +153,16 @@ private:
 void write_lines(const std::filesystem::path &file, const std::vector<float> &values);
 // The last number of each line ("index\tvalue" or "value"), as floats.
 std::vector<float> read_last_column(const std::filesystem::path &file);
-// The floats of a file the peer wrote with fwrite.
-std::vector<float> read_floats(const std::filesystem::path &file);
+// The values of a file the peer wrote with fwrite.
+std::vector<char> read_bytes(const std::filesystem::path &file);
+template <class T> std::vector<T> read_binary(const std::filesystem::path &file) {
+  std::vector<char> bytes = read_bytes(file);
+  std::vector<T> values(bytes.size() / sizeof(T));
+  std::memcpy(values.data(), bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+inline std::vector<float> read_floats(const std::filesystem::path &file) {
+  return read_binary<float>(file);
+}
 
 } // namespace rodinia

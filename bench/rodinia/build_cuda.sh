@@ -40,19 +40,28 @@ build pathfinder "$nvcc" "${flags[@]}" -o "$out/pathfinder" "$src/pathfinder/pat
 build nn "$nvcc" "${flags[@]}" -o "$out/nn" "$src/nn/nn_cuda.cu"
 build srad "$nvcc" "${flags[@]}" -o "$out/srad" "$src/srad/srad_v2/srad.cu"
 build hotspot3D "$nvcc" "${flags[@]}" -o "$out/hotspot3D" "$src/hotspot3D/3D.cu"
+objects="$probe/objects"
+mkdir -p "$objects"
 # lud: common.c by nvcc too, as Rodinia's makefile does (without its -use_fast_math: loom's
 # code, which it is compared with, does not approximate either).
 build lud "$nvcc" "${flags[@]}" -I"$src/lud/common" -o "$out/lud" "$src/lud/cuda/lud.cu" \
   "$src/lud/cuda/lud_kernel.cu" -x cu "$src/lud/common/common.c"
+# lavaMD: its C files by the host compiler, its CUDA files by nvcc, as Rodinia's makefile does.
+lava="$src/lavaMD"
+build lavaMD bash -c "set -e
+  for f in main util/num/num util/timer/timer; do
+    ${CC:-gcc} -O3 -w -c '$lava/'\$f.c -o '$objects/lava_'\$(basename \$f).o
+  done
+  '$nvcc' ${flags[*]} -c '$lava/kernel/kernel_gpu_cuda_wrapper.cu' -o '$objects/lava_wrapper.o'
+  '$nvcc' ${flags[*]} -c '$lava/util/device/device.cu' -o '$objects/lava_device.o'
+  '$nvcc' ${flags[*]} -o '$out/lavaMD' '$objects'/lava_*.o -lm"
 # backprop: its C files by the host compiler, as Rodinia's makefile does, linked by nvcc.
-objects="$probe/backprop"
-mkdir -p "$objects"
 build backprop bash -c "set -e
   for f in backprop facetrain imagenet; do
-    ${CC:-gcc} -O3 -w -c '$src/backprop/'\$f.c -o '$objects/'\$f.o
+    ${CC:-gcc} -O3 -w -c '$src/backprop/'\$f.c -o '$objects/bp_'\$f.o
   done
-  '$nvcc' ${flags[*]} -c '$src/backprop/backprop_cuda.cu' -o '$objects/backprop_cuda.o'
-  '$nvcc' ${flags[*]} -o '$out/backprop' '$objects'/*.o -lm"
+  '$nvcc' ${flags[*]} -c '$src/backprop/backprop_cuda.cu' -o '$objects/bp_cuda.o'
+  '$nvcc' ${flags[*]} -o '$out/backprop' '$objects'/bp_*.o -lm"
 
 if ((${#failed[@]})); then
   echo "build_cuda.sh: FAILED to build: ${failed[*]}" >&2

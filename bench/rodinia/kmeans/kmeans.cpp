@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -52,8 +51,8 @@ int run(const rodinia::Options &options) {
       options.peer, {"-i", "points", "-b", "1", "-n", std::to_string(options.threads)}, dir.path(),
       options.threads, options.repeats);
   std::vector<float> output = rodinia::read_floats(dir / "output.bin"); // membership, centres
-  std::vector<int32_t> expected_membership(static_cast<size_t>(n));
-  std::memcpy(expected_membership.data(), output.data(), size_t(n) * sizeof(int32_t));
+  std::vector<int32_t> expected_membership = rodinia::read_binary<int32_t>(dir / "output.bin");
+  expected_membership.resize(size_t(n));
   std::vector<float> expected_centres(output.begin() + n, output.end());
 
   // One run of points per OpenMP thread on the CPU: the peer's sums, in its order. The GPU needs

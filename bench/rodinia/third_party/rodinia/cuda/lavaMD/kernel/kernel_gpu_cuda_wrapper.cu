@@ -196,6 +196,7 @@ kernel_gpu_cuda_wrapper(par_str par_cpu,
 	cudaThreadSynchronize();
 
 	time4 = get_time();
+	printf("RODINIA_KERNEL_MS %.6f\n", (time4 - time3) / 1000.0); /* loom bench: the kernel's time */
 
 	//======================================================================================================================================================150
 	//	GPU MEMORY			COPY (CONTD.)
