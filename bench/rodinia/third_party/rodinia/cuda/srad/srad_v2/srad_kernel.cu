@@ -42,8 +42,10 @@ srad_cuda_1(
   __shared__ float  west[BLOCK_SIZE][BLOCK_SIZE];
 
   //load data to shared memory
-  north[ty][tx] = J_cuda[index_n]; 
-  south[ty][tx] = J_cuda[index_s];
+  /* loom bench: the neighbours outside the image are not read (they were, before J_cuda's start
+     and past its end, then replaced below) */
+  if ( by > 0 ) north[ty][tx] = J_cuda[index_n]; 
+  if ( by < gridDim.y - 1 ) south[ty][tx] = J_cuda[index_s];
   if ( by == 0 ){
   north[ty][tx] = J_cuda[BLOCK_SIZE * bx + tx]; 
   }
@@ -52,8 +54,8 @@ srad_cuda_1(
   }
    __syncthreads();
  
-  west[ty][tx] = J_cuda[index_w];
-  east[ty][tx] = J_cuda[index_e];
+  if ( bx > 0 ) west[ty][tx] = J_cuda[index_w]; /* loom bench: as above */
+  if ( bx < gridDim.x - 1 ) east[ty][tx] = J_cuda[index_e];
 
   if ( bx == 0 ){
   west[ty][tx] = J_cuda[cols * BLOCK_SIZE * by + cols * ty]; 
@@ -197,7 +199,7 @@ srad_cuda_2(
 
     __syncthreads();
 	 
-	south_c[ty][tx] = C_cuda[index_s];
+	if ( by < gridDim.y - 1 ) south_c[ty][tx] = C_cuda[index_s]; /* loom bench: as in srad_cuda_1 */
 
 	if ( by == gridDim.y - 1 ){
 	south_c[ty][tx] = C_cuda[cols * BLOCK_SIZE * (gridDim.y - 1) + BLOCK_SIZE * bx + cols * ( BLOCK_SIZE - 1 ) + tx];
@@ -205,7 +207,7 @@ srad_cuda_2(
 	__syncthreads();
 	 
 	 
-	east_c[ty][tx] = C_cuda[index_e];
+	if ( bx < gridDim.x - 1 ) east_c[ty][tx] = C_cuda[index_e]; /* loom bench: as above */
 	
 	if ( bx == gridDim.x - 1 ){
 	east_c[ty][tx] = C_cuda[cols * BLOCK_SIZE * by + BLOCK_SIZE * ( gridDim.x - 1) + cols * ty + BLOCK_SIZE-1];
