@@ -17,10 +17,11 @@ float random_unit() {
 int run(const rodinia::Options &options) {
   // Rodinia's run files: 65536 inputs for OpenMP, 2097152 for CUDA; but the CUDA version
   // launches a grid of inputs / 16 blocks in y, at most 65535, so it fails there ("invalid
-  // argument") above 1048560 inputs: 65536 for both. 16 hidden units and 1 output. With that many inputs of weights and values in [0, 1)
-  // a hidden unit's sum is in the thousands, its sigmoid 1 in float and its error term 0, so the
-  // step leaves the input weights as they were (in both versions). The small size, 32 inputs,
-  // keeps the hidden units below 1, so that CI's check covers the input weights' update too.
+  // argument") above 1048560 inputs: 65536 for both. 16 hidden units and 1 output. With that many
+  // inputs of weights and values in [0, 1) a hidden unit's sum is in the thousands, its sigmoid 1
+  // in float and its error term 0, so the step leaves the input weights as they were (in both
+  // versions). The small size, 32 inputs, keeps the hidden units below 1, so that CI's check covers
+  // the input weights' update too.
   const int in = options.small ? 32 : 65536, hid = 16, out = 1;
 
   // bpnn_create, then load: the weights row by row, then the input units 1 to `in`.
@@ -80,10 +81,11 @@ int run(const rodinia::Options &options) {
   got.insert(got.end(), second.begin(), second.end());
 
   // On the CPU loom sums each unit's inputs in Rodinia's order with its roundings, so the weights
-  // are equal. On the GPU both versions sum a hidden unit's 2^21 inputs in a tree, each its own,
-  // so a hidden unit's sum (about 2^19, of terms below 1) can differ by a few of its ulps
-  // (2^-24 relative each); the sigmoid of a sum that large is 1 in float whatever those ulps, and
-  // the weights move by 0.3 * delta * input, a small fraction of a weight (0 to 1): 1e-6.
+  // are equal. On the GPU both versions sum a hidden unit's inputs in a tree, each its own, so a
+  // sum (in the thousands, of terms below 1) can differ in its last bits; its sigmoid is 1 in
+  // float either way, and the output unit's sum of 17 terms and the weights' updates
+  // (0.3 * delta * input, a small fraction of a weight in [0, 1)) move by a few ulps: 1e-6
+  // (measured on the H200: 0).
   double tolerance = options.gpu() ? 1e-6 : 0;
   double error = rodinia::max_relative_error(got, expected, 1e-3);
   char size[64];

@@ -4,6 +4,7 @@
 #include "Harness.h"
 #include "lud_source.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -48,15 +49,26 @@ int run(const rodinia::Options &options) {
 
   // On the CPU loom computes Rodinia's roundings in Rodinia's order (its blocks, and each sum of
   // a block's products before the subtraction), so the factors are equal. On the GPU Rodinia's
-  // CUDA version sums in its own order and both fuse products into sums: each element of the
-  // factors then carries rounding differences of its n - 1 updates, each a few ulps of the
-  // update, and no pivoting amplifies them; 1e-3 relative to the element (at least 1e-3).
+  // CUDA version sums in its own order, and both fuse products into sums. Without pivoting the
+  // elimination of this matrix (entries near 10 everywhere) cancels heavily: most entries of U
+  // are small differences of near-equal numbers, each carrying the rounding of its inputs, so
+  // the differences are compared with the largest entry of the factors, normwise. On the H200
+  // they measured 5e-5 (n = 64 and 256, against either peer) and 1.2e-4 (n = 2048, against
+  // OpenMP): 1e-3 leaves a margin and still fails an entry off by a small pivot's size.
   double tolerance = options.gpu() ? 1e-3 : 0;
-  double error = rodinia::max_relative_error(a.values(), expected, 1e-3);
+  const std::vector<float> &got = a.values();
+  double largest = 0, worst = got.size() == expected.size() ? 0 : INFINITY;
+  for (size_t k = 0; k < std::min(got.size(), expected.size()); ++k) {
+    largest = std::max(largest, std::fabs(double(expected[k])));
+    double d = std::fabs(double(got[k]) - expected[k]);
+    if (!(d <= worst))
+      worst = std::isnan(d) ? INFINITY : d;
+  }
+  double error = worst / largest;
   char size[64];
   std::snprintf(size, sizeof size, "%dx%d", n, n);
   return rodinia::report(options, "lud", size, loom_ms, peer.ms,
-                         "largest relative difference to the peer (at least 1e-3)", error,
+                         "largest difference to the peer, relative to its largest entry", error,
                          tolerance);
 }
 
