@@ -71,7 +71,7 @@ Options parse_options(int argc, char **argv, const std::string &peer_program) {
         usage(argv[0], "--target is cpu or gpu, not '" + *v + "'");
       o.target = *v == "gpu" ? loom::Target::GPU : loom::Target::CPU;
     } else if (auto v = value("--peer=")) {
-      o.peer = *v;
+      o.peer = fs::absolute(*v); // the peer runs in its own folder
     } else if (auto v = value("--peer-kind=")) {
       if (*v != "openmp" && *v != "cuda")
         usage(argv[0], "--peer-kind is openmp or cuda, not '" + *v + "'");
