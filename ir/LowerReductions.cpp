@@ -15,16 +15,19 @@ namespace {
 
 // Every access to one array inside the parallel loop.
 struct ArrayUse {
-  // Every update (store or reduction) is at the iteration's own elements: one index tuple for all
-  // of them, in which each of the loop's variables has a dimension of its own holding it or an
-  // affine map of it (v * c + o with c a non-zero constant and o the same for every iteration: a
-  // parallel range's begin + j * step, a shifted A[i + 1, j]); the other dimensions are free (C[k,
-  // j] in a loop over j, k a sequential loop inside it). Different iterations differ in some such
-  // dimension, so no two iterations update one element. Loads at other indices do not matter:
+  // Every update (store or reduction) is at the iteration's own elements: each of the loop's
+  // variables has a dimension of its own that holds it or an affine map of it (v * c + o with c
+  // a non-zero constant and o the same for every iteration: a parallel range's begin + j * step,
+  // a shifted A[i + 1, j]), the same expression in that dimension in every update; the other
+  // dimensions are free, and may differ between updates (C[k, j] in a loop over j, k a sequential
+  // loop inside it; partial[t, c, j] = 0 and partial[t, nearest, j] += x in a loop over t).
+  // Different iterations differ in some variable, so in its dimension, in every pair of their
+  // updates: no two iterations update one element. Loads at other indices do not matter:
   // reading an element that another iteration updates races with or without atomics
   // (docs/semantics.md).
   bool all_owned = true;
   std::vector<Expr> owned_indices; // the tuple of the first update (of the first access, if none)
+  std::vector<size_t> owned_dims;  // the first update's dimension of each loop variable
   bool updated = false;            // a store or reduction seen
   bool all_reduce = true;          // no plain load or store
   bool all_invariant = true;       // every index is the same for all iterations
@@ -42,19 +45,25 @@ public:
 
   // Each of the loop's variables in a dimension of its own, as an affine map of it; the other
   // dimensions are free (a sequential loop's variable inside the iteration, a constant, data):
-  // two iterations differ in some variable, so in that variable's dimension.
-  bool owned(const std::vector<Expr> &indices) const {
+  // two iterations differ in some variable, so in that variable's dimension. Sets `dims` (one per
+  // loop variable) when they are.
+  bool owned(const std::vector<Expr> &indices, std::vector<size_t> *dims = nullptr) const {
     if (!loop_ || nested_ > 0 || indices.size() < loop_->vars.size())
       return false;
     std::vector<bool> taken(indices.size(), false);
+    std::vector<size_t> found_dims;
     for (const Var &v : loop_->vars) {
       bool found = false;
       for (size_t k = 0; k < indices.size() && !found; ++k)
-        if (!taken[k] && affine_in(indices[k], v.get()))
+        if (!taken[k] && affine_in(indices[k], v.get())) {
           taken[k] = found = true;
+          found_dims.push_back(k);
+        }
       if (!found)
         return false;
     }
+    if (dims)
+      *dims = std::move(found_dims);
     return true;
   }
   // Whether e is v, v * c, c * v, or one of those plus or minus an invariant offset (either
@@ -123,10 +132,17 @@ private:
     ArrayUse &u = it->second;
     if (first || (update && !u.updated))
       u.owned_indices = indices;
-    if (update) {
-      u.all_owned = u.all_owned && owned(indices) && equal_all(u.owned_indices, indices);
-      u.updated = true;
+    if (update && !u.updated) {
+      u.all_owned = owned(indices, &u.owned_dims);
+    } else if (update && u.all_owned) {
+      // Owned too, and the same expressions as the first update in its variables' dimensions.
+      bool same = owned(indices) && indices.size() == u.owned_indices.size();
+      for (size_t d : u.owned_dims)
+        same = same && equal(indices[d], u.owned_indices[d]);
+      u.all_owned = same;
     }
+    if (update)
+      u.updated = true;
     u.all_reduce = u.all_reduce && op != nullptr && nested_ == 0;
     u.all_invariant = u.all_invariant && invariant(indices);
     if (op)
@@ -242,8 +258,8 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params) {
       rewrite.kinds[array] = Rewrite::Kind::ReadModifyWrite;
       out.updates.push_back("updates of " + element_text() +
                             ": each iteration's own elements (each parallel variable in an index "
-                            "dimension of its own, every update at that one element): plain "
-                            "loads and stores");
+                            "dimension of its own, the same in every update): plain loads and "
+                            "stores");
     } else if (use.all_reduce && use.all_invariant && use.ops.size() == 1) {
       rewrite.kinds[array] = Rewrite::Kind::Accumulate;
       out.updates.push_back("updates of " + element_text() +

@@ -296,6 +296,45 @@ def shortest_paths(P: f32[n, n]):
       << k.explain();
 }
 
+// Per-iteration partial sums, cleared at one index and updated at another of the iteration's own
+// slice (k-means' partial centres): iteration t owns partial[t, :, :], whatever the other indices,
+// so both are plain stores, and the sums are exact (small integers in f32).
+TEST_P(Reductions, PartialSumsClearedAndUpdatedInTheirOwnSliceWithoutAtomics) {
+  Module m = compile(R"(
+@kernel
+def partial_centres(points: f32[P, F], nearest: i32[P], partial: f32[T, C, F]):
+    for t in parallel(T):
+        for c in range(C):
+            for f in range(F):
+                partial[t, c, f] = 0.0
+        for p in range(t, P, T):
+            for f in range(F):
+                partial[t, nearest[p], f] += points[p, f]
+)");
+  Kernel &k = m["partial_centres"];
+  prepare(k);
+  const int64_t points = 5003, features = 7, centres = 5, parts = 13;
+  std::mt19937 rng(43);
+  std::uniform_int_distribution<int> value(-20, 20), centre(0, centres - 1);
+  std::vector<float> x(points * features);
+  std::vector<int32_t> nearest(points);
+  for (float &v : x)
+    v = float(value(rng));
+  for (int32_t &c : nearest)
+    c = centre(rng);
+  std::vector<float> partial(parts * centres * features, 99.0f); // stale values to be cleared
+  std::vector<double> expected(partial.size(), 0.0);
+  for (int64_t p = 0; p < points; ++p)
+    for (int64_t f = 0; f < features; ++f)
+      expected[((p % parts) * centres + nearest[p]) * features + f] += x[p * features + f];
+  k(view(x, {points, features}), nearest, view(partial, {parts, centres, features}));
+  for (size_t e = 0; e < partial.size(); ++e)
+    ASSERT_EQ(double(partial[e]), expected[e]) << "element " << e;
+  const std::string lowered = k.lowered(target());
+  EXPECT_EQ(lowered.find("+="), std::string::npos) << lowered;
+  EXPECT_NE(k.explain().find("each iteration's own elements"), std::string::npos) << k.explain();
+}
+
 // With a fixed launch shape (thread count), a float sum gives the same bits on every run.
 TEST_P(Reductions, FloatSumIsDeterministic) {
   auto k = kernel("dsum", [](Array<float> x, Array<float> total) {
