@@ -17,10 +17,10 @@
 #include <loom/loom.hpp>
 
 #include <chrono>
-#include <functional>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,23 +40,24 @@ double seconds_of(const std::function<void()> &f, int repeats = 5) {
 loom::Kernel saxpy() {
   return loom::kernel("multi_saxpy",
                       [](loom::F32 a, loom::Array<float> x, loom::Array<float> y) {
-                        loom::parallel_for(x.size(), [&](loom::Index i) { y[i] = a * x[i] + y[i]; });
+                        loom::parallel_for(x.size(),
+                                           [&](loom::Index i) { y[i] = a * x[i] + y[i]; });
                       },
                       {"a", "x", "y"});
 }
 
 loom::Kernel stencil() {
-  return loom::kernel(
-      "multi_stencil",
-      [](loom::F32 alpha, loom::Array2<float> u, loom::Array2<float> v) {
-        loom::parallel_for({loom::range(1, u.dim(0) - 1), loom::range(1, u.dim(1) - 1)},
-                           [&](loom::Index i, loom::Index j) {
-                             v(i, j) = u(i, j) + alpha * (((u(i - 1, j) + u(i + 1, j)) +
-                                                           (u(i, j - 1) + u(i, j + 1))) -
-                                                          4.0f * u(i, j));
-                           });
-      },
-      {"alpha", "u", "v"});
+  return loom::kernel("multi_stencil",
+                      [](loom::F32 alpha, loom::Array2<float> u, loom::Array2<float> v) {
+                        loom::parallel_for(
+                            {loom::range(1, u.dim(0) - 1), loom::range(1, u.dim(1) - 1)},
+                            [&](loom::Index i, loom::Index j) {
+                              v(i, j) = u(i, j) + alpha * (((u(i - 1, j) + u(i + 1, j)) +
+                                                            (u(i, j - 1) + u(i, j + 1))) -
+                                                           4.0f * u(i, j));
+                            });
+                      },
+                      {"alpha", "u", "v"});
 }
 
 } // namespace
@@ -86,8 +87,8 @@ int main(int argc, char **argv) {
   }
   if (gpus.size() < 2 && logical == 0)
     logical = 2;
-  loom::DeviceSet split = logical > 0 ? loom::DeviceSet(std::vector<loom::Device>(logical, gpus[0]))
-                                      : loom::all_gpus();
+  loom::DeviceSet split =
+      logical > 0 ? loom::DeviceSet(std::vector<loom::Device>(logical, gpus[0])) : loom::all_gpus();
   std::printf("multi_gpu_bench: one GPU = %s; split = %s%s\n", gpus[0].to_string().c_str(),
               split.to_string().c_str(),
               logical > 0 ? " (logical devices: the split's own cost, not a speedup)" : "");
@@ -123,10 +124,11 @@ int main(int argc, char **argv) {
     ok &= u_one == u_split;
     const double t_one = seconds_of([&] { run(one, u_one, v_one); }, 3);
     const double t_split = seconds_of([&] { run(parts, u_split, v_split); }, 3);
-    std::printf("stencil %lld^2 f32, %d steps of one call (host arrays each step): one GPU %.1f ms, "
-                "split %.1f ms, ratio %.2fx; results %s\n",
-                static_cast<long long>(grid), steps, t_one * 1e3, t_split * 1e3, t_one / t_split,
-                u_one == u_split ? "equal" : "DIFFER");
+    std::printf(
+        "stencil %lld^2 f32, %d steps of one call (host arrays each step): one GPU %.1f ms, "
+        "split %.1f ms, ratio %.2fx; results %s\n",
+        static_cast<long long>(grid), steps, t_one * 1e3, t_split * 1e3, t_one / t_split,
+        u_one == u_split ? "equal" : "DIFFER");
     std::printf("%s", parts.explain().c_str());
   }
   {
@@ -139,15 +141,14 @@ int main(int argc, char **argv) {
     loom::DeviceArray<float> dx(gpus[0], x), dy(gpus[0], y);
     loom::Kernel one = saxpy().on(gpus[0]);
     one(2.0f, dx, dy);
-    const double t_one = seconds_of([&] {
-      one(2.0f, dx, dy);
-    });
+    const double t_one = seconds_of([&] { one(2.0f, dx, dy); });
     std::vector<loom::DeviceArray<float>> px, py;
     std::vector<loom::Kernel> kernels;
     std::vector<loom::Stream> streams;
     for (size_t p = 0; p < parts; ++p) {
       const size_t begin = n * p / parts, end = n * (p + 1) / parts;
-      std::vector<float> xs(x.begin() + begin, x.begin() + end), ys(y.begin() + begin, y.begin() + end);
+      std::vector<float> xs(x.begin() + begin, x.begin() + end),
+          ys(y.begin() + begin, y.begin() + end);
       px.emplace_back(parts_on[p], xs);
       py.emplace_back(parts_on[p], ys);
       kernels.push_back(saxpy().on(parts_on[p]));
@@ -169,13 +170,14 @@ int main(int argc, char **argv) {
     // Copies between devices: the first two of the set (peer to peer where possible), and one.
     const size_t bytes = size_t(1) << 30;
     const loom::Device from = gpus[0], to = gpus.size() > 1 ? gpus[1] : gpus[0];
-    loom::DeviceArray<float> a = loom::DeviceArray<float>::uninitialized(from, {int64_t(bytes / 4)});
+    loom::DeviceArray<float> a =
+        loom::DeviceArray<float>::uninitialized(from, {int64_t(bytes / 4)});
     loom::DeviceArray<float> b = loom::DeviceArray<float>::uninitialized(to, {int64_t(bytes / 4)});
     b.copy_from(a);
     const double t = seconds_of([&] { b.copy_from(a); });
     std::printf("copy_from 1 GiB, GPU %d to GPU %d%s: %.2f ms, %.1f GB/s\n", from.ordinal(),
                 to.ordinal(),
-                from == to ? " (one device: cuMemcpyDtoD)"
+                from == to            ? " (one device: cuMemcpyDtoD)"
                 : from.can_access(to) ? " (peer to peer)"
                                       : " (through host memory)",
                 t * 1e3, double(bytes) / t / 1e9);

@@ -92,7 +92,7 @@ private:
 } // namespace
 
 void RowSet::rows(int64_t begin, int64_t end, int64_t extent, int64_t *from, int64_t *to) const {
-  int64_t low = extent, high = 0; // empty
+  int64_t low = extent, high = 0;            // empty
   auto include = [&](int64_t a, int64_t b) { // rows [a, b)
     a = std::max<int64_t>(a, 0), b = std::min(b, extent);
     if (a < b)

@@ -29,9 +29,9 @@ struct RowSet {
 };
 
 struct ArrayRows {
-  RowSet read;               // loads
-  RowSet written;            // stores and atomics
-  RowSet reduced;            // reductions (ir::Reduce)
+  RowSet read;    // loads
+  RowSet written; // stores and atomics
+  RowSet reduced; // reductions (ir::Reduce)
   std::optional<ReduceOp> reduce_op;
   bool mixed_reduce_ops = false; // reductions of more than one op
 };

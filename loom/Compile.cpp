@@ -10,6 +10,7 @@
 #include "support/Error.h"
 #include "support/Settings.h"
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -259,25 +260,28 @@ std::shared_ptr<CompiledGpu> build_gpu(ir::LoweredKernel lowered, const Variant 
 } // namespace
 
 const codegen::GpuTarget &gpu_target_for_this_machine() {
-  // Once per device, like the context it reads: every call resolves its variant against it. The
-  // calling thread's device (a call's, in its DeviceScope), or sm_90 without a usable GPU.
-  static std::mutex mutex;
-  static auto *targets = new std::map<int, codegen::GpuTarget>();
+  // Once per device, like the context it reads (every call resolves its variant against it):
+  // the calling thread's device (a call's, in its DeviceScope), or sm_90 without a usable GPU.
+  constexpr int slots = 65; // 64 devices (GpuContext's limit), then "no GPU"
+  struct Slot {
+    std::once_flag once;
+    codegen::GpuTarget target;
+  };
+  static auto *targets = new std::array<Slot, slots>(); // never destroyed, as the contexts
   const int device = runtime::GpuContext::usable() ? runtime::current_device() : -1;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto found = targets->find(device);
-  if (found != targets->end())
-    return found->second;
-  codegen::GpuTarget t;
-  if (device >= 0) {
-    const runtime::DeviceInfo &d = runtime::GpuContext::get(device).info();
-    t.sm = codegen::sm_for_compute_capability(d.cc_major, d.cc_minor);
-    t.ptx_version = std::min(codegen::ptx_version_for_driver(d.driver_version),
-                             codegen::max_llvm_ptx_version());
-  } else {
-    t.ptx_version = codegen::max_llvm_ptx_version();
-  }
-  return targets->emplace(device, t).first->second;
+  Slot &slot = (*targets)[device >= 0 && device < slots - 1 ? device : slots - 1];
+  std::call_once(slot.once, [&] {
+    codegen::GpuTarget &t = slot.target;
+    if (device >= 0) {
+      const runtime::DeviceInfo &d = runtime::GpuContext::get(device).info();
+      t.sm = codegen::sm_for_compute_capability(d.cc_major, d.cc_minor);
+      t.ptx_version = std::min(codegen::ptx_version_for_driver(d.driver_version),
+                               codegen::max_llvm_ptx_version());
+    } else {
+      t.ptx_version = codegen::max_llvm_ptx_version();
+    }
+  });
+  return slot.target;
 }
 
 bool index32_allowed() {

@@ -1,10 +1,10 @@
 // The CPU's part of a call (loom/Call.h): host arrays used in place, device arrays staged in host
 // copies, each task run over OpenMP threads or, for SIMT tasks, fibers.
 #include "loom/Call.h"
-#include "runtime/GpuContext.h"
 #include "loom/ViewCopies.h"
 #include "runtime/CpuLaunch.h"
 #include "runtime/DeviceBuffer.h"
+#include "runtime/GpuContext.h"
 
 #include "ir/Evaluate.h"
 #include "ir/Mutator.h"

@@ -69,8 +69,8 @@ std::string Kernel::explain() const {
   const ir::Kernel &k = state_->kernel;
   TargetChoice choice = state_->target ? *state_->target : choose_target();
   // The GPU of the last call, else the one the next call would run on.
-  const int device = state_->last_device >= 0 ? state_->last_device
-                     : state_->device         ? *state_->device
+  const int device = state_->last_device >= 0           ? state_->last_device
+                     : state_->device                   ? *state_->device
                      : choice.target == ir::Target::GPU ? runtime::current_device()
                                                         : 0;
   std::optional<runtime::DeviceScope> scope;
@@ -89,11 +89,11 @@ std::string Kernel::explain() const {
        << " SMs), because " << choice.reason << "\n";
     os << "  device: GPU " << device << " of " << runtime::GpuContext::count() << " (PCI "
        << d.pci_bus_id << "), because "
-       << (state_->device                       ? state_->device_reason + " chose it"
-           : settings::device()                 ? "LOOM_DEVICE=" + *settings::device() + " chose it"
-                                                : std::string("it is the default device (0; "
-                                                              "LOOM_DEVICE or Kernel::on(loom::"
-                                                              "Device) choose another)"))
+       << (state_->device       ? state_->device_reason + " chose it"
+           : settings::device() ? "LOOM_DEVICE=" + *settings::device() + " chose it"
+                                : std::string("it is the default device (0; "
+                                              "LOOM_DEVICE or Kernel::on(loom::"
+                                              "Device) choose another)"))
        << "\n";
   } else {
     os << "  target: CPU " << codegen::host_cpu_name() << ", because " << choice.reason << "\n";

@@ -134,9 +134,8 @@ void check_devices(const KernelState &state, std::span<const Argument> args, int
                           "; copy it over with to(loom::Device(" + std::to_string(device) +
                           ")) (this machine's GPUs: " + runtime::describe_devices() + ")");
   if (stream && stream->device() != device)
-    throw ArgumentError("kernel '" + state.kernel.name + "' runs on GPU " +
-                        std::to_string(device) + where() + ", but the stream is of GPU " +
-                        std::to_string(stream->device()));
+    throw ArgumentError("kernel '" + state.kernel.name + "' runs on GPU " + std::to_string(device) +
+                        where() + ", but the stream is of GPU " + std::to_string(stream->device()));
 }
 
 // The kernel a stage dump of `request` shows: with the parameters it names strided.

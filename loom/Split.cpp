@@ -107,7 +107,8 @@ std::string plan(const KernelState &state, SplitState &s) {
   s.extent = loop->extents[0];
   s.variable = loop->vars[0]->name;
   if (!ir::reads_only_parameters(s.extent, k.params))
-    return who + ": the extent of the loop over " + s.variable + " is not computable before the call";
+    return who + ": the extent of the loop over " + s.variable +
+           " is not computable before the call";
   for (size_t p = 0; p < k.params.size(); ++p) {
     const ir::ArrayRows &r = s.rows[p];
     const std::string array = "'" + k.params[p].name + "'";
@@ -129,7 +130,8 @@ std::string plan(const KernelState &state, SplitState &s) {
              s.variable + " + c, or reduce (+=, min, max) instead";
     if (r.written.fixed)
       return who + " stores into " + array + " at fixed rows " + std::to_string(r.written.first) +
-             " to " + std::to_string(r.written.last) + ", which every part would write; reduce "
+             " to " + std::to_string(r.written.last) +
+             ", which every part would write; reduce "
              "into them (+=, min, max) instead";
     if (r.written.relative && r.written.lo != r.written.hi)
       return who + " stores into " + array + " at rows " + s.variable + " + " +
@@ -261,6 +263,51 @@ PartCopies copies_of(const ir::ArrayRows &r, const ir::ArrayAccess &access, int6
   return c;
 }
 
+bool unused(const ir::ArrayRows &r) {
+  return r.read.empty() && r.written.empty() && !r.reduce_op;
+}
+
+// explain()'s lines for one call: the parts, and each array's rows in and out per part.
+std::string describe_parts(const ir::Kernel &k, const SplitState &s, int64_t extent,
+                           const std::vector<int64_t> &bounds,
+                           const std::vector<std::vector<PartCopies>> &copies) {
+  const size_t parts = bounds.size() - 1;
+  std::ostringstream text;
+  text << "  split: over " << s.devices.to_string() << "; the loop over " << s.variable << " ("
+       << extent << " iterations) in parts";
+  for (size_t n = 0; n < parts; ++n)
+    text << (n ? ", " : " ") << "[" << bounds[n] << ", " << bounds[n + 1] << ")";
+  text << "\n";
+  for (size_t p = 0; p < k.params.size(); ++p) {
+    if (k.params[p].kind != ir::ParamKind::Array)
+      continue;
+    const ir::ArrayRows &r = s.rows[p];
+    text << "    '" << k.params[p].name << "': ";
+    if (r.reduce_op) {
+      text << "reduced (" << ir::op_name(*r.reduce_op)
+           << ") into an array per part from the identity, combined into it in part order\n";
+      continue;
+    }
+    if (unused(r)) {
+      text << "unused\n";
+      continue;
+    }
+    text << "rows in per part:";
+    for (size_t n = 0; n < parts; ++n)
+      text << (n ? "," : "") << " [" << copies[n][p].in_from << ", " << copies[n][p].in_to << ")";
+    if (!r.written.empty()) {
+      text << "; out:";
+      for (size_t n = 0; n < parts; ++n)
+        text << (n ? "," : "") << " [" << copies[n][p].out_from << ", " << copies[n][p].out_to
+             << ")";
+    }
+    if (r.read.any)
+      text << " (it reads rows at " << r.read.unbounded_index << ": every row to every part)";
+    text << "\n";
+  }
+  return text.str();
+}
+
 } // namespace
 
 void run_split(KernelState &state, std::span<const Argument> args,
@@ -309,45 +356,15 @@ void run_split(KernelState &state, std::span<const Argument> args,
   auto row_bytes = [&](size_t p) { return row_elements[p] * ir::byte_size(k.params[p].type); };
 
   // Per part and reduced parameter: the part's array, starting at the identity.
-  std::vector<std::vector<std::vector<unsigned char>>> reduced(parts,
-                                                               std::vector<std::vector<unsigned char>>(params));
-  std::ostringstream text;
-  text << "  split: over " << s.devices.to_string() << "; the loop over " << s.variable << " ("
-       << extent << " iterations) in parts";
+  std::vector<std::vector<std::vector<unsigned char>>> reduced(
+      parts, std::vector<std::vector<unsigned char>>(params));
+  // Per part and array: the rows it copies (computed once, for the copies and for explain()).
+  std::vector<std::vector<PartCopies>> copies(parts, std::vector<PartCopies>(params));
   for (int n = 0; n < parts; ++n)
-    text << (n ? ", " : " ") << "[" << bounds[n] << ", " << bounds[n + 1] << ")";
-  text << "\n";
-  for (size_t p = 0; p < params; ++p) {
-    if (k.params[p].kind != ir::ParamKind::Array)
-      continue;
-    const ir::ArrayRows &r = s.rows[p];
-    text << "    '" << k.params[p].name << "': ";
-    if (r.reduce_op) {
-      text << "reduced (" << ir::op_name(*r.reduce_op)
-           << ") into an array per part from the identity, combined into it in part order\n";
-      continue;
-    }
-    if (r.read.empty() && r.written.empty()) {
-      text << "unused\n";
-      continue;
-    }
-    text << "rows in per part:";
-    for (int n = 0; n < parts; ++n) {
-      PartCopies c = copies_of(r, state.access[p], bounds[n], bounds[n + 1], rows[p]);
-      text << (n ? "," : "") << " [" << c.in_from << ", " << c.in_to << ")";
-    }
-    if (!r.written.empty()) {
-      text << "; out:";
-      for (int n = 0; n < parts; ++n) {
-        PartCopies c = copies_of(r, state.access[p], bounds[n], bounds[n + 1], rows[p]);
-        text << (n ? "," : "") << " [" << c.out_from << ", " << c.out_to << ")";
-      }
-    }
-    if (r.read.any)
-      text << " (it reads rows at " << r.read.unbounded_index << ": every row to every part)";
-    text << "\n";
-  }
-  s.last = text.str();
+    for (size_t p = 0; p < params; ++p)
+      if (k.params[p].kind == ir::ParamKind::Array && !s.rows[p].reduce_op)
+        copies[n][p] = copies_of(s.rows[p], state.access[p], bounds[n], bounds[n + 1], rows[p]);
+  s.last = describe_parts(k, s, extent, bounds, copies);
 
   auto part_arguments = [&](int n) {
     std::vector<Argument> a;
@@ -385,9 +402,9 @@ void run_split(KernelState &state, std::span<const Argument> args,
         std::vector<Argument> a = part_arguments(n);
         std::vector<runtime::DeviceBuffer> &buffers = s.buffers[n];
         buffers.resize(params);
-        std::vector<PartCopies> copies(params);
         for (size_t p = 0; p < params; ++p) {
-          if (k.params[p].kind != ir::ParamKind::Array)
+          // Arrays the kernel does not touch stay host arrays, which the call does not copy.
+          if (k.params[p].kind != ir::ParamKind::Array || unused(s.rows[p]))
             continue;
           const size_t bytes = static_cast<size_t>(rows[p] * row_bytes(p));
           if (buffers[p].bytes() < bytes || buffers[p].device() != device)
@@ -396,8 +413,7 @@ void run_split(KernelState &state, std::span<const Argument> args,
           if (s.rows[p].reduce_op) {
             buffers[p].copy_from_host(host, bytes);
           } else {
-            copies[p] = copies_of(s.rows[p], state.access[p], bounds[n], bounds[n + 1], rows[p]);
-            const PartCopies &c = copies[p];
+            const PartCopies &c = copies[n][p];
             runtime::copy_host_to_device(buffers[p].ptr() + c.in_from * row_bytes(p),
                                          host + c.in_from * row_bytes(p),
                                          static_cast<size_t>((c.in_to - c.in_from) * row_bytes(p)));
@@ -409,15 +425,15 @@ void run_split(KernelState &state, std::span<const Argument> args,
         }
         s.parts[n].call(a);
         for (size_t p = 0; p < params; ++p) {
-          if (k.params[p].kind != ir::ParamKind::Array)
+          if (k.params[p].kind != ir::ParamKind::Array || unused(s.rows[p]))
             continue;
           if (s.rows[p].reduce_op) {
             buffers[p].copy_to_host(reduced[n][p].data(), reduced[n][p].size());
-          } else if (const PartCopies &c = copies[p]; c.out_from < c.out_to) {
+          } else if (const PartCopies &c = copies[n][p]; c.out_from < c.out_to) {
             auto *host = static_cast<unsigned char *>(args[p].host);
-            runtime::copy_device_to_host(host + c.out_from * row_bytes(p),
-                                         buffers[p].ptr() + c.out_from * row_bytes(p),
-                                         static_cast<size_t>((c.out_to - c.out_from) * row_bytes(p)));
+            runtime::copy_device_to_host(
+                host + c.out_from * row_bytes(p), buffers[p].ptr() + c.out_from * row_bytes(p),
+                static_cast<size_t>((c.out_to - c.out_from) * row_bytes(p)));
           }
         }
       } catch (...) {

@@ -37,7 +37,8 @@ struct SplitState {
 // host thread each), the arrays' rows copied in and out as SplitState::rows says, reductions
 // combined into the host arrays in part order. Throws CompileError (saying why) for a kernel
 // that cannot be split, ArgumentError for device arrays or strided host views.
-void run_split(KernelState &state, std::span<const Argument> args, const ir::ArgumentValues &values);
+void run_split(KernelState &state, std::span<const Argument> args,
+               const ir::ArgumentValues &values);
 
 // explain()'s lines for a split kernel.
 std::string explain_split(const KernelState &state);

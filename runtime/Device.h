@@ -135,6 +135,6 @@ namespace loom {
 using runtime::all_gpus;
 using runtime::Device;
 using runtime::device_for_local_rank;
-using runtime::DeviceSet;
 using runtime::devices;
+using runtime::DeviceSet;
 } // namespace loom

@@ -234,8 +234,7 @@ public:
     if (source.shape_ != shape_)
       throw ArgumentError("DeviceArray::copy_from: shape " + shape_to_string(source.shape_) +
                           " into an array of shape " + shape_to_string(shape_));
-    copy_between_devices(data(), device_ordinal(), source.data(), source.device_ordinal(),
-                         bytes());
+    copy_between_devices(data(), device_ordinal(), source.data(), source.device_ordinal(), bytes());
   }
 
   // Blocking copies of all size() elements.
@@ -272,8 +271,7 @@ private:
   DeviceArray(std::vector<int64_t> shape, Uninitialized)
       : shape_(std::move(shape)), size_(checked_size(shape_)), buffer_(bytes_for(size_)) {}
   DeviceArray(std::vector<int64_t> shape, Uninitialized, int device)
-      : shape_(std::move(shape)), size_(checked_size(shape_)),
-        buffer_(bytes_for(size_), device) {}
+      : shape_(std::move(shape)), size_(checked_size(shape_)), buffer_(bytes_for(size_), device) {}
 
   // Validates before any device memory is touched, so shape errors need no GPU to be reported.
   static int64_t checked_size(const std::vector<int64_t> &shape) {

@@ -43,8 +43,8 @@ private:
 };
 
 // Blocking copies between host memory and any device address of the calling thread's device (a
-// DeviceArray's data(), a buffer's ptr() plus an offset). Zero bytes make no driver call; copies of 1 MiB or
-// more go through the process's pinned staging buffers (runtime/PinnedStaging.h).
+// DeviceArray's data(), a buffer's ptr() plus an offset). Zero bytes make no driver call; copies of
+// 1 MiB or more go through the process's pinned staging buffers (runtime/PinnedStaging.h).
 void copy_host_to_device(CUdeviceptr destination, const void *source, size_t bytes);
 void copy_device_to_host(void *destination, CUdeviceptr source, size_t bytes);
 

@@ -135,9 +135,9 @@ GpuContext &GpuContext::get(int ordinal) {
     throw ArgumentError("there is no GPU " + std::to_string(ordinal) + ": " + what_exists());
   const Opened &result = opened(ordinal);
   if (!result.context)
-    throw TargetError("no usable GPU: " +
-                      (ordinal == 0 ? "" : "device " + std::to_string(ordinal) + ": ") +
-                      result.failure);
+    throw TargetError(
+        "no usable GPU: " + (ordinal == 0 ? "" : "device " + std::to_string(ordinal) + ": ") +
+        result.failure);
   return *result.context;
 }
 

@@ -52,7 +52,7 @@ private:
   std::vector<uint64_t> values_, graph_values_;
   std::vector<void *> pointers_;
   CUgraphExec exec_ = nullptr;
-  int device_ = 0; // whose context made exec_
+  int device_ = 0;                       // whose context made exec_
   std::optional<Stream> capture_stream_; // made by the first capture
   bool replayed_ = false;
 };

@@ -35,15 +35,16 @@ Kernel make_saxpy() {
 // of a fused or unfused a x + y: 2 ulp of the result).
 void check_saxpy_on(const Device &device, unsigned seed) {
   const size_t n = (size_t(1) << 20) + 17;
-  auto x = random_vector<float>(n, -2.0f, 2.0f, seed), y = random_vector<float>(n, -2.0f, 2.0f, seed + 1);
+  auto x = random_vector<float>(n, -2.0f, 2.0f, seed),
+       y = random_vector<float>(n, -2.0f, 2.0f, seed + 1);
   DeviceArray<float> dx(device, x), dy(device, y);
   Kernel k = make_saxpy().on(device);
   k(1.5f, dx, dy);
   std::vector<float> out = dy.to_host();
   for (size_t i = 0; i < n; ++i) {
     const double want = 1.5 * double(x[i]) + double(y[i]);
-    ASSERT_NEAR(want, out[i], 2.5e-7 * std::fabs(want) + 1e-7) << "element " << i << " on "
-                                                                 << device.to_string();
+    ASSERT_NEAR(want, out[i], 2.5e-7 * std::fabs(want) + 1e-7)
+        << "element " << i << " on " << device.to_string();
   }
   EXPECT_NE(std::string::npos, k.explain().find("device: GPU " + std::to_string(device.ordinal())))
       << k.explain();

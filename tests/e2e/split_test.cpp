@@ -66,16 +66,15 @@ Kernel make_saxpy() {
 }
 
 Kernel make_heat() {
-  return kernel("split_heat",
-                [](F64 alpha, Array2<double> u, Array2<double> v) {
-                  parallel_for({range(1, u.dim(0) - 1), range(1, u.dim(1) - 1)},
-                               [&](Index i, Index j) {
-                                 v(i, j) = u(i, j) + alpha * (((u(i - 1, j) + u(i + 1, j)) +
-                                                               (u(i, j - 1) + u(i, j + 1))) -
-                                                              4.0 * u(i, j));
-                               });
-                },
-                {"alpha", "u", "v"});
+  return kernel(
+      "split_heat",
+      [](F64 alpha, Array2<double> u, Array2<double> v) {
+        parallel_for({range(1, u.dim(0) - 1), range(1, u.dim(1) - 1)}, [&](Index i, Index j) {
+          v(i, j) = u(i, j) + alpha * (((u(i - 1, j) + u(i + 1, j)) + (u(i, j - 1) + u(i, j + 1))) -
+                                       4.0 * u(i, j));
+        });
+      },
+      {"alpha", "u", "v"});
 }
 
 TEST_P(Split, SaxpyEqualsTheSingleDeviceCall) {
@@ -107,7 +106,8 @@ TEST_P(Split, StencilWithHalosEqualsTheSingleDeviceCall) {
     // 299 iterations in parts [0, 100), [100, 199), [199, 299) of the loop's variable, which
     // reads rows 1 + i - 1 to 1 + i + 1 of u and writes row 1 + i of v.
     EXPECT_NE(std::string::npos,
-              why.find("'u': rows in per part: [0, 102), [100, 201), [199, 301)")) << why;
+              why.find("'u': rows in per part: [0, 102), [100, 201), [199, 301)"))
+        << why;
     EXPECT_NE(std::string::npos, why.find("out: [1, 101), [101, 200), [200, 300)")) << why;
   }
 }
@@ -129,8 +129,9 @@ TEST_P(Split, MatmulBroadcastsTheArrayItReadsByColumns) {
   Kernel k = make().on(devices());
   k(view(a, {n, m}), view(b, {m, p}), view(got, {n, p}));
   EXPECT_EQ(want, got);
-  if (GetParam() == Where::Cpu3)
+  if (GetParam() == Where::Cpu3) {
     EXPECT_NE(std::string::npos, k.explain().find("every row to every part")) << k.explain();
+  }
 }
 
 TEST_P(Split, ReductionsCombineInPartOrder) {
@@ -180,7 +181,8 @@ TEST_P(Split, KernelsASplitCannotTakeAreCompileErrorsSayingWhy) {
              },
              {"x", "y"})
           .on(devices()),
-      [&](Kernel &k) { k(x, y); }, "stores into 'y' at fixed rows 0 to 0, which every part would write");
+      [&](Kernel &k) { k(x, y); },
+      "stores into 'y' at fixed rows 0 to 0, which every part would write");
   expect_refused(
       kernel("split_scatter",
              [](Array<float> x, Array<int32_t> index, Array<float> y) {

@@ -208,9 +208,7 @@ TEST_P(StridedViews, InterleavedViewsOfOneBufferAreSeparateArguments) {
   // s * x + 1: the GPU may contract it into one fused multiply-add (docs/semantics.md), the CPU
   // does not.
   const bool fused = GetParam() == ir::Target::GPU;
-  auto scaled = [&](float s, float x) {
-    return fused ? std::fma(s, x, 1.0f) : s * x + 1.0f;
-  };
+  auto scaled = [&](float s, float x) { return fused ? std::fma(s, x, 1.0f) : s * x + 1.0f; };
   auto v = loomtest::random_vector<float>(101, -4, 4, 61);
   const std::vector<float> before = v;
   k(view(v, {50}, {2}), 1.5f, view(v, {50}, {2}, 1));

@@ -59,7 +59,8 @@ std::vector<float> random_floats(size_t n, unsigned seed) {
   return v;
 }
 
-#define REQUIRE_FAKE_DRIVER() ASSERT_TRUE(fake_driver_loaded) << runtime::Driver::get().unavailable_reason()
+#define REQUIRE_FAKE_DRIVER()                                                                      \
+  ASSERT_TRUE(fake_driver_loaded) << runtime::Driver::get().unavailable_reason()
 
 TEST(Devices, ListsEachDeviceWithItsPciAddress) {
   REQUIRE_FAKE_DRIVER();
@@ -243,9 +244,8 @@ TEST(Devices, AllGpusCopiesEachPartsRowsOnly) {
   std::vector<double> u(rows * cols, 1.0), v(rows * cols, 0.0);
   Kernel k = kernel("split_stencil",
                     [](Array2<double> u, Array2<double> v) {
-                      parallel_for({range(1, u.dim(0) - 1), u.dim(1)}, [&](Index i, Index j) {
-                        v(i, j) = u(i - 1, j) + u(i + 1, j);
-                      });
+                      parallel_for({range(1, u.dim(0) - 1), u.dim(1)},
+                                   [&](Index i, Index j) { v(i, j) = u(i - 1, j) + u(i + 1, j); });
                     },
                     {"u", "v"})
                  .on(all_gpus());
@@ -269,8 +269,8 @@ TEST(Devices, AllGpusCopiesEachPartsRowsOnly) {
   EXPECT_EQ((std::vector<size_t>{51, 52}), bytes_of(u, true)) << "rows of u copied in per part";
   EXPECT_TRUE(bytes_of(u, false).empty()) << "u is only read";
   EXPECT_EQ((std::vector<size_t>{49, 50}), bytes_of(v, false)) << "rows of v copied out per part";
-  EXPECT_NE(std::string::npos,
-            k.explain().find("'u': rows in per part: [0, 52), [50, 101)")) << k.explain();
+  EXPECT_NE(std::string::npos, k.explain().find("'u': rows in per part: [0, 52), [50, 101)"))
+      << k.explain();
   // Device arrays live on one device: refused.
   DeviceArray<double> du(Device(0), {rows, cols}), dv(Device(0), {rows, cols});
   EXPECT_THROW(k(du, dv), ArgumentError);

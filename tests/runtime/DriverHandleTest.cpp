@@ -1,5 +1,6 @@
 // DriverHandle (runtime/DriverHandle.h), the owner of Stream's and Event's driver objects: each
-// object made is freed exactly once, by whichever handle owns it last, on the device it was made on.
+// object made is freed exactly once, by whichever handle owns it last, on the device it was made
+// on.
 #include "runtime/DriverHandle.h"
 
 #include <gtest/gtest.h>
