@@ -221,6 +221,7 @@ private:
   llvm::Value *bounds_record_ = nullptr;    // the task's bounds record, when the kernel has one
   llvm::Value *simt_thread_ = nullptr;      // CPU SIMT tasks: the thread's SimtThread
   std::vector<llvm::Value *> shared_bases_; // per shared array, once asked for
+  std::vector<llvm::Value *> local_bases_;  // per local array: its alloca, once asked for
   IndexRanges counters32_; // the 32-bit loop counters in scope (index32), and their ranges
   // LLVM 19's InstSimplify crashes on minnum(minnum(x, y), fma(x, y, z)) (it takes any intrinsic
   // there for a min/max; llvm-project PR #173705). CPU kernels with a float min or max therefore

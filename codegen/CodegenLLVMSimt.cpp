@@ -67,21 +67,39 @@ llvm::Value *CodegenLLVM::warp_op(ir::WarpOpKind op, ScalarType t, llvm::Value *
 
 llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
                                          const std::vector<ir::Expr> &indices) {
+  const std::vector<ir::Shared> &arrays = array->local() ? kernel->locals : kernel->shared;
   int index = -1;
-  for (size_t k = 0; k < kernel->shared.size(); ++k)
-    if (kernel->shared[k] == array)
+  for (size_t k = 0; k < arrays.size(); ++k)
+    if (arrays[k] == array)
       index = static_cast<int>(k);
   if (index < 0 || indices.size() != array->extents.size())
-    throw CompileError("internal error in codegen: access to shared array '" + array->name +
+    throw CompileError("internal error in codegen: access to " +
+                       std::string(array->local() ? "local" : "shared") + " array '" + array->name +
                        "', which the kernel does not declare with that rank");
-  if (!shared_bases_[index]) {
-    // Computed once, where the task starts, so that every use is dominated by it.
-    llvm::IRBuilderBase::InsertPointGuard guard(builder);
-    llvm::BasicBlock *start = &*std::next(function_->begin());
-    builder.SetInsertPoint(start, start->getFirstInsertionPt());
-    if (auto *call = llvm::dyn_cast_or_null<llvm::Instruction>(simt_thread_)) // after it
-      builder.SetInsertPoint(call->getParent(), std::next(call->getIterator()));
-    shared_bases_[index] = shared_base(array, index);
+  llvm::Value *base = nullptr;
+  if (array->local()) {
+    // A local array is an alloca of the task's entry block: each CPU worker's run of the task
+    // and each GPU thread has its own (in local memory, or in registers once SROA has promoted
+    // an array whose every index is a constant after unrolling).
+    if (!local_bases_[index]) {
+      llvm::AllocaInst *slot = alloca_builder_.CreateAlloca(
+          llvm::ArrayType::get(memory_type(array->type), static_cast<uint64_t>(array->size())),
+          nullptr, array->name);
+      slot->setAlignment(llvm::Align(16));
+      local_bases_[index] = slot;
+    }
+    base = local_bases_[index];
+  } else {
+    if (!shared_bases_[index]) {
+      // Computed once, where the task starts, so that every use is dominated by it.
+      llvm::IRBuilderBase::InsertPointGuard guard(builder);
+      llvm::BasicBlock *start = &*std::next(function_->begin());
+      builder.SetInsertPoint(start, start->getFirstInsertionPt());
+      if (auto *call = llvm::dyn_cast_or_null<llvm::Instruction>(simt_thread_)) // after it
+        builder.SetInsertPoint(call->getParent(), std::next(call->getIterator()));
+      shared_bases_[index] = shared_base(array, index);
+    }
+    base = shared_bases_[index];
   }
   // Row-major over static extents: the offset always fits 32 bits (shared arrays are small).
   // A constant added to the last index becomes an address step of its own (neighbouring
@@ -97,19 +115,21 @@ llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
                           i)
                     : i;
   }
-  llvm::Value *address = builder.CreateGEP(memory_type(array->type), shared_bases_[index],
+  llvm::Value *address = builder.CreateGEP(memory_type(array->type), base,
                                            builder.CreateSExt(linear, builder.getInt64Ty()));
   if (constant != 0)
     address = builder.CreateGEP(memory_type(array->type), address, builder.getInt64(constant));
   if (!bounds_record_)
     return address;
-  // A bounds-checked kernel checks shared indices too, against the static extents; the record
-  // names shared array k as array number (parameters + k).
+  // A bounds-checked kernel checks shared and local indices too, against the static extents;
+  // the record names shared array k as array number (parameters + k), local array k as
+  // (parameters + shared arrays + k).
   std::vector<llvm::Value *> extents;
   for (int64_t e : array->extents)
     extents.push_back(builder.getInt64(e));
-  return checked_address(static_cast<int>(kernel->params.size()) + index, whole(wide, constant),
-                         extents, address);
+  const int number = static_cast<int>(kernel->params.size()) +
+                     (array->local() ? static_cast<int>(kernel->shared.size()) : 0) + index;
+  return checked_address(number, whole(wide, constant), extents, address);
 }
 
 llvm::Value *CodegenLLVM::atomic_update(ir::AtomicOp op, ScalarType t, llvm::Value *address,

@@ -86,7 +86,11 @@ requires(std::is_invocable_v<F, Index> &&
   frontend::Tracer &t = frontend::Tracer::current();
   const Range r(n);
   ir::Var i = t.fresh_var("i", ir::ScalarType::I64);
-  ir::Stmt body = detail::trace_block_with(f, detail::range_index(r, i));
+  ir::Stmt body;
+  {
+    frontend::Tracer::ParallelScope scope(t);
+    body = detail::trace_block_with(f, detail::range_index(r, i));
+  }
   t.emit(ir::ParallelFor::make({i}, {detail::range_extent(r)}, body));
 }
 
@@ -107,6 +111,7 @@ template <class F> void parallel_for(std::initializer_list<Range> dims, F &&f) {
     indices.push_back(detail::range_index(d, vars.back()));
   }
   ir::Stmt body;
+  frontend::Tracer::ParallelScope scope(t);
   if constexpr (std::is_invocable_v<F, Index>) {
     if (vars.size() != 1)
       throw DslError("parallel_for over " + std::to_string(vars.size()) +

@@ -58,6 +58,7 @@ ir::Kernel Tracer::finish() {
   if (simt_)
     k.schedule.mapping = ir::Mapping::Simt;
   k.shared = shared_;
+  k.locals = locals_;
   return k;
 }
 

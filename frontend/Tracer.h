@@ -38,6 +38,23 @@ public:
   bool simt() const { return simt_; }
   void add_shared(ir::Shared a) { shared_.push_back(std::move(a)); }
   size_t shared_count() const { return shared_.size(); }
+  // The local arrays the body declares (loom::local_array).
+  void add_local(ir::Shared a) { locals_.push_back(std::move(a)); }
+  size_t local_count() const { return locals_.size(); }
+
+  // The parallel loop whose body is being traced: a number of its own for each parallel_for,
+  // 0 outside them. A local array belongs to the one it is declared in.
+  class ParallelScope {
+  public:
+    explicit ParallelScope(Tracer &t) : t_(t) { t_.scopes_.push_back(++t_.scope_count_); }
+    ~ParallelScope() { t_.scopes_.pop_back(); }
+    ParallelScope(const ParallelScope &) = delete;
+    ParallelScope &operator=(const ParallelScope &) = delete;
+
+  private:
+    Tracer &t_;
+  };
+  int parallel_scope() const { return scopes_.empty() ? 0 : scopes_.back(); }
   ir::Kernel finish();
 
 private:
@@ -47,6 +64,9 @@ private:
   std::vector<std::vector<ir::Stmt>> blocks_;
   bool simt_ = false;
   std::vector<ir::Shared> shared_;
+  std::vector<ir::Shared> locals_;
+  std::vector<int> scopes_;
+  int scope_count_ = 0;
   Tracer *outer_;
 };
 

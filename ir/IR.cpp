@@ -269,26 +269,47 @@ int64_t SharedArray::size() const {
   return n;
 }
 
-Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t> extents) {
+namespace {
+Shared make_array(std::string name, ScalarType type, std::vector<int64_t> extents,
+                  MemorySpace space) {
+  const std::string what = space == MemorySpace::Thread ? "local array" : "shared array";
   if (extents.empty() || extents.size() > 3)
-    ill_typed("shared array '" + name + "' needs 1 to 3 extents");
+    ill_typed(what + " '" + name + "' needs 1 to 3 extents");
   int64_t size = 1;
   for (int64_t e : extents) {
     if (e <= 0 || e > (int64_t(1) << 20))
-      ill_typed("shared array '" + name + "' has extent " + std::to_string(e) +
+      ill_typed(what + " '" + name + "' has extent " + std::to_string(e) +
                 " (each must be 1 to 2^20)");
     if (size > (int64_t(1) << 20) / e) // checked before it could overflow
-      ill_typed("shared array '" + name + "' has more than 2^20 elements");
+      ill_typed(what + " '" + name + "' has more than 2^20 elements");
     size *= e;
   }
-  if (is_half_float(type) || is_complex(type))
-    ill_typed("shared array '" + name + "' of " + type_name(type) +
-              " (shared arrays hold bool, i32, i64, f32 or f64)");
-  if (size * byte_size(type) > (int64_t(1) << 20))
-    ill_typed("shared array '" + name + "' takes " + std::to_string(size * byte_size(type)) +
-              " bytes (a block's shared memory is far smaller)");
+  if (space == MemorySpace::Thread) {
+    if (is_half_float(type) || is_complex(type))
+      ill_typed("local array '" + name + "' of " + type_name(type) +
+                " (local arrays hold bool, integers, f32 or f64)");
+    if (size * byte_size(type) > max_local_bytes)
+      ill_typed("local array '" + name + "' takes " + std::to_string(size * byte_size(type)) +
+                " bytes; a local array takes at most " + std::to_string(max_local_bytes));
+  } else {
+    if (is_half_float(type) || is_complex(type))
+      ill_typed("shared array '" + name + "' of " + type_name(type) +
+                " (shared arrays hold bool, integers, f32 or f64)");
+    if (size * byte_size(type) > (int64_t(1) << 20))
+      ill_typed("shared array '" + name + "' takes " + std::to_string(size * byte_size(type)) +
+                " bytes (a block's shared memory is far smaller)");
+  }
   return std::make_shared<const SharedArray>(
-      SharedArray{std::move(name), type, std::move(extents)});
+      SharedArray{std::move(name), type, std::move(extents), space});
+}
+} // namespace
+
+Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t> extents) {
+  return make_array(std::move(name), type, std::move(extents), MemorySpace::Block);
+}
+
+Shared make_local_array(std::string name, ScalarType type, std::vector<int64_t> extents) {
+  return make_array(std::move(name), type, std::move(extents), MemorySpace::Thread);
 }
 
 std::vector<int64_t> shared_offsets(const std::vector<Shared> &shared, int64_t *total_bytes) {
@@ -316,7 +337,8 @@ void check_indices(const std::vector<Expr> &indices, size_t rank, const std::str
 } // namespace
 
 Expr SharedLoad::make(Shared array, std::vector<Expr> indices) {
-  check_indices(indices, array->extents.size(), "shared array '" + array->name + "'");
+  check_indices(indices, array->extents.size(),
+                (array->local() ? "local array '" : "shared array '") + array->name + "'");
   return Expr(std::make_shared<const SharedLoad>(std::move(array), std::move(indices)));
 }
 
@@ -344,10 +366,12 @@ Expr WarpOp::make(WarpOpKind op, Expr value, Expr operand) {
 }
 
 Stmt SharedStore::make(Shared array, std::vector<Expr> indices, Expr value) {
-  check_indices(indices, array->extents.size(), "shared array '" + array->name + "'");
+  check_indices(indices, array->extents.size(),
+                (array->local() ? "local array '" : "shared array '") + array->name + "'");
   if (value.type() != value_type(array->type))
-    ill_typed("store of a " + std::string(type_name(value.type())) + " into shared array '" +
-              array->name + "' of " + type_name(array->type));
+    ill_typed("store of a " + std::string(type_name(value.type())) + " into " +
+              (array->local() ? "local array '" : "shared array '") + array->name + "' of " +
+              type_name(array->type));
   return Stmt(
       std::make_shared<const SharedStore>(std::move(array), std::move(indices), std::move(value)));
 }
@@ -367,6 +391,9 @@ Stmt Atomic::make(AtomicOp op, int array, Shared shared, ScalarType element,
   if ((array < 0) == !shared)
     ill_typed(std::string(op_name(op)) + " needs either an array parameter or a shared array");
   if (shared) {
+    if (shared->local())
+      ill_typed(std::string(op_name(op)) + " on local array '" + shared->name +
+                "': a local array is private to its iteration, atomics are for shared memory");
     element = shared->type;
     check_indices(indices, shared->extents.size(), "shared array '" + shared->name + "'");
   } else {

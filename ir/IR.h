@@ -59,19 +59,36 @@ struct Param {
 // A statically sized array in a thread block's shared memory (SIMT kernels only): each block has
 // its own instance, visible to all its threads and uninitialised when the block starts. Identity
 // is the object's address, as for variables. Elements are bool, i32, i64, f32 or f64.
+//
+// The same node with `space` Thread is a local array (Numba's cuda.local.array): each parallel
+// iteration (each SIMT thread) has its own instance, uninitialised when the iteration starts,
+// which no other iteration sees. A kernel lists its local arrays (Kernel::locals); the front ends
+// declare one inside a parallel loop's body (or anywhere in a SIMT kernel) and use it only in the
+// iterations of that loop. Elements are bool, any integer, f32 or f64. SharedLoad and SharedStore
+// read and write both kinds; atomics and the schedules that share an iteration among threads
+// (tile, block_per_iteration) take shared arrays only.
+enum class MemorySpace : uint8_t { Block, Thread };
 struct SharedArray {
   std::string name;
   ScalarType type;
   std::vector<int64_t> extents; // 1 to 3, each positive, outermost first
-  int64_t size() const;         // elements in all
+  MemorySpace space = MemorySpace::Block;
+  int64_t size() const; // elements in all
+  bool local() const { return space == MemorySpace::Thread; }
 };
 using Shared = std::shared_ptr<const SharedArray>;
 Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t> extents);
+// A local array (SharedArray::space Thread) of at most max_local_bytes.
+Shared make_local_array(std::string name, ScalarType type, std::vector<int64_t> extents);
 // Where each of a kernel's shared arrays starts in its block's shared memory (in order, each
 // 16-byte aligned; the CPU runtime lays a block's buffer out so), and the bytes of all of them.
 std::vector<int64_t> shared_offsets(const std::vector<Shared> &shared, int64_t *total_bytes);
 // The most static shared memory a CUDA block may declare (48 KiB); more is a CompileError.
 inline constexpr int64_t max_shared_bytes = 48 * 1024;
+// The most bytes one local array may take: it lives on each CPU worker's stack and in each GPU
+// thread's local memory (whose per-thread limit is 512 KiB, and whose total the driver reserves
+// for every resident thread).
+inline constexpr int64_t max_local_bytes = 64 * 1024;
 
 // ---- expressions --------------------------------------------------------------------------
 
@@ -553,6 +570,7 @@ struct Kernel {
   // explicitly shaped launch runs, and `shared` lists its shared arrays.
   Schedule schedule = {};
   std::vector<Shared> shared = {};
+  std::vector<Shared> locals = {};         // its local arrays, in the order declared
   std::vector<CallCheck> call_checks = {}; // checked at every call (ir::CallCheck)
   bool simt() const { return schedule.simt(); }
 };
@@ -637,6 +655,7 @@ struct LoweredKernel {
   bool bounds_check = false;
   bool simt = false;               // Kernel::simt: one task, of kind Simt
   std::vector<Shared> shared = {}; // Kernel::shared
+  std::vector<Shared> locals = {}; // Kernel::locals
   // Kernel::loops as code generation applies them to the loops of the tasks, by loop variable;
   // on the GPU without the parallel loops' vectorize, which became runs (Task::run).
   LoopHints loops = {};

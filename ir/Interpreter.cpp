@@ -220,6 +220,15 @@ void Machine::exec_node(const Stmt &s) {
     auto *n = s.as<SharedStore>();
     Value v = eval(n->value);
     bool uncertain;
+    if (n->array->local()) {
+      LocalArray &l = local_array(n->array);
+      int64_t k = local_element(*n->array, n->indices, true, &uncertain);
+      l.values.set(k, v.v);
+      l.written[static_cast<size_t>(k)] = true;
+      if (track_)
+        l.shadows[static_cast<size_t>(k)] = v.u;
+      return;
+    }
     const int a = shared_index(n->array);
     int64_t k = shared_element(a, n->indices, true, &uncertain);
     shared_buffers_[a].set(k, v.v);
@@ -297,11 +306,20 @@ void Machine::atomic(const Atomic *n) {
     lookup(n->result) = {old, track_ ? Uncertainty::any() : Uncertainty{}};
 }
 
-// Row-major: the last dimension varies fastest.
+// Row-major: the last dimension varies fastest. Each iteration starts with no local arrays
+// (fresh, uninitialised instances); those of the iteration around the loop come back after it.
 void Machine::parallel(const ParallelFor *n, const std::vector<int64_t> &extents, size_t dim) {
   if (dim == extents.size()) {
+    thread_->locals.clear();
     exec(n->body);
     ++iteration_;
+    return;
+  }
+  if (dim == 0 && !thread_->locals.empty()) {
+    auto outer = std::move(thread_->locals);
+    thread_->locals.clear();
+    parallel(n, extents, dim);
+    thread_->locals = std::move(outer);
     return;
   }
   for (int64_t i = 0; i < extents[dim]; ++i) {
@@ -340,6 +358,40 @@ std::string Machine::where() const {
     w += "\n  in thread " + reg(Reg::ThreadIdx) + " of block " + reg(Reg::BlockIdx);
   }
   return w;
+}
+
+LocalArray &Machine::local_array(const Shared &a) {
+  auto it = thread_->locals.find(a.get());
+  if (it != thread_->locals.end())
+    return it->second;
+  LocalArray &l = thread_->locals[a.get()];
+  l.values = Buffer(a->type, a->extents);
+  l.written.assign(static_cast<size_t>(a->size()), false);
+  if (track_)
+    l.shadows.assign(static_cast<size_t>(a->size()), {});
+  return l;
+}
+
+int64_t Machine::local_element(const SharedArray &array, const std::vector<Expr> &indices,
+                               bool store, bool *uncertain) {
+  int64_t linear = 0;
+  *uncertain = false;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    Value v = eval(indices[d]);
+    if (v.u.unknown()) {
+      if (store)
+        note_inconclusive("a store index depends on an uncertain value" + where());
+      *uncertain = true;
+    }
+    int64_t i = v.v.i, extent = d < array.extents.size() ? array.extents[d] : 0;
+    if (i < 0 || i >= extent)
+      throw InterpreterError("kernel '" + name_ + "': index " + std::to_string(i) +
+                             " is out of bounds of dimension " + std::to_string(d) +
+                             " of local array '" + array.name + "' (extent " +
+                             std::to_string(extent) + ")" + where());
+    linear = linear * extent + i;
+  }
+  return linear;
 }
 
 int Machine::shared_index(const Shared &a) {
@@ -511,6 +563,20 @@ Value Machine::eval(const Expr &e) {
   case ExprKind::SharedLoad: {
     auto *n = e.as<SharedLoad>();
     bool uncertain;
+    if (n->array->local()) {
+      LocalArray &l = local_array(n->array);
+      int64_t k = local_element(*n->array, n->indices, false, &uncertain);
+      if (!l.written[static_cast<size_t>(k)])
+        throw InterpreterError("kernel '" + name_ + "': reads element " + std::to_string(k) +
+                               " of local array '" + n->array->name +
+                               "' before the iteration wrote it (a local array starts "
+                               "uninitialised in every iteration)" +
+                               where());
+      ScalarValue v = l.values.get(k);
+      if (uncertain)
+        return {v, Uncertainty::any()};
+      return {v, track_ ? l.shadows[static_cast<size_t>(k)] : Uncertainty{}};
+    }
     const int a = shared_index(n->array);
     int64_t k = shared_element(a, n->indices, false, &uncertain);
     ScalarValue v = shared_buffers_[a].get(k);

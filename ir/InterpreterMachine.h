@@ -28,11 +28,22 @@ struct Value {
   Uncertainty u;
 };
 
-// What each thread has of its own: its locals, its registers (the thread geometry) and the
-// statement it runs. A kernel of parallel loops runs as one thread; in a SIMT launch every thread
-// of a block has one, and the machine switches to a thread's state whenever the thread runs.
+// A local array's instance: its elements, which of them the running iteration (or SIMT thread)
+// has written (a read of another is an InterpreterError: compiled code would read whatever the
+// memory held), and their uncertainties with track_uncertainty.
+struct LocalArray {
+  Buffer values;
+  std::vector<bool> written;
+  std::vector<Uncertainty> shadows;
+};
+
+// What each thread has of its own: its locals, its local arrays, its registers (the thread
+// geometry) and the statement it runs. A kernel of parallel loops runs as one thread; in a SIMT
+// launch every thread of a block has one, and the machine switches to a thread's state whenever the
+// thread runs.
 struct ThreadState {
   std::unordered_map<const Variable *, Value> vars;
+  std::unordered_map<const SharedArray *, LocalArray> locals; // instances made on first use
   unsigned special[4][3] = {{0, 0, 0}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}};
   const Stmt *current = nullptr;
   int linear = -1; // SIMT: the thread's index in its block (x fastest); else -1
@@ -98,6 +109,10 @@ private:
   std::string where() const;
   int shared_index(const Shared &a);
   int64_t shared_element(int a, const std::vector<Expr> &indices, bool store, bool *uncertain);
+  // The running thread's instance of local array `a`, and an element's linear index in it.
+  LocalArray &local_array(const Shared &a);
+  int64_t local_element(const SharedArray &a, const std::vector<Expr> &indices, bool store,
+                        bool *uncertain);
   int64_t element(int array, const std::vector<Expr> &indices, bool store, bool *uncertain);
   void check_race(int array, int64_t k, bool write);
   Value eval(const Expr &e);

@@ -55,6 +55,7 @@ void Machine::run_simt(const Stmt &body, const std::vector<Shared> &shared,
         for (int64_t t = 0; t < threads; ++t) {
           ThreadState &th = threads_[t];
           th.current = nullptr;
+          th.locals.clear();
           th.linear = static_cast<int>(t);
           th.warp_calls = 0;
           const unsigned idx[3] = {static_cast<unsigned>(t % block[0]),

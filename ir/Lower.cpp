@@ -30,6 +30,36 @@ private:
   const std::vector<Param> &params_;
 };
 
+// The first local array `body` reads or writes, or null.
+const SharedArray *local_array_in(const Stmt &body) {
+  struct Finder : Visitor {
+    const SharedArray *found = nullptr;
+    void visit_node(const SharedLoad *n) override {
+      if (n->array->local() && !found)
+        found = n->array.get();
+      Visitor::visit_node(n);
+    }
+    void visit_node(const SharedStore *n) override {
+      if (n->array->local() && !found)
+        found = n->array.get();
+      Visitor::visit_node(n);
+    }
+  } finder;
+  finder.visit(body);
+  return finder.found;
+}
+
+// The tile schedule interleaves a thread's iterations and block_per_iteration spreads one over
+// a block's threads: neither keeps an iteration's local array its own.
+void refuse_local_arrays(const Task &t, const std::string &kernel, const char *schedule) {
+  if (const SharedArray *a = local_array_in(t.body))
+    throw CompileError("kernel '" + kernel + "' uses local array '" + a->name + "', which " +
+                       schedule +
+                       " cannot keep private to one iteration (it runs an iteration's "
+                       "statements on several threads, or several iterations interleaved on "
+                       "one); use the default schedule for this kernel");
+}
+
 } // namespace
 
 LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
@@ -59,6 +89,7 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
   out.target = target;
   out.fast_math = kernel.fast_math;
   out.bounds_check = kernel.bounds_check;
+  out.locals = kernel.locals;
   LoopHints runs;
   out.loops = loop_schedules_for(kernel, target, &runs);
   const Schedule &schedule = kernel.schedule;
@@ -72,6 +103,7 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
     // Every thread runs the body as written: there are no loops to map, no reductions to split.
     out.simt = true;
     out.shared = kernel.shared;
+    out.locals = kernel.locals;
     Task task;
     task.name = kernel.name;
     task.kind = TaskKind::Simt;
@@ -102,12 +134,15 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
       if (!has_2d_parallel_loop(t)) {
         t = map_parallel_loops(t, out.params, target);
       } else {
+        refuse_local_arrays(t, kernel.name, "the tile schedule");
         t = map_tile(t, kernel.name, out.params, schedule.tile, out.shared, target);
         if (target == Target::CPU)
           t = map_parallel_loops(t, out.params, target); // chunks of the loop over tiles
       }
       break;
     case Mapping::BlockPerIteration:
+      if (target == Target::GPU)
+        refuse_local_arrays(t, kernel.name, "block_per_iteration");
       t = target == Target::GPU
               ? map_block_per_iteration(t, kernel.name, out.params, schedule.threads, out.shared)
               : map_parallel_loops(t, out.params, target, options.covering_launch, runs);

@@ -196,7 +196,7 @@ public:
     return unique;
   }
   static std::string shared_type(const SharedArray &a) {
-    std::string out = std::string("shared ") + type_name(a.type) + "[";
+    std::string out = std::string(a.local() ? "local " : "shared ") + type_name(a.type) + "[";
     for (size_t d = 0; d < a.extents.size(); ++d)
       out += (d ? ", " : "") + std::to_string(a.extents[d]);
     return out + "]";
@@ -411,6 +411,7 @@ std::string to_string(const Kernel &kernel) {
   os << (kernel.simt() ? "simt kernel " : "kernel ") << kernel.name << "(" << p.params_text()
      << ") {\n";
   p.declare_shared(os, kernel.shared);
+  p.declare_shared(os, kernel.locals);
   p.stmt(os, kernel.body, 1);
   os << "}\n";
   return os.str();
@@ -480,8 +481,10 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
         os << " block of " << t.threads << " threads per iteration";
     }
     os << " {\n";
-    if (!canonical)
+    if (!canonical) {
       p.declare_shared(os, kernel.shared);
+      p.declare_shared(os, kernel.locals);
+    }
     p.stmt(os, t.body, 1);
     for (const TaskReduction &r : t.reductions)
       os << "  combine " << p.name_of(r.accumulator)

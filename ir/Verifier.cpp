@@ -13,12 +13,18 @@ class Verifier {
 public:
   // `simt`: the body is a SIMT kernel's (or task's), whose shared arrays are `shared`.
   Verifier(const std::string &kernel, const std::vector<Param> &params, bool lowered_gpu,
-           bool simt = false, const std::vector<Shared> &shared = {})
+           bool simt = false, const std::vector<Shared> &shared = {},
+           const std::vector<Shared> &locals = {})
       : kernel_(kernel), params_(params), lowered_gpu_(lowered_gpu), simt_(simt) {
     for (const Shared &a : shared) {
-      if (!a)
-        fail("a shared array is missing");
+      if (!a || a->local())
+        fail("a shared array is missing or is a local array");
       shared_.insert(a.get());
+    }
+    for (const Shared &a : locals) {
+      if (!a || !a->local())
+        fail("a local array is missing or is a shared array");
+      locals_.insert(a.get());
     }
     for (const Param &p : params) {
       if (p.kind == ParamKind::Scalar) {
@@ -46,6 +52,11 @@ public:
   void stmt(const Stmt &s, bool top_level, bool in_parallel) {
     if (!s.defined())
       return;
+    struct Restore {
+      bool &flag, saved;
+      ~Restore() { flag = saved; }
+    } restore{in_parallel_, in_parallel_};
+    in_parallel_ = in_parallel;
     switch (s.kind()) {
     case StmtKind::Block: {
       std::set<const Variable *> saved = scope_;
@@ -274,6 +285,14 @@ private:
       fail(what + " outside a SIMT kernel", where);
   }
   void shared(const Shared &a, const Stmt &where) {
+    if (a && a->local()) {
+      if (!locals_.count(a.get()))
+        fail("local array '" + a->name + "' is not one of the kernel's local arrays", where);
+      // Private to an iteration: a kernel of parallel loops uses it inside one only.
+      if (!simt_ && !in_parallel_)
+        fail("local array '" + a->name + "' used outside a parallel loop", where);
+      return;
+    }
     simt_only("shared memory", where);
     if (!a || !shared_.count(a.get()))
       fail("shared array '" + (a ? a->name : std::string("?")) +
@@ -298,7 +317,8 @@ private:
   const std::vector<Param> &params_;
   bool lowered_gpu_;
   bool simt_;
-  std::set<const SharedArray *> shared_;
+  std::set<const SharedArray *> shared_, locals_;
+  bool in_parallel_ = false;
   std::set<const Variable *> scope_;
   std::set<const Variable *> loop_vars_;
 };
@@ -306,7 +326,7 @@ private:
 } // namespace
 
 void verify(const Kernel &kernel) {
-  Verifier v(kernel.name, kernel.params, false, kernel.simt(), kernel.shared);
+  Verifier v(kernel.name, kernel.params, false, kernel.simt(), kernel.shared, kernel.locals);
   if (!kernel.body.defined())
     v.fail("the kernel has no body");
   if (!kernel.simt() && !kernel.shared.empty())
@@ -355,8 +375,8 @@ void verify_tasks(const LoweredKernel &kernel, bool mapped) {
     if ((t.kind == TaskKind::Simt) != kernel.simt)
       Verifier(kernel.name, kernel.params, false)
           .fail("task '" + t.name + "': SIMT tasks belong to SIMT kernels, and only to them");
-    Verifier v(kernel.name, kernel.params, kernel.target == Target::GPU, kernel.simt,
-               kernel.shared);
+    Verifier v(kernel.name, kernel.params, kernel.target == Target::GPU, kernel.simt, kernel.shared,
+               kernel.locals);
     if (t.chunk_begin)
       v.bind(t.chunk_begin);
     if (t.chunk_end)

@@ -15,6 +15,8 @@ void throw_if_out_of_bounds(const ir::LoweredKernel &kernel, const uint64_t *rec
   std::string name = array < params ? kernel.params[array].name
                      : array - params < kernel.shared.size()
                          ? kernel.shared[array - params]->name + " (shared)"
+                     : array - params - kernel.shared.size() < kernel.locals.size()
+                         ? kernel.locals[array - params - kernel.shared.size()]->name + " (local)"
                          : "parameter " + std::to_string(array);
   throw BoundsError(kernel.name, name, static_cast<int>(record[slot::dimension]),
                     static_cast<int64_t>(record[slot::index]),

@@ -119,7 +119,7 @@ std::string what_is(const Symbol &s) {
   case Symbol::Kind::Array:
     return "an array";
   case Symbol::Kind::Shared:
-    return "a shared array";
+    return s.shared && s.shared->local() ? "a local array" : "a shared array";
   default:
     return "a name with an error";
   }
@@ -279,7 +279,8 @@ Value Checker::name(const ast::Expr &e) {
                      element_example(array_param(s->array).rank) + ") or its shape (" + e.name +
                      ".shape[0])");
   case Symbol::Kind::Shared:
-    error(e.loc, "'" + e.name + "' is a shared array; use one of its elements (" + e.name +
+    error(e.loc, "'" + e.name + "' is " + (s->shared->local() ? "a local" : "a shared") +
+                     " array; use one of its elements (" + e.name +
                      element_example(static_cast<int>(s->shared->extents.size())) + ")");
   case Symbol::Kind::Poison:
     break;
@@ -625,7 +626,8 @@ Value Checker::attribute(const ast::Expr &e) {
       return i64_literal(a.size());
     if (e.name == "shape")
       error(e.loc, a.name + ".shape must be indexed, as in " + a.name + ".shape[0]");
-    error(e.loc, "shared arrays have the attributes 'shape' and 'size'; '" + a.name +
+    error(e.loc, std::string(a.local() ? "local" : "shared") +
+                     " arrays have the attributes 'shape' and 'size'; '" + a.name +
                      "' has no attribute '" + e.name + "'");
   }
   int array = array_argument(base, "the object of '." + e.name + "'");

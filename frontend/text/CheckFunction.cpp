@@ -45,7 +45,7 @@ const std::set<std::string> &builtin_functions() {
                                "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c64", "c128",
                                "fabs", "fmod", "degrees", "radians", "min", "max", "math", "cmath",
                                // the SIMT level
-                               "cuda", "shared", "atomic", "syncthreads", "grid", "gridsize",
+                               "cuda", "shared", "local", "atomic", "syncthreads", "grid", "gridsize",
                                "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
                                "any_sync", "all_sync", "ballot_sync", "threadIdx", "blockIdx",
                                "blockDim", "gridDim", "laneid", "warpsize"};
@@ -363,6 +363,7 @@ std::optional<ir::Kernel> Checker::kernel(const ast::Function &f) {
   k.params = kernel_.params;
   k.shape_symbols = kernel_.shape_symbols;
   k.shared = kernel_.shared;
+  k.locals = kernel_.locals;
   k.call_checks = kernel_.call_checks;
   // The loops the unroll and vectorize options name exist only now that the body is built.
   for (const ast::Option &o : f.options)

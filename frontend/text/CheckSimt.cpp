@@ -68,8 +68,8 @@ bool is_simt_call(const std::string &callee) {
   if (callee.rfind("cuda.", 0) == 0)
     return true;
   return callee == "syncthreads" || callee == "grid" || callee == "gridsize" ||
-         callee.rfind("shared.", 0) == 0 || callee.rfind("atomic.", 0) == 0 ||
-         warp_functions().count(callee);
+         callee.rfind("shared.", 0) == 0 || callee.rfind("local.", 0) == 0 ||
+         callee.rfind("atomic.", 0) == 0 || warp_functions().count(callee);
 }
 
 void Checker::require_simt(SourceLocation at, const std::string &what) {
@@ -90,11 +90,15 @@ const Symbol *Checker::shared_symbol(const ast::Expr &e) const {
 // ---- statements ---------------------------------------------------------------------------
 
 // `tile = shared.array(256, f32)`, `tile = shared.array((16, 16), f32)`: a shared array of the
-// kernel named after the variable (Numba's cuda.shared.array(shape, dtype)).
+// kernel named after the variable (Numba's cuda.shared.array(shape, dtype)). `t =
+// local.array(16, f64)` (Numba's cuda.local.array): a local array, private to each iteration of
+// the parallel loop whose body declares it (or to each thread of a SIMT kernel).
 void Checker::shared_declaration(const ast::Stmt &s, const std::string &function) {
   const ast::Expr &target = *s.target;
   const ast::Expr &call = *s.value;
   const std::string &name = target.name;
+  const bool local = without_cuda(function) == "local.array";
+  const std::string what = local ? "local array" : "shared array";
   const Symbol *old = lookup(name);
   auto quietly = [&] {
     if (!old)
@@ -107,20 +111,27 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
   };
   if (old && old->kind == Symbol::Kind::Poison)
     throw CheckFailed{};
-  try {
-    require_simt(call.begin, function + "()");
-  } catch (const CheckFailed &) {
-    quietly();
+  if (!local) {
+    try {
+      require_simt(call.begin, function + "()");
+    } catch (const CheckFailed &) {
+      quietly();
+    }
+  } else if (!kernel_.simt && parallel_bodies_ == 0) {
+    fail(call.begin, function + "() outside a parallel loop: a local array belongs to one "
+                                "iteration of a parallel loop (or one thread of a SIMT kernel); "
+                                "declare it in the body of the parallel loop that uses it");
   }
   if (s.compound)
-    fail(s.op_loc, function + "() declares a shared array; assign it to a new name with '='");
+    fail(s.op_loc, function + "() declares a " + what + "; assign it to a new name with '='");
   if (s.annotation)
-    fail(s.annotation->loc, "a shared array takes no type annotation; its element type is the "
-                            "second argument of " +
+    fail(s.annotation->loc, "a " + what +
+                                " takes no type annotation; its element type is the second "
+                                "argument of " +
                                 function + "()");
   if (old)
     fail(target.loc, "'" + name + "' is already defined on line " + std::to_string(old->loc.line) +
-                         "; " + function + "() declares a new shared array");
+                         "; " + function + "() declares a new " + what);
   if (call.operands.size() != 2)
     fail(call.begin, function + "() takes 2 arguments, a shape and an element type, as in " +
                          function + "(256, f32) or " + function + "((16, 16), f32); got " +
@@ -134,7 +145,7 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
     dims.push_back(&shape);
   if (dims.size() > 3)
     fail(shape.begin,
-         "a shared array has 1 to 3 dimensions; this shape has " + std::to_string(dims.size()));
+         "a " + what + " has 1 to 3 dimensions; this shape has " + std::to_string(dims.size()));
   std::vector<int64_t> extents;
   for (const ast::Expr *d : dims) {
     std::optional<Value> v = try_expr(*d);
@@ -142,9 +153,8 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
       quietly();
     if (!v->literal || !ir::is_int(v->type))
       fail(d->begin,
-           "an extent of " + function +
-               "() must be an integer literal (the size of a shared array is fixed "
-               "when the kernel is compiled), got " +
+           "an extent of " + function + "() must be an integer literal (the size of a " + what +
+               " is fixed when the kernel is compiled), got " +
                (v->literal ? "a literal of type " + describe(*v)
                            : "a value of type " + describe(*v) + " computed at run time"));
     if (v->i <= 0)
@@ -152,37 +162,53 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
            "an extent of " + function + "() must be positive, got " + std::to_string(v->i));
     extents.push_back(v->i);
   }
+  const std::string holds = "bool, an integer type, f32 or f64";
   const ast::Expr &dtype = *call.operands[1];
   if (dtype.kind != ast::ExprKind::Name)
-    fail(dtype.begin, "the second argument of " + function +
-                          "() is the element type: bool, i32, i64, f32 or f64");
+    fail(dtype.begin, "the second argument of " + function + "() is the element type: " + holds);
   if (dtype.name == "f16" || dtype.name == "bf16" || dtype.name == "c64" || dtype.name == "c128")
-    fail(dtype.begin, "shared arrays hold bool, i32, i64, f32 or f64, not " + dtype.name);
+    fail(dtype.begin, what + "s hold " + holds + ", not " + dtype.name);
   ast::TypeExpr written;
   written.loc = dtype.begin;
   written.scalar = dtype.name;
-  std::optional<CheckedType> type = checked_type(written, "a shared array");
+  std::optional<CheckedType> type = checked_type(written, "a " + what);
   if (!type)
     quietly();
   // An extent past the limit is reported without its product, which could overflow.
+  const int64_t limit = local ? ir::max_local_bytes : ir::max_shared_bytes;
   bool huge = false;
   int64_t bytes = ir::byte_size(type->scalar), total = 0;
   for (int64_t e : extents) {
-    huge = huge || e > ir::max_shared_bytes;
+    huge = huge || e > limit;
     bytes *= huge ? 1 : e;
   }
-  ir::shared_offsets(kernel_.shared, &total);
-  total = (total + 15) / 16 * 16 + bytes; // as shared_offsets lays them out
-  if (huge || total > ir::max_shared_bytes)
-    fail(call.begin, "a kernel's shared arrays take at most " +
-                         std::to_string(ir::max_shared_bytes) + " bytes (48 KiB); with '" + name +
-                         "' (" + (huge ? "more than that" : std::to_string(bytes) + " bytes") +
-                         ") this kernel's would take " + (huge ? "more" : std::to_string(total)));
+  if (local) {
+    if (huge || bytes > limit)
+      fail(call.begin, "a local array takes at most " + std::to_string(limit) +
+                           " bytes (each iteration's copy lives on a stack or in a GPU thread's "
+                           "local memory); '" +
+                           name + "' would take " +
+                           (huge ? "more" : std::to_string(bytes) + " bytes") +
+                           "; pass a larger buffer as an array argument instead");
+  } else {
+    ir::shared_offsets(kernel_.shared, &total);
+    total = (total + 15) / 16 * 16 + bytes; // as shared_offsets lays them out
+    if (huge || total > limit)
+      fail(call.begin, "a kernel's shared arrays take at most " + std::to_string(limit) +
+                           " bytes (48 KiB); with '" + name + "' (" +
+                           (huge ? "more than that" : std::to_string(bytes) + " bytes") +
+                           ") this kernel's would take " + (huge ? "more" : std::to_string(total)));
+  }
   Symbol sym;
   sym.kind = Symbol::Kind::Shared;
   sym.loc = target.loc;
-  sym.shared = ir::make_shared_array(name, type->scalar, extents);
-  kernel_.shared.push_back(sym.shared);
+  if (local) {
+    sym.shared = ir::make_local_array(name, type->scalar, extents);
+    kernel_.locals.push_back(sym.shared);
+  } else {
+    sym.shared = ir::make_shared_array(name, type->scalar, extents);
+    kernel_.shared.push_back(sym.shared);
+  }
   declare(name, sym);
 }
 
@@ -340,9 +366,9 @@ Value Checker::simt_call(const ast::Expr &e, const std::string &function) {
     }
     return Value::of(axes[0]);
   }
-  if (function == "shared.array")
-    error(e.begin, e.name + "() declares a shared array; assign it to a new name, as in 'tile = " +
-                       e.name + "(256, f32)'");
+  if (function == "shared.array" || function == "local.array")
+    error(e.begin, e.name + "() declares a " + (function == "local.array" ? "local" : "shared") +
+                       " array; assign it to a new name, as in 't = " + e.name + "(256, f32)'");
   if (auto a = atomics().find(function); a != atomics().end())
     return atomic(e, e.name, a->second);
   if (auto w = warp_functions().find(function); w != warp_functions().end())
@@ -379,6 +405,11 @@ Value Checker::atomic(const ast::Expr &e, const std::string &function, ir::Atomi
   std::string name;
   size_t rank;
   if (const Symbol *s = shared_symbol(target)) {
+    if (s->shared->local())
+      error(target.begin, function + "() updates an array parameter or a shared array; '" +
+                              s->shared->name +
+                              "' is a local array, which only its own iteration sees: update "
+                              "it with a plain assignment");
     shared = s->shared;
     element = shared->type, name = shared->name, rank = shared->extents.size();
   } else {

@@ -142,7 +142,8 @@ void Checker::assignment(const ast::Stmt &s) {
     declare(name, p);
     throw CheckFailed{};
   };
-  if (s.value->kind == ast::ExprKind::Call && without_cuda(s.value->name) == "shared.array")
+  if (s.value->kind == ast::ExprKind::Call && (without_cuda(s.value->name) == "shared.array" ||
+                                               without_cuda(s.value->name) == "local.array"))
     return shared_declaration(s, s.value->name);
   if (sym && sym->kind == Symbol::Kind::Poison)
     throw CheckFailed{};
@@ -416,7 +417,15 @@ void Checker::parallel_loop(const ast::Stmt &s, const ast::Expr &call) {
       sym.value = Value::of(ir::range_index(*ranges[k], vars.back()));
     declare(v.name, sym);
   }
-  ir::Stmt body = block(s.body, parallel_loop_name);
+  ++parallel_bodies_;
+  ir::Stmt body;
+  try {
+    body = block(s.body, parallel_loop_name);
+  } catch (...) {
+    --parallel_bodies_;
+    throw;
+  }
+  --parallel_bodies_;
   close_scope();
   if (!ok)
     throw CheckFailed{};

@@ -25,7 +25,7 @@ struct Symbol {
   ir::Var var;        // Local, LoopIndex
   Value value;        // Scalar (a parameter), Shape (an array extent)
   int array = -1;     // Array: the kernel parameter it names
-  ir::Shared shared;  // Shared: a shared array of a SIMT kernel
+  ir::Shared shared;  // Shared: a shared array of a SIMT kernel, or a local array
 
   static Symbol variable(Kind kind, SourceLocation loc, ir::Var var) {
     Symbol s;
@@ -84,6 +84,7 @@ private:
     std::vector<ir::ShapeSymbol> shape_symbols;
     bool simt = false;              // @kernel(simt=True)
     std::vector<ir::Shared> shared; // a SIMT kernel's shared arrays, in declaration order
+    std::vector<ir::Shared> locals; // its local arrays, in declaration order
     std::vector<ir::CallCheck> call_checks;
   };
   enum class HelperState { Unchecked, Ok, Bad };
@@ -182,6 +183,7 @@ private:
   static constexpr const char *for_loop = "a 'for' loop";
   static constexpr const char *parallel_loop_name = "a parallel loop";
   int parallel_loops_ = 0;   // parallel loops checked so far
+  int parallel_bodies_ = 0;  // parallel loop bodies around the statement (0 or 1)
   int expression_depth_ = 0; // of the expression being checked
   int inlined_calls_ = 0;    // into the function being checked
   int simt_effects_ = 0;     // atomics and warp operations emitted so far (while conditions)

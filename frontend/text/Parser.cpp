@@ -544,9 +544,9 @@ private:
 
   // The modules whose functions are called by a dotted name: math.sqrt, cmath.exp, and Numba's
   // spellings of
-  // the SIMT level (cuda.grid, cuda.shared.array, shared.array, atomic.add).
+  // the SIMT level (cuda.grid, cuda.shared.array, shared.array, atomic.add), and local.array.
   static const std::set<std::string> &function_modules() {
-    static const std::set<std::string> m = {"math", "cmath", "cuda", "shared", "atomic"};
+    static const std::set<std::string> m = {"math", "cmath", "cuda", "shared", "local", "atomic"};
     return m;
   }
   // "a.b.c" for names joined by '.', else empty (a loop: the chain can be long).
