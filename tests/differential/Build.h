@@ -79,6 +79,16 @@ inline Stmt for_(const Var &v, Expr begin, Expr end, Expr step, Stmt body) {
 inline Stmt while_(Expr c, Stmt body) {
   return While::make(std::move(c), std::move(body));
 }
+// A local array, and a read and a write of one of its elements.
+inline Shared local(std::string name, ScalarType t, std::vector<int64_t> extents) {
+  return make_local_array(std::move(name), t, std::move(extents));
+}
+inline Expr lload(const Shared &a, std::vector<Expr> idx) {
+  return SharedLoad::make(a, std::move(idx));
+}
+inline Stmt lstore(const Shared &a, std::vector<Expr> idx, Expr e) {
+  return SharedStore::make(a, std::move(idx), std::move(e));
+}
 inline Stmt pfor(std::vector<Var> vars, std::vector<Expr> extents, Stmt body) {
   return ParallelFor::make(std::move(vars), std::move(extents), std::move(body));
 }

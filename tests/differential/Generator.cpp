@@ -23,11 +23,16 @@ Program Generator::run(uint64_t seed) {
   // And so for 16-bit float values.
   std::mt19937_64 half_rng(seed * 0xd1342543de82ef95ull + 0x1b873593cc9e2d51ull);
   half_ = std::uniform_real_distribution<double>(0, 1)(half_rng) < options_.half_fraction;
+  // And so for local arrays.
+  std::mt19937_64 local_rng(seed * 0x9fb21c651e98df25ull + 0x3c6ef372fe94f82bull);
+  local_ = std::uniform_real_distribution<double>(0, 1)(local_rng) < options_.local_fraction;
+  locals_.clear();
   make_params();
   std::vector<Stmt> top;
   sections(top, 1 + pick(options_.max_sections), 0);
   p.kernel.params = params_;
   p.kernel.body = Block::make(std::move(top));
+  p.kernel.locals = locals_;
   verify(p.kernel); // a failure here is a bug in the generator
   for (size_t k = 0; k < params_.size(); ++k)
     p.args.push_back(argument(static_cast<int>(k)));
@@ -218,6 +223,9 @@ Stmt Generator::parallel_loop() {
   Context ctx;
   ctx.parallel = &par;
   std::vector<Stmt> body;
+  if (local_)
+    for (int k = 0, n = pick(3); k < n; ++k)
+      local_array(par, ctx, body);
   bool full = dims == rank && std::is_sorted(bound.begin(), bound.end());
   if (full && chance(0.5)) // an unconditional first store: "fully overwritten" for copies
     body.push_back(Store::make(primary.param, own, expr(value_type(primary.type), 3, ctx)));
@@ -225,6 +233,55 @@ Stmt Generator::parallel_loop() {
     statement(ctx, body);
   scope_.clear();
   return ParallelFor::make(vars, extents, Block::make(std::move(body)));
+}
+
+void Generator::local_array(Parallel &par, const Context &ctx, std::vector<Stmt> &body) {
+  ScalarType t = chance(0.3) ? kOtherInts[pick(6)] : kTypes[pick(5)];
+  std::vector<int64_t> extents;
+  for (int d = 0, rank = 1 + pick(2); d < rank; ++d)
+    extents.push_back(1 + pick(rank == 1 ? 12 : 5));
+  Shared a = make_local_array("t" + std::to_string(locals_.size()), t, extents);
+  // for k0 in 0 .. e0: for k1 in 0 .. e1: t[k0, k1] = value
+  std::vector<Var> ks;
+  const size_t saved = scope_.size();
+  for (size_t d = 0; d < extents.size(); ++d) {
+    ks.push_back(make_var("k" + std::to_string(next_var_++), ScalarType::I64));
+    scope_.push_back({ks.back(), false, true, 0, extents[d] - 1});
+  }
+  std::vector<Expr> idx;
+  for (const Var &k : ks)
+    idx.push_back(VarRef::make(k));
+  Stmt s = SharedStore::make(a, idx, expr(t, 2, ctx));
+  for (size_t d = extents.size(); d-- > 0;)
+    s = For::make(ks[d], i64c(0), i64c(extents[d]), i64c(1), s);
+  scope_.resize(saved);
+  body.push_back(s);
+  locals_.push_back(a);
+  par.locals.push_back(a);
+}
+
+Stmt Generator::local_store(const Context &ctx) {
+  const Shared &a = one_of(ctx.parallel->locals);
+  std::vector<Expr> idx;
+  for (int64_t e : a->extents)
+    idx.push_back(index_within(e, i64c(e), ctx));
+  return SharedStore::make(a, idx, expr(a->type, options_.max_expr_depth, ctx));
+}
+
+Expr Generator::local_load(ScalarType t, const Context &ctx) {
+  std::vector<Shared> fitting;
+  for (const Shared &a : ctx.parallel->locals)
+    if (a->type == t)
+      fitting.push_back(a);
+  if (fitting.empty())
+    return Expr();
+  const Shared &a = one_of(fitting);
+  ++index_nesting_;
+  std::vector<Expr> idx;
+  for (int64_t e : a->extents)
+    idx.push_back(index_within(e, i64c(e), ctx));
+  --index_nesting_;
+  return SharedLoad::make(a, idx);
 }
 
 Stmt Generator::block(Context ctx) {
@@ -240,6 +297,11 @@ Stmt Generator::block(Context ctx) {
 void Generator::statement(const Context &ctx, std::vector<Stmt> &out) {
   const bool nest = ctx.nesting < options_.max_nesting;
   const bool loop = nest && ctx.trips < 64;
+  // Only where the loop has local arrays (so that the other programs draw nothing more).
+  if (ctx.parallel && !ctx.parallel->locals.empty() && chance(0.2)) {
+    out.push_back(local_store(ctx));
+    return;
+  }
   for (;;) {
     Stmt s;
     switch (pick(11)) {

@@ -23,8 +23,10 @@ std::vector<Expr> Generator::indices(int array, const Context &ctx) {
 }
 
 Expr Generator::index(int array, int d, const Context &ctx) {
-  const int64_t extent = array_info(array).shape[d];
-  Expr x = ArrayExtent::make(array, d);
+  return index_within(array_info(array).shape[d], ArrayExtent::make(array, d), ctx);
+}
+
+Expr Generator::index_within(int64_t extent, Expr x, const Context &ctx) {
   std::vector<const VarInfo *> fitting, ranged;
   for (const VarInfo &v : scope_)
     if (v.ranged) {
@@ -327,6 +329,10 @@ Expr Generator::exponent(int depth, const Context &ctx) {
 }
 
 Expr Generator::leaf(ScalarType t, const Context &ctx) {
+  // Only where the loop has local arrays (so that the other programs draw nothing more).
+  if (ctx.parallel && !ctx.parallel->locals.empty() && !ctx.domain && chance(0.3))
+    if (Expr e = local_load(t, ctx); e.defined())
+      return e;
   for (;;) {
     switch (pick(6)) {
     case 0:

@@ -45,6 +45,9 @@ struct Parallel {
   // would make the result depend on the order), and never reads.
   std::map<int, ReduceOp> reduce_into;
   bool reduced(int array) const { return reduce_into.count(array) > 0; }
+  // Local arrays the loop's body declares at its start, every element written before the rest
+  // of the body runs (so no read sees an uninitialised element).
+  std::vector<Shared> locals;
 };
 
 struct Context {
@@ -110,6 +113,13 @@ private:
   Stmt shared_local();
   void serial_group(std::vector<Stmt> &top);
   Stmt parallel_loop();
+  // A local array of the parallel loop `par` (only in programs with local_): its declaration
+  // joins the kernel's, and loops that write every element join `body`.
+  void local_array(Parallel &par, const Context &ctx, std::vector<Stmt> &body);
+  // t[...] = value into one of the loop's local arrays, or a read of one of type t (null when
+  // the loop has none of that type).
+  Stmt local_store(const Context &ctx);
+  Expr local_load(ScalarType t, const Context &ctx);
 
   // ---- statements ---------------------------------------------------------------------------
   Stmt block(Context ctx);
@@ -136,6 +146,8 @@ private:
   std::vector<Expr> indices(int array, const Context &ctx);
   // An index into dimension d of `array` that is in bounds by construction.
   Expr index(int array, int d, const Context &ctx);
+  // An index in [0, extent) by construction; `x` is the extent as an expression.
+  Expr index_within(int64_t extent, Expr x, const Context &ctx);
   static Expr modulo(Expr e, Expr x);
   Expr i64_expr(const Context &ctx, int depth);
 
@@ -172,8 +184,10 @@ private:
   std::mt19937_64 rng_;
   ValueSource values_;
   GeneratorOptions options_;
-  bool complex_ = false; // whether this program has complex numbers
-  bool half_ = false;    // whether this program has f16 and bf16 values (not only arrays)
+  bool complex_ = false;       // whether this program has complex numbers
+  bool half_ = false;          // whether this program has f16 and bf16 values (not only arrays)
+  bool local_ = false;         // whether this program's parallel loops may have local arrays
+  std::vector<Shared> locals_; // the kernel's local arrays
   std::vector<Param> params_;
   std::vector<ArrayInfo> arrays_;
   std::vector<VarInfo> shared_; // scalar parameters and immutable top-level variables

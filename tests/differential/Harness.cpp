@@ -426,6 +426,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       TaskProgram program = split_into_tasks(expanded);
       LoweredKernel l{kernel.name, task_loop_params(expanded.params, program.loops), Target::CPU,
                       std::move(program.tasks), std::move(program.loops)};
+      l.locals = expanded.locals;
       for (const Task &t : l.tasks) {
         ir::Kernel task_kernel = expanded;
         task_kernel.params = l.params; // the task loops' variables are parameters

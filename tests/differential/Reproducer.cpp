@@ -96,6 +96,29 @@ public:
     return name;
   }
 
+  // A local array, declared with the variables; its name in the kernel's list.
+  std::string local(const Shared &a) {
+    auto it = locals_.find(a.get());
+    if (it != locals_.end())
+      return it->second;
+    std::string name = "l" + std::to_string(locals_.size());
+    locals_[a.get()] = name;
+    decls_ << "  Shared " << name << " = local(\"" << a->name << "\", " << type_code(a->type)
+           << ", {";
+    for (size_t d = 0; d < a->extents.size(); ++d)
+      decls_ << (d ? ", " : "") << a->extents[d];
+    decls_ << "});\n";
+    order_.push_back(name);
+    return name;
+  }
+  // "{l0, l1}": the kernel's local arrays, in the order first used.
+  std::string locals() const {
+    std::string s = "{";
+    for (size_t k = 0; k < order_.size(); ++k)
+      s += (k ? ", " : "") + order_[k];
+    return s + "}";
+  }
+
   std::string list(const std::vector<Expr> &es) {
     std::string s = "{";
     for (size_t k = 0; k < es.size(); ++k)
@@ -144,8 +167,13 @@ public:
       auto *n = e.as<Call>();
       return "call(" + std::string(fn_code(n->fn)) + ", " + list(n->args) + ")";
     }
+    case ExprKind::SharedLoad: {
+      auto *n = e.as<SharedLoad>();
+      if (!n->array->local())
+        break; // the generator makes no SIMT kernels
+      return "lload(" + local(n->array) + ", " + list(n->indices) + ")";
+    }
     case ExprKind::SpecialReg:
-    case ExprKind::SharedLoad:
     case ExprKind::WarpOp:
       break; // the generator makes no SIMT kernels
     }
@@ -207,7 +235,12 @@ public:
         vars += (k ? ", " : "") + var(n->vars[k]);
       return "pfor(" + vars + "}, " + list(n->extents) + ", " + stmt(n->body, indent) + ")";
     }
-    case StmtKind::SharedStore:
+    case StmtKind::SharedStore: {
+      auto *n = s.as<SharedStore>();
+      if (!n->array->local())
+        break;
+      return "lstore(" + local(n->array) + ", " + list(n->indices) + ", " + expr(n->value) + ")";
+    }
     case StmtKind::Barrier:
     case StmtKind::Atomic:
       break; // the generator makes no SIMT kernels
@@ -217,6 +250,8 @@ public:
 
 private:
   std::map<const Variable *, std::string> names_;
+  std::map<const SharedArray *, std::string> locals_;
+  std::vector<std::string> order_;
   std::ostringstream decls_;
 };
 
@@ -304,6 +339,8 @@ std::string reproducer_cpp(const Program &program, const std::string &name,
   os << "};\n";
   os << emit.declarations();
   os << "  p.kernel.body = " << body << ";\n";
+  if (!k.locals.empty())
+    os << "  p.kernel.locals = " << emit.locals() << ";\n";
   os << "  p.args = {";
   for (size_t i = 0; i < k.params.size(); ++i)
     os << (i ? ",\n            " : "") << argument_cpp(k.params[i], program.args[i]);

@@ -283,6 +283,55 @@ TEST(Generator, HalfFloatValuesInSomePrograms) {
     EXPECT_TRUE(c.seen.count(e)) << "no generated program has: " << e;
 }
 
+// Local arrays: in about local_fraction of the programs, each written whole where its parallel
+// iteration starts, then stored to and read at in-bounds indices; every such program interprets
+// (no read of an unwritten element, no index out of range), and the backends agree on a share of
+// them (the CPU JIT here; the differential runs compare the GPU too).
+TEST(Generator, LocalArraysInSomePrograms) {
+  int with_locals = 0;
+  const int n = 1000;
+  for (uint64_t seed = 1; seed <= n; ++seed)
+    with_locals += !generate_program(seed).kernel.locals.empty();
+  EXPECT_GE(with_locals, n * 0.12); // not every loop of those programs declares one
+  EXPECT_LE(with_locals, n * 0.30);
+
+  GeneratorOptions all;
+  all.local_fraction = 1;
+  struct Uses : ir::Visitor {
+    int loads = 0, stores = 0;
+    std::set<std::string> types;
+    void visit_node(const ir::SharedLoad *n) override {
+      loads += n->array->local();
+      ir::Visitor::visit_node(n);
+    }
+    void visit_node(const ir::SharedStore *n) override {
+      stores += n->array->local();
+      types.insert(ir::type_name(n->array->type));
+      ir::Visitor::visit_node(n);
+    }
+  } uses;
+  std::set<size_t> ranks;
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    Program p = generate_program(seed, all);
+    for (const ir::Shared &a : p.kernel.locals)
+      ranks.insert(a->extents.size());
+    uses.visit(p.kernel.body);
+    std::vector<ir::InterpreterArg> args = p.args;
+    EXPECT_NO_THROW(ir::interpret(p.kernel, args)) << "seed " << seed;
+    if (seed <= 40) {
+      Verdict v = check_program(p, {});
+      EXPECT_TRUE(v.invalid.empty()) << "seed " << seed << ": " << v.invalid;
+      EXPECT_TRUE(v.failures.empty())
+          << "seed " << seed << ": " << (v.failures.empty() ? "" : v.failures[0].detail);
+    }
+  }
+  EXPECT_GT(uses.loads, 100);
+  EXPECT_GT(uses.stores, 100);
+  EXPECT_EQ(ranks, (std::set<size_t>{1, 2}));
+  for (const char *t : {"bool", "i32", "i64", "f32", "f64", "u8", "i16", "u64"})
+    EXPECT_TRUE(uses.types.count(t)) << "no generated program has a local array of " << t;
+}
+
 // Tracking uncertainty (for the GPU comparison) must not change what the reference computes:
 // every other check compares with the tracked run.
 TEST(Generator, TrackedAndPlainInterpreterRunsAgree) {

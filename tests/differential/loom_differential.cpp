@@ -4,15 +4,17 @@
 //
 //   loom_differential [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] [--no-cpu]
 //                     [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] [--halves F]
-//                     [--views F]
+//                     [--views F] [--locals F]
 // --jobs J runs J processes (job j takes seeds S + j, S + j + J, ...); --seconds T stops starting
 // programs after T seconds, so that a run fits a time slot (the summary says how many ran);
 // --complex F makes F of the programs ones with complex numbers (default 0.15; 1: all of them);
 // --halves F makes F of the programs ones with f16 and bf16 values (default 0.2);
 // --views F makes F of the programs ones whose compiled runs pass arrays as strided views
-// (default 0.3; in those, half the arrays are views).
-// A job that dies (a signal, in loom or below it) keeps the programs it finished: its progress is
-// in memory shared with the parent, which names the seed it died at (rerun it alone with
+// (default 0.3; in those, half the arrays are views);
+// --locals F makes F of the programs ones whose parallel loops may have local arrays (default
+// 0.25). A job that dies (a signal, in loom or below it) keeps the programs it finished: its
+// progress is in memory shared with the parent, which names the seed it died at (rerun it alone
+// with
 // --seed S --programs 1 --jobs 1) and counts that seed as one invalid program.
 #include "differential/Harness.h"
 #include "differential/Reproducer.h"
@@ -204,6 +206,8 @@ int main(int argc, char **argv) {
       run.generator.half_fraction = std::atof(next());
     else if (a == "--views")
       run.generator.view_fraction = std::atof(next());
+    else if (a == "--locals")
+      run.generator.local_fraction = std::atof(next());
     else if (a == "--no-gpu")
       use_gpu = false;
     else if (a == "--no-cpu")
@@ -214,7 +218,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
                    "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] "
-                   "[--halves F] [--views F]\n",
+                   "[--halves F] [--views F] [--locals F]\n",
                    argv[0]);
       return 2;
     }

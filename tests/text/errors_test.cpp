@@ -158,7 +158,7 @@ const BadProgram bad_programs[] = {
     {"AtomicOnComplex", "@kernel(simt=True)\ndef k(z: c64[n]):\n    atomic.add(z, 0, 1j)\n",
      "3:16: error: atomic.add() updates elements of i32, i64, u32, u64, f32 or f64; 'z' holds c64"},
     {"SharedComplex", "@kernel(simt=True)\ndef k(z: c64[n]):\n    s = shared.array(8, c64)\n",
-     "3:25: error: shared arrays hold bool, i32, i64, f32 or f64, not c64"},
+     "3:25: error: shared arrays hold bool, an integer type, f32 or f64, not c64"},
     {"NumpyComplexType", "@kernel\ndef k(x: complex64[n]):\n    pass\n",
      "2:10: error: unknown type 'complex64' (loom writes c64); the types are bool, i8, i16, i32, "
      "i64, u8, u16, u32, u64, f16, bf16, f32, f64, c64 and c128"},
@@ -398,6 +398,38 @@ const BadProgram bad_programs[] = {
      "atomic.add(A, (i, j), v)"},
     {"CallOfAnAttribute", SIMT "    t = x.size()\n",
      "3:15: error: only functions can be called; this expression is not a function name"},
+    // local arrays
+    {"LocalArrayOutsideParallelLoop", HEAD "    t = local.array(8, f32)\n",
+     "3:9: error: local.array() outside a parallel loop: a local array belongs to one iteration of "
+     "a parallel loop (or one thread of a SIMT kernel); declare it in the body of the parallel "
+     "loop that uses it"},
+    {"LocalArrayRunTimeExtent", LOOP "        t = local.array(m, f32)\n",
+     "4:25: error: an extent of local.array() must be an integer literal (the size of a local "
+     "array is fixed when the kernel is compiled), got a value of type i32 computed at run time"},
+    {"LocalArrayFloatExtent", LOOP "        t = local.array(2.5, f32)\n",
+     "4:25: error: an extent of local.array() must be an integer literal (the size of a local "
+     "array is fixed when the kernel is compiled), got a literal of type f64"},
+    {"LocalArrayZeroExtent", LOOP "        t = local.array(0, f32)\n",
+     "4:25: error: an extent of local.array() must be positive, got 0"},
+    {"LocalArrayTooLarge", LOOP "        t = local.array((100, 100), f64)\n",
+     "4:13: error: a local array takes at most 65536 bytes (each iteration's copy lives on a stack "
+     "or in a GPU thread's local memory); 't' would take 80000 bytes; pass a larger buffer as an "
+     "array argument instead"},
+    {"LocalArrayHalf", LOOP "        t = local.array(8, f16)\n",
+     "4:28: error: local arrays hold bool, an integer type, f32 or f64, not f16"},
+    {"LocalArrayArity", LOOP "        t = local.array(8, f32, 3)\n",
+     "4:13: error: local.array() takes 2 arguments, a shape and an element type, as in "
+     "local.array(256, f32) or local.array((16, 16), f32); got 3"},
+    {"LocalArrayAtomic", SIMT "    t = local.array(8, i32)\n    atomic.add(t, 0, 1)\n",
+     "4:16: error: atomic.add() updates an array parameter or a shared array; 't' is a local "
+     "array, which only its own iteration sees: update it with a plain assignment"},
+    {"LocalArrayWhole", LOOP "        t = local.array(8, f32)\n        x[i] = t\n",
+     "5:16: error: 't' is a local array; use one of its elements (t[i])"},
+    {"LocalArrayAsValue", LOOP "        x[i] = local.array(8, f32)\n",
+     "4:16: error: local.array() declares a local array; assign it to a new name, as in 't = "
+     "local.array(256, f32)'"},
+    {"LocalArrayAfterItsLoop", LOOP "        t = local.array(8, f32)\n    x[0] = t[0]\n",
+     "5:12: error: unknown name 't'"},
     // shared arrays
     {"SharedArity", SIMT "    s = shared.array(8)\n",
      "3:9: error: shared.array() takes 2 arguments, a shape and an element type, as in "
