@@ -264,6 +264,44 @@ inline double softmax_bytes(int64_t n, int64_t m) {
 }
 
 // Runs one part of a benchmark; a failure is reported and the other parts still run.
+// PolyBench's doitgen at its LARGE size (A[r, q, :] = A[r, q, :] * C4 through a scratch row per
+// (r, q)), on the GPU: A random in [-1, 1], C4 a random signed permutation, so that every call
+// maps each row onto itself permuted and negated in places, exactly in any order of additions:
+// repeated calls neither grow nor shrink the values, and one call's result is known exactly.
+constexpr int64_t doitgen_r = 140, doitgen_q = 150, doitgen_p = 160;
+inline void doitgen_inputs(uint64_t seed, std::vector<double> &A, std::vector<double> &C4) {
+  const int64_t R = doitgen_r, Q = doitgen_q, P = doitgen_p;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  A.resize(size_t(R * Q * P));
+  for (double &a : A)
+    a = uniform(rng);
+  std::vector<int64_t> order(static_cast<size_t>(P), 0);
+  for (int64_t p = 0; p < P; ++p)
+    order[size_t(p)] = p;
+  std::shuffle(order.begin(), order.end(), rng);
+  C4.assign(size_t(P * P), 0.0);
+  for (int64_t s = 0; s < P; ++s)
+    C4[size_t(s * P + order[size_t(s)])] = rng() % 2 ? 1.0 : -1.0;
+}
+// The largest difference between `got` and one call's result on A: exact, so 0 when right.
+inline double doitgen_error(const std::vector<double> &A, const std::vector<double> &C4,
+                            const std::vector<double> &got) {
+  const int64_t P = doitgen_p;
+  double worst = 0;
+  for (int64_t row = 0; row < doitgen_r * doitgen_q; ++row)
+    for (int64_t p = 0; p < P; ++p) {
+      double want = 0;
+      for (int64_t s = 0; s < P; ++s)
+        want += A[size_t(row * P + s)] * C4[size_t(s * P + p)];
+      worst = std::max(worst, std::fabs(want - got[size_t(row * P + p)]));
+    }
+  return worst;
+}
+inline double doitgen_flops() {
+  return 2.0 * double(doitgen_r * doitgen_q) * double(doitgen_p * doitgen_p);
+}
+
 template <class F> bool section(const char *name, F &&part) {
   std::printf("== %s\n", name);
   std::fflush(stdout);

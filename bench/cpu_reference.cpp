@@ -159,6 +159,29 @@ void softmax_gpp(const float *x, float *y, int64_t n, int64_t m) {
   }
 }
 
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+void doitgen_strict_gpp(double *A, const double *C4, int64_t R, int64_t Q, int64_t P) {
+#pragma omp parallel
+  {
+    double sum[256]; // each thread's own scratch
+#pragma omp for collapse(2) schedule(static)
+    for (int64_t r = 0; r < R; ++r)
+      for (int64_t q = 0; q < Q; ++q) {
+        double *row = A + (r * Q + q) * P;
+        for (int64_t p = 0; p < P; ++p) {
+          double acc = 0.0;
+          for (int64_t s = 0; s < P; ++s)
+            acc += row[s] * C4[s * P + p];
+          sum[p] = acc;
+        }
+        for (int64_t p = 0; p < P; ++p)
+          row[p] = sum[p];
+      }
+  }
+}
+#pragma GCC pop_options
+
 int gpp_threads() {
   return omp_get_max_threads();
 }

@@ -34,6 +34,10 @@ void stencil_gpp(const float *u, float *v, int64_t n, int64_t m);
 // Softmax of each row of an n x m row-major matrix: rows among threads, expf from libm.
 void softmax_gpp(const float *x, float *y, int64_t n, int64_t m);
 // Threads an OpenMP parallel region of this file gets.
+// PolyBench's doitgen: A[r, q, :] = A[r, q, :] * C4 through a scratch row of each (r, q), private
+// to the OpenMP thread (at most 256 elements), compiled without contraction as loom computes.
+void doitgen_strict_gpp(double *A, const double *C4, int64_t R, int64_t Q, int64_t P);
+
 int gpp_threads();
 
 } // namespace bench

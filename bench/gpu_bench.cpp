@@ -425,6 +425,39 @@ bool softmax_bench(uint64_t seed) {
   return ok;
 }
 
+// PolyBench's doitgen, 140 x 150 x 160 doubles, with a local array as each iteration's scratch
+// row (in each thread's local memory): against reference.cu's CUDA C with a local array.
+bool doitgen_bench(uint64_t seed) {
+  std::vector<double> A, C4;
+  bench::doitgen_inputs(seed, A, C4);
+  const int64_t R = bench::doitgen_r, Q = bench::doitgen_q, P = bench::doitgen_p;
+  loom::Module m = loom::compile(R"(
+@kernel
+def doitgen(A: f64[R, Q, P], C4: f64[P, P]):
+    for r, q in parallel(R, Q):
+        sum = local.array(160, f64)
+        for p in range(P):
+            acc = 0.0
+            for s in range(P):
+                acc += A[r, q, s] * C4[s, p]
+            sum[p] = acc
+        for p in range(P):
+            A[r, q, p] = sum[p]
+)");
+  loom::Kernel &doitgen = m["doitgen"];
+  DeviceArray<double> dA(A, {R, Q, P}), dC4(C4, {P, P});
+  doitgen(dA, dC4);
+  bool ok = bench::check("doitgen 140 x 150 x 160, local scratch (loom)",
+                         bench::doitgen_error(A, C4, dA.to_host()), 0.0);
+  CallTimes t = time_calls([&] { doitgen(dA, dC4); }, warmup_calls, timed_calls);
+  print_times("doitgen 140 x 150 x 160, local scratch", t);
+  double ms = bench::median(t.gpu_ms);
+  result("loom_doitgen_ms", ms, "ms");
+  result("loom_doitgen_gflops", bench::doitgen_flops() / (ms * 1e6), "GFLOP/s");
+  std::printf("%s", doitgen.explain().c_str());
+  return ok;
+}
+
 // A block-per-row softmax of 8192 x 8192 with 256, 512 and 1024 threads a row, as the CUDA C peer
 // is swept; the best is loom's figure. `per_row(threads)` sets the kernel up for a width; results
 // are `<prefix>_b<threads>_ms` and `<prefix>_ms`.
@@ -725,6 +758,8 @@ int main(int argc, char **argv) {
       ok &= bench::section("complex", [&] { return complex_product_bench(seed + 78); });
     if (wanted("softmax"))
       ok &= bench::section("softmax", [&] { return softmax_bench(seed + 80); });
+    if (wanted("local_array"))
+      ok &= bench::section("local_array", [&] { return doitgen_bench(seed + 81); });
     if (wanted("softmax_scheduled"))
       ok &= bench::section("softmax_scheduled", [&] { return softmax_scheduled_bench(seed + 83); });
     if (wanted("softmax_recompute"))

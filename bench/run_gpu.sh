@@ -194,6 +194,8 @@ table() {
   row rate "saxpy 2^28 f16 GB/s vs nvcc __half saxpy" loom_gpu loom_saxpy_f16_gbps \
     reference nvcc_saxpy_f16_gbps
   row rate "sum 2^30 GB/s vs CUB DeviceReduce::Sum" loom_gpu loom_sum_gbps reference cub_sum_gbps
+  row time "doitgen 140x150x160 ms, local scratch vs nvcc" loom_gpu loom_doitgen_ms reference \
+    nvcc_doitgen_ms
   row rate "matmul 1024 TFLOP/s vs nvcc (best block)" loom_gpu loom_matmul1024_tflops \
     reference nvcc_matmul1024_tflops
   row rate "matmul 4096 TFLOP/s vs nvcc (best block)" loom_gpu loom_matmul4096_tflops \

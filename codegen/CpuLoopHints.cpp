@@ -53,7 +53,7 @@ struct CpuLoopHintsPass : llvm::PassInfoMixin<CpuLoopHintsPass> {
         llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 1);
       else if (reductions.ordered_float &&
                llvm::hasUnrollTransformation(loop) != llvm::TM_ForcedByUser)
-        llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.disable", 1); // 1: true
+        llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.count", 2);
     }
     // Only loop metadata changed: every analysis still holds.
     return llvm::PreservedAnalyses::all();

@@ -13,8 +13,11 @@ namespace loom::codegen {
 // one vector per iteration, which is also what g++ emits (bench/RESULTS.md, "CPU against g++ and
 // Numba: development machine (2 cores, sapphirerapids)"). Reductions keep LLVM's choice: there
 // the copies are independent partial sums, except a float reduction that must stay in order (no
-// fastmath): its additions are one chain whatever the unrolling, so the loop is not unrolled
-// (unless a schedule says so), as g++ leaves it. Unrolled 8 times (LLVM's runtime unroll), the
+// fastmath): its additions are one chain whatever the unrolling, so the loop is unrolled twice
+// only (unless a schedule says otherwise), which halves the loop's own instructions around the
+// chain, as g++'s pairing of two products per iteration does: PolyBench's doitgen with a local
+// scratch row went from 0.87x to 1.01x g++ on the 2-core development machine, whose two
+// hardware threads share one core's issue slots. Unrolled 8 times (LLVM's runtime unroll), the
 // naive matmul's k loop down a column of B ran slower on an AMD EPYC, each load instruction then
 // striding 8 rows at once (bench/RESULTS.md, "CPU against g++ and Numba in alternating rounds,
 // idle machine").

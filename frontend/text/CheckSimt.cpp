@@ -368,7 +368,8 @@ Value Checker::simt_call(const ast::Expr &e, const std::string &function) {
   }
   if (function == "shared.array" || function == "local.array")
     error(e.begin, e.name + "() declares a " + (function == "local.array" ? "local" : "shared") +
-                       " array; assign it to a new name, as in 't = " + e.name + "(256, f32)'");
+                       " array; assign it to a new name, as in '" +
+                       (function == "local.array" ? "t" : "tile") + " = " + e.name + "(256, f32)'");
   if (auto a = atomics().find(function); a != atomics().end())
     return atomic(e, e.name, a->second);
   if (auto w = warp_functions().find(function); w != warp_functions().end())

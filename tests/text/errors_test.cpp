@@ -448,10 +448,10 @@ const BadProgram bad_programs[] = {
      "3:25: error: unknown type 'float32' (loom writes f32); the types are bool, i8, i16, i32, "
      "i64, u8, u16, u32, u64, f16, bf16, f32, f64, c64 and c128"},
     {"SharedTypeNotAName", SIMT "    s = shared.array(8, np.float32)\n",
-     "3:25: error: the second argument of shared.array() is the element type: bool, i32, i64, f32 "
-     "or f64"},
+     "3:25: error: the second argument of shared.array() is the element type: bool, an integer "
+     "type, f32 or f64"},
     {"SharedHalf", SIMT "    s = shared.array(8, f16)\n",
-     "3:25: error: shared arrays hold bool, i32, i64, f32 or f64, not f16"},
+     "3:25: error: shared arrays hold bool, an integer type, f32 or f64, not f16"},
     {"HalfBitwise",
      "@kernel\ndef k(h: f16, x: f32[n]):\n    for i in parallel(n):\n"
      "        x[i] = h ^ h\n",
