@@ -52,7 +52,7 @@ struct CpuLoopHintsPass : llvm::PassInfoMixin<CpuLoopHintsPass> {
       if (!reductions.any)
         llvm::addStringMetadataToLoop(loop, "llvm.loop.interleave.count", 1);
       else if (reductions.ordered_float &&
-               llvm::hasUnrollTransformation(loop) != llvm::TM_ForcedByUser)
+               llvm::hasUnrollTransformation(loop) == llvm::TM_Unspecified)
         llvm::addStringMetadataToLoop(loop, "llvm.loop.unroll.count", 2);
     }
     // Only loop metadata changed: every analysis still holds.
