@@ -115,6 +115,9 @@ protected:
   virtual llvm::Value *shared_base(const ir::Shared &array, int index);
   // __syncthreads.
   virtual void emit_barrier();
+  // print(...): `format` a constant string, `slots` an alloca of 8-byte arguments
+  // (ir/PrintFormat.h). CPU: calls the runtime's loom_print; CodegenPTX: vprintf.
+  virtual void emit_print(llvm::Value *format, llvm::Value *slots);
   // A warp collective on `value` (of IR type `t`); `operand` is null for votes.
   virtual llvm::Value *warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
                                llvm::Value *operand);

@@ -125,6 +125,15 @@ llvm::Value *CodegenPTX::sreg(llvm::Intrinsic::ID id) {
   return builder.CreateIntrinsic(id, {}, {});
 }
 
+// print(...) through the CUDA device runtime's vprintf(format, arguments), which ptxas and the
+// driver provide: the arguments are the 8-byte slots, each at its natural alignment.
+void CodegenPTX::emit_print(llvm::Value *format, llvm::Value *slots) {
+  llvm::FunctionCallee vprintf = module->getOrInsertFunction(
+      "vprintf", llvm::FunctionType::get(builder.getInt32Ty(),
+                                         {builder.getPtrTy(), builder.getPtrTy()}, false));
+  builder.CreateCall(vprintf, {format, slots});
+}
+
 void CodegenPTX::barrier() {
   builder.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
 }

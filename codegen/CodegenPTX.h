@@ -75,6 +75,7 @@ protected:
   void begin_simt_task() override {}
   llvm::Value *shared_base(const ir::Shared &array, int index) override;
   void emit_barrier() override { barrier(); }
+  void emit_print(llvm::Value *format, llvm::Value *slots) override;
   llvm::Value *warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
                        llvm::Value *operand) override;
 

@@ -87,14 +87,16 @@ llvm::orc::LLJIT &jit() {
                                                         llvm::JITSymbolFlags::Exported);
                   };
                   const SimtEntryPoints &runtime = simt_entry_points();
-                  if (!runtime.thread || !runtime.barrier || !runtime.warp)
+                  if (!runtime.thread || !runtime.barrier || !runtime.warp ||
+                      !print_entry_point().print)
                     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                                    "the CPU runtime's SIMT entry points are not "
                                                    "registered (runtime/CpuSimt.cpp)");
                   if (llvm::Error e = process.define(llvm::orc::absoluteSymbols(
                           {{mangle("loom_simt_thread"), symbol(runtime.thread)},
                            {mangle("loom_simt_barrier"), symbol(runtime.barrier)},
-                           {mangle("loom_simt_warp"), symbol(runtime.warp)}})))
+                           {mangle("loom_simt_warp"), symbol(runtime.warp)},
+                           {mangle("loom_print"), symbol(print_entry_point().print)}})))
                     return e;
                   return &process;
                 })

@@ -157,6 +157,24 @@ protected:
     store_parts(n->array, indices(n->indices), v);
     return Stmt();
   }
+  // A printed complex value: its parts, which print as (re+imj) (ir/PrintFormat.h).
+  Stmt mutate_node(const Print *n, const Stmt &self) override {
+    bool any = false;
+    for (const PrintItem &item : n->items)
+      any |= item.value.defined() && is_complex(item.value.type());
+    if (!any)
+      return Mutator::mutate_node(n, self);
+    std::vector<PrintItem> items;
+    for (const PrintItem &item : n->items) {
+      if (item.value.defined() && is_complex(item.value.type())) {
+        Parts v = expand(item.value);
+        items.push_back({"", v.re, v.im});
+      } else {
+        items.push_back({item.text, item.value.defined() ? mutate(item.value) : Expr(), Expr()});
+      }
+    }
+    return Print::make(std::move(items));
+  }
   Stmt mutate_node(const Reduce *n, const Stmt &self) override {
     if (!is_complex(value_type_of(n->array)))
       return Mutator::mutate_node(n, self);

@@ -365,6 +365,17 @@ Expr WarpOp::make(WarpOpKind op, Expr value, Expr operand) {
   return Expr(std::make_shared<const WarpOp>(t, op, std::move(value), std::move(operand)));
 }
 
+Stmt Print::make(std::vector<PrintItem> items) {
+  for (const PrintItem &item : items) {
+    if (!item.value.defined() && item.imag.defined())
+      ill_typed("a print item with an imaginary part and no real part");
+    if (item.imag.defined() &&
+        (item.imag.type() != item.value.type() || !is_float(item.value.type())))
+      ill_typed("a printed complex number's parts must be floats of one type");
+  }
+  return Stmt(std::make_shared<const Print>(std::move(items)));
+}
+
 Stmt SharedStore::make(Shared array, std::vector<Expr> indices, Expr value) {
   check_indices(indices, array->extents.size(),
                 (array->local() ? "local array '" : "shared array '") + array->name + "'");

@@ -373,7 +373,8 @@ struct WarpOp : ExprNode {
   X(ParallelFor)                                                                                   \
   X(SharedStore)                                                                                   \
   X(Barrier)                                                                                       \
-  X(Atomic)
+  X(Atomic)                                                                                        \
+  X(Print)
 
 enum class StmtKind : uint8_t {
 #define LOOM_X(name) name,
@@ -537,6 +538,22 @@ struct Atomic : StmtNode {
                    Var result = nullptr);
 };
 
+// Python's print(a, b, ...): one line of the items' text, separated by spaces, to the process's
+// stdout; one thread's line is never interleaved with another's (ir/PrintFormat.h says how each
+// type prints). An item is literal text, or a value of any scalar type; a complex value, once
+// expand_complex has run, is its real part in `value` and its imaginary part in `imag`.
+struct PrintItem {
+  std::string text; // when `value` is not defined
+  Expr value;
+  Expr imag; // a complex value's imaginary part, after expand_complex
+};
+struct Print : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Print;
+  std::vector<PrintItem> items;
+  explicit Print(std::vector<PrintItem> i) : StmtNode(static_kind), items(std::move(i)) {}
+  static Stmt make(std::vector<PrintItem> items);
+};
+
 // ---- kernels ------------------------------------------------------------------------------
 
 // Array extents that must agree at call time: the text DSL's shape symbols (`A: f32[N, K]`) and
@@ -656,6 +673,9 @@ struct LoweredKernel {
   bool simt = false;               // Kernel::simt: one task, of kind Simt
   std::vector<Shared> shared = {}; // Kernel::shared
   std::vector<Shared> locals = {}; // Kernel::locals
+  // Whether a task prints (ir::Print): a call then waits for its tasks and flushes stdout before
+  // it returns, even an asynchronous one.
+  bool prints = false;
   // Kernel::loops as code generation applies them to the loops of the tasks, by loop variable;
   // on the GPU without the parallel loops' vectorize, which became runs (Task::run).
   LoopHints loops = {};

@@ -2,6 +2,8 @@
 // the uncertainty they carry for other backends (ir/Uncertainty.h), and the runs of kernels and
 // of lowered tasks. SIMT launches are ir/InterpreterSimt.cpp, race checks ir/RaceCheck.cpp.
 #include "ir/Interpreter.h"
+#include "ir/PrintFormat.h"
+#include "support/PrintLine.h"
 
 #include "ir/InterpreterComplexArgs.h"
 #include "ir/InterpreterMachine.h"
@@ -239,6 +241,33 @@ void Machine::exec_node(const Stmt &s) {
   case StmtKind::Barrier:
     barrier();
     return;
+  case StmtKind::Print: {
+    std::string line;
+    for (const PrintItem &item : s.as<Print>()->items) {
+      if (!line.empty())
+        line += ' ';
+      if (!item.value.defined()) {
+        line += item.text;
+        continue;
+      }
+      Value v = eval(item.value);
+      if (v.u.unknown())
+        note_inconclusive("a printed value depends on an uncertain value" + where());
+      ScalarType t = item.value.type();
+      if (item.imag.defined()) {
+        Value im = eval(item.imag);
+        v.v.im = im.v.f;
+        t = complex_of(t);
+      }
+      line += print_text(t, v.v);
+    }
+    line += '\n';
+    if (options_.print_line)
+      options_.print_line(line);
+    else
+      support::print_line(line);
+    return;
+  }
   case StmtKind::Atomic:
     atomic(s.as<Atomic>());
     return;

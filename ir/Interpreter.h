@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,9 @@ struct InterpreterOptions {
   // Statements executed (loop iterations included) before InterpreterError: a loop that does not
   // end stops instead of hanging. A SIMT launch counts the statements of all its threads together.
   uint64_t step_limit = 100'000'000;
+  // Where print(...) writes each line (with its newline); null: the process's stdout, as compiled
+  // code prints (support/PrintLine.h).
+  std::function<void(const std::string &)> print_line;
   // A kernel's parallel loops must be race-free: InterpreterError when one iteration writes an
   // array element another iteration reads or writes (checked before lowering only).
   bool check_races = true;

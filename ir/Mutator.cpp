@@ -46,6 +46,12 @@ void Visitor::visit_node(const SharedStore *n) {
   visit(n->value);
 }
 void Visitor::visit_node(const Barrier *) {}
+void Visitor::visit_node(const Print *n) {
+  for (const PrintItem &item : n->items) {
+    visit(item.value);
+    visit(item.imag);
+  }
+}
 void Visitor::visit_node(const Atomic *n) {
   for (const Expr &i : n->indices)
     visit(i);
@@ -187,6 +193,18 @@ Stmt Mutator::mutate_node(const SharedStore *n, const Stmt &self) {
 }
 Stmt Mutator::mutate_node(const Barrier *, const Stmt &self) {
   return self;
+}
+Stmt Mutator::mutate_node(const Print *n, const Stmt &self) {
+  bool changed = false;
+  std::vector<PrintItem> items = n->items;
+  for (PrintItem &item : items) {
+    // Undefined for text (a mutator's own mutate(Expr) need not take undefined ones).
+    Expr v = item.value.defined() ? mutate(item.value) : item.value;
+    Expr im = item.imag.defined() ? mutate(item.imag) : item.imag;
+    changed |= !v.same_as(item.value) || !im.same_as(item.imag);
+    item.value = v, item.imag = im;
+  }
+  return changed ? Print::make(std::move(items)) : self;
 }
 Stmt Mutator::mutate_node(const Atomic *n, const Stmt &self) {
   bool changed = false;

@@ -115,6 +115,22 @@ public:
     case StmtKind::Barrier:
       os << pad << "barrier\n";
       return;
+    case StmtKind::Print: {
+      auto *n = s.as<Print>();
+      os << pad << "print(";
+      for (size_t k = 0; k < n->items.size(); ++k) {
+        const PrintItem &item = n->items[k];
+        os << (k ? ", " : "");
+        if (!item.value.defined())
+          os << quoted(item.text);
+        else if (item.imag.defined())
+          os << "complex(" << expr(item.value) << ", " << expr(item.imag) << ")";
+        else
+          os << expr(item.value);
+      }
+      os << ")\n";
+      return;
+    }
     case StmtKind::Atomic: {
       auto *n = s.as<Atomic>();
       os << pad;
@@ -175,6 +191,26 @@ public:
     }
     names_.emplace(v.get(), unique);
     return unique;
+  }
+
+  // Text as a string literal: in double quotes, with \\, \" and control characters escaped.
+  static std::string quoted(const std::string &text) {
+    std::string out = "\"";
+    for (char c : text) {
+      if (c == '"' || c == '\\')
+        out += std::string("\\") + c;
+      else if (c == '\n')
+        out += "\\n";
+      else if (c == '\t')
+        out += "\\t";
+      else if (static_cast<unsigned char>(c) < 0x20) {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
+        out += hex;
+      } else
+        out += c;
+    }
+    return out + "\"";
   }
 
   // A shared array's name: its own, disambiguated, or in canonical text "$n" in order of

@@ -148,6 +148,14 @@ public:
     case StmtKind::Barrier:
       simt_only("a barrier", s);
       return;
+    case StmtKind::Print:
+      for (const PrintItem &item : s.as<Print>()->items) {
+        if (item.value.defined())
+          expr(item.value, s);
+        if (item.imag.defined())
+          expr(item.imag, s);
+      }
+      return;
     case StmtKind::Atomic: {
       auto *n = s.as<Atomic>();
       simt_only(op_name(n->op), s);

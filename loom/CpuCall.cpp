@@ -10,6 +10,7 @@
 #include "ir/Mutator.h"
 #include "ir/Semantics.h"
 #include "ir/Synchronizes.h"
+#include "support/PrintLine.h"
 #include "support/Error.h"
 
 #include <cstring>
@@ -161,7 +162,11 @@ struct CpuCall final : CallTarget {
                       state.cpu_reduction_scratch, chunks);
   }
 
-  bool finish() override { return true; } // each task finished before run_task returned
+  bool finish() override { // each task finished before run_task returned
+    if (cpu->lowered.prints)
+      support::flush_printed();
+    return true;
+  }
 
   void copy_back(size_t p, const Argument &a) override {
     runtime::DeviceScope scope(a.device_ordinal);

@@ -7,6 +7,7 @@
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuContext.h"
 #include "runtime/Launch.h"
+#include "support/PrintLine.h"
 #include "support/StridedLayout.h"
 
 #include <array>
@@ -278,13 +279,15 @@ struct GpuCall final : CallTarget {
   bool finish() override {
     if (graphed)
       run_graph();
-    if (async && !gpu->lowered.bounds_check)
+    if (async && !gpu->lowered.bounds_check && !gpu->lowered.prints)
       return false; // faults surface at the stream's synchronization
     // An illegal address or trap inside the kernel surfaces here, naming it.
     if (async)
       runtime::synchronize_stream(stream, state.kernel.name);
     else
       runtime::synchronize(state.kernel.name);
+    if (gpu->lowered.prints) // the driver wrote the kernel's lines at the synchronization
+      support::flush_printed();
     state.reduction_stream = nullptr;
     return true;
   }

@@ -149,9 +149,10 @@ extern "C" uint64_t loom_simt_warp(int32_t op, uint64_t value, int32_t operand) 
 }
 
 namespace {
-// The CPU JIT finds the three entry points here (support/Abi.h).
+// The CPU JIT finds the three entry points here (support/Abi.h), and print's (CpuPrint.cpp).
 const bool entry_points_registered = [] {
   loom::simt_entry_points() = {&loom_simt_thread, &loom_simt_barrier, &loom_simt_warp};
+  loom::print_entry_point().print = &loom::loom_print;
   return true;
 }();
 } // namespace

@@ -2,6 +2,11 @@
 
 namespace loom {
 
+PrintEntryPoint &print_entry_point() {
+  static PrintEntryPoint entry;
+  return entry;
+}
+
 SimtEntryPoints &simt_entry_points() {
   static SimtEntryPoints table;
   return table;

@@ -68,4 +68,13 @@ struct SimtEntryPoints {
 };
 SimtEntryPoints &simt_entry_points();
 
+// print(...) on the CPU: `format` is the line's printf format (ir/PrintFormat.h) and `slots` its
+// arguments, 8 bytes each; the runtime formats the line and writes it whole
+// (support/PrintLine.h). runtime/CpuPrint.cpp fills the entry when the library loads.
+extern "C" void loom_print(const char *format, const uint64_t *slots);
+struct PrintEntryPoint {
+  void (*print)(const char *format, const uint64_t *slots) = nullptr;
+};
+PrintEntryPoint &print_entry_point();
+
 } // namespace loom

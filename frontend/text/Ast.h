@@ -25,6 +25,7 @@ enum class ExprKind : uint8_t {
   Subscript,   // operands[0][operands[1], ...]
   Attribute,   // operands[0].name
   Tuple,       // (operands[0], operands[1], ...): a shape or an index; also `x, y = ...`'s target
+  String,      // name: a string literal's text, escapes decoded (print's arguments only)
 };
 
 enum class UnaryOp : uint8_t { Neg, Plus, Not, BitNot };

@@ -253,6 +253,8 @@ Value Checker::expr(const ast::Expr &e) {
   case ast::ExprKind::Tuple:
     error(e.begin, "a tuple can only be the shape of shared.array() or the index of an atomic, "
                    "as in atomic.add(A, (i, j), v)");
+  case ast::ExprKind::String:
+    error(e.begin, "strings are only print()'s text, as in print(\"x =\", x[i])");
   }
   throw CheckFailed{};
 }

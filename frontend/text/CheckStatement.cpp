@@ -55,6 +55,32 @@ ir::Stmt Checker::block(const ast::Block &b, const char *enclosing) {
   return result;
 }
 
+void Checker::print_statement(const ast::Expr &call) {
+  std::vector<ir::PrintItem> items;
+  bool ok = true;
+  for (const ast::ExprPtr &a : call.operands) {
+    if (a->kind == ast::ExprKind::String) {
+      items.push_back({a->name, ir::Expr(), ir::Expr()});
+      continue;
+    }
+    if (a->kind == ast::ExprKind::Tuple) {
+      diag_.error(a->begin, "print() takes text and scalar values, not a tuple; give the values "
+                            "one by one");
+      ok = false;
+      continue;
+    }
+    std::optional<Value> v = try_expr(*a);
+    if (!v) {
+      ok = false;
+      continue;
+    }
+    items.push_back({"", convert(*v, v->type), ir::Expr()});
+  }
+  if (!ok)
+    throw CheckFailed{};
+  emit(ir::Print::make(std::move(items)));
+}
+
 void Checker::statement(const ast::Stmt &s, bool last) {
   switch (s.kind) {
   case ast::StmtKind::Pass:
@@ -65,6 +91,10 @@ void Checker::statement(const ast::Stmt &s, bool last) {
       auto f = functions_.find(e.name);
       if (f != functions_.end() && !f->second->is_kernel) {
         inline_helper(*f->second, e);
+        return;
+      }
+      if (e.name == "print") {
+        print_statement(e);
         return;
       }
       std::string simt = without_cuda(e.name);

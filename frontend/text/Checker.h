@@ -123,6 +123,8 @@ private:
   void shared_store(const ast::Stmt &s, const Symbol &array);
   void tuple_assignment(const ast::Stmt &s);
   void barrier(const ast::Expr &call);
+  // print("text", value, ...): a Print statement of text and scalar values.
+  void print_statement(const ast::Expr &call);
   // grid(n) and gridsize(n): the n axes (x first), as i64; `function` is "grid" or "gridsize".
   std::vector<ir::Expr> grid_axes(const ast::Expr &call, const std::string &function);
   std::optional<Value> simt_name(const ast::Expr &e);      // laneid, warpsize

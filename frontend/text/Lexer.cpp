@@ -92,8 +92,6 @@ const std::pair<std::string, const char *> bad_sequences[] = {
     {"!", "'!' is not an operator; use 'not' (or '!=' to compare)"},
     {";", "';' is not allowed; write one statement per line"},
     {"\\", "line continuation with '\\' is not supported; break long lines inside parentheses"},
-    {"\"", "strings are not part of the loom language"},
-    {"'", "strings are not part of the loom language"},
     {"{", "'{' is not part of the loom language; blocks are marked by indentation"},
     {"}", "'}' is not part of the loom language; blocks are marked by indentation"},
 };
@@ -126,6 +124,8 @@ public:
         identifier();
       } else if (is_digit(c) || (c == '.' && is_digit(peek(1)))) {
         number();
+      } else if (c == '"' || c == '\'') {
+        string_literal();
       } else {
         punctuation();
       }
@@ -221,6 +221,48 @@ private:
     std::string text = src_.substr(begin, pos_ - begin);
     auto kw = keywords().find(text);
     push(kw == keywords().end() ? TokenKind::Name : kw->second, at, text);
+  }
+
+  // "text" or 'text' on one line, with the escapes \\ \" \' \n \t; the token's text is the
+  // decoded string.
+  void string_literal() {
+    SourceLocation at = here();
+    const char quote = peek();
+    advance();
+    std::string text;
+    while (!at_end() && peek() != '\n' && peek() != quote) {
+      char c = peek();
+      advance();
+      if (c != '\\') {
+        text += c;
+        continue;
+      }
+      char e = at_end() ? '\n' : peek();
+      switch (e) {
+      case '\\':
+      case '"':
+      case '\'':
+        text += e;
+        break;
+      case 'n':
+        text += '\n';
+        break;
+      case 't':
+        text += '\t';
+        break;
+      default:
+        diag_.error(here(), std::string("unknown escape '\\") + e +
+                                "' in a string; the escapes are \\\\, \\\", \\', \\n and \\t");
+      }
+      if (e != '\n')
+        advance();
+    }
+    if (peek() != quote) {
+      diag_.error(at, "this string is not closed on its line");
+      return;
+    }
+    advance();
+    push(TokenKind::String, at, text);
   }
 
   void number() {

@@ -586,6 +586,12 @@ private:
       e->float_value = t.float_value;
       return e;
     }
+    case TokenKind::String: {
+      take();
+      auto e = make_expr(ExprKind::String, t.loc, t.loc);
+      e->name = t.text;
+      return e;
+    }
     case TokenKind::KwTrue:
     case TokenKind::KwFalse: {
       take();

@@ -17,6 +17,7 @@ namespace loom::text {
   X(Int, "integer")                                                                                \
   X(Float, "number")                                                                               \
   X(Imag, "imaginary number")                                                                      \
+  X(String, "string")                                                                              \
   X(KwDef, "'def'")                                                                                \
   X(KwFor, "'for'")                                                                                \
   X(KwIn, "'in'")                                                                                  \
