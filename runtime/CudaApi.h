@@ -68,6 +68,10 @@ enum CUdevice_attribute : int {
   CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
 };
 
+enum CUlimit : int {
+  CU_LIMIT_PRINTF_FIFO_SIZE = 1,
+};
+
 enum CUfunction_attribute : int {
   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
   CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
@@ -136,6 +140,7 @@ using CUoccupancyB2DSize = size_t (*)(int block_size);
   X(cuCtxPushCurrent_v2, (CUcontext context))                                                      \
   X(cuCtxPopCurrent_v2, (CUcontext * context))                                                     \
   X(cuCtxSynchronize, ())                                                                          \
+  X(cuCtxSetLimit, (CUlimit limit, size_t value))                                                  \
   X(cuMemGetInfo_v2, (size_t * free_bytes, size_t * total_bytes))                                  \
   X(cuMemAlloc_v2, (CUdeviceptr * pointer, size_t bytes))                                          \
   X(cuMemFree_v2, (CUdeviceptr pointer))                                                           \

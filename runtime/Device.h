@@ -131,10 +131,18 @@ void copy_between_devices(CUdeviceptr destination, int to, CUdeviceptr source, i
 
 } // namespace loom::runtime
 
+namespace loom::runtime {
+// The bytes of each GPU's buffer of print() output (CUDA's printf FIFO; the driver's default is
+// 1 MiB, LOOM_PRINT_BUFFER sets it too). Lines a kernel prints past it are lost; the driver does
+// not say how many. ArgumentError for 0.
+void set_print_buffer(size_t bytes);
+} // namespace loom::runtime
+
 namespace loom {
 using runtime::all_gpus;
 using runtime::Device;
 using runtime::device_for_local_rank;
 using runtime::devices;
 using runtime::DeviceSet;
+using runtime::set_print_buffer;
 } // namespace loom

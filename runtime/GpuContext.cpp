@@ -5,6 +5,7 @@
 #include "support/Settings.h"
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,13 @@ namespace {
 
 // Ordinals loom can open; the driver numbers at most this many devices on any machine sold.
 constexpr int max_devices = 64;
+
+// The bytes of each context's printf buffer (0: the driver's default): LOOM_PRINT_BUFFER, then
+// set_print_buffer.
+std::atomic<size_t> &requested_print_buffer() {
+  static std::atomic<size_t> bytes{settings::print_buffer().value_or(0)};
+  return bytes;
+}
 
 // The device's name and sm without opening its context, for describe_devices.
 std::string short_description(int ordinal) {
@@ -100,10 +108,14 @@ struct GpuContext::Opened {
   std::string failure;
 };
 
+// Never destroyed, like the driver: objects freed after main returns still use the contexts.
+GpuContext::Opened *GpuContext::slots() {
+  static auto *table = new std::array<Opened, max_devices>();
+  return table->data();
+}
+
 const GpuContext::Opened &GpuContext::opened(int ordinal) {
-  // Never destroyed, like the driver: objects freed after main returns still use the contexts.
-  static auto *slots = new std::array<Opened, max_devices>();
-  Opened &result = (*slots)[ordinal];
+  Opened &result = slots()[ordinal];
   std::call_once(result.once, [&] {
     const Driver &driver = Driver::get();
     if (!driver.available()) {
@@ -120,6 +132,20 @@ const GpuContext::Opened &GpuContext::opened(int ordinal) {
     }
   });
   return result;
+}
+
+void GpuContext::set_print_buffer(size_t bytes) {
+  if (bytes == 0)
+    throw ArgumentError("set_print_buffer(0): the print buffer needs at least one byte");
+  requested_print_buffer().store(bytes);
+  for (int d = 0; d < count(); ++d) {
+    GpuContext *context = slots()[d].context; // those opened already; the others set it at open
+    if (!context)
+      continue;
+    const Driver &cu = activate(d);
+    cu.check(cu.cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, bytes),
+             "cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE)");
+  }
 }
 
 int GpuContext::count() {
@@ -180,6 +206,9 @@ void GpuContext::open(int ordinal) {
   // lifetime and never released, so nothing loom hands out can outlive it.
   cu.check(cu.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
   make_current();
+  if (size_t bytes = requested_print_buffer().load())
+    cu.check(cu.cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, bytes),
+             "cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE)");
 
   info_.ordinal = ordinal;
   char name[256] = {};
@@ -236,6 +265,10 @@ DeviceScope::DeviceScope(int ordinal) : previous_(scoped_device) {
 
 DeviceScope::~DeviceScope() {
   scoped_device = previous_;
+}
+
+void set_print_buffer(size_t bytes) {
+  GpuContext::set_print_buffer(bytes);
 }
 
 std::string describe_devices() {

@@ -31,6 +31,9 @@ public:
   // call. The one line at the top of every runtime operation that talks to the GPU.
   static const Driver &activate(int ordinal);
   static const Driver &activate();
+  // The bytes of every GPU's print() buffer (the driver's printf FIFO): set now on the contexts
+  // open, and on the others when they open. ArgumentError for 0.
+  static void set_print_buffer(size_t bytes);
 
   int ordinal() const { return info_.ordinal; }
   const DeviceInfo &info() const { return info_; }
@@ -46,6 +49,7 @@ public:
 private:
   struct Opened; // the outcome of the one attempt to open a device's context
   static const Opened &opened(int ordinal);
+  static Opened *slots(); // one per ordinal
   GpuContext() = default;
   void open(int ordinal); // throws DriverError
 

@@ -40,6 +40,8 @@ constexpr Variable table[] = {
      "GPU parallel loops as grid-stride loops even where the grid covers the domain"},
     {"LOOM_TIERED", "0|1|quick", "0", Once,
      "1: every GPU kernel is tiered; quick: quick code only, no optimized code"},
+    {"LOOM_PRINT_BUFFER", "bytes, a positive integer", "the driver's (1 MiB)", Once,
+     "the GPU's buffer of print() output (loom::set_print_buffer overrides it)"},
     {"LOOM_LLVM_ARGS", "options", "none", Once,
      "options for LLVM's own command-line parser, as llc or opt takes them"},
 };
@@ -151,6 +153,23 @@ std::optional<int> num_threads() {
   if (errno != 0 || end == text->c_str() || *end != '\0' || value <= 0 || value > 1 << 20)
     throw ArgumentError(std::string(v.name) + " must be a positive integer, got '" + *text + "'");
   return static_cast<int>(value);
+}
+
+std::optional<size_t> print_buffer() {
+  static const std::optional<size_t> bytes = []() -> std::optional<size_t> {
+    constexpr const Variable &v = row("LOOM_PRINT_BUFFER");
+    std::optional<std::string> text = read(v);
+    if (!text)
+      return std::nullopt;
+    errno = 0;
+    char *end = nullptr;
+    long long value = std::strtoll(text->c_str(), &end, 10);
+    if (errno != 0 || end == text->c_str() || *end != '\0' || value <= 0)
+      throw ArgumentError(std::string(v.name) + " must be a positive number of bytes, got '" +
+                          *text + "'");
+    return static_cast<size_t>(value);
+  }();
+  return bytes;
 }
 
 PtxLinker ptx_linker() {

@@ -58,6 +58,9 @@ bool bounds_check();
 // it); nullopt when unset.
 const std::optional<std::string> &device();
 
+// LOOM_PRINT_BUFFER (once): the bytes of each GPU's print() buffer; nullopt when unset.
+std::optional<size_t> print_buffer();
+
 // LOOM_CUDA_DRIVER (once): the CUDA driver library to load instead of libcuda.so.1.
 const std::optional<std::string> &cuda_driver();
 // LOOM_NVJITLINK (once): the nvJitLink library to load instead of searching for one.

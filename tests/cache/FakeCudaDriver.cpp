@@ -295,6 +295,10 @@ CUresult cuCtxEnablePeerAccess(CUcontext, unsigned int) {
   count("cuCtxEnablePeerAccess");
   return CUDA_SUCCESS;
 }
+CUresult cuCtxSetLimit(CUlimit, size_t) {
+  count("cuCtxSetLimit");
+  return CUDA_SUCCESS;
+}
 CUresult cuCtxSynchronize() {
   count("cuCtxSynchronize");
   if (trap_armed.exchange(false))

@@ -41,7 +41,17 @@ const BadProgram bad_programs[] = {
     {"MismatchedBracket", LOOP "        x[i] = (1.0 + m]\n",
      "4:24: error: closing ']' does not match '(' on line 4"},
     {"String", LOOP "        x[i] = \"one\"\n",
-     "4:16: error: strings are not part of the loom language"},
+     "4:16: error: strings are only print()'s text, as in print(\"x =\", x[i])"},
+    {"UnknownEscape", LOOP "        print(\"bad \\q escape\")\n",
+     "4:21: error: unknown escape '\\q' in a string; the escapes are \\\\, \\\", \\', \\n and "
+     "\\t"},
+    // print
+    {"PrintArray", LOOP "        print(\"x =\", x)\n",
+     "4:22: error: 'x' is an array; use one of its elements (x[i]) or its shape (x.shape[0])"},
+    {"PrintTuple", LOOP "        print((1, 2))\n",
+     "4:15: error: print() takes text and scalar values, not a tuple; give the values one by one"},
+    {"StringAsValue", LOOP "        y = 'text'\n",
+     "4:13: error: strings are only print()'s text, as in print(\"x =\", x[i])"},
     {"FloatSuffix", LOOP "        x[i] = 2.5f\n",
      "4:16: error: invalid number '2.5f': number literals take no suffix; write f32(2.5) for an "
      "f32 constant"},
