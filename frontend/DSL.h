@@ -4,6 +4,7 @@
 #include "frontend/Array.h"
 #include "frontend/Complex.h"
 #include "frontend/Control.h"
+#include "frontend/Philox.h"
 #include "frontend/Simt.h"
 #include "frontend/Trace.h"
 #include "frontend/Value.h"
