@@ -96,13 +96,14 @@ public:
   F64 normal() { return F64(draw(frontend::PhiloxDraw::NormalF64, "normal")); }
 
   // An integer in [lo, hi) (lo when hi <= lo), unbiased (Lemire's multiply-shift with
-  // rejection), of the type lo and hi promote to: i32 for randint(0, 6), i64 with an Index.
+  // rejection), of the type of lo + hi: i32 for randint(0, 6), i64 with an Index.
   template <class L, class H> auto randint(const L &lo, const H &hi) {
     // Fires for g.randint(0.0, 1.0), g.randint(0, x[i]) with a float x, g.randint(false, true).
     static_assert(detail::philox_integer<L>() && detail::philox_integer<H>(),
                   "the bounds of loom::Philox::randint must be integers, not floats, bools or "
                   "complex numbers");
-    using R = promote_t<detail::operand_type_t<L>, detail::operand_type_t<H>>;
+    // As arithmetic between them types them: a literal takes the other bound's type.
+    using R = promoted_t<detail::arith_result_t<L, H>>;
     std::vector<ir::Stmt> out;
     frontend::Tracer &t = use("randint");
     ir::Expr v =
