@@ -53,7 +53,7 @@ ir::Expr philox_draw(std::vector<ir::Stmt> &out, const PhiloxState &g, PhiloxDra
 // An integer in [lo, hi) (lo when hi <= lo), of the type of lo and hi, which must be one of i32,
 // u32, i64, u64: Lemire's multiply-shift with rejection, unbiased. With r = hi - lo, a word x
 // gives (x * r) >> 32 unless the low half of x * r is below 2^32 mod r (then another word is
-// drawn). A 64-bit range of more than 2^32 values takes two words a:b per attempt (a the high
+// drawn). A 64-bit range of 2^32 values or more takes two words a:b per attempt (a the high
 // half) and the high 64 bits of the 128-bit product.
 ir::Expr philox_randint(std::vector<ir::Stmt> &out, const PhiloxState &g, ir::Expr lo, ir::Expr hi);
 
