@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # loom's benchmarks on the GPU machine, run from the repository root with the install tree in
-# .gpu/ (LOOM_INSTALL overrides): builds the CUDA C peers (bench/reference.cu, and cuBLAS's SGEMM
-# in bench/cublas_reference.cu) with nvcc, runs them, then loom's GPU benchmark twice (start-up
-# figures with the driver's JIT cache disabled, then everything), the PTX compiler library's
-# timings beside its linkers' (bench/ptx_compiler_reference.cpp, where the library is found), its
-# launch-shape sweep and cache benchmark, and the CPU benchmark, and ends with one table of loom
-# against its peers.
+# .gpu/ (LOOM_INSTALL overrides): builds the CUDA C peers (bench/reference.cu, cuBLAS's SGEMM
+# in bench/cublas_reference.cu and cuRAND's Philox in bench/curand_reference.cu) with nvcc, runs
+# them, then loom's GPU benchmark twice (start-up figures with the driver's JIT cache disabled,
+# then everything), the PTX compiler library's timings beside its linkers'
+# (bench/ptx_compiler_reference.cpp, where the library is found), its launch-shape sweep, cache
+# benchmark and Philox benchmark (bench/philox_bench.cpp), and the CPU benchmark, and ends with
+# one table of loom against its peers.
 # Every part runs even when another fails; what failed is listed at the end (and the exit status is
 # then 1). Output goes to stdout and, when $OUT is set, also to $OUT/bench.log.
 #
@@ -70,6 +71,14 @@ if part cublas_build "$nvcc" -O3 -arch=sm_90 -o "$work/cublas_reference" \
   part cublas "$work/cublas_reference"
 else
   failed+=("cublas (not run: it did not build)")
+fi
+
+# cuRAND's Philox uniforms, the peer of loom_philox_bench (loom::Philox).
+if part curand_build "$nvcc" -O3 -arch=sm_90 -o "$work/curand_reference" bench/curand_reference.cu \
+  -lcurand -Xlinker -rpath -Xlinker "$cuda_lib"; then
+  part curand "$work/curand_reference"
+else
+  failed+=("curand (not run: it did not build)")
 fi
 
 # PTX to machine code through the CUDA PTX compiler library (nvPTXCompiler), beside the driver's
@@ -138,6 +147,12 @@ if [[ -x $gpu_bench ]]; then
   part loom_linkers env CUDA_CACHE_DISABLE=1 "$gpu_bench" --only=linkers
   ptx_compiler_reference
   [[ -x $install/bench/loom_launch_sweep ]] && part launch_sweep "$install/bench/loom_launch_sweep"
+  # Uniform random numbers, loom's Philox against cuRAND's (the curand part above).
+  if [[ -x $install/bench/loom_philox_bench ]]; then
+    part loom_philox "$install/bench/loom_philox_bench"
+  else
+    failed+=("loom_philox_bench (missing: $install/bench/loom_philox_bench)")
+  fi
   # loom's compile caches (cold, disk, in-memory first calls) on the GPU and the CPU.
   [[ -x $install/bench/loom_cache_bench ]] && part loom_cache "$install/bench/loom_cache_bench"
 else
@@ -196,6 +211,10 @@ table() {
   row rate "sum 2^30 GB/s vs CUB DeviceReduce::Sum" loom_gpu loom_sum_gbps reference cub_sum_gbps
   row time "doitgen 140x150x160 ms, local scratch vs nvcc" loom_gpu loom_doitgen_ms reference \
     nvcc_doitgen_ms
+  row time "Philox uniform f32 2^28 ms vs cuRAND" loom_philox loom_philox_uniform_ms \
+    curand curand_philox_uniform_ms
+  row time "Philox 2^28, one number per stream vs cuRAND" loom_philox \
+    loom_philox_uniform_one_ms curand curand_philox_uniform_ms
   row rate "matmul 1024 TFLOP/s vs nvcc (best block)" loom_gpu loom_matmul1024_tflops \
     reference nvcc_matmul1024_tflops
   row rate "matmul 4096 TFLOP/s vs nvcc (best block)" loom_gpu loom_matmul4096_tflops \

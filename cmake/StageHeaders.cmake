@@ -9,8 +9,9 @@ function(loom_stage_headers out)
   # build against the installed tree (tests/package) fails should one be missing.
   set(tracing
     frontend/Array.h frontend/Complex.h frontend/CompoundAssign.h frontend/Control.h frontend/DSL.h
-    frontend/DType.h frontend/LocalArray.h frontend/Print.h frontend/Simt.h frontend/Trace.h frontend/Tracer.h frontend/Value.h
-    frontend/Var.h frontend/text/Diagnostics.h
+    frontend/DType.h frontend/LocalArray.h frontend/Philox.h frontend/PhiloxIR.h frontend/Print.h
+    frontend/Simt.h frontend/Trace.h frontend/Tracer.h frontend/Value.h frontend/Var.h
+    frontend/text/Diagnostics.h
     ir/IR.h ir/ParallelRange.h ir/Schedule.h ir/Semantics.h ir/Type.h
     runtime/CudaTypes.h runtime/Device.h runtime/DeviceArray.h runtime/DeviceBuffer.h
     runtime/DriverHandle.h

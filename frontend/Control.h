@@ -7,6 +7,7 @@
 #include "ir/ParallelRange.h"
 #include "support/Error.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <source_location>
 #include <string>
@@ -27,6 +28,14 @@ template <class F> ir::Stmt trace_block(F &&body) {
 template <class F, class... Ix> ir::Stmt trace_block_with(F &&body, const Ix &...indices) {
   frontend::Tracer &t = frontend::Tracer::current();
   t.open_block();
+  body(indices...);
+  return t.close_block();
+}
+
+// The body of a parallel loop (the tracer counts them: frontend/Tracer.h).
+template <class F, class... Ix> ir::Stmt trace_parallel_body(F &&body, const Ix &...indices) {
+  frontend::Tracer &t = frontend::Tracer::current();
+  t.open_block(/*parallel_body=*/true);
   body(indices...);
   return t.close_block();
 }
@@ -89,7 +98,7 @@ requires(std::is_invocable_v<F, Index> &&
   ir::Stmt body;
   {
     frontend::Tracer::ParallelScope scope(t);
-    body = detail::trace_block_with(f, detail::range_index(r, i));
+    body = detail::trace_parallel_body(f, detail::range_index(r, i));
   }
   t.emit(ir::ParallelFor::make({i}, {detail::range_extent(r)}, body));
 }
@@ -116,19 +125,19 @@ template <class F> void parallel_for(std::initializer_list<Range> dims, F &&f) {
     if (vars.size() != 1)
       throw DslError("parallel_for over " + std::to_string(vars.size()) +
                      " extents needs a body taking that many indices");
-    body = detail::trace_block_with(f, indices[0]);
+    body = detail::trace_parallel_body(f, indices[0]);
   } else if constexpr (std::is_invocable_v<F, Index, Index>) {
     if (vars.size() != 2)
       throw DslError("parallel_for with a 2-index body needs 2 extents, got " +
                      std::to_string(vars.size()));
-    body = detail::trace_block_with(f, indices[0], indices[1]);
+    body = detail::trace_parallel_body(f, indices[0], indices[1]);
   } else {
     static_assert(std::is_invocable_v<F, Index, Index, Index>,
                   "a parallel_for body takes 1 to 3 loom::Index arguments");
     if (vars.size() != 3)
       throw DslError("parallel_for with a 3-index body needs 3 extents, got " +
                      std::to_string(vars.size()));
-    body = detail::trace_block_with(f, indices[0], indices[1], indices[2]);
+    body = detail::trace_parallel_body(f, indices[0], indices[1], indices[2]);
   }
   t.emit(ir::ParallelFor::make(std::move(vars), std::move(ext), body));
 }
@@ -153,11 +162,19 @@ template <Operand E, class F> void for_range(const E &end, F &&f) {
 // lambda returning it.
 template <class C, class F> void while_(const C &cond, F &&body) {
   frontend::Tracer &t = frontend::Tracer::current();
+  const size_t before = t.current_block().size();
   ir::Expr c;
   if constexpr (std::is_invocable_v<C>)
     c = detail::to_expr<bool>(cond());
   else
     c = detail::to_expr<bool>(cond);
+  // A lambda that makes statements (a draw from a loom::Philox, a warp collective, an atomic, a
+  // Var) would make them once, here, not before each test of the condition.
+  if (t.current_block().size() != before)
+    throw DslError("the condition of while_ makes statements (a draw from a loom::Philox, a warp "
+                   "collective, an atomic or a Var), which would run once, before the loop, not "
+                   "before each test: compute the condition into a Var before the loop and again "
+                   "at the end of its body");
   ir::Stmt b = detail::trace_block(body);
   t.emit(ir::While::make(c, b));
 }
@@ -168,7 +185,13 @@ class IfChain {
 public:
   template <Operand C, class F> IfChain &elif_(const C &cond, F &&f) {
     ir::Expr c = detail::to_expr<bool>(cond);
-    arms_.push_back({c, detail::trace_block(f)});
+    // Statements that evaluating the condition made (a draw from a loom::Philox, a warp
+    // collective) belong to the else branch of the arm before, where the condition is tested.
+    auto &block = frontend::Tracer::current().current_block();
+    std::vector<ir::Stmt> before(block.begin() + std::min(position_ + 1, block.size()),
+                                 block.end());
+    block.resize(std::min(position_ + 1, block.size()));
+    arms_.push_back({c, detail::trace_block(f), std::move(before)});
     rebuild();
     return *this;
   }
@@ -182,15 +205,26 @@ private:
   IfChain() = default;
   void rebuild() {
     ir::Stmt s = else_body_;
-    for (auto it = arms_.rbegin(); it != arms_.rend(); ++it)
-      s = ir::IfThenElse::make(it->first, it->second, s);
+    for (auto it = arms_.rbegin(); it != arms_.rend(); ++it) {
+      s = ir::IfThenElse::make(it->cond, it->body, s);
+      if (!it->before.empty()) {
+        std::vector<ir::Stmt> stmts = it->before;
+        stmts.push_back(s);
+        s = ir::Block::make(std::move(stmts));
+      }
+    }
     auto &block = frontend::Tracer::current().current_block();
     if (position_ + 1 != block.size())
       throw DslError("elif_/else_ must directly follow their if_");
     block[position_] = s;
   }
 
-  std::vector<std::pair<ir::Expr, ir::Stmt>> arms_;
+  struct Arm {
+    ir::Expr cond;
+    ir::Stmt body;
+    std::vector<ir::Stmt> before; // made by evaluating `cond` (elif_ only)
+  };
+  std::vector<Arm> arms_;
   ir::Stmt else_body_;
   size_t position_ = 0;
 };
@@ -202,7 +236,7 @@ template <Operand C, class F> IfChain if_(const C &cond, F &&f) {
   auto &block = frontend::Tracer::current().current_block();
   block.push_back(ir::Stmt());
   chain.position_ = block.size() - 1;
-  chain.arms_.push_back({c, then_body});
+  chain.arms_.push_back({c, then_body, {}});
   chain.rebuild();
   return chain;
 }

@@ -5,6 +5,7 @@
 #include "frontend/Complex.h"
 #include "frontend/Control.h"
 #include "frontend/LocalArray.h"
+#include "frontend/Philox.h"
 #include "frontend/Print.h"
 #include "frontend/Simt.h"
 #include "frontend/Trace.h"

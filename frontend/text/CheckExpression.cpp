@@ -120,6 +120,8 @@ std::string what_is(const Symbol &s) {
     return "an array";
   case Symbol::Kind::Shared:
     return s.shared && s.shared->local() ? "a local array" : "a shared array";
+  case Symbol::Kind::Generator:
+    return "a random generator";
   default:
     return "a name with an error";
   }
@@ -284,6 +286,10 @@ Value Checker::name(const ast::Expr &e) {
     error(e.loc, "'" + e.name + "' is " + (s->shared->local() ? "a local" : "a shared") +
                      " array; use one of its elements (" + e.name +
                      element_example(static_cast<int>(s->shared->extents.size())) + ")");
+  case Symbol::Kind::Generator:
+    error(e.loc, "'" + e.name + "' is a random generator, not a number; draw from it with " +
+                     e.name + ".uniform(), " + e.name + ".next_u32(), " + e.name +
+                     ".randint(lo, hi) ...");
   case Symbol::Kind::Poison:
     break;
   }
@@ -329,6 +335,8 @@ std::string Checker::hint_for(const std::string &n) const {
 Value Checker::call(const ast::Expr &e) {
   if (is_simt_call(e.name))
     return simt_call(e, without_cuda(e.name));
+  if (std::optional<Value> v = method_call(e)) // g.uniform(), random.philox
+    return *v;
   std::string n = e.name;
   if (n.rfind("math.", 0) == 0) {
     n = n.substr(5);
@@ -611,6 +619,10 @@ Value Checker::attribute(const ast::Expr &e) {
   }
   if (std::optional<Value> v = simt_attribute(e))
     return *v;
+  if (base.kind == ast::ExprKind::Name)
+    if (const Symbol *s = lookup(base.name); s && s->kind == Symbol::Kind::Generator)
+      error(e.loc, "'" + base.name + "' is a random generator, whose methods are called, as in " +
+                       base.name + ".uniform(); it has no attribute '" + e.name + "'");
   // z.real and z.imag of a complex (or real) value, as in Python.
   if ((e.name == "real" || e.name == "imag") && !shared_symbol(base) &&
       !(base.kind == ast::ExprKind::Name && lookup(base.name) &&

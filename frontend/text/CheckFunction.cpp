@@ -460,7 +460,7 @@ void Checker::open_scope() {
 void Checker::close_scope() {
   Frame &frame = frames_.back();
   for (const auto &[name, s] : frame.scopes.back())
-    if (s.kind == Symbol::Kind::Local)
+    if (s.kind == Symbol::Kind::Local || s.kind == Symbol::Kind::Generator)
       frame.closed.emplace(name, s.loc);
   frame.scopes.pop_back();
 }

@@ -106,6 +106,10 @@ void Checker::statement(const ast::Stmt &s, bool last) {
         expr(e); // an atomic whose old value is not used
         return;
       }
+      if (is_draw(e)) {
+        expr(e); // a draw whose value is not used: the generator moves on
+        return;
+      }
       expr(e); // reports what is wrong with the call, if anything
     }
     error(e.begin, "this expression does nothing; a statement is an assignment, a call of a "
@@ -154,6 +158,9 @@ std::string describe_symbol(const Symbol &s, const std::string &name) {
   case Symbol::Kind::Shared:
     return "cannot assign to shared array '" + name + "'; assign to its elements, as in " + name +
            "[i] = ...";
+  case Symbol::Kind::Generator:
+    return "cannot assign to generator '" + name + "'; draw from it (" + name +
+           ".uniform(), ...), or make another one with a new name";
   default:
     return "";
   }
@@ -175,6 +182,8 @@ void Checker::assignment(const ast::Stmt &s) {
   if (s.value->kind == ast::ExprKind::Call && (without_cuda(s.value->name) == "shared.array" ||
                                                without_cuda(s.value->name) == "local.array"))
     return shared_declaration(s, s.value->name);
+  if (s.value->kind == ast::ExprKind::Call && s.value->name == "random.philox" && !lookup("random"))
+    return generator_declaration(s);
   if (sym && sym->kind == Symbol::Kind::Poison)
     throw CheckFailed{};
   if (s.annotation) {
@@ -258,7 +267,7 @@ void Checker::if_statement(const ast::Stmt &s) {
 
 void Checker::while_statement(const ast::Stmt &s) {
   size_t before = blocks_.back().size();
-  int effects = simt_effects_;
+  int effects = simt_effects_, draws = random_draws_;
   std::optional<Value> cond = try_expr(*s.value);
   if (cond && blocks_.back().size() != before) {
     diag_.error(s.value->begin,
@@ -266,6 +275,10 @@ void Checker::while_statement(const ast::Stmt &s) {
                     ? "this condition has an atomic or a warp operation, which would run only "
                       "once, before the loop; compute the condition into a variable before the "
                       "loop and again at the end of its body"
+                : random_draws_ != draws
+                    ? "this condition draws from a random generator, which would happen only "
+                      "once, before the loop; draw into a variable before the loop and again at "
+                      "the end of its body"
                     : "this condition calls a helper function that has statements, which would "
                       "run only once, before the loop; compute the condition into a variable "
                       "instead");
@@ -448,14 +461,17 @@ void Checker::parallel_loop(const ast::Stmt &s, const ast::Expr &call) {
     declare(v.name, sym);
   }
   ++parallel_bodies_;
+  ++in_parallel_loop_;
   ir::Stmt body;
   try {
     body = block(s.body, parallel_loop_name);
   } catch (...) {
     --parallel_bodies_;
+    --in_parallel_loop_;
     throw;
   }
   --parallel_bodies_;
+  --in_parallel_loop_;
   close_scope();
   if (!ok)
     throw CheckFailed{};

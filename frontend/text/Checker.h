@@ -3,12 +3,14 @@
 // Internal to frontend/text (Check*.cpp); the entry point is parse_kernels in Compile.h.
 #pragma once
 
+#include "frontend/PhiloxIR.h"
 #include "frontend/text/Ast.h"
 #include "frontend/text/Diagnostics.h"
 #include "frontend/text/Typing.h"
 #include "ir/IR.h"
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,14 +20,23 @@ namespace loom::text {
 // Thrown after an error has been reported; unwinds to the statement, which the checker skips.
 struct CheckFailed {};
 
+// A random number generator, `g = random.philox(seed, stream)` (CheckRandom.cpp): its locals,
+// and the parallel loops checked before it was made (it is drawn from where that count holds).
+struct Generator {
+  frontend::PhiloxState state;
+  int parallel_loops = 0;
+};
+
 struct Symbol {
-  enum class Kind { Local, LoopIndex, Scalar, Array, Shape, Shared, Poison };
+  enum class Kind { Local, LoopIndex, Scalar, Array, Shape, Shared, Generator, Poison };
   Kind kind = Kind::Poison;
   SourceLocation loc; // where it was declared
   ir::Var var;        // Local, LoopIndex
   Value value;        // Scalar (a parameter), Shape (an array extent)
   int array = -1;     // Array: the kernel parameter it names
   ir::Shared shared;  // Shared: a shared array of a SIMT kernel, or a local array
+  // Generator: a random number generator (CheckRandom.cpp).
+  std::shared_ptr<const Generator> generator;
 
   static Symbol variable(Kind kind, SourceLocation loc, ir::Var var) {
     Symbol s;
@@ -134,6 +145,18 @@ private:
   Value warp_operation(const ast::Expr &e, const std::string &function, ir::WarpOpKind op);
   const Symbol *shared_symbol(const ast::Expr &e) const; // a name of a shared array, or null
 
+  // ---- random numbers (CheckRandom.cpp) ----
+  // `g = random.philox(seed, stream[, block])`.
+  void generator_declaration(const ast::Stmt &s);
+  // A call of a dotted name that is not a module's function: a draw `g.uniform()`, or an error
+  // (random.philox outside an assignment, a method of something else). None for math.sqrt,
+  // cuda.grid and the other modules' functions.
+  std::optional<Value> method_call(const ast::Expr &e);
+  // Whether `e` is a call of a generator's method (a statement may draw and drop the value).
+  bool is_draw(const ast::Expr &e) const;
+  Value draw(const ast::Expr &e, const std::string &name, const Generator &g,
+             const std::string &method);
+
   // ---- expressions (CheckExpression.cpp) ----
   Value expr(const ast::Expr &e);
   std::optional<Value> try_expr(const ast::Expr &e); // reports and returns nothing on error
@@ -186,6 +209,8 @@ private:
   static constexpr const char *parallel_loop_name = "a parallel loop";
   int parallel_loops_ = 0;   // parallel loops checked so far
   int parallel_bodies_ = 0;  // parallel loop bodies around the statement (0 or 1)
+  int in_parallel_loop_ = 0; // whether the statement is inside one (1) or not (0)
+  int random_draws_ = 0;     // draws from generators emitted so far (while conditions)
   int expression_depth_ = 0; // of the expression being checked
   int inlined_calls_ = 0;    // into the function being checked
   int simt_effects_ = 0;     // atomics and warp operations emitted so far (while conditions)

@@ -503,9 +503,20 @@ private:
         SourceLocation loc = take().loc;
         std::string callee = dotted_name(*e);
         std::string root = callee.substr(0, callee.find('.'));
-        if (callee.empty() || (e->kind != ExprKind::Name && !function_modules().count(root)))
+        // name.method(...): a generator's draw, g.uniform(), or random.philox(...); the checker
+        // reports a call of anything else (x.size()) at the parenthesis.
+        const bool method = e->kind == ExprKind::Attribute &&
+                            e->operands[0]->kind == ExprKind::Name &&
+                            !function_modules().count(root);
+        if (e->kind == ExprKind::Attribute && e->operands[0]->kind == ExprKind::Call &&
+            e->operands[0]->name == "random.philox")
+          fail(loc, "a generator is drawn from by its name: assign it to one first, as in g = "
+                    "random.philox(seed, i), then call g." +
+                        e->name + "()");
+        if (callee.empty() ||
+            (e->kind != ExprKind::Name && !function_modules().count(root) && !method))
           fail(loc, "only functions can be called; this expression is not a function name");
-        auto call = make_expr(ExprKind::Call, e->begin, e->begin);
+        auto call = make_expr(ExprKind::Call, method ? loc : e->begin, e->begin);
         call->name = callee;
         while (!at(TokenKind::RParen)) {
           if (at(TokenKind::Name) && next().kind == TokenKind::Assign)

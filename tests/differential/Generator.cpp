@@ -2,6 +2,7 @@
 // task loops, serial groups) and statements.
 #include "differential/GeneratorState.h"
 
+#include "frontend/PhiloxIR.h"
 #include "ir/Mutator.h"
 #include "ir/ParallelRange.h"
 #include "ir/Verifier.h"
@@ -27,6 +28,9 @@ Program Generator::run(uint64_t seed) {
   std::mt19937_64 local_rng(seed * 0x9fb21c651e98df25ull + 0x3c6ef372fe94f82bull);
   local_ = std::uniform_real_distribution<double>(0, 1)(local_rng) < options_.local_fraction;
   locals_.clear();
+  // And so for random number generators.
+  std::mt19937_64 philox_rng(seed * 0xaf251af3b0f025b5ull + 0x7ca9c1d2bd7f18e1ull);
+  philox_ = std::uniform_real_distribution<double>(0, 1)(philox_rng) < options_.philox_fraction;
   make_params();
   std::vector<Stmt> top;
   sections(top, 1 + pick(options_.max_sections), 0);
@@ -302,6 +306,10 @@ void Generator::statement(const Context &ctx, std::vector<Stmt> &out) {
     out.push_back(local_store(ctx));
     return;
   }
+  if (philox_ && chance(0.12)) {
+    philox_draws(ctx, out);
+    return;
+  }
   for (;;) {
     Stmt s;
     switch (pick(11)) {
@@ -471,6 +479,50 @@ bool Generator::reduction(const Context &ctx, std::vector<Stmt> &out) {
   out.push_back(init);
   out.push_back(For::make(k, i64c(0), ArrayExtent::make(src.param, dim), i64c(1), update));
   return true;
+}
+
+void Generator::philox_draws(const Context &ctx, std::vector<Stmt> &out) {
+  using frontend::PhiloxDraw;
+  const std::string name = "g" + std::to_string(next_var_++);
+  static const ScalarType int_types[] = {ScalarType::U64, ScalarType::I64, ScalarType::U32,
+                                         ScalarType::I32, ScalarType::U8};
+  auto integer = [&](int depth) { return expr(int_types[pick(5)], depth, ctx); };
+  Expr seed = integer(2), stream = integer(2);
+  Expr block = chance(0.3) ? integer(1) : i64c(0);
+  frontend::PhiloxState g = frontend::philox_make(out, name, seed, stream, block);
+  for (int k = 0, n = 1 + pick(6); k < n; ++k) {
+    Expr value;
+    switch (pick(10)) {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+      value = frontend::philox_draw(out, g, PhiloxDraw::U32);
+      break;
+    case 4:
+    case 5:
+      value = frontend::philox_draw(out, g, PhiloxDraw::UniformF32);
+      break;
+    case 6:
+      value = frontend::philox_draw(out, g, PhiloxDraw::UniformF64);
+      break;
+    case 7:
+      value = frontend::philox_draw(out, g,
+                                    chance(0.5) ? PhiloxDraw::NormalF32 : PhiloxDraw::NormalF64);
+      break;
+    default: { // randint over i32, u32, i64 or u64 bounds, any values (hi <= lo gives lo)
+      static const ScalarType bound_types[] = {ScalarType::I32, ScalarType::U32, ScalarType::I64,
+                                               ScalarType::U64};
+      const ScalarType t = bound_types[pick(4)];
+      Expr lo = expr(t, 2, ctx), hi = expr(t, 2, ctx);
+      value = frontend::philox_randint(out, g, lo, hi);
+      break;
+    }
+    }
+    Var v = make_var("v" + std::to_string(next_var_++), value.type());
+    out.push_back(Declare::make(v, value));
+    scope_.push_back({v, true});
+  }
 }
 
 namespace {

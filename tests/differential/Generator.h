@@ -20,7 +20,8 @@
 // f16 and bf16 scalar values (parameters, locals, arithmetic, comparisons, selects, math
 // functions, casts from and to every type; arrays of them hold f32 values in every program), and
 // in some local arrays in parallel loops (written whole where the iteration starts, then read and
-// written at in-bounds indices).
+// written at in-bounds indices), and in some Philox random number generators
+// (frontend/PhiloxIR.h) with draws of every kind.
 #pragma once
 
 #include "ir/IR.h"
@@ -70,6 +71,11 @@ struct GeneratorOptions {
   // The fraction of programs whose parallel loops may declare local arrays (local.array), drawn
   // apart like complex numbers: the other programs are those their seeds gave before.
   double local_fraction = 0.25;
+  // The fraction of programs with Philox generators: now and then a statement of a block is a
+  // generator (seed, stream and first block from expressions of the scope) and a few draws from
+  // it (raw words, uniforms, now and then normals and randint), each into a local the block's
+  // later statements may read. Drawn apart like complex numbers.
+  double philox_fraction = 0.15;
   // The fraction of programs whose compiled runs pass arrays as strided views (ViewLayout), and
   // in those the fraction of array arguments that are views: transposed (permuted strides),
   // stepped (1 to 3), padded, reversed (negative strides), from an offset; a few read-only ones

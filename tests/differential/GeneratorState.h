@@ -171,6 +171,12 @@ private:
   // The operand of a complex operation of type t: mostly complex, now and then a real one cast.
   Expr complex_operand(ScalarType t, int depth, const Context &ctx);
 
+  // ---- random numbers (only in programs with philox_) -------------------------------------------
+
+  // A Philox generator made from expressions of the scope, and 1 to 6 draws from it, each into a
+  // local added to the scope.
+  void philox_draws(const Context &ctx, std::vector<Stmt> &out);
+
   // ---- 16-bit floats (values of them only in programs with half_) -----------------------------
 
   // e (of a real type) clamped to a range where an f16 holds it, so that most conversions into
@@ -188,6 +194,7 @@ private:
   bool half_ = false;          // whether this program has f16 and bf16 values (not only arrays)
   bool local_ = false;         // whether this program's parallel loops may have local arrays
   std::vector<Shared> locals_; // the kernel's local arrays
+  bool philox_ = false;        // whether this program has Philox generators
   std::vector<Param> params_;
   std::vector<ArrayInfo> arrays_;
   std::vector<VarInfo> shared_; // scalar parameters and immutable top-level variables

@@ -1,6 +1,6 @@
 // The random program generator: the same program for a seed, every operator, type and
-// statement reached, and complex numbers, 16-bit floats and strided views in their share of
-// the programs.
+// statement reached, and complex numbers, 16-bit floats, Philox generators and strided views in
+// their share of the programs.
 #include "differential/Harness.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
@@ -330,6 +330,47 @@ TEST(Generator, LocalArraysInSomePrograms) {
   EXPECT_EQ(ranks, (std::set<size_t>{1, 2}));
   for (const char *t : {"bool", "i32", "i64", "f32", "f64", "u8", "i16", "u64"})
     EXPECT_TRUE(uses.types.count(t)) << "no generated program has a local array of " << t;
+}
+
+// Philox generators (frontend/PhiloxIR.h): in about philox_fraction of the programs, with draws
+// of every kind (a generator's locals are named after it: g7_key0, g7_word, g7_normal, ...); the
+// other programs are the ones their seeds gave before generators were generated.
+TEST(Generator, PhiloxGeneratorsInSomePrograms) {
+  auto has = [](const std::string &ir, const char *part) {
+    return ir.find(part) != std::string::npos;
+  };
+  GeneratorOptions none;
+  none.philox_fraction = 0;
+  int with_generators = 0, changed = 0;
+  const int n = 1000;
+  for (uint64_t seed = 1; seed <= n; ++seed) {
+    const std::string p = ir::to_string(generate_program(seed).kernel);
+    const std::string q = ir::to_string(generate_program(seed, none).kernel);
+    with_generators += has(p, "_key0");
+    EXPECT_FALSE(has(q, "_key0")) << "seed " << seed;
+    changed += p != q;
+  }
+  EXPECT_GE(with_generators, n * 0.10);
+  EXPECT_LE(changed, n * 0.20);
+  std::printf("[  NOTE    ] %d of %d programs have Philox generators, %d changed by them\n",
+              with_generators, n, changed);
+
+  GeneratorOptions all;
+  all.philox_fraction = 1;
+  int kinds[6] = {};
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    Program p = generate_program(seed, all);
+    const std::string ir = ir::to_string(p.kernel);
+    // Raw words, uniforms of both types, normals, randint on 32-bit and 64-bit ranges.
+    kinds[0] += has(ir, "_word");
+    kinds[1] += has(ir, ">> 8u32)");  // the top 24 bits of a word: an f32 uniform or normal
+    kinds[2] += has(ir, ">> 11u32)"); // the low 21 of 53 bits: an f64 uniform or normal
+    kinds[3] += has(ir, "_normal");
+    kinds[4] += has(ir, "_range32");
+    kinds[5] += has(ir, "_x"); // a 64-bit draw of a randint over more than 2^32 values
+  }
+  for (int k = 0; k < 6; ++k)
+    EXPECT_GT(kinds[k], 10) << "draw kind " << k;
 }
 
 // Tracking uncertainty (for the GPU comparison) must not change what the reference computes:

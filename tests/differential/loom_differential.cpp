@@ -4,11 +4,12 @@
 //
 //   loom_differential [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] [--no-cpu]
 //                     [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] [--halves F]
-//                     [--views F] [--locals F]
+//                     [--views F] [--locals F] [--philox F]
 // --jobs J runs J processes (job j takes seeds S + j, S + j + J, ...); --seconds T stops starting
 // programs after T seconds, so that a run fits a time slot (the summary says how many ran);
 // --complex F makes F of the programs ones with complex numbers (default 0.15; 1: all of them);
 // --halves F makes F of the programs ones with f16 and bf16 values (default 0.2);
+// --philox F makes F of the programs ones with Philox random number generators (default 0.15);
 // --views F makes F of the programs ones whose compiled runs pass arrays as strided views
 // (default 0.3; in those, half the arrays are views);
 // --locals F makes F of the programs ones whose parallel loops may have local arrays (default
@@ -204,6 +205,8 @@ int main(int argc, char **argv) {
       run.generator.complex_fraction = std::atof(next());
     else if (a == "--halves")
       run.generator.half_fraction = std::atof(next());
+    else if (a == "--philox")
+      run.generator.philox_fraction = std::atof(next());
     else if (a == "--views")
       run.generator.view_fraction = std::atof(next());
     else if (a == "--locals")
@@ -218,7 +221,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
                    "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] "
-                   "[--halves F] [--views F] [--locals F]\n",
+                   "[--halves F] [--views F] [--locals F] [--philox F]\n",
                    argv[0]);
       return 2;
     }

@@ -14,8 +14,8 @@ if [ -z "$clang" ]; then
 fi
 mkdir -p "$out"
 fuzzer="$out/text_fuzzer"
-sources=("$root"/tests/fuzz/text_fuzzer.cpp "$root"/frontend/text/*.cpp "$root"/ir/*.cpp
-  "$root"/support/*.cpp)
+sources=("$root"/tests/fuzz/text_fuzzer.cpp "$root"/frontend/text/*.cpp
+  "$root"/frontend/PhiloxIR.cpp "$root"/ir/*.cpp "$root"/support/*.cpp)
 # Rebuild only when a source or header is newer than the binary.
 if [ ! -x "$fuzzer" ] || [ -n "$(find "$root"/frontend "$root"/ir "$root"/support "$root"/tests/fuzz \
   -newer "$fuzzer" \( -name '*.cpp' -o -name '*.h' \) -print -quit)" ]; then

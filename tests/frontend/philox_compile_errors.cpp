@@ -1,0 +1,48 @@
+// What loom::Philox refuses at compile time, one case per value of CASE (0 compiles): each is
+// compiled by philox_compile_errors.sh, which checks the compiler's message.
+#include <loom/loom.hpp>
+
+using namespace loom;
+
+void trace() {
+  kernel("k", [](U64 seed, Array<float> x, Array<uint64_t> a) {
+    parallel_for(x.size(), [&](Index i) {
+#if CASE == 0 // every argument kind that is allowed
+      Philox g(seed, i);
+      Philox h(seed, i, 5);
+      Philox l(a[i], 7u, int8_t(3));
+      x[i] = g.uniform_f32() + g.normal_f32() + h.uniform() + h.normal() + l.next_u32() +
+             l.randint(0, i) + g.randint(-3, 4);
+#elif CASE == 1
+      Philox g(x[i], i);
+#elif CASE == 2
+      Philox g(true, i);
+#elif CASE == 3
+      Philox g(a, i);
+#elif CASE == 4
+      Philox g(seed, 0.5);
+#elif CASE == 5
+      Philox g(seed, i, 1.5f);
+#elif CASE == 6
+      Philox g(seed);
+#elif CASE == 7
+      Philox g(seed, i, 0, 1);
+#elif CASE == 8
+      Philox g(seed, i);
+      x[i] = g.uniform_f16();
+#elif CASE == 9
+      Philox g(seed, i);
+      x[i] = g.randint(0, x[i]);
+#elif CASE == 10
+      Philox g(seed, i);
+      x[i] = g.uniform(1);
+#elif CASE == 11
+      Philox g(seed, i);
+      Philox h = g;
+#elif CASE == 12
+      Philox g(seed, i);
+      x[i] = g.randint(0);
+#endif
+    });
+  });
+}

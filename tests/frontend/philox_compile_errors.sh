@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# loom::Philox's compile-time errors: each case of philox_compile_errors.cpp must fail to compile
+# with the message given here (case 0 must compile), against the staged header tree.
+# Usage: philox_compile_errors.sh SOURCE STAGED_INCLUDE_DIR CXX
+set -uo pipefail
+source=$1
+include=$2
+cxx=${3:-c++}
+cases=(
+  "0|"
+  "1|the seed of loom::Philox must be an integer"
+  "2|the seed of loom::Philox must be an integer"
+  "3|the seed of loom::Philox must be an integer"
+  "4|the stream of loom::Philox must be an integer"
+  "5|the first block of loom::Philox must be an integer"
+  "6|loom::Philox takes 2 or 3 arguments: (seed, stream) or (seed, stream, block)"
+  "7|loom::Philox takes 2 or 3 arguments: (seed, stream) or (seed, stream, block)"
+  "8|uniform_f16"
+  "9|the bounds of loom::Philox::randint must be integers"
+  "10|uniform"
+  "11|deleted"
+  "12|randint"
+)
+failed=0
+for entry in "${cases[@]}"; do
+  n=${entry%%|*}
+  want=${entry#*|}
+  out=$("$cxx" -std=c++20 -fsyntax-only -DCASE="$n" -I"$include" -x c++ "$source" 2>&1)
+  rc=$?
+  if [[ -z $want ]]; then
+    if ((rc != 0)); then
+      echo "case $n: expected to compile, but:" && echo "$out" | head -20
+      failed=1
+    else
+      echo "case $n: compiles"
+    fi
+  elif ((rc == 0)); then
+    echo "case $n: compiled, but should fail with: $want"
+    failed=1
+  elif ! grep -qF -- "$want" <<<"$out"; then
+    echo "case $n: failed without the message '$want':" && echo "$out" | grep -m5 error
+    failed=1
+  else
+    echo "case $n: $(grep -m1 -F -- "$want" <<<"$out" | sed 's/^.*error: //')"
+  fi
+done
+exit $failed
