@@ -124,6 +124,8 @@ private:
     bool ok = true;
     void visit_node(const VarRef *n) override { ok = ok && params.count(n->var.get()); }
     void visit_node(const Load *) override { ok = false; }
+    void visit_node(const SharedLoad *) override { ok = false; } // a local array's element
+    void visit_node(const WarpOp *) override { ok = false; }
     void visit_node(const SpecialReg *) override { ok = false; }
   };
 
