@@ -79,6 +79,17 @@ inline Stmt for_(const Var &v, Expr begin, Expr end, Expr step, Stmt body) {
 inline Stmt while_(Expr c, Stmt body) {
   return While::make(std::move(c), std::move(body));
 }
+// print(...) of text and values.
+inline PrintItem text(std::string t) {
+  return {std::move(t), Expr(), Expr()};
+}
+inline PrintItem value(Expr e) {
+  return {"", std::move(e), Expr()};
+}
+inline Stmt print(std::vector<PrintItem> items) {
+  return Print::make(std::move(items));
+}
+
 // A local array, and a read and a write of one of its elements.
 inline Shared local(std::string name, ScalarType t, std::vector<int64_t> extents) {
   return make_local_array(std::move(name), t, std::move(extents));

@@ -31,6 +31,10 @@ Program Generator::run(uint64_t seed) {
   // And so for random number generators.
   std::mt19937_64 philox_rng(seed * 0xaf251af3b0f025b5ull + 0x7ca9c1d2bd7f18e1ull);
   philox_ = std::uniform_real_distribution<double>(0, 1)(philox_rng) < options_.philox_fraction;
+  // And so for print statements.
+  std::mt19937_64 print_rng(seed * 0x5851f42d4c957f2dull + 0x14057b7ef767814full);
+  print_ = std::uniform_real_distribution<double>(0, 1)(print_rng) < options_.print_fraction;
+  prints_ = 0;
   make_params();
   std::vector<Stmt> top;
   sections(top, 1 + pick(options_.max_sections), 0);
@@ -288,6 +292,15 @@ Expr Generator::local_load(ScalarType t, const Context &ctx) {
   return SharedLoad::make(a, idx);
 }
 
+Stmt Generator::print_statement(const Context &ctx) {
+  static const ScalarType exact[] = {ScalarType::Bool, ScalarType::I32, ScalarType::I64,
+                                     ScalarType::U8,   ScalarType::I16, ScalarType::U64};
+  std::vector<PrintItem> items{{"p" + std::to_string(prints_++), Expr(), Expr()}};
+  for (int k = 0, n = 1 + pick(3); k < n; ++k)
+    items.push_back({"", expr(exact[pick(6)], 2, ctx), Expr()});
+  return Print::make(std::move(items));
+}
+
 Stmt Generator::block(Context ctx) {
   size_t saved = scope_.size();
   ctx.nesting++;
@@ -304,6 +317,10 @@ void Generator::statement(const Context &ctx, std::vector<Stmt> &out) {
   // Only where the loop has local arrays (so that the other programs draw nothing more).
   if (ctx.parallel && !ctx.parallel->locals.empty() && chance(0.2)) {
     out.push_back(local_store(ctx));
+    return;
+  }
+  if (print_ && chance(0.08)) {
+    out.push_back(print_statement(ctx));
     return;
   }
   if (philox_ && chance(0.12)) {

@@ -21,7 +21,7 @@
 // functions, casts from and to every type; arrays of them hold f32 values in every program), and
 // in some local arrays in parallel loops (written whole where the iteration starts, then read and
 // written at in-bounds indices), and in some Philox random number generators
-// (frontend/PhiloxIR.h) with draws of every kind.
+// (frontend/PhiloxIR.h) with draws of every kind, and in some print statements.
 #pragma once
 
 #include "ir/IR.h"
@@ -76,6 +76,10 @@ struct GeneratorOptions {
   // it (raw words, uniforms, now and then normals and randint), each into a local the block's
   // later statements may read. Drawn apart like complex numbers.
   double philox_fraction = 0.15;
+  // The fraction of programs with print statements: now and then a statement of a block prints a
+  // label and integer and bool values (exact on every backend; the tester compares the lines as
+  // sorted lists). Drawn apart like complex numbers.
+  double print_fraction = 0.15;
   // The fraction of programs whose compiled runs pass arrays as strided views (ViewLayout), and
   // in those the fraction of array arguments that are views: transposed (permuted strides),
   // stepped (1 to 3), padded, reversed (negative strides), from an offset; a few read-only ones

@@ -176,6 +176,8 @@ private:
   // A Philox generator made from expressions of the scope, and 1 to 6 draws from it, each into a
   // local added to the scope.
   void philox_draws(const Context &ctx, std::vector<Stmt> &out);
+  // print("p<n>", values...): a label and one to three integer or bool values.
+  Stmt print_statement(const Context &ctx);
 
   // ---- 16-bit floats (values of them only in programs with half_) -----------------------------
 
@@ -195,6 +197,8 @@ private:
   bool local_ = false;         // whether this program's parallel loops may have local arrays
   std::vector<Shared> locals_; // the kernel's local arrays
   bool philox_ = false;        // whether this program has Philox generators
+  bool print_ = false;         // whether this program prints
+  int prints_ = 0;             // print statements made so far (their labels)
   std::vector<Param> params_;
   std::vector<ArrayInfo> arrays_;
   std::vector<VarInfo> shared_; // scalar parameters and immutable top-level variables

@@ -11,6 +11,7 @@
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuContext.h"
 #include "support/Error.h"
+#include "support/PrintLine.h"
 #include "support/StridedLayout.h"
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 #include <functional>
 #include <stdexcept>
 #include <typeinfo>
+#include <unistd.h>
 
 namespace loom::difftest {
 
@@ -339,6 +341,88 @@ bool calls_libm(const ir::Kernel &kernel) {
 
 } // namespace
 
+namespace {
+
+// The lines a run prints, sorted (their order across iterations is not defined): what the host
+// prints (interpreter, CPU runtime) through support/PrintLine.h's sink, and with `from_stdout`
+// what reaches file descriptor 1 meanwhile (the GPU's printf, written by the driver), through a
+// temporary file in its place.
+class PrintCapture {
+public:
+  explicit PrintCapture(bool from_stdout) {
+    previous_ = support::set_print_sink(
+        [this](std::string_view line) { text_.append(line.data(), line.size()); });
+    if (from_stdout) {
+      std::fflush(stdout);
+      file_ = std::tmpfile();
+      saved_fd_ = file_ ? dup(1) : -1;
+      if (saved_fd_ >= 0)
+        dup2(fileno(file_), 1);
+    }
+  }
+  ~PrintCapture() { finish(); }
+  std::vector<std::string> finish() {
+    if (!done_) {
+      done_ = true;
+      support::set_print_sink(std::move(previous_));
+      if (saved_fd_ >= 0) {
+        std::fflush(stdout);
+        dup2(saved_fd_, 1);
+        close(saved_fd_);
+        std::rewind(file_);
+        char buffer[4096];
+        for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, file_)) > 0;)
+          text_.append(buffer, n);
+      }
+      if (file_)
+        std::fclose(file_);
+    }
+    return sorted_lines(text_);
+  }
+  static std::vector<std::string> sorted_lines(const std::string &text) {
+    std::vector<std::string> lines;
+    size_t start = 0;
+    for (size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1)
+      lines.push_back(text.substr(start, end - start));
+    if (start < text.size())
+      lines.push_back(text.substr(start));
+    std::sort(lines.begin(), lines.end());
+    return lines;
+  }
+
+private:
+  support::PrintSink previous_;
+  std::string text_;
+  std::FILE *file_ = nullptr;
+  int saved_fd_ = -1;
+  bool done_ = false;
+};
+
+bool prints(const Stmt &body) {
+  struct Finder : Visitor {
+    bool found = false;
+    void visit_node(const Print *) override { found = true; }
+  } finder;
+  finder.visit(body);
+  return finder.found;
+}
+
+// The first difference of two sorted lists of lines, in words; empty when equal.
+std::string lines_differ(const std::vector<std::string> &want,
+                         const std::vector<std::string> &got) {
+  if (want == got)
+    return "";
+  std::string text = "printed " + std::to_string(got.size()) + " lines, the reference " +
+                     std::to_string(want.size());
+  for (size_t k = 0; k < std::min(want.size(), got.size()); ++k)
+    if (want[k] != got[k])
+      return text + "; first difference (sorted): \"" + got[k] +
+             "\" where the reference printed \"" + want[k] + "\"";
+  return text;
+}
+
+} // namespace
+
 bool gpu_usable(std::string *why) {
   return runtime::GpuContext::usable(why);
 }
@@ -350,6 +434,8 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
   // that hold them, complex numbers as parts (the passes checked one by one take it so; the
   // interpreter expands a kernel as built itself).
   ir::Kernel expanded;
+  std::string ref_printed;
+  const bool printing = prints(kernel.body);
   std::vector<InterpreterArg> ref = program.args;
   InterpreterResult ref_result;
   try {
@@ -357,6 +443,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
     InterpreterOptions io;
     io.track_uncertainty = true;
     io.step_limit = options.step_limit;
+    io.print_line = [&](const std::string &line) { ref_printed += line; };
     ref_result = interpret(kernel, ref, io);
     expanded = expand_complex(expand_half(kernel));
   } catch (const std::exception &e) {
@@ -372,6 +459,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
     return options.only.empty() ||
            std::find(options.only.begin(), options.only.end(), check) != options.only.end();
   };
+  const std::vector<std::string> ref_lines = PrintCapture::sorted_lines(ref_printed);
   // Runs one check: `run` returns the arrays after the run; exceptions are failures too, and so
   // is a write outside a view's elements, which a compiled run describes in `outside`.
   std::string outside;
@@ -381,9 +469,13 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       return;
     outside.clear();
     try {
+      PrintCapture capture(printing && name == "gpu");
       std::vector<InterpreterArg> got = run();
+      std::vector<std::string> printed = capture.finish();
       std::string diff =
           !outside.empty() ? outside : compare(kernel.params, ref, ref_result, got, how, name);
+      if (diff.empty())
+        diff = lines_differ(ref_lines, printed);
       if (!diff.empty())
         verdict.failures.push_back({name, "mismatch", diff});
     } catch (const std::exception &e) {

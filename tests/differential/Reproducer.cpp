@@ -241,6 +241,21 @@ public:
         break;
       return "lstore(" + local(n->array) + ", " + list(n->indices) + ", " + expr(n->value) + ")";
     }
+    case StmtKind::Print: {
+      std::string items = "{";
+      for (const PrintItem &item : s.as<Print>()->items) {
+        items += items.size() > 1 ? ", " : "";
+        if (!item.value.defined()) {
+          std::string quoted = "\"";
+          for (char c : item.text)
+            quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+          items += "text(" + quoted + "\")";
+        } else {
+          items += "value(" + expr(item.value) + ")";
+        }
+      }
+      return "print(" + items + "})";
+    }
     case StmtKind::Barrier:
     case StmtKind::Atomic:
       break; // the generator makes no SIMT kernels

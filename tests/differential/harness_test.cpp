@@ -146,6 +146,35 @@ TEST(Harness, CatchesAPlantedHalfRoundingBug) {
   EXPECT_GE(count_caught(fault), 3) << "the planted 16-bit float bug went unnoticed";
 }
 
+// Drops every print statement's last item: the printed lines differ from the reference's, which
+// the harness compares as sorted lists.
+class DropLastPrintItem : public ir::Mutator {
+protected:
+  ir::Stmt mutate_node(const ir::Print *n, const ir::Stmt &) override {
+    std::vector<ir::PrintItem> items = n->items;
+    if (items.size() > 1)
+      items.pop_back();
+    return ir::Print::make(std::move(items));
+  }
+};
+
+TEST(Harness, CatchesAPlantedPrintBug) {
+  PlantedFault fault;
+  fault.programs.print_fraction = 1;
+  fault.options = [](const Program &) {
+    CheckOptions options;
+    options.cpu_jit = false;
+    options.only = {"lowered:cpu"};
+    options.fault = [](const ir::Stmt &s) { return DropLastPrintItem().mutate(s); };
+    return std::optional(options);
+  };
+  fault.expected = "print({text(";
+  fault.caught_one = [](const Failure &f) {
+    EXPECT_NE(f.detail.find("printed"), std::string::npos) << f.detail;
+  };
+  EXPECT_GE(count_caught(fault), 3) << "the planted print bug went unnoticed";
+}
+
 // ---- complex numbers: compared part by part, each within its own bound ------------------------
 
 // prod[i] = z[i] * w[i] and e[i] = exp(z[i]) * w[i] on c64, run by the reference with tracked

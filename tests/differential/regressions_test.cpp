@@ -989,32 +989,44 @@ TEST(DifferentialRegression, Ptxas_I16NegationOfAShiftSeed301001417) {
 // A reduction whose index reads a local array: lower_reductions took the index as the same for
 // every iteration and combined the partials after the loop, where the local array is gone.
 // seed 70005215, shrunk: pass:lower_reductions exception loom::InterpreterError:
-// kernel 'diff_70005215': reads element 0 of local array 't7' before the iteration wrote it (a local array starts uninitialised in every iteration)
+// kernel 'diff_70005215': reads element 0 of local array 't7' before the iteration wrote it (a
+// local array starts uninitialised in every iteration)
 TEST(DifferentialRegression, Seed70005215) {
   Program p;
   p.seed = 70005215u;
   p.kernel.name = "diff_70005215";
-  p.kernel.params = {array("a0", ScalarType::F32, 2), array("a1", ScalarType::I32, 2), array("a2", ScalarType::I16, 2), array("a3", ScalarType::I32, 2), scalar("s0", ScalarType::I32), scalar("s1", ScalarType::I64), scalar("s2", ScalarType::I32)};
+  p.kernel.params = {array("a0", ScalarType::F32, 2), array("a1", ScalarType::I32, 2),
+                     array("a2", ScalarType::I16, 2), array("a3", ScalarType::I32, 2),
+                     scalar("s0", ScalarType::I32),   scalar("s1", ScalarType::I64),
+                     scalar("s2", ScalarType::I32)};
   Var v3 = make_var("i22", ScalarType::I64);
   Var v4 = make_var("i23", ScalarType::I64);
   Shared l0 = local("t5", ScalarType::F32, {1, 5});
   Var v5 = make_var("i30", ScalarType::I64);
   Shared l1 = local("t7", ScalarType::I64, {8});
-  p.kernel.body = block({
-    block({
-      pfor({v3, v4}, {ic(ScalarType::I64, 1), ic(ScalarType::I64, 1)}, block({
-        lstore(l0, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0)}, fc(ScalarType::F32, 0x0p+0))})),
-      pfor({v5}, {ic(ScalarType::I64, 1)}, block({
-        lstore(l1, {ic(ScalarType::I64, 0)}, ic(ScalarType::I64, 0)),
-        reduce(ReduceOp::Add, 0, {ic(ScalarType::I64, 0), lload(l1, {ic(ScalarType::I64, 0)})}, fc(ScalarType::F32, 0x1p+0))}))})});
+  p.kernel.body = block(
+      {block({pfor({v3, v4}, {ic(ScalarType::I64, 1), ic(ScalarType::I64, 1)},
+                   block({lstore(l0, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0)},
+                                 fc(ScalarType::F32, 0x0p+0))})),
+              pfor({v5}, {ic(ScalarType::I64, 1)},
+                   block({lstore(l1, {ic(ScalarType::I64, 0)}, ic(ScalarType::I64, 0)),
+                          reduce(ReduceOp::Add, 0,
+                                 {ic(ScalarType::I64, 0), lload(l1, {ic(ScalarType::I64, 0)})},
+                                 fc(ScalarType::F32, 0x1p+0))}))})});
   p.kernel.locals = {l0, l1};
-  p.args = {fbuffer(ScalarType::F32, {2, 7}, {0x1.6074ccp+2, -0x1.46d97ap+0, 0x1.02065cp-4, 0x1p-1, 0x1.84213cp+0, 0x1p-3, -0x1.ep+1, 0x1.14p+3, -0x1.b8p+2, -0x1.98p+2, 0x1.181fcap+2, 0x1.65cedep-2, -0x1.6d24fp+2, -0x1.fp+2}),
-            ibuffer(ScalarType::I32, {2, 7}, {-15, -18, 1631676870, 5, 14, 18, 16, 17, 2, -15, 8, -13, 20, -20}),
-            ibuffer(ScalarType::I16, {2, 7}, {-2, -15, 11, -19, 15, 18, 10, 16, 10, 1, -18, 7, 16, -15}),
-            ibuffer(ScalarType::I32, {2, 7}, {-14, -14, -14, -14, -14, -14, -14, -3, -3, -3, -3, -3, -3, -3}),
-            iscalar(ScalarType::I32, 63),
-            iscalar(ScalarType::I64, -16),
-            iscalar(ScalarType::I32, 12)};
+  p.args = {
+      fbuffer(ScalarType::F32, {2, 7},
+              {0x1.6074ccp+2, -0x1.46d97ap+0, 0x1.02065cp-4, 0x1p-1, 0x1.84213cp+0, 0x1p-3,
+               -0x1.ep+1, 0x1.14p+3, -0x1.b8p+2, -0x1.98p+2, 0x1.181fcap+2, 0x1.65cedep-2,
+               -0x1.6d24fp+2, -0x1.fp+2}),
+      ibuffer(ScalarType::I32, {2, 7},
+              {-15, -18, 1631676870, 5, 14, 18, 16, 17, 2, -15, 8, -13, 20, -20}),
+      ibuffer(ScalarType::I16, {2, 7}, {-2, -15, 11, -19, 15, 18, 10, 16, 10, 1, -18, 7, 16, -15}),
+      ibuffer(ScalarType::I32, {2, 7},
+              {-14, -14, -14, -14, -14, -14, -14, -3, -3, -3, -3, -3, -3, -3}),
+      iscalar(ScalarType::I32, 63),
+      iscalar(ScalarType::I64, -16),
+      iscalar(ScalarType::I32, 12)};
   expect_backends_agree(p);
 }
 
