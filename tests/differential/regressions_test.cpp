@@ -1030,5 +1030,44 @@ TEST(DifferentialRegression, Seed70005215) {
   expect_backends_agree(p);
 }
 
+// Found on the H200 (driver 580.159.04): -inf / -inf is NaN, min(1.0, NaN) is 1.0 in loom (the
+// non-NaN operand, as PTX's min.f64 and C's fmin), and max(0.0, 1.0) is 1; the interpreter and the
+// CPU give 1, the GPU gave 0, with div.rn.f64, min.f64 and max.f64 in the PTX. Disabled until it
+// is understood on the GPU (bench/RESULTS.md, forty-second run); it passes on the CPU.
+TEST(DifferentialRegression, DISABLED_Gpu_MinOfNanSeed71020392) {
+  Program p;
+  p.seed = 71020392u;
+  p.kernel.name = "diff_71020392";
+  p.kernel.params = {array("a0", ScalarType::BF16, 3), array("a1", ScalarType::F16, 3),
+                     array("a2", ScalarType::F64, 2),  scalar("s0", ScalarType::I64),
+                     scalar("s1", ScalarType::U8),     scalar("s2", ScalarType::I64)};
+  Var v3 = make_var("i19", ScalarType::I64);
+  p.kernel.body = block({block({block({pfor(
+      {v3}, {ic(ScalarType::I64, 1)},
+      block({block({block({store(
+          2, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0)},
+          bin(BinaryOp::Max, fc(ScalarType::F64, 0x0p+0),
+              bin(BinaryOp::Min, fc(ScalarType::F64, 0x1p+0),
+                  bin(BinaryOp::Div,
+                      load(ScalarType::F64, 2, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0)}),
+                      load(ScalarType::F64, 2,
+                           {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0)})))))})})}))})})});
+  p.args = {fbuffer(ScalarType::BF16, {1, 4, 4},
+                    {0x1.18p+3, -0x1.dp+2, 0x1.1ep+3, -0x1.7ep-1, NAN, -0x1.66p+31, -0x1.8p-2,
+                     -0x1.9p-2, -0x1.dap+2, 0x1.a8p+2, -0x1.bcp-1, 0x1.4p+1, -0x1.1p+3, -0x1.78p+1,
+                     -0x1.14p+3, -0x1.4cp+2}),
+            fbuffer(ScalarType::F16, {1, 4, 4},
+                    {-0x1.8p+0, 0x1.0cp+3, 0x1.058p+2, -0x1.48p+2, -0x1.8bcp+1, 0x1.82p+2,
+                     -0x1.33p+0, -0x1.4p+2, 0x1.24p+3, 0x1.1acp+2, 0x1.7a8p+1, 0x1p-1, 0x1.9fp+2,
+                     -0x1.7p+1, -0x1p-3, -0x1.3f4p+3}),
+            fbuffer(ScalarType::F64, {7, 1},
+                    {-INFINITY, -0x1.a5c18469645a6p+1, -0x1.4f1e14bab81a4p+1, 0x1.585244e74b738p+2,
+                     -0x1.34p+3, 0x1.9p+2, 0x1.cp+0}),
+            iscalar(ScalarType::I64, 15),
+            iscalar(ScalarType::U8, 248),
+            iscalar(ScalarType::I64, -11)};
+  expect_backends_agree(p);
+}
+
 } // namespace
 } // namespace loom::difftest
