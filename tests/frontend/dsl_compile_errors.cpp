@@ -1,5 +1,6 @@
-// What loom::Philox refuses at compile time, one case per value of CASE (0 compiles): each is
-// compiled by philox_compile_errors.sh, which checks the compiler's message.
+// What the embedded DSL refuses at compile time (loom::Philox, loom::local_array, loom::print),
+// one case per value of CASE (0 compiles): each is compiled by dsl_compile_errors.sh, which
+// checks the compiler's message.
 #include <loom/loom.hpp>
 
 using namespace loom;
@@ -13,6 +14,11 @@ void trace() {
       Philox l(a[i], 7u, int8_t(3));
       x[i] = g.uniform_f32() + g.normal_f32() + h.uniform() + h.normal() + l.next_u32() +
              l.randint(0, i) + g.randint(-3, 4);
+      auto t = local_array<float>(4, 2);
+      auto u = local_array<uint8_t>(3);
+      t(0, 1) = x[i];
+      u[2] = 7;
+      print("t =", t(0, 1), u[2], i, 2.5, true);
 #elif CASE == 1
       Philox g(x[i], i);
 #elif CASE == 2
@@ -42,6 +48,14 @@ void trace() {
 #elif CASE == 12
       Philox g(seed, i);
       x[i] = g.randint(0);
+#elif CASE == 13
+      auto t = local_array<std::complex<float>>(4);
+#elif CASE == 14
+      auto t = local_array<loom::f16>(4);
+#elif CASE == 15
+      print("x =", x);
+#elif CASE == 16
+      auto t = local_array<float>(2.5);
 #endif
     });
   });

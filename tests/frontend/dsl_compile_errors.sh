@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# loom::Philox's compile-time errors: each case of philox_compile_errors.cpp must fail to compile
-# with the message given here (case 0 must compile), against the staged header tree.
-# Usage: philox_compile_errors.sh SOURCE STAGED_INCLUDE_DIR CXX
+# The embedded DSL's compile-time errors (loom::Philox, loom::local_array, loom::print): each case
+# of dsl_compile_errors.cpp must fail to compile with the message given here (case 0 must
+# compile), against the staged header tree.
+# Usage: dsl_compile_errors.sh SOURCE STAGED_INCLUDE_DIR CXX
 set -uo pipefail
 source=$1
 include=$2
@@ -20,6 +21,10 @@ cases=(
   "10|uniform"
   "11|deleted"
   "12|randint"
+  "13|local arrays do not hold complex numbers"
+  "14|local arrays do not hold 16-bit floats"
+  "15|loom::print takes text and scalar values"
+  "16|local_array"
 )
 failed=0
 for entry in "${cases[@]}"; do
