@@ -120,7 +120,7 @@ void Coverage::visit_node(const ir::ParallelFor *n) {
 
 TEST(Generator, ReachesEveryOperatorTypeAndStatement) {
   Coverage c;
-  for (uint64_t seed = 1; seed <= 600; ++seed) {
+  for (uint64_t seed = 1; seed <= 900; ++seed) {
     Program p = generate_program(seed);
     c.kernel = &p.kernel;
     c.visit(p.kernel.body);
