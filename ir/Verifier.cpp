@@ -296,8 +296,9 @@ private:
     if (a && a->local()) {
       if (!locals_.count(a.get()))
         fail("local array '" + a->name + "' is not one of the kernel's local arrays", where);
-      // Private to an iteration: a kernel of parallel loops uses it inside one only.
-      if (!simt_ && !in_parallel_)
+      // Private to an iteration: a kernel of parallel loops uses it inside one only (checked
+      // on kernels; lowered tasks hold their loops mapped to threads or chunks).
+      if (!simt_ && local_scope_checked_ && !in_parallel_)
         fail("local array '" + a->name + "' used outside a parallel loop", where);
       return;
     }
@@ -327,6 +328,11 @@ private:
   bool simt_;
   std::set<const SharedArray *> shared_, locals_;
   bool in_parallel_ = false;
+
+public:
+  bool local_scope_checked_ = false; // verify(Kernel): local arrays inside parallel loops only
+
+private:
   std::set<const Variable *> scope_;
   std::set<const Variable *> loop_vars_;
 };
@@ -342,6 +348,7 @@ void verify(const Kernel &kernel) {
   if (std::string problem = schedule_problem(kernel.schedule, kernel); !problem.empty())
     throw VerifyError(problem);
   v.task_loops_allowed_ = !kernel.simt();
+  v.local_scope_checked_ = true;
   v.stmt(kernel.body, true, false);
 }
 
