@@ -231,6 +231,25 @@ inline loom::Kernel make_tiled_matmul(const std::string &name) {
 // registers; per step of 8 along k the block stages a 128 x 8 tile of A (transposed) and an
 // 8 x 128 tile of B in shared memory. n must be a multiple of 128.
 // Launch: shape({n / 128, n / 128}, 256).
+// PolyBench's doitgen with a local array as each iteration's scratch row (at most 160 long):
+// A[r, q, :] = A[r, q, :] * C4, in the text DSL.
+inline loom::Kernel make_doitgen() {
+  loom::Module m = loom::compile(R"(
+@kernel
+def doitgen(A: f64[R, Q, P], C4: f64[P, P]):
+    for r, q in parallel(R, Q):
+        sum = local.array(160, f64)
+        for p in range(P):
+            acc = 0.0
+            for s in range(P):
+                acc += A[r, q, s] * C4[s, p]
+            sum[p] = acc
+        for p in range(P):
+            A[r, q, p] = sum[p]
+)");
+  return m["doitgen"];
+}
+
 inline loom::Kernel make_sgemm_simt(const std::string &name) {
   using namespace loom;
   return simt_kernel(name,

@@ -431,20 +431,7 @@ bool doitgen_bench(uint64_t seed) {
   std::vector<double> A, C4;
   bench::doitgen_inputs(seed, A, C4);
   const int64_t R = bench::doitgen_r, Q = bench::doitgen_q, P = bench::doitgen_p;
-  loom::Module m = loom::compile(R"(
-@kernel
-def doitgen(A: f64[R, Q, P], C4: f64[P, P]):
-    for r, q in parallel(R, Q):
-        sum = local.array(160, f64)
-        for p in range(P):
-            acc = 0.0
-            for s in range(P):
-                acc += A[r, q, s] * C4[s, p]
-            sum[p] = acc
-        for p in range(P):
-            A[r, q, p] = sum[p]
-)");
-  loom::Kernel &doitgen = m["doitgen"];
+  loom::Kernel doitgen = bench::make_doitgen();
   DeviceArray<double> dA(A, {R, Q, P}), dC4(C4, {P, P});
   doitgen(dA, dC4);
   bool ok = bench::check("doitgen 140 x 150 x 160, local scratch (loom)",

@@ -224,7 +224,7 @@ void Machine::exec_node(const Stmt &s) {
     bool uncertain;
     if (n->array->local()) {
       LocalArray &l = local_array(n->array);
-      int64_t k = local_element(*n->array, n->indices, true, &uncertain);
+      int64_t k = array_element(*n->array, n->indices, true, &uncertain);
       l.values.set(k, v.v);
       l.written[static_cast<size_t>(k)] = true;
       if (track_)
@@ -401,7 +401,9 @@ LocalArray &Machine::local_array(const Shared &a) {
   return l;
 }
 
-int64_t Machine::local_element(const SharedArray &array, const std::vector<Expr> &indices,
+// The linear index of `array`'s element at `indices` (a shared or a local array), checked
+// against its extents.
+int64_t Machine::array_element(const SharedArray &array, const std::vector<Expr> &indices,
                                bool store, bool *uncertain) {
   int64_t linear = 0;
   *uncertain = false;
@@ -415,9 +417,9 @@ int64_t Machine::local_element(const SharedArray &array, const std::vector<Expr>
     int64_t i = v.v.i, extent = d < array.extents.size() ? array.extents[d] : 0;
     if (i < 0 || i >= extent)
       throw InterpreterError("kernel '" + name_ + "': index " + std::to_string(i) +
-                             " is out of bounds of dimension " + std::to_string(d) +
-                             " of local array '" + array.name + "' (extent " +
-                             std::to_string(extent) + ")" + where());
+                             " is out of bounds of dimension " + std::to_string(d) + " of " +
+                             (array.local() ? "local" : "shared") + " array '" + array.name +
+                             "' (extent " + std::to_string(extent) + ")" + where());
     linear = linear * extent + i;
   }
   return linear;
@@ -431,28 +433,9 @@ int Machine::shared_index(const Shared &a) {
                          "' is not one of the kernel's shared arrays" + where());
 }
 
-// The linear index of shared array `a`'s element at `indices`, checked against its extents.
 int64_t Machine::shared_element(int a, const std::vector<Expr> &indices, bool store,
                                 bool *uncertain) {
-  const SharedArray &array = *shared_[a];
-  int64_t linear = 0;
-  *uncertain = false;
-  for (size_t d = 0; d < indices.size(); ++d) {
-    Value v = eval(indices[d]);
-    if (v.u.unknown()) {
-      if (store)
-        note_inconclusive("a store index depends on an uncertain value" + where());
-      *uncertain = true;
-    }
-    int64_t i = v.v.i, extent = d < array.extents.size() ? array.extents[d] : 0;
-    if (i < 0 || i >= extent)
-      throw InterpreterError("kernel '" + name_ + "': index " + std::to_string(i) +
-                             " is out of bounds of dimension " + std::to_string(d) +
-                             " of shared array '" + array.name + "' (extent " +
-                             std::to_string(extent) + ")" + where());
-    linear = linear * extent + i;
-  }
-  return linear;
+  return array_element(*shared_[a], indices, store, uncertain);
 }
 
 // The uncertainty of a Reduce's result. Inside a parallel loop the updates may combine in any
@@ -594,7 +577,7 @@ Value Machine::eval(const Expr &e) {
     bool uncertain;
     if (n->array->local()) {
       LocalArray &l = local_array(n->array);
-      int64_t k = local_element(*n->array, n->indices, false, &uncertain);
+      int64_t k = array_element(*n->array, n->indices, false, &uncertain);
       if (!l.written[static_cast<size_t>(k)])
         throw InterpreterError("kernel '" + name_ + "': reads element " + std::to_string(k) +
                                " of local array '" + n->array->name +

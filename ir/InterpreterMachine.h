@@ -109,9 +109,10 @@ private:
   std::string where() const;
   int shared_index(const Shared &a);
   int64_t shared_element(int a, const std::vector<Expr> &indices, bool store, bool *uncertain);
-  // The running thread's instance of local array `a`, and an element's linear index in it.
+  // The running thread's instance of local array `a`.
   LocalArray &local_array(const Shared &a);
-  int64_t local_element(const SharedArray &a, const std::vector<Expr> &indices, bool store,
+  // The linear index of an element of a shared or local array, checked against its extents.
+  int64_t array_element(const SharedArray &a, const std::vector<Expr> &indices, bool store,
                         bool *uncertain);
   int64_t element(int array, const std::vector<Expr> &indices, bool store, bool *uncertain);
   void check_race(int array, int64_t k, bool write);

@@ -10,8 +10,8 @@
 #include "ir/Mutator.h"
 #include "ir/Semantics.h"
 #include "ir/Synchronizes.h"
-#include "support/PrintLine.h"
 #include "support/Error.h"
+#include "support/PrintLine.h"
 
 #include <cstring>
 

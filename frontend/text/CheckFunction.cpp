@@ -45,10 +45,10 @@ const std::set<std::string> &builtin_functions() {
                                "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c64", "c128",
                                "fabs", "fmod", "degrees", "radians", "min", "max", "math", "cmath",
                                // the SIMT level
-                               "cuda", "shared", "local", "atomic", "syncthreads", "grid", "gridsize",
-                               "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
-                               "any_sync", "all_sync", "ballot_sync", "threadIdx", "blockIdx",
-                               "blockDim", "gridDim", "laneid", "warpsize"};
+                               "cuda", "shared", "local", "atomic", "syncthreads", "grid",
+                               "gridsize", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
+                               "shfl_xor_sync", "any_sync", "all_sync", "ballot_sync", "threadIdx",
+                               "blockIdx", "blockDim", "gridDim", "laneid", "warpsize"};
     for (int k = 0; k < ir::kMathFnCount; ++k)
       b.insert(ir::fn_name(static_cast<ir::MathFn>(k)));
     return b;
