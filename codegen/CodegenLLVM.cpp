@@ -208,10 +208,11 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   // results go to (support/Abi.h).
   if (!task.reductions.empty())
     flat_types.push_back(llvm::PointerType::get(context, array_address_space()));
-  // A bounds-checked kernel's tasks take its bounds record last (support/Abi.h).
-  if (kernel->bounds_check)
+  // A kernel with bounds checks or assertions: its tasks take the record last (support/Abi.h).
+  const bool record = kernel->takes_record();
+  if (record)
     flat_types.push_back(llvm::PointerType::get(context, array_address_space()));
-  const unsigned scratch_arg = flat_types.size() - 1 - (kernel->bounds_check ? 1 : 0);
+  const unsigned scratch_arg = flat_types.size() - 1 - (record ? 1 : 0);
   FindStores stores;
   stores.visit(task.body);
   for (const ir::TaskReduction &r : task.reductions) // updated after the body
@@ -222,16 +223,19 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   slots_.clear();
   counters32_.clear();
   bounds_record_ = nullptr;
+  record_ = nullptr;
   simt_thread_ = nullptr;
   shared_bases_.assign(kernel->shared.size(), nullptr);
   local_bases_.assign(kernel->locals.size(), nullptr);
-  if (kernel->bounds_check) {
-    llvm::Argument *record = function_->getArg(flat_types.size() - 1);
-    record->setName("bounds_record");
-    record->addAttr(llvm::Attribute::NoAlias);
-    record->addAttr(llvm::Attribute::NoCapture);
-    record->addAttr(llvm::Attribute::getWithAlignment(context, llvm::Align(8)));
-    bounds_record_ = record;
+  if (record) {
+    llvm::Argument *arg = function_->getArg(flat_types.size() - 1);
+    arg->setName("bounds_record");
+    arg->addAttr(llvm::Attribute::NoAlias);
+    arg->addAttr(llvm::Attribute::NoCapture);
+    arg->addAttr(llvm::Attribute::getWithAlignment(context, llvm::Align(8)));
+    record_ = arg;
+    if (kernel->bounds_check)
+      bounds_record_ = arg;
   }
   // Allocas live in their own entry block so that mem2reg/SROA can promote all of them.
   llvm::BasicBlock *entry = llvm::BasicBlock::Create(context, "entry", function_);

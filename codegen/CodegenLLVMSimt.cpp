@@ -3,7 +3,6 @@
 // hardware does; CodegenPTX overrides the hooks with NVPTX intrinsics and __shared__ globals.
 #include "codegen/CodegenLLVM.h"
 
-#include "ir/PrintFormat.h"
 #include "support/Abi.h"
 #include "support/Error.h"
 
@@ -206,42 +205,6 @@ void CodegenLLVM::visit_node(const ir::SharedStore *op) {
   llvm::Value *address = shared_address(op->array, op->indices);
   ScalarType t = op->array->type;
   builder.CreateAlignedStore(to_memory(value, t), address, llvm::Align(ir::byte_size(t)));
-}
-
-// print(...): each value into an 8-byte slot as ir/PrintFormat.h has it (NaN made the positive
-// quiet NaN, so that every backend prints "nan"), then the target's print call.
-void CodegenLLVM::visit_node(const ir::Print *op) {
-  std::vector<llvm::Value *> values;
-  auto as_double = [&](llvm::Value *v) {
-    llvm::Value *d = v->getType()->isDoubleTy() ? v : builder.CreateFPExt(v, builder.getDoubleTy());
-    llvm::Value *nan = llvm::ConstantFP::getNaN(builder.getDoubleTy());
-    return builder.CreateSelect(builder.CreateFCmpUNO(d, d), nan, d);
-  };
-  for (const ir::PrintItem &item : op->items) {
-    if (!item.value.defined())
-      continue;
-    const ir::ScalarType t = item.value.type();
-    llvm::Value *v = codegen(item.value);
-    if (t == ir::ScalarType::Bool) {
-      values.push_back(builder.CreateSelect(v, builder.CreateGlobalString("True", "print.true"),
-                                            builder.CreateGlobalString("False", "print.false")));
-    } else if (ir::is_float(t)) {
-      values.push_back(as_double(v));
-      if (item.imag.defined())
-        values.push_back(as_double(codegen(item.imag)));
-    } else {
-      values.push_back(ir::is_unsigned(t) ? builder.CreateZExt(v, builder.getInt64Ty())
-                                          : builder.CreateSExt(v, builder.getInt64Ty()));
-    }
-  }
-  llvm::Type *slot_type =
-      llvm::ArrayType::get(builder.getInt64Ty(), std::max<size_t>(values.size(), 1));
-  llvm::AllocaInst *slots = alloca_builder_.CreateAlloca(slot_type, nullptr, "print.args");
-  slots->setAlignment(llvm::Align(8));
-  for (size_t k = 0; k < values.size(); ++k)
-    builder.CreateAlignedStore(
-        values[k], builder.CreateConstInBoundsGEP2_32(slot_type, slots, 0, k), llvm::Align(8));
-  emit_print(builder.CreateGlobalString(ir::print_format(*op), "print.format"), slots);
 }
 
 void CodegenLLVM::visit_node(const ir::Barrier *) {

@@ -97,8 +97,9 @@ requires(std::is_invocable_v<F, Index> &&
   ir::Var i = t.fresh_var("i", ir::ScalarType::I64);
   ir::Stmt body;
   {
-    frontend::Tracer::ParallelScope scope(t);
-    body = detail::trace_parallel_body(f, detail::range_index(r, i));
+    const Index index = detail::range_index(r, i);
+    frontend::Tracer::ParallelScope scope(t, {i}, {index.expr()});
+    body = detail::trace_parallel_body(f, index);
   }
   t.emit(ir::ParallelFor::make({i}, {detail::range_extent(r)}, body));
 }
@@ -120,7 +121,10 @@ template <class F> void parallel_for(std::initializer_list<Range> dims, F &&f) {
     indices.push_back(detail::range_index(d, vars.back()));
   }
   ir::Stmt body;
-  frontend::Tracer::ParallelScope scope(t);
+  std::vector<ir::Expr> index_exprs;
+  for (const Index &x : indices)
+    index_exprs.push_back(x.expr());
+  frontend::Tracer::ParallelScope scope(t, vars, std::move(index_exprs));
   if constexpr (std::is_invocable_v<F, Index>) {
     if (vars.size() != 1)
       throw DslError("parallel_for over " + std::to_string(vars.size()) +

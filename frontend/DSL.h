@@ -2,6 +2,7 @@
 #pragma once
 
 #include "frontend/Array.h"
+#include "frontend/Assert.h"
 #include "frontend/Complex.h"
 #include "frontend/Control.h"
 #include "frontend/LocalArray.h"

@@ -75,6 +75,7 @@ ir::Kernel Tracer::finish() {
     k.schedule.mapping = ir::Mapping::Simt;
   k.shared = shared_;
   k.locals = locals_;
+  k.assert_sites = assert_sites_;
   return k;
 }
 

@@ -54,16 +54,36 @@ public:
 
   // The parallel loop whose body is being traced: a number of its own for each parallel_for,
   // 0 outside them. A local array belongs to the one it is declared in.
+  // It also holds the loop's indices, as its body sees them, for assertions to report.
   class ParallelScope {
   public:
-    explicit ParallelScope(Tracer &t) : t_(t) { t_.parallel_scopes_.push_back(++t_.scope_count_); }
-    ~ParallelScope() { t_.parallel_scopes_.pop_back(); }
+    ParallelScope(Tracer &t, const std::vector<ir::Var> &vars, std::vector<ir::Expr> indices)
+        : t_(t) {
+      t_.parallel_scopes_.push_back(++t_.scope_count_);
+      for (size_t k = 0; k < vars.size(); ++k)
+        t_.parallel_indices_.push_back({vars[k]->name, indices[k]});
+      count_ = vars.size();
+    }
+    ~ParallelScope() {
+      t_.parallel_scopes_.pop_back();
+      t_.parallel_indices_.resize(t_.parallel_indices_.size() - count_);
+    }
     ParallelScope(const ParallelScope &) = delete;
     ParallelScope &operator=(const ParallelScope &) = delete;
 
   private:
     Tracer &t_;
+    size_t count_;
   };
+  // The indices of the parallel loops around the statement being traced, outermost first.
+  const std::vector<std::pair<std::string, ir::Expr>> &parallel_indices() const {
+    return parallel_indices_;
+  }
+  // An assertion's site (ir::AssertSite), its number in the kernel's list.
+  int add_assert_site(ir::AssertSite site) {
+    assert_sites_.push_back(std::move(site));
+    return static_cast<int>(assert_sites_.size()) - 1;
+  }
   int parallel_scope() const { return parallel_scopes_.empty() ? 0 : parallel_scopes_.back(); }
   ir::Kernel finish();
 
@@ -82,6 +102,8 @@ private:
   std::vector<ir::Shared> shared_;
   std::vector<ir::Shared> locals_;
   std::vector<int> parallel_scopes_;
+  std::vector<std::pair<std::string, ir::Expr>> parallel_indices_;
+  std::vector<ir::AssertSite> assert_sites_;
   int scope_count_ = 0;
   Tracer *outer_;
 };

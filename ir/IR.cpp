@@ -376,6 +376,16 @@ Stmt Print::make(std::vector<PrintItem> items) {
   return Stmt(std::make_shared<const Print>(std::move(items)));
 }
 
+Stmt Assert::make(Expr cond, int site, std::vector<Expr> indices) {
+  if (!cond.defined() || cond.type() != ScalarType::Bool)
+    ill_typed("an assertion's condition must be a bool");
+  if (site < 0)
+    ill_typed("an assertion without a site");
+  if (indices.size() > max_assert_indices)
+    ill_typed("an assertion with more than " + std::to_string(max_assert_indices) + " indices");
+  return Stmt(std::make_shared<const Assert>(std::move(cond), site, std::move(indices)));
+}
+
 Stmt SharedStore::make(Shared array, std::vector<Expr> indices, Expr value) {
   check_indices(indices, array->extents.size(),
                 (array->local() ? "local array '" : "shared array '") + array->name + "'");

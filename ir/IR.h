@@ -374,7 +374,8 @@ struct WarpOp : ExprNode {
   X(SharedStore)                                                                                   \
   X(Barrier)                                                                                       \
   X(Atomic)                                                                                        \
-  X(Print)
+  X(Print)                                                                                         \
+  X(Assert)
 
 enum class StmtKind : uint8_t {
 #define LOOM_X(name) name,
@@ -554,7 +555,35 @@ struct Print : StmtNode {
   static Stmt make(std::vector<PrintItem> items);
 };
 
+// Python's `assert cond, "message"` (C++: loom::check): when `cond` (bool) is false, the call
+// records the failure (the first one: its site and `indices`' values; and how many failed) and
+// throws loom::KernelAssertionError when its tasks have run. `site` indexes Kernel::assert_sites.
+// lower_asserts (ir/LowerAsserts.cpp) makes a failed assertion end its parallel iteration, and
+// fills `indices`: the enclosing parallel loops' variables, outermost first, or a SIMT thread's
+// block and thread index (the front ends leave them empty).
+struct Assert : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Assert;
+  Expr cond;
+  int site;
+  std::vector<Expr> indices;
+  Assert(Expr c, int s, std::vector<Expr> i)
+      : StmtNode(static_kind), cond(std::move(c)), site(s), indices(std::move(i)) {}
+  static Stmt make(Expr cond, int site, std::vector<Expr> indices = {});
+};
+// The most indices a failure records (the bounds record's slots).
+inline constexpr size_t max_assert_indices = 7;
+
 // ---- kernels ------------------------------------------------------------------------------
+
+// Where an assertion is and what it says: the message (the text DSL's default is the
+// condition's source text), the file and line of the text DSL or of the C++ call, and the names
+// of its Assert's indices (lower_asserts fills them).
+struct AssertSite {
+  std::string message;
+  std::string file;
+  int line = 0;
+  std::vector<std::string> index_names = {};
+};
 
 // Array extents that must agree at call time: the text DSL's shape symbols (`A: f32[N, K]`) and
 // literal extents (`x: f32[3]`). The embedded DSL declares none.
@@ -589,6 +618,10 @@ struct Kernel {
   std::vector<Shared> shared = {};
   std::vector<Shared> locals = {};         // its local arrays, in the order declared
   std::vector<CallCheck> call_checks = {}; // checked at every call (ir::CallCheck)
+  // Its assertions' sites (ir::Assert::site), and whether they are checked: @kernel(asserts=
+  // False), Kernel::asserts(false) and LOOM_ASSERTS=0 compile them out, conditions and all.
+  std::vector<AssertSite> assert_sites = {};
+  bool asserts = true;
   bool simt() const { return schedule.simt(); }
 };
 
@@ -676,6 +709,12 @@ struct LoweredKernel {
   // Whether a task prints (ir::Print): a call then waits for its tasks and flushes stdout before
   // it returns, even an asynchronous one.
   bool prints = false;
+  // The sites of the assertions its tasks check (Kernel::assert_sites; empty when they were
+  // compiled out or there are none). A task then takes the record (support/Abi.h), and a call
+  // waits for its tasks to read it.
+  std::vector<AssertSite> assert_sites = {};
+  // Whether its tasks take the bounds record (support/Abi.h): bounds checks or assertions.
+  bool takes_record() const { return bounds_check || !assert_sites.empty(); }
   // Kernel::loops as code generation applies them to the loops of the tasks, by loop variable;
   // on the GPU without the parallel loops' vectorize, which became runs (Task::run).
   LoopHints loops = {};

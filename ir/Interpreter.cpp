@@ -241,6 +241,17 @@ void Machine::exec_node(const Stmt &s) {
   case StmtKind::Barrier:
     barrier();
     return;
+  case StmtKind::Assert: {
+    auto *n = s.as<Assert>();
+    if (decide(eval(n->cond), "an assertion's condition"))
+      return;
+    if (assert_failure_.count++ == 0) {
+      assert_failure_.site = n->site;
+      for (const Expr &i : n->indices)
+        assert_failure_.indices.push_back(integer(eval(i), "an assertion's index"));
+    }
+    return;
+  }
   case StmtKind::Print: {
     std::string line;
     for (const PrintItem &item : s.as<Print>()->items) {
@@ -609,9 +620,18 @@ namespace {
 using interpreter::Machine;
 
 template <class Body>
-InterpreterResult run(Machine &machine, const InterpreterOptions &options, Body body) {
+InterpreterResult run(Machine &machine, const InterpreterOptions &options,
+                      const std::string &kernel, const std::vector<AssertSite> &sites, Body body) {
   InterpreterResult result;
   body();
+  if (const Machine::AssertFailure &f = machine.assert_failure(); f.count > 0) {
+    const AssertSite &site = sites.at(f.site);
+    KernelAssertionError::Indices indices;
+    for (size_t k = 0; k < site.index_names.size() && k < f.indices.size(); ++k)
+      indices.push_back({site.index_names[k], f.indices[k]});
+    throw KernelAssertionError(kernel, site.message, site.file, site.line, std::move(indices),
+                               f.count);
+  }
   result.inconclusive = machine.inconclusive();
   result.steps = machine.steps();
   if (options.track_uncertainty)
@@ -686,10 +706,10 @@ void run_cpu_task(Machine &m, const Task &task, const InterpreterOptions &option
 
 InterpreterResult interpret(const Kernel &input, std::vector<InterpreterArg> &args,
                             const InterpreterOptions &options) {
-  const Kernel kernel = expand_complex(expand_half(input));
+  const Kernel kernel = lower_asserts(expand_complex(expand_half(input)));
   interpreter::ComplexArgs complex(kernel.name, kernel.params, input.params.size(), args);
   Machine m(kernel.name, kernel.params, args, options);
-  return run(m, options, [&] {
+  return run(m, options, kernel.name, kernel.assert_sites, [&] {
     if (kernel.simt()) {
       m.run_simt(kernel.body, kernel.shared);
       return;
@@ -716,7 +736,7 @@ InterpreterResult interpret(const LoweredKernel &kernel, std::vector<Interpreter
     for (size_t k = 0; k < kernel.task_loops.size(); ++k)
       args.push_back(InterpreterArg::of_scalar(int_value(ScalarType::I64, 0)));
   Machine m(kernel.name, kernel.params, args, options);
-  return run(m, options, [&] {
+  return run(m, options, kernel.name, kernel.assert_sites, [&] {
     auto bound = [&](const Expr &e) {
       m.bind_params();
       return m.domain_extent(e);

@@ -97,6 +97,13 @@ public:
   // interpreter's own values, so its results are those of a run without tracking.
   const std::string &inconclusive() const { return inconclusive_; }
   std::vector<std::vector<double>> error_bounds() const;
+  // The failed assertions: the first one's site and index values, and how many failed.
+  struct AssertFailure {
+    uint64_t count = 0;
+    int site = -1;
+    std::vector<int64_t> indices;
+  };
+  const AssertFailure &assert_failure() const { return assert_failure_; }
 
 private:
   // ---- the evaluator (ir/Interpreter.cpp) ----
@@ -173,6 +180,7 @@ private:
   int64_t iteration_ = -1; // of the running parallel loop, row-major; -1 outside one
   uint64_t steps_ = 0;     // in all threads of a SIMT launch together
   std::string inconclusive_;
+  AssertFailure assert_failure_;
 };
 
 } // namespace loom::ir::interpreter

@@ -88,9 +88,12 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
   const Kernel halves = expand_half(input);
   if (!halves.body.same_as(input.body))
     dump("expand_half", halves);
-  const Kernel kernel = expand_complex(halves);
-  if (!kernel.body.same_as(halves.body))
-    dump("expand_complex", kernel);
+  const Kernel parts = expand_complex(halves);
+  if (!parts.body.same_as(halves.body))
+    dump("expand_complex", parts);
+  const Kernel kernel = lower_asserts(parts);
+  if (!kernel.body.same_as(parts.body))
+    dump("lower_asserts", kernel);
 
   LoweredKernel out;
   out.name = kernel.name;
@@ -100,6 +103,7 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
   out.bounds_check = kernel.bounds_check;
   out.locals = kernel.locals;
   out.prints = has_print(kernel.body);
+  out.assert_sites = kernel.assert_sites;
   LoopHints runs;
   out.loops = loop_schedules_for(kernel, target, &runs);
   const Schedule &schedule = kernel.schedule;

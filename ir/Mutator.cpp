@@ -52,6 +52,11 @@ void Visitor::visit_node(const Print *n) {
     visit(item.imag);
   }
 }
+void Visitor::visit_node(const Assert *n) {
+  visit(n->cond);
+  for (const Expr &i : n->indices)
+    visit(i);
+}
 void Visitor::visit_node(const Atomic *n) {
   for (const Expr &i : n->indices)
     visit(i);
@@ -205,6 +210,12 @@ Stmt Mutator::mutate_node(const Print *n, const Stmt &self) {
     item.value = v, item.imag = im;
   }
   return changed ? Print::make(std::move(items)) : self;
+}
+Stmt Mutator::mutate_node(const Assert *n, const Stmt &self) {
+  bool changed = false;
+  Expr c = mutate(n->cond);
+  auto idx = mutate_all(n->indices, changed);
+  return changed || !c.same_as(n->cond) ? Assert::make(c, n->site, std::move(idx)) : self;
 }
 Stmt Mutator::mutate_node(const Atomic *n, const Stmt &self) {
   bool changed = false;

@@ -15,6 +15,11 @@ Kernel expand_complex(const Kernel &kernel);
 // rounded (ir/ExpandHalf.cpp): the kernel itself when it has none. Runs before expand_complex.
 Kernel expand_half(const Kernel &kernel);
 
+// Assertions (ir::Assert) as every backend runs them (ir/LowerAsserts.cpp): a failed one ends its
+// parallel iteration, a SIMT kernel's name their thread; with Kernel::asserts off they go. The
+// kernel itself when it has none.
+Kernel lower_asserts(const Kernel &kernel);
+
 // Each top-level parallel loop becomes its own parallel task (one launch), the serial statements
 // between them serial tasks. A sequential loop around parallel loops (at the top level, or in
 // such a loop) becomes a TaskLoop around the tasks its body splits into; a run of declarations

@@ -131,6 +131,14 @@ public:
       os << ")\n";
       return;
     }
+    case StmtKind::Assert: {
+      auto *n = s.as<Assert>();
+      os << pad << "assert " << expr(n->cond) << ", site " << n->site;
+      if (!n->indices.empty())
+        os << " at [" << list(n->indices) << "]";
+      os << "\n";
+      return;
+    }
     case StmtKind::Atomic: {
       auto *n = s.as<Atomic>();
       os << pad;

@@ -156,6 +156,16 @@ public:
           expr(item.imag, s);
       }
       return;
+    case StmtKind::Assert: {
+      auto *n = s.as<Assert>();
+      if (n->site >= sites_)
+        fail("an assertion's site " + std::to_string(n->site) + " is not one of the kernel's " +
+             std::to_string(sites_));
+      expr(n->cond, s);
+      for (const Expr &i : n->indices)
+        expr(i, s);
+      return;
+    }
     case StmtKind::Atomic: {
       auto *n = s.as<Atomic>();
       simt_only(op_name(n->op), s);
@@ -330,7 +340,8 @@ private:
   bool in_parallel_ = false;
 
 public:
-  bool local_scope_checked_ = false; // verify(Kernel): local arrays inside parallel loops only
+  bool local_scope_checked_ = false;
+  int sites_ = 0; // the kernel's assertion sites // verify(Kernel): local arrays inside parallel loops only
 
 private:
   std::set<const Variable *> scope_;
@@ -349,6 +360,7 @@ void verify(const Kernel &kernel) {
     throw VerifyError(problem);
   v.task_loops_allowed_ = !kernel.simt();
   v.local_scope_checked_ = true;
+  v.sites_ = static_cast<int>(kernel.assert_sites.size());
   v.stmt(kernel.body, true, false);
 }
 
@@ -392,6 +404,7 @@ void verify_tasks(const LoweredKernel &kernel, bool mapped) {
           .fail("task '" + t.name + "': SIMT tasks belong to SIMT kernels, and only to them");
     Verifier v(kernel.name, kernel.params, kernel.target == Target::GPU, kernel.simt, kernel.shared,
                kernel.locals);
+    v.sites_ = static_cast<int>(kernel.assert_sites.size());
     if (t.chunk_begin)
       v.bind(t.chunk_begin);
     if (t.chunk_end)

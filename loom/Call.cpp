@@ -29,9 +29,9 @@ void run_call(KernelState &state, std::span<const Argument> args, const ir::Argu
                                       !access.fully_overwritten);
   }
 
-  // The parameters, then a bounds-checked kernel's record (support/Abi.h). The variables of the
+  // The parameters, then the record of a kernel with bounds checks or assertions (support/Abi.h). The variables of the
   // task loops around the tasks are parameters past the kernel's own, set as the loops run.
-  const bool checked = target.code->bounds_check;
+  const bool checked = target.code->takes_record();
   const uint64_t record = checked ? target.bounds_record() : 0;
   const std::vector<ir::TaskLoop> &loops = target.code->task_loops;
   const ir::ArgumentValues *current = &values;
@@ -63,7 +63,7 @@ void run_call(KernelState &state, std::span<const Argument> args, const ir::Argu
     // Before a later task reads what this one wrote, and before its partials (garbage then) are
     // combined.
     if (checked && target.record_between_tasks)
-      throw_if_out_of_bounds(*target.code, target.read_bounds_record());
+      throw_if_failed(*target.code, target.read_bounds_record(), true);
     if (reduces)
       target.combine_reductions(t, *current);
   };
@@ -76,8 +76,8 @@ void run_call(KernelState &state, std::span<const Argument> args, const ir::Argu
   // what the kernel wrote goes back into the foreign arrays.
   if (!target.finish())
     return;
-  if (checked && !target.record_between_tasks)
-    throw_if_out_of_bounds(*target.code, target.read_bounds_record());
+  if (checked)
+    throw_if_failed(*target.code, target.read_bounds_record());
   for (size_t p = 0; p < args.size(); ++p)
     if (params[p].kind == ir::ParamKind::Array && args[p].kind != target.native &&
         state.access[p].written)

@@ -279,7 +279,7 @@ struct GpuCall final : CallTarget {
   bool finish() override {
     if (graphed)
       run_graph();
-    if (async && !gpu->lowered.bounds_check && !gpu->lowered.prints)
+    if (async && !gpu->lowered.takes_record() && !gpu->lowered.prints)
       return false; // faults surface at the stream's synchronization
     // An illegal address or trap inside the kernel surfaces here, naming it.
     if (async)

@@ -24,6 +24,8 @@ Kernel::Kernel(ir::Kernel kernel) : state_(std::make_shared<KernelState>()) {
   state_->kernel = std::move(kernel);
   if (settings::bounds_check())
     state_->kernel.bounds_check = true;
+  if (!settings::asserts())
+    state_->kernel.asserts = false;
   state_->tiered = tiering() != Tiering::Off;
 }
 
@@ -162,6 +164,11 @@ ir::Kernel requested_kernel(const ir::Kernel &kernel, const VariantRequest &requ
 
 Kernel &Kernel::bounds_check(bool on) {
   set_code_option(*state_, &ir::Kernel::bounds_check, on);
+  return *this;
+}
+
+Kernel &Kernel::asserts(bool on) {
+  set_code_option(*state_, &ir::Kernel::asserts, on);
   return *this;
 }
 

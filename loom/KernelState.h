@@ -275,8 +275,11 @@ void run_on_gpu(KernelState &state, std::span<const Argument> args,
 void run_on_cpu(KernelState &state, std::span<const Argument> args,
                 const ir::ArgumentValues &values);
 
-// Throws BoundsError when `record` (bounds_record::slots values) was claimed by a violation.
-void throw_if_out_of_bounds(const ir::LoweredKernel &kernel, const uint64_t *record);
+// Throws BoundsError when `record` (bounds_record::slots values) was claimed by an index out of
+// bounds, KernelAssertionError when by a failed assertion (unless `bounds_only`: between a call's
+// tasks, where a failed assertion lets the later tasks run).
+void throw_if_failed(const ir::LoweredKernel &kernel, const uint64_t *record,
+                     bool bounds_only = false);
 
 // Packs the parameters into `out`: arrays as `pointers[k]` plus extents, scalars converted to
 // their type, then the extras that are not zero, in TaskExtras' order.

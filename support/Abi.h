@@ -12,11 +12,13 @@
 // to zero by the last block); slot 1 + w * R + r receives worker w's partial of reduction r
 // (R reductions; a worker is a GPU block or a CPU chunk), stored in the element type.
 //
-// A bounds-checked kernel's tasks (ir::LoweredKernel::bounds_check) take one more pointer, last:
-// its bounds record, BoundsRecord's slots. An access whose index is out of range claims the
-// record (slot `claimed` from 0 to 1, atomically; the first claim wins), writes what it was, and
-// goes to the `sink` slots instead of the array (a load reads garbage); the runtime zeroes the
-// record before a call and throws loom::BoundsError after it when it was claimed.
+// A kernel with bounds checks or assertions (ir::LoweredKernel::takes_record) passes its tasks one
+// more pointer, last: its record, bounds_record's slots. An access whose index is out of range
+// claims the record (slot `claimed` from 0 to 1, atomically; the first claim wins), writes what it
+// was, and goes to the `sink` slots instead of the array (a load reads garbage). A failed
+// assertion adds 1 to `failures` and claims the record with 2, writing its site and the values of
+// its indices. The runtime zeroes the record before a call and throws loom::BoundsError or
+// loom::KernelAssertionError after it when it was claimed.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +34,12 @@ constexpr int array = 1;     // the kernel parameter's index
 constexpr int dimension = 2; // which index of the access, 0 first
 constexpr int index = 3;     // its value
 constexpr int extent = 4;    // the extent it exceeded
+constexpr int failures = 5;  // failed assertions, counted
 constexpr int sink = 6;      // slots 6 and 7: where the out-of-range access goes instead
-constexpr int slots = 8;     // 8-byte slots in all
+constexpr int site = 8;      // the failed assertion's site (ir::Assert::site)
+constexpr int indices = 9;   // slots 9 to 15: its indices' values (ir::max_assert_indices)
+constexpr int slots = 16;    // 8-byte slots in all
+constexpr uint64_t out_of_bounds = 1, assertion = 2; // what claimed the record
 } // namespace bounds_record
 
 using CpuTaskFn = void (*)(void *const *params, int64_t chunk_begin, int64_t chunk_end,

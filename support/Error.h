@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace loom {
 
@@ -146,6 +148,48 @@ private:
 class ContextPoisonedError : public DriverError {
 public:
   using DriverError::DriverError;
+};
+
+// An assertion in a kernel failed (`assert cond, "message"` in the text DSL, loom::check in C++):
+// the first failure the call recorded, and how many failed. "kernel 'scale': assertion failed at
+// model.loom:12: weights are positive (i=5, j=3); 3 failures". Host arrays are not copied back
+// from the GPU after one, and the GPU stays usable.
+class KernelAssertionError : public Error {
+public:
+  using Indices = std::vector<std::pair<std::string, int64_t>>; // name, value
+  KernelAssertionError(std::string kernel, std::string message, std::string file, int line,
+                       Indices indices, uint64_t failures)
+      : Error(describe(kernel, message, file, line, indices, failures)), kernel_(std::move(kernel)),
+        message_(std::move(message)), file_(std::move(file)), line_(line),
+        indices_(std::move(indices)), failures_(failures) {}
+  const std::string &kernel() const { return kernel_; }
+  const std::string &message() const { return message_; }
+  const std::string &file() const { return file_; }
+  int line() const { return line_; }
+  // The failing iteration's indices (its parallel loops' variables, outermost first), or a SIMT
+  // thread's blockIdx and threadIdx; empty for an assertion outside parallel loops.
+  const Indices &indices() const { return indices_; }
+  uint64_t failures() const { return failures_; } // failed assertions in the call, at least 1
+
+private:
+  static std::string describe(const std::string &kernel, const std::string &message,
+                              const std::string &file, int line, const Indices &indices,
+                              uint64_t failures) {
+    std::string s = "kernel '" + kernel + "': assertion failed";
+    if (!file.empty())
+      s += " at " + file + ":" + std::to_string(line);
+    if (!message.empty())
+      s += ": " + message;
+    for (size_t k = 0; k < indices.size(); ++k)
+      s += (k ? ", " : " (") + indices[k].first + "=" + std::to_string(indices[k].second) +
+           (k + 1 == indices.size() ? ")" : "");
+    s += "; " + std::to_string(failures) + (failures == 1 ? " failure" : " failures");
+    return s;
+  }
+  std::string kernel_, message_, file_;
+  int line_;
+  Indices indices_;
+  uint64_t failures_;
 };
 
 } // namespace loom

@@ -34,6 +34,8 @@ constexpr Variable table[] = {
      "where the disk cache lives"},
     {"LOOM_BOUNDS_CHECK", "1 (any value but 0)", "off", EachUse,
      "every kernel created while it is set checks its array accesses"},
+    {"LOOM_ASSERTS", "0|1", "1", EachUse,
+     "0: kernels created while it is set compile their assertions out"},
     {"LOOM_INDEX_BITS", "32|64", "32", Once,
      "GPU index arithmetic in 64 bits even where the arrays allow 32"},
     {"LOOM_GRID_STRIDE", "0|1", "0", Once,
@@ -187,6 +189,13 @@ bool ptx_linker_set() {
 
 bool bounds_check() {
   return read(row("LOOM_BOUNDS_CHECK")).value_or("0") != "0";
+}
+
+bool asserts() {
+  std::optional<std::string> v = read(row("LOOM_ASSERTS"));
+  if (v && *v != "0" && *v != "1")
+    throw Error("LOOM_ASSERTS=" + *v + " is not valid: use 0 (assertions compiled out) or 1");
+  return v.value_or("1") != "0";
 }
 
 const std::optional<std::string> &cuda_driver() {

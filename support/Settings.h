@@ -53,6 +53,9 @@ bool ptx_linker_set();
 
 // LOOM_BOUNDS_CHECK (each use): whether kernels created now check their array accesses.
 bool bounds_check();
+// LOOM_ASSERTS (each use): whether kernels created now check their assertions (Error for a value
+// other than 0 or 1).
+bool asserts();
 
 // LOOM_DEVICE (once): the default GPU, as written (runtime/GpuContext.h's default_device reads
 // it); nullopt when unset.

@@ -79,7 +79,7 @@ struct TypeExpr {
   std::vector<Dim> dims;
 };
 
-enum class StmtKind : uint8_t { Assign, ExprStmt, If, For, While, Return, Pass };
+enum class StmtKind : uint8_t { Assign, ExprStmt, If, For, While, Return, Pass, Assert };
 
 struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
@@ -100,8 +100,10 @@ struct Stmt {
   SourceLocation op_loc;            // of `=` / `+=`
   std::optional<TypeExpr> annotation;
   // Assign: the value; ExprStmt: the expression; If/While: the condition; For: the iterable
-  // (a call of range or parallel); Return: the value or null.
+  // (a call of range or parallel); Return: the value or null; Assert: the condition.
   ExprPtr value;
+  ExprPtr message;       // Assert: the message (a string), or null
+  std::string cond_text; // Assert: the condition's source text, when on one line
   std::vector<LoopVar> loop_vars; // For
   Block body;                     // If (then), For, While
   Block else_body;                // If

@@ -303,9 +303,11 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
     } else if (o.key == "stage") {
       integer(o, 1, 64, 1, tile.depth,
               "the steps of the inner loop staged in shared memory at a time, from 1 to 64");
-    } else if (o.key != "fastmath" && o.key != "bounds_check" && o.key != "simt") {
+    } else if (o.key != "fastmath" && o.key != "bounds_check" && o.key != "simt" &&
+               o.key != "asserts") {
       diag_.error(o.loc, "unknown option '" + o.key +
-                             "' of @kernel; the options are fastmath, bounds_check, simt, "
+                             "' of @kernel; the options are fastmath, bounds_check, asserts, "
+                             "simt, "
                              "block_per_iteration, tile, thread_tile, stage, blocks_per_sm, "
                              "unroll and vectorize");
     } else if (o.value->kind != ast::ExprKind::Bool) {
@@ -313,7 +315,8 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
     } else {
       (o.key == "fastmath" ? k.fast_math
        : o.key == "simt"   ? simt
-                           : k.bounds_check) = o.value->bool_value;
+       : o.key == "asserts" ? k.asserts
+                            : k.bounds_check) = o.value->bool_value;
     }
   }
   const bool tiled = seen.count("tile") != 0;
@@ -365,6 +368,7 @@ std::optional<ir::Kernel> Checker::kernel(const ast::Function &f) {
   k.shared = kernel_.shared;
   k.locals = kernel_.locals;
   k.call_checks = kernel_.call_checks;
+  k.assert_sites = kernel_.assert_sites;
   // The loops the unroll and vectorize options name exist only now that the body is built.
   for (const ast::Option &o : f.options)
     for (const ast::Expr *p : o.key == "unroll" || o.key == "vectorize"

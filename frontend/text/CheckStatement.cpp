@@ -81,9 +81,41 @@ void Checker::print_statement(const ast::Expr &call) {
   emit(ir::Print::make(std::move(items)));
 }
 
+// `assert cond` / `assert cond, "message"`: Python's, its condition taken as `if` takes one.
+void Checker::assert_statement(const ast::Stmt &s) {
+  std::optional<Value> cond = try_expr(*s.value);
+  ir::AssertSite site;
+  if (s.message) {
+    if (s.message->kind != ast::ExprKind::String) {
+      diag_.error(s.message->begin, "the message of an assertion is a string literal, as in "
+                                    "assert i < n, \"i is in range\"");
+      throw CheckFailed{};
+    }
+    site.message = s.message->name;
+  } else {
+    site.message = s.cond_text;
+  }
+  if (!cond)
+    throw CheckFailed{};
+  site.file = diag_.file();
+  site.line = s.loc.line;
+  std::vector<ir::Expr> indices;
+  for (const auto &[name, index] : parallel_indices_)
+    if (indices.size() < ir::max_assert_indices) {
+      site.index_names.push_back(name);
+      indices.push_back(index);
+    }
+  kernel_.assert_sites.push_back(std::move(site));
+  emit(ir::Assert::make(convert(*cond, ir::ScalarType::Bool),
+                        static_cast<int>(kernel_.assert_sites.size()) - 1, std::move(indices)));
+}
+
 void Checker::statement(const ast::Stmt &s, bool last) {
   switch (s.kind) {
   case ast::StmtKind::Pass:
+    return;
+  case ast::StmtKind::Assert:
+    assert_statement(s);
     return;
   case ast::StmtKind::ExprStmt: {
     const ast::Expr &e = *s.value;
@@ -458,8 +490,16 @@ void Checker::parallel_loop(const ast::Stmt &s, const ast::Expr &call) {
     Symbol sym = Symbol::variable(Symbol::Kind::LoopIndex, v.loc, vars.back());
     if (k < ranges.size() && ranges[k]) // the body sees begin + j * step
       sym.value = Value::of(ir::range_index(*ranges[k], vars.back()));
+    parallel_indices_.push_back({v.name, k < ranges.size() && ranges[k]
+                                             ? ir::range_index(*ranges[k], vars.back())
+                                             : ir::VarRef::make(vars.back())});
     declare(v.name, sym);
   }
+  struct PopIndices {
+    std::vector<std::pair<std::string, ir::Expr>> &list;
+    size_t size;
+    ~PopIndices() { list.resize(size); }
+  } pop_indices{parallel_indices_, parallel_indices_.size() - s.loop_vars.size()};
   ++parallel_bodies_;
   ++in_parallel_loop_;
   ir::Stmt body;

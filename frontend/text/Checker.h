@@ -97,6 +97,7 @@ private:
     std::vector<ir::Shared> shared; // a SIMT kernel's shared arrays, in declaration order
     std::vector<ir::Shared> locals; // its local arrays, in declaration order
     std::vector<ir::CallCheck> call_checks;
+    std::vector<ir::AssertSite> assert_sites;
   };
   enum class HelperState { Unchecked, Ok, Bad };
 
@@ -136,6 +137,7 @@ private:
   void barrier(const ast::Expr &call);
   // print("text", value, ...): a Print statement of text and scalar values.
   void print_statement(const ast::Expr &call);
+  void assert_statement(const ast::Stmt &s);
   // grid(n) and gridsize(n): the n axes (x first), as i64; `function` is "grid" or "gridsize".
   std::vector<ir::Expr> grid_axes(const ast::Expr &call, const std::string &function);
   std::optional<Value> simt_name(const ast::Expr &e);      // laneid, warpsize
@@ -210,6 +212,9 @@ private:
   int parallel_loops_ = 0;   // parallel loops checked so far
   int parallel_bodies_ = 0;  // parallel loop bodies around the statement (0 or 1)
   int in_parallel_loop_ = 0; // whether the statement is inside one (1) or not (0)
+  // The indices of the parallel loops around the statement, outermost first, as their bodies see
+  // them: what a failed assertion reports.
+  std::vector<std::pair<std::string, ir::Expr>> parallel_indices_;
   int random_draws_ = 0;     // draws from generators emitted so far (while conditions)
   int expression_depth_ = 0; // of the expression being checked
   int inlined_calls_ = 0;    // into the function being checked

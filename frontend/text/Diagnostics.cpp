@@ -66,5 +66,21 @@ void Diagnostics::throw_if_any() const {
   throw SourceError(sorted, source_);
 }
 
+std::string Diagnostics::text(SourceLocation begin, SourceLocation end) const {
+  if (begin.line != end.line || end.col <= begin.col)
+    return "";
+  size_t start = 0;
+  for (int line = 1; line < begin.line; ++line) {
+    start = source_.find('\n', start);
+    if (start == std::string::npos)
+      return "";
+    ++start;
+  }
+  std::string t = source_.substr(start + begin.col - 1, end.col - begin.col);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t'))
+    t.pop_back();
+  return t;
+}
+
 } // namespace text
 } // namespace loom

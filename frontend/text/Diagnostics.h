@@ -53,6 +53,10 @@ public:
   size_t size() const { return list_.size(); }
   // Throws SourceError if any error was reported.
   void throw_if_any() const;
+  const std::string &file() const { return file_; }
+  // The source text from `begin` up to `end` on one line (trailing blanks dropped); empty when
+  // they are on different lines.
+  std::string text(SourceLocation begin, SourceLocation end) const;
 
 private:
   std::string file_;

@@ -17,7 +17,7 @@ struct SyntaxError {};
 const char *unsupported_word(const std::string &name) {
   static const std::set<std::string> other = {
       "import", "from",  "class", "global", "nonlocal", "lambda", "with",  "try",
-      "except", "raise", "del",   "assert", "yield",    "async",  "await", "finally"};
+      "except", "raise", "del",   "yield",    "async",  "await", "finally"};
   if (name == "break" || name == "continue")
     return "is not supported; loops run to their end (use a while loop with a condition)";
   if (other.count(name))
@@ -279,6 +279,18 @@ private:
       take();
       if (!at(TokenKind::Newline) && !at(TokenKind::End))
         s->value = expr();
+    } else if (at(TokenKind::Name) && cur().text == "assert") {
+      s = make_stmt(StmtKind::Assert);
+      take();
+      if (at(TokenKind::Newline) || at(TokenKind::End))
+        fail(cur().loc, "expected a condition after 'assert', as in assert i < n, \"message\"");
+      s->value = expr();
+      s->cond_text = diag_.text(s->value->begin, cur().loc);
+      s->cond_text = s->cond_text.substr(0, s->cond_text.find('#')); // no comment
+      while (!s->cond_text.empty() && s->cond_text.back() == ' ')
+        s->cond_text.pop_back();
+      if (accept(TokenKind::Comma))
+        s->message = expr();
     } else {
       if (at(TokenKind::Name))
         if (const char *why = unsupported_word(cur().text))

@@ -114,6 +114,11 @@ public:
   // out of range throws BoundsError naming the array, dimension, index and extent. Slower; the
   // code compiles again on the next call.
   Kernel &bounds_check(bool on = true);
+  // Whether the kernel's assertions (loom::check, the text DSL's assert) are checked from now on:
+  // on by default (LOOM_ASSERTS=0 turns them off for kernels created while it is set); off
+  // compiles them out, conditions and all. A call in which one fails throws
+  // KernelAssertionError. The code compiles again on the next call.
+  Kernel &asserts(bool on = true);
   // What @kernel(fastmath=True) is in the text DSL: from now on the CPU may reassociate and
   // contract float operations (a float sum vectorizes) and the GPU may approximate division and
   // square root and flush subnormals (docs/semantics.md). The code compiles again on the next call.
