@@ -8,7 +8,8 @@ function(loom_stage_headers out)
   # What <loom/loom.hpp> includes of loom's own, found with `g++ -MM`; the external example's
   # build against the installed tree (tests/package) fails should one be missing.
   set(tracing
-    frontend/Array.h frontend/Complex.h frontend/CompoundAssign.h frontend/Control.h frontend/DSL.h
+    frontend/Array.h frontend/Assert.h frontend/Complex.h frontend/CompoundAssign.h frontend/Control.h
+    frontend/DSL.h
     frontend/DType.h frontend/LocalArray.h frontend/Philox.h frontend/PhiloxIR.h frontend/Print.h
     frontend/Simt.h frontend/Trace.h frontend/Tracer.h frontend/Value.h frontend/Var.h
     frontend/text/Diagnostics.h

@@ -83,6 +83,11 @@ void Checker::print_statement(const ast::Expr &call) {
 
 // `assert cond` / `assert cond, "message"`: Python's, its condition taken as `if` takes one.
 void Checker::assert_statement(const ast::Stmt &s) {
+  if (s.value->kind == ast::ExprKind::Tuple) {
+    diag_.error(s.value->begin, "assert takes a condition, not a tuple (which Python takes as "
+                                "always true); write assert cond, \"message\"");
+    throw CheckFailed{};
+  }
   std::optional<Value> cond = try_expr(*s.value);
   ir::AssertSite site;
   if (s.message) {

@@ -1,4 +1,5 @@
-// What the embedded DSL refuses at compile time (loom::Philox, loom::local_array, loom::print),
+// What the embedded DSL refuses at compile time (loom::Philox, loom::local_array, loom::print,
+// loom::check),
 // one case per value of CASE (0 compiles): each is compiled by dsl_compile_errors.sh, which
 // checks the compiler's message.
 #include <loom/loom.hpp>
@@ -19,6 +20,9 @@ void trace() {
       t(0, 1) = x[i];
       u[2] = 7;
       print("t =", t(0, 1), u[2], i, 2.5, true);
+      check(x[i] > 0.0f, "positive");
+      check(i < x.size() && x[i] != 1.0f);
+      check(true);
 #elif CASE == 1
       Philox g(x[i], i);
 #elif CASE == 2
@@ -56,6 +60,12 @@ void trace() {
       print("x =", x);
 #elif CASE == 16
       auto t = local_array<float>(2.5);
+#elif CASE == 17
+      check(x[i], "x is nonzero");
+#elif CASE == 18
+      check(x);
+#elif CASE == 19
+      check(1);
 #endif
     });
   });

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The embedded DSL's compile-time errors (loom::Philox, loom::local_array, loom::print): each case
+# The embedded DSL's compile-time errors (loom::Philox, loom::local_array, loom::print,
+# loom::check): each case
 # of dsl_compile_errors.cpp must fail to compile with the message given here (case 0 must
 # compile), against the staged header tree.
 # Usage: dsl_compile_errors.sh SOURCE STAGED_INCLUDE_DIR CXX
@@ -25,6 +26,9 @@ cases=(
   "14|local arrays do not hold 16-bit floats"
   "15|loom::print takes text and scalar values"
   "16|local_array"
+  "17|loom::check takes a condition"
+  "18|loom::check takes a condition"
+  "19|loom::check takes a condition"
 )
 failed=0
 for entry in "${cases[@]}"; do

@@ -50,6 +50,19 @@ const BadProgram bad_programs[] = {
      "4:22: error: 'x' is an array; use one of its elements (x[i]) or its shape (x.shape[0])"},
     {"PrintTuple", LOOP "        print((1, 2))\n",
      "4:15: error: print() takes text and scalar values, not a tuple; give the values one by one"},
+    // assert
+    {"AssertArray", LOOP "        assert x\n",
+     "4:16: error: 'x' is an array; use one of its elements (x[i]) or its shape (x.shape[0])"},
+    {"AssertMessageNotText", LOOP "        assert x[i] > 0.0, m\n",
+     "4:28: error: the message of an assertion is a string literal, as in assert i < n, \"i is "
+     "in range\""},
+    {"AssertNothing", LOOP "        assert\n",
+     "4:15: error: expected a condition after 'assert', as in assert i < n, \"message\""},
+    {"AssertTuple", LOOP "        assert (x[i], 1)\n",
+     "4:16: error: assert takes a condition, not a tuple (which Python takes as always true); "
+     "write assert cond, \"message\""},
+    {"AssertsOptionNotBool", "@kernel(asserts=1)\ndef k(x: f32[n]):\n    pass\n",
+     "1:17: error: option 'asserts' takes True or False"},
     {"StringAsValue", LOOP "        y = 'text'\n",
      "4:13: error: strings are only print()'s text, as in print(\"x =\", x[i])"},
     {"FloatSuffix", LOOP "        x[i] = 2.5f\n",
@@ -266,7 +279,7 @@ const BadProgram bad_programs[] = {
     // ---- options and built-ins ----
     {"UnknownOption", "@kernel(fastmath=True, unroll_k=4)\ndef k(x: f32[n]):\n    pass\n",
      "1:24: error: unknown option 'unroll_k' of @kernel; the options are fastmath, bounds_check, "
-     "simt, block_per_iteration, tile, thread_tile, stage, blocks_per_sm, unroll and vectorize"},
+     "asserts, simt, block_per_iteration, tile, thread_tile, stage, blocks_per_sm, unroll and vectorize"},
     {"UnrollValue", "@kernel(unroll=4)\ndef k(x: f32[n]):\n    pass\n",
      "1:16: error: option 'unroll' takes a loop variable and a factor, as in unroll=(k, 4), or "
      "several pairs: unroll=((k, 4), (j, 2))"},
