@@ -78,6 +78,9 @@ struct InterpreterOptions {
   // explicitly, and the interpreter runs them in one order the CPU runtime may also take.
   std::array<unsigned, 3> simt_grid = {2, 1, 1};
   std::array<unsigned, 3> simt_block = {64, 1, 1};
+  // A run in which assertions failed throws KernelAssertionError as a call does; off, it returns
+  // with InterpreterResult::assert_failures counting them.
+  bool throw_on_assert = true;
 };
 
 struct InterpreterResult {
@@ -89,6 +92,7 @@ struct InterpreterResult {
   // value another backend may compute differently, so whole arrays are not comparable; says
   // where. (The run itself goes on: its results are those of a run without tracking.)
   std::string inconclusive;
+  uint64_t assert_failures = 0; // failed assertions (without throw_on_assert)
 };
 
 // Throws ArgumentError for arguments that do not match the parameters (or a SIMT launch shape

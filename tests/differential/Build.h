@@ -90,6 +90,17 @@ inline Stmt print(std::vector<PrintItem> items) {
   return Print::make(std::move(items));
 }
 
+// An assertion of site `site`, and a kernel's first n sites.
+inline Stmt assert_(Expr cond, int site) {
+  return Assert::make(std::move(cond), site);
+}
+inline std::vector<AssertSite> sites(size_t n) {
+  std::vector<AssertSite> out;
+  for (size_t k = 0; k < n; ++k)
+    out.push_back({"a" + std::to_string(k), "generated", 1});
+  return out;
+}
+
 // A local array, and a read and a write of one of its elements.
 inline Shared local(std::string name, ScalarType t, std::vector<int64_t> extents) {
   return make_local_array(std::move(name), t, std::move(extents));

@@ -35,12 +35,17 @@ Program Generator::run(uint64_t seed) {
   std::mt19937_64 print_rng(seed * 0x5851f42d4c957f2dull + 0x14057b7ef767814full);
   print_ = std::uniform_real_distribution<double>(0, 1)(print_rng) < options_.print_fraction;
   prints_ = 0;
+  // And so for assertions.
+  std::mt19937_64 assert_rng(seed * 0x94d049bb133111ebull + 0x2545f4914f6cdd1dull);
+  assert_ = std::uniform_real_distribution<double>(0, 1)(assert_rng) < options_.assert_fraction;
+  sites_.clear();
   make_params();
   std::vector<Stmt> top;
   sections(top, 1 + pick(options_.max_sections), 0);
   p.kernel.params = params_;
   p.kernel.body = Block::make(std::move(top));
   p.kernel.locals = locals_;
+  p.kernel.assert_sites = sites_;
   verify(p.kernel); // a failure here is a bug in the generator
   for (size_t k = 0; k < params_.size(); ++k)
     p.args.push_back(argument(static_cast<int>(k)));
@@ -301,6 +306,11 @@ Stmt Generator::print_statement(const Context &ctx) {
   return Print::make(std::move(items));
 }
 
+Stmt Generator::assert_statement(const Context &ctx) {
+  sites_.push_back({"a" + std::to_string(sites_.size()), "generated", 1});
+  return Assert::make(bool_expr(2, ctx), static_cast<int>(sites_.size()) - 1);
+}
+
 Stmt Generator::block(Context ctx) {
   size_t saved = scope_.size();
   ctx.nesting++;
@@ -321,6 +331,10 @@ void Generator::statement(const Context &ctx, std::vector<Stmt> &out) {
   }
   if (print_ && chance(0.08)) {
     out.push_back(print_statement(ctx));
+    return;
+  }
+  if (assert_ && chance(0.05)) {
+    out.push_back(assert_statement(ctx));
     return;
   }
   if (philox_ && chance(0.12)) {

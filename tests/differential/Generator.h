@@ -80,6 +80,10 @@ struct GeneratorOptions {
   // label and integer and bool values (exact on every backend; the tester compares the lines as
   // sorted lists). Drawn apart like complex numbers.
   double print_fraction = 0.15;
+  // The fraction of programs with assertions: now and then a statement of a block asserts a bool
+  // expression of the scope (true or false by chance: the tester compares the count of failures,
+  // or the arrays when none failed). Drawn apart like complex numbers.
+  double assert_fraction = 0.15;
   // The fraction of programs whose compiled runs pass arrays as strided views (ViewLayout), and
   // in those the fraction of array arguments that are views: transposed (permuted strides),
   // stepped (1 to 3), padded, reversed (negative strides), from an offset; a few read-only ones

@@ -178,6 +178,7 @@ private:
   void philox_draws(const Context &ctx, std::vector<Stmt> &out);
   // print("p<n>", values...): a label and one to three integer or bool values.
   Stmt print_statement(const Context &ctx);
+  Stmt assert_statement(const Context &ctx);
 
   // ---- 16-bit floats (values of them only in programs with half_) -----------------------------
 
@@ -199,6 +200,8 @@ private:
   bool philox_ = false;        // whether this program has Philox generators
   bool print_ = false;         // whether this program prints
   int prints_ = 0;             // print statements made so far (their labels)
+  bool assert_ = false;        // whether this program asserts
+  std::vector<AssertSite> sites_; // its assertions' sites
   std::vector<Param> params_;
   std::vector<ArrayInfo> arrays_;
   std::vector<VarInfo> shared_; // scalar parameters and immutable top-level variables

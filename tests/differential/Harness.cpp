@@ -444,8 +444,9 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
     io.track_uncertainty = true;
     io.step_limit = options.step_limit;
     io.print_line = [&](const std::string &line) { ref_printed += line; };
+    io.throw_on_assert = false;
     ref_result = interpret(kernel, ref, io);
-    expanded = expand_complex(expand_half(kernel));
+    expanded = lower_asserts(expand_complex(expand_half(kernel)));
   } catch (const std::exception &e) {
     verdict.invalid = e.what();
     return verdict;
@@ -461,13 +462,37 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
   };
   const std::vector<std::string> ref_lines = PrintCapture::sorted_lines(ref_printed);
   // Runs one check: `run` returns the arrays after the run; exceptions are failures too, and so
-  // is a write outside a view's elements, which a compiled run describes in `outside`.
+  // is a write outside a view's elements, which a compiled run describes in `outside`. Where
+  // assertions failed in the reference, the run must throw KernelAssertionError counting as many
+  // (what a failed call leaves in the arrays is not compared).
+  const uint64_t failures = ref_result.assert_failures;
   std::string outside;
   auto check = [&](const std::string &name, Compare how,
                    const std::function<std::vector<InterpreterArg>()> &run) {
     if (!wanted(name))
       return;
     outside.clear();
+    if (failures > 0) {
+      // A count hung on an uncertain value compares only where nothing may differ.
+      if (how != Compare::Bits && !ref_result.inconclusive.empty())
+        return;
+      std::string diff;
+      try {
+        PrintCapture capture(printing && name == "gpu");
+        run();
+        diff = "no assertion failed";
+      } catch (const KernelAssertionError &e) {
+        if (e.failures() != failures)
+          diff = std::to_string(e.failures()) + " assertions failed";
+      } catch (const std::exception &e) {
+        verdict.failures.push_back({name, exception_kind(e), e.what()});
+        return;
+      }
+      if (!diff.empty())
+        verdict.failures.push_back(
+            {name, "mismatch", diff + " where " + std::to_string(failures) + " failed in the reference"});
+      return;
+    }
     try {
       PrintCapture capture(printing && name == "gpu");
       std::vector<InterpreterArg> got = run();
@@ -519,6 +544,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       LoweredKernel l{kernel.name, task_loop_params(expanded.params, program.loops), Target::CPU,
                       std::move(program.tasks), std::move(program.loops)};
       l.locals = expanded.locals;
+      l.assert_sites = expanded.assert_sites;
       for (const Task &t : l.tasks) {
         ir::Kernel task_kernel = expanded;
         task_kernel.params = l.params; // the task loops' variables are parameters

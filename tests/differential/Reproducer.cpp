@@ -256,6 +256,10 @@ public:
       }
       return "print(" + items + "})";
     }
+    case StmtKind::Assert: {
+      auto *n = s.as<Assert>();
+      return "assert_(" + expr(n->cond) + ", " + std::to_string(n->site) + ")";
+    }
     case StmtKind::Barrier:
     case StmtKind::Atomic:
       break; // the generator makes no SIMT kernels
@@ -356,6 +360,8 @@ std::string reproducer_cpp(const Program &program, const std::string &name,
   os << "  p.kernel.body = " << body << ";\n";
   if (!k.locals.empty())
     os << "  p.kernel.locals = " << emit.locals() << ";\n";
+  if (!k.assert_sites.empty())
+    os << "  p.kernel.assert_sites = sites(" << k.assert_sites.size() << ");\n";
   os << "  p.args = {";
   for (size_t i = 0; i < k.params.size(); ++i)
     os << (i ? ",\n            " : "") << argument_cpp(k.params[i], program.args[i]);

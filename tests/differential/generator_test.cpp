@@ -373,6 +373,47 @@ TEST(Generator, PhiloxGeneratorsInSomePrograms) {
     EXPECT_GT(kinds[k], 10) << "draw kind " << k;
 }
 
+// Assertions: in about assert_fraction of the programs, some failing and some not; the backends
+// agree on the count of failures (or on the arrays when none failed).
+TEST(Generator, AssertionsInSomePrograms) {
+  GeneratorOptions none;
+  none.assert_fraction = 0;
+  int with_asserts = 0, changed = 0;
+  const int n = 1000;
+  for (uint64_t seed = 1; seed <= n; ++seed) {
+    const Program p = generate_program(seed);
+    with_asserts += !p.kernel.assert_sites.empty();
+    changed += ir::to_string(p.kernel) != ir::to_string(generate_program(seed, none).kernel);
+  }
+  EXPECT_GE(with_asserts, n * 0.08);
+  EXPECT_LE(changed, n * 0.20);
+
+  GeneratorOptions all;
+  all.assert_fraction = 1;
+  int failing = 0, passing = 0;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    Program p = generate_program(seed, all);
+    if (p.kernel.assert_sites.empty())
+      continue;
+    std::vector<ir::InterpreterArg> args = p.args;
+    ir::InterpreterOptions io;
+    io.throw_on_assert = false;
+    (ir::interpret(p.kernel, args, io).assert_failures > 0 ? failing : passing)++;
+    if (seed <= 30) {
+      Verdict v = check_program(p, {});
+      EXPECT_TRUE(v.invalid.empty()) << "seed " << seed << ": " << v.invalid;
+      EXPECT_TRUE(v.failures.empty())
+          << "seed " << seed << ": "
+          << (v.failures.empty() ? "" : v.failures[0].check + ": " + v.failures[0].detail);
+    }
+  }
+  EXPECT_GT(failing, 5);
+  EXPECT_GT(passing, 5);
+  std::printf("[  NOTE    ] %d of %d programs have assertions; with them in all, %d failed and "
+              "%d did not\n",
+              with_asserts, n, failing, passing);
+}
+
 // Tracking uncertainty (for the GPU comparison) must not change what the reference computes:
 // every other check compares with the tracked run.
 TEST(Generator, TrackedAndPlainInterpreterRunsAgree) {

@@ -4,7 +4,7 @@
 //
 //   loom_differential [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] [--no-cpu]
 //                     [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] [--halves F]
-//                     [--views F] [--locals F] [--philox F] [--prints F]
+//                     [--views F] [--locals F] [--philox F] [--prints F] [--asserts F]
 // --jobs J runs J processes (job j takes seeds S + j, S + j + J, ...); --seconds T stops starting
 // programs after T seconds, so that a run fits a time slot (the summary says how many ran);
 // --complex F makes F of the programs ones with complex numbers (default 0.15; 1: all of them);
@@ -12,7 +12,8 @@
 // --philox F makes F of the programs ones with Philox random number generators (default 0.15);
 // --views F makes F of the programs ones whose compiled runs pass arrays as strided views
 // (default 0.3; in those, half the arrays are views);
-// --prints F makes F of the programs ones with print statements (default 0.15);
+// --prints F makes F of the programs ones with print statements (default 0.15); --asserts F
+// ones with assertions (default 0.15);
 // --locals F makes F of the programs ones whose parallel loops may have local arrays (default
 // 0.25). A job that dies (a signal, in loom or below it) keeps the programs it finished: its
 // progress is in memory shared with the parent, which names the seed it died at (rerun it alone
@@ -212,6 +213,8 @@ int main(int argc, char **argv) {
       run.generator.view_fraction = std::atof(next());
     else if (a == "--prints")
       run.generator.print_fraction = std::atof(next());
+    else if (a == "--asserts")
+      run.generator.assert_fraction = std::atof(next());
     else if (a == "--locals")
       run.generator.local_fraction = std::atof(next());
     else if (a == "--no-gpu")
@@ -224,7 +227,7 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
                    "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] "
-                   "[--halves F] [--views F] [--locals F] [--philox F] [--prints F]\n",
+                   "[--halves F] [--views F] [--locals F] [--philox F] [--prints F] [--asserts F]\n",
                    argv[0]);
       return 2;
     }
