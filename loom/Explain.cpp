@@ -100,6 +100,11 @@ std::string Kernel::explain() const {
   }
   if (k.bounds_check)
     os << "  bounds checks: every array access (an out-of-range index throws BoundsError)\n";
+  if (!k.assert_sites.empty())
+    os << "  assertions: " << k.assert_sites.size()
+       << (k.asserts ? " checked (a failed one throws KernelAssertionError; every call waits for "
+                       "its tasks to read the record)\n"
+                     : " compiled out (asserts off)\n");
   if (k.fast_math)
     os << "  fastmath: on\n";
   for (const auto &[loop, schedule] : k.schedule.loops) {

@@ -192,10 +192,7 @@ bool bounds_check() {
 }
 
 bool asserts() {
-  std::optional<std::string> v = read(row("LOOM_ASSERTS"));
-  if (v && *v != "0" && *v != "1")
-    throw Error("LOOM_ASSERTS=" + *v + " is not valid: use 0 (assertions compiled out) or 1");
-  return v.value_or("1") != "0";
+  return word<int>(row("LOOM_ASSERTS")) == 1;
 }
 
 const std::optional<std::string> &cuda_driver() {

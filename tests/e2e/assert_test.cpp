@@ -123,10 +123,12 @@ TEST_P(Asserts, CompiledOut) {
   Kernel on = make();
   prepare(on);
   EXPECT_THROW(on(x, y), KernelAssertionError);
+  EXPECT_NE(on.explain().find("assertions: 1 checked"), std::string::npos) << on.explain();
   Kernel off = make();
   off.asserts(false);
   prepare(off);
   off(x, y);
+  EXPECT_NE(off.explain().find("assertions: 1 compiled out"), std::string::npos) << off.explain();
   for (size_t i = 0; i < x.size(); ++i)
     ASSERT_EQ(y[i], 2.0f * x[i]);
   on.asserts(false); // compiles again

@@ -73,7 +73,7 @@ TEST(Settings, TableHasEachVariableOnceWithItsDefaultAmongItsValues) {
           << v.name << ": default " << v.fallback << " is not one of " << v.values;
     }
   }
-  EXPECT_EQ(17u, names.size());
+  EXPECT_EQ(18u, names.size());
 }
 
 // docs/environment.md's table: "| `NAME` | `values` | `default` | once or each use | meaning |".
@@ -167,7 +167,7 @@ TEST(Settings, PtxLinkerIsReadAtEachUse) {
             message_of<LinkerError>([] { settings::ptx_linker(); }));
 }
 
-TEST(Settings, ThreadsAndBoundsChecksAreReadAtEachUse) {
+TEST(Settings, ThreadsBoundsChecksAndAssertsAreReadAtEachUse) {
   ScopedEnv threads("LOOM_NUM_THREADS", std::nullopt);
   ScopedEnv bounds("LOOM_BOUNDS_CHECK", std::nullopt);
   EXPECT_EQ(std::nullopt, settings::num_threads());
@@ -178,6 +178,14 @@ TEST(Settings, ThreadsAndBoundsChecksAreReadAtEachUse) {
   EXPECT_TRUE(settings::bounds_check());
   bounds.set("0");
   EXPECT_FALSE(settings::bounds_check());
+  ScopedEnv asserts("LOOM_ASSERTS", std::nullopt);
+  EXPECT_TRUE(settings::asserts());
+  asserts.set("0");
+  EXPECT_FALSE(settings::asserts());
+  asserts.set("1");
+  EXPECT_TRUE(settings::asserts());
+  asserts.set("off");
+  EXPECT_EQ("LOOM_ASSERTS=off: expected 0 or 1", message_of<Error>([] { settings::asserts(); }));
   for (const char *bad : {"0", "-1", "2x", "many", "2000000"}) {
     threads.set(bad);
     EXPECT_EQ(std::string("LOOM_NUM_THREADS must be a positive integer, got '") + bad + "'",
