@@ -23,6 +23,18 @@ inline loom::Kernel make_saxpy(const std::string &name) {
                       {"a", "x", "y"});
 }
 
+// saxpy with one assertion per element (x finite), for what a checked assertion costs.
+inline loom::Kernel make_saxpy_checked(const std::string &name) {
+  return loom::kernel(name,
+                      [](loom::F32 a, loom::Array<float> x, loom::Array<float> y) {
+                        loom::parallel_for(x.size(), [&](loom::Index i) {
+                          loom::check(loom::abs(x[i]) <= 3.0e38f, "x is finite");
+                          y[i] = a * x[i] + y[i];
+                        });
+                      },
+                      {"a", "x", "y"});
+}
+
 // y = a*x + y on f16 arrays: f32 arithmetic, each y rounded to f16 (half the bytes of saxpy).
 inline loom::Kernel make_saxpy_f16(const std::string &name) {
   return loom::kernel(name,

@@ -102,6 +102,30 @@ bool saxpy_bench(uint64_t seed) {
   return ok;
 }
 
+// What one checked assertion per element costs: saxpy with `check(|x[i]| <= 3e38)` against the
+// plain saxpy, both loom's, in the same run.
+bool assert_bench(uint64_t seed) {
+  const int64_t n = int64_t(1) << 26;
+  const float a = 0.5f + float(seed % 1024) / 512.0f;
+  Floats x = random_floats(n, seed), y0 = random_floats(n, seed + 1);
+  Floats y_plain = y0, y_checked = y0;
+  loom::Kernel plain = on_cpu(bench::make_saxpy("saxpy_plain"));
+  loom::Kernel checked = on_cpu(bench::make_saxpy_checked("saxpy_checked"));
+  checked(a, x, y_checked);
+  bool ok = bench::check("saxpy 2^26 with an assertion per element (loom, CPU)",
+                         bench::saxpy_error(a, x.data(), y0.data(), y_checked.data(), n),
+                         bench::saxpy_tolerance);
+  PairTimes t = time_pair([&] { checked(a, x, y_checked); }, [&] { plain(a, x, y_plain); });
+  const double checked_ms = bench::median(t.loom_ms), plain_ms = bench::median(t.gpp_ms);
+  std::printf("  saxpy 2^26 with an assertion per element: %.3f ms, without: %.3f ms: the "
+              "assertions cost %.1f%%\n",
+              checked_ms, plain_ms, 100.0 * (checked_ms / plain_ms - 1.0));
+  result("loom_cpu_saxpy_checked_ms", checked_ms, "ms");
+  result("loom_cpu_saxpy_unchecked_ms", plain_ms, "ms");
+  result("cpu_assert_cost_ratio", checked_ms / plain_ms, "x");
+  return ok;
+}
+
 // 2^27 floats summed into one element: loom's per-chunk partials against OpenMP's reduction.
 bool sum_bench(uint64_t seed) {
   const int64_t n = int64_t(1) << 27;
@@ -413,7 +437,7 @@ int main(int argc, char **argv) {
     if (arg.rfind("--only=", 0) != 0) {
       std::fprintf(
           stderr, "usage: loom_cpu_bench [--only=saxpy|sum|matmul|scheduled_matmul|stencil|softmax|"
-                  "allocation|local_array|compile time]\n");
+                  "allocation|local_array|asserts|compile time]\n");
       return 2;
     }
     only = arg.substr(7);
@@ -441,6 +465,8 @@ int main(int argc, char **argv) {
   });
   if (wanted("saxpy", only))
     ok &= bench::section("saxpy", [&] { return saxpy_bench(seed + 10); });
+  if (wanted("asserts", only))
+    ok &= bench::section("asserts", [&] { return assert_bench(seed + 12); });
   if (wanted("sum", only))
     ok &= bench::section("sum", [&] { return sum_bench(seed + 15); });
   if (wanted("matmul", only))

@@ -225,6 +225,21 @@ bool saxpy_bench(uint64_t seed) {
   result("loom_saxpy_host_ms", bench::median(t.host_ms), "ms");
   std::printf("%s", saxpy.explain().c_str());
 
+  // One checked assertion per element: what it costs against the plain saxpy just timed (a call
+  // of a kernel with assertions also waits for its launch, to read the record).
+  loom::Kernel checked = bench::make_saxpy_checked("saxpy_checked");
+  dy.copy_from_host(y0.data());
+  checked(a, dx, dy);
+  ok &= bench::check("saxpy 2^28 with an assertion per element (loom)",
+                     bench::saxpy_error(a, x.data(), y0.data(), dy.to_host().data(), n),
+                     bench::saxpy_tolerance);
+  CallTimes c = time_calls([&] { checked(a, dx, dy); }, warmup_calls, timed_calls);
+  print_times("saxpy 2^28 with an assertion per element", c);
+  result("loom_saxpy_checked_ms", bench::median(c.gpu_ms), "ms");
+  result("gpu_assert_cost_ratio", bench::median(c.gpu_ms) / ms, "x");
+  std::printf("  the assertions cost %.1f%% of the plain saxpy's %.3f ms\n",
+              100.0 * (bench::median(c.gpu_ms) / ms - 1.0), ms);
+
   loom::Kernel runs = bench::make_saxpy_runs_of_4("saxpy_runs_of_4");
   dy.copy_from_host(y0.data());
   runs(a, dx, dy);
