@@ -44,8 +44,9 @@ TEST(runtime_grid, FewIterationsSpreadOverEverySm) {
                              "them over every SM"),
             std::string::npos)
       << rows.reason;
-  // 100,000 / 132 = 757 -> 512 threads, 196 blocks.
-  expect_shape(compute_grid({100'000}, 1024, 2, 132), {196, 1, 1}, {512, 1, 1});
+  // 100,000 / 132 = 757 -> 512 threads, 196 blocks: two on 64 SMs, one on the rest; blocks of
+  // 256 (391) put three on most and two on the others, at most 768 threads where 512 put 1024.
+  expect_shape(compute_grid({100'000}, 1024, 2, 132), {391, 1, 1}, {256, 1, 1});
   // 1000 iterations: warps on 32 SMs; 2-D: the warp's 32 threads keep x first.
   expect_shape(compute_grid({1000}, 256, 8, 132), {32, 1, 1}, {32, 1, 1});
   expect_shape(compute_grid({64, 64}, 256, 8, 132), {2, 64, 1}, {32, 1, 1});
@@ -63,7 +64,12 @@ TEST(runtime_grid, SpreadBlockSizeComesFirstAndIsKept) {
   std::string why;
   EXPECT_EQ(32, spread_block_size({8192}, 1024, 132, &why));
   EXPECT_NE(why.find("blocks of 32 (not 1024)"), std::string::npos) << why;
-  EXPECT_EQ(512, spread_block_size({100'000}, 1024, 132, &why));
+  EXPECT_EQ(256, spread_block_size({100'000}, 1024, 132, &why));
+  EXPECT_NE(why.find("even out their loads (at most 768 threads on an SM, 1024 with blocks of 512)"),
+            std::string::npos)
+      << why;
+  // doitgen's 140 x 150: 32 x 4 blocks put 256 threads on some SMs, 32 x 2 at most 192.
+  EXPECT_EQ(64, spread_block_size({140, 150}, 1024, 132, &why));
   EXPECT_EQ(1024, spread_block_size({135'168}, 1024, 132, &why));
   EXPECT_TRUE(why.empty()) << why;
   EXPECT_EQ(256, spread_block_size({}, 256, 132, &why));
