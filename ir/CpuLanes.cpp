@@ -26,15 +26,7 @@ namespace {
 // Whether `body` runs straight through: lanes copy the body, and a loop in it would be copied
 // with it (and its own accumulation is not the chunk's).
 bool straight_line(const Stmt &body) {
-  struct Finder : Visitor {
-    bool found = false;
-    void visit_node(const For *) override { found = true; }
-    void visit_node(const While *) override { found = true; }
-    void visit_node(const ParallelFor *) override { found = true; }
-    void visit_node(const Barrier *) override { found = true; }
-  } finder;
-  finder.visit(body);
-  return !finder.found;
+  return !contains<For, While, ParallelFor, Barrier>(body);
 }
 
 class Lanes {

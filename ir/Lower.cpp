@@ -30,15 +30,6 @@ private:
   const std::vector<Param> &params_;
 };
 
-bool has_print(const Stmt &body) {
-  struct Finder : Visitor {
-    bool found = false;
-    void visit_node(const Print *) override { found = true; }
-  } finder;
-  finder.visit(body);
-  return finder.found;
-}
-
 // The first local array `body` reads or writes, or null.
 const SharedArray *local_array_in(const Stmt &body) {
   struct Finder : Visitor {
@@ -102,7 +93,7 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
   out.fast_math = kernel.fast_math;
   out.bounds_check = kernel.bounds_check;
   out.locals = kernel.locals;
-  out.prints = has_print(kernel.body);
+  out.prints = contains<Print>(kernel.body);
   out.assert_sites = kernel.assert_sites;
   LoopHints runs;
   out.loops = loop_schedules_for(kernel, target, &runs);
@@ -118,7 +109,7 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
     out.simt = true;
     out.shared = kernel.shared;
     out.locals = kernel.locals;
-    out.prints = has_print(kernel.body);
+    out.prints = contains<Print>(kernel.body);
     Task task;
     task.name = kernel.name;
     task.kind = TaskKind::Simt;

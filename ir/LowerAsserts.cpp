@@ -24,12 +24,7 @@ namespace loom::ir {
 namespace {
 
 bool has_assert(const Stmt &s) {
-  struct Finder : Visitor {
-    bool found = false;
-    void visit_node(const Assert *) override { found = true; }
-  } f;
-  f.visit(s);
-  return f.found;
+  return contains<Assert>(s);
 }
 
 class DropAsserts : public Mutator {

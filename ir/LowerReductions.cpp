@@ -239,12 +239,7 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params) {
   Uses uses(loop, params);
   uses.visit(loop ? loop->body : task.body);
   // A serial task runs one update at a time, except inside a parallel loop nested in it.
-  struct HasParallel : Visitor {
-    bool found = false;
-    void visit_node(const ParallelFor *) override { found = true; }
-  } nested;
-  if (!loop)
-    nested.visit(task.body);
+  const bool nested = !loop && contains<ParallelFor>(task.body);
   for (const auto &[array, use] : uses.arrays) {
     if (use.ops.empty())
       continue;
@@ -255,7 +250,7 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params) {
       return text + "]";
     };
     if (!loop) {
-      rewrite.kinds[array] = nested.found ? Rewrite::Kind::Atomic : Rewrite::Kind::ReadModifyWrite;
+      rewrite.kinds[array] = nested ? Rewrite::Kind::Atomic : Rewrite::Kind::ReadModifyWrite;
     } else if (use.all_owned) {
       rewrite.kinds[array] = Rewrite::Kind::ReadModifyWrite;
       out.updates.push_back("updates of " + element_text() +

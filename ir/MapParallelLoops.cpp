@@ -73,13 +73,7 @@ private:
 
 // Whether `body` holds a loop.
 bool runs_a_loop(const Stmt &body) {
-  struct Finder : Visitor {
-    bool found = false;
-    void visit_node(const For *) override { found = true; }
-    void visit_node(const While *) override { found = true; }
-  } finder;
-  finder.visit(body);
-  return finder.found;
+  return contains<For, While>(body);
 }
 
 class MapParallelLoops : public Mutator {

@@ -23,6 +23,25 @@ protected:
 #undef LOOM_X
 };
 
+namespace detail {
+template <class... Nodes> struct Finds : Visitor {
+  using Visitor::visit_node;
+  bool found = false;
+};
+template <class N, class... Rest> struct Finds<N, Rest...> : Finds<Rest...> {
+  using Finds<Rest...>::visit_node;
+  void visit_node(const N *) override { this->found = true; }
+};
+} // namespace detail
+
+// Whether `s` holds a node of any of the kinds Nodes, statements or expressions:
+// contains<For, While>(body) for a loop.
+template <class... Nodes> bool contains(const Stmt &s) {
+  detail::Finds<Nodes...> finder;
+  finder.visit(s);
+  return finder.found;
+}
+
 class Mutator {
 public:
   virtual ~Mutator() = default;

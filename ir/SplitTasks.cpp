@@ -71,12 +71,7 @@ private:
 
 // Whether a statement holds a parallel loop (a sequential loop around one is a task loop).
 bool holds_parallel_loop(const Stmt &s) {
-  struct Find : Visitor {
-    bool found = false;
-    void visit_node(const ParallelFor *) override { found = true; }
-  } find;
-  find.visit(s);
-  return find.found;
+  return contains<ParallelFor>(s);
 }
 
 // Splits a kernel's top level, and the bodies of the sequential loops there around parallel

@@ -19,9 +19,15 @@ namespace {
 constexpr int max_devices = 64;
 
 // The bytes of each context's printf buffer (0: the driver's default): LOOM_PRINT_BUFFER, then
-// set_print_buffer.
-std::atomic<size_t> &requested_print_buffer() {
-  static std::atomic<size_t> bytes{settings::print_buffer().value_or(0)};
+// set_print_buffer. The mutex orders a change of it against a context's opening: a context is
+// published and given the size under it, so it gets either the new size at its opening or the
+// change's cuCtxSetLimit.
+std::mutex &print_buffer_mutex() {
+  static std::mutex m;
+  return m;
+}
+size_t &requested_print_buffer() {
+  static size_t bytes = settings::print_buffer().value_or(0);
   return bytes;
 }
 
@@ -125,6 +131,10 @@ const GpuContext::Opened &GpuContext::opened(int ordinal) {
     auto *context = new GpuContext();
     try {
       context->open(ordinal);
+      std::lock_guard<std::mutex> lock(print_buffer_mutex());
+      if (size_t bytes = requested_print_buffer())
+        driver.check(driver.cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, bytes),
+                     "cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE)");
       result.context = context;
     } catch (const Error &e) {
       delete context;
@@ -137,7 +147,8 @@ const GpuContext::Opened &GpuContext::opened(int ordinal) {
 void GpuContext::set_print_buffer(size_t bytes) {
   if (bytes == 0)
     throw ArgumentError("set_print_buffer(0): the print buffer needs at least one byte");
-  requested_print_buffer().store(bytes);
+  std::lock_guard<std::mutex> lock(print_buffer_mutex());
+  requested_print_buffer() = bytes;
   for (int d = 0; d < count(); ++d) {
     GpuContext *context = slots()[d].context; // those opened already; the others set it at open
     if (!context)
@@ -206,9 +217,6 @@ void GpuContext::open(int ordinal) {
   // lifetime and never released, so nothing loom hands out can outlive it.
   cu.check(cu.cuDevicePrimaryCtxRetain(&context_, device_), "cuDevicePrimaryCtxRetain");
   make_current();
-  if (size_t bytes = requested_print_buffer().load())
-    cu.check(cu.cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, bytes),
-             "cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE)");
 
   info_.ordinal = ordinal;
   char name[256] = {};

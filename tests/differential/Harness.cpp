@@ -399,12 +399,7 @@ private:
 };
 
 bool prints(const Stmt &body) {
-  struct Finder : Visitor {
-    bool found = false;
-    void visit_node(const Print *) override { found = true; }
-  } finder;
-  finder.visit(body);
-  return finder.found;
+  return contains<Print>(body);
 }
 
 // The first difference of two sorted lists of lines, in words; empty when equal.
