@@ -225,6 +225,7 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   simt_thread_ = nullptr;
   shared_bases_.assign(kernel->shared.size(), nullptr);
   local_bases_.assign(kernel->locals.size(), nullptr);
+  dynamic_bytes_ = nullptr;
   if (kernel->bounds_check) {
     llvm::Argument *record = function_->getArg(flat_types.size() - 1);
     record->setName("bounds_record");

@@ -78,6 +78,11 @@ struct InterpreterOptions {
   // explicitly, and the interpreter runs them in one order the CPU runtime may also take.
   std::array<unsigned, 3> simt_grid = {2, 1, 1};
   std::array<unsigned, 3> simt_block = {64, 1, 1};
+  // SIMT kernels: the launch's dynamic shared memory, in bytes (Kernel::shape's shared_bytes): a
+  // kernel's dynamic shared array has this many bytes (ArgumentError when it has one and they are
+  // 0 or not whole elements, when it has none and they are not 0, or past the CPU's limit,
+  // ir/DynamicShared.h).
+  int64_t simt_dynamic_shared_bytes = 0;
 };
 
 struct InterpreterResult {
