@@ -277,4 +277,47 @@ TEST(DynamicSharedCode, OneCompileServesEverySize) {
   EXPECT_NE(ptx.find("%dynamic_smem_size"), std::string::npos) << ptx;
 }
 
+// What tracing refuses: a second dynamic array, one outside a SIMT kernel, a static array of
+// extent 0 (the dynamic one is another function), a second dimension.
+TEST(DynamicSharedErrors, TraceTimeChecks) {
+  auto message = [](auto body) {
+    try {
+      body();
+    } catch (const DslError &e) {
+      return std::string(e.what());
+    }
+    return std::string("no DslError");
+  };
+  EXPECT_NE(message([] {
+              simt_kernel("two", [](Array<float> x) {
+                auto a = dynamic_shared_array<float>();
+                auto b = dynamic_shared_array<int32_t>();
+                a[0] = x[0];
+                b[0] = 1;
+              });
+            }).find("at most one dynamic shared array, and 'shared0' is one already"),
+            std::string::npos);
+  EXPECT_NE(message([] {
+              kernel("not_simt", [](Array<float> x) {
+                auto a = dynamic_shared_array<float>();
+                a[0] = x[0];
+              });
+            }).find("dynamic_shared_array() is part of the SIMT level"),
+            std::string::npos);
+  EXPECT_NE(message([] {
+              simt_kernel("zero", [](Array<float> x) {
+                auto a = shared_array<float>(0);
+                a[0] = x[0];
+              });
+            }).find("loom::dynamic_shared_array<T>()"),
+            std::string::npos);
+  EXPECT_NE(message([] {
+              simt_kernel("rank", [](Array<float> x) {
+                auto a = dynamic_shared_array<float>();
+                x[0] = cast<float>(a.dim(1));
+              });
+            }).find("one dimension; dim(1) does not exist"),
+            std::string::npos);
+}
+
 } // namespace

@@ -1,6 +1,6 @@
-// What the embedded DSL refuses at compile time (loom::Philox, loom::local_array, loom::print),
-// one case per value of CASE (0 compiles): each is compiled by dsl_compile_errors.sh, which
-// checks the compiler's message.
+// What the embedded DSL refuses at compile time (loom::Philox, loom::local_array, loom::print,
+// loom::dynamic_shared_array), one case per value of CASE (0 compiles): each is compiled by
+// dsl_compile_errors.sh, which checks the compiler's message.
 #include <loom/loom.hpp>
 
 using namespace loom;
@@ -56,6 +56,10 @@ void trace() {
       print("x =", x);
 #elif CASE == 16
       auto t = local_array<float>(2.5);
+#elif CASE == 17
+              auto t = dynamic_shared_array<std::complex<double>>();
+#elif CASE == 18
+              auto t = dynamic_shared_array<loom::bf16>();
 #endif
     });
   });

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The embedded DSL's compile-time errors (loom::Philox, loom::local_array, loom::print): each case
-# of dsl_compile_errors.cpp must fail to compile with the message given here (case 0 must
-# compile), against the staged header tree.
+# The embedded DSL's compile-time errors (loom::Philox, loom::local_array, loom::print,
+# loom::dynamic_shared_array): each case of dsl_compile_errors.cpp must fail to compile with the
+# message given here (case 0 must compile), against the staged header tree.
 # Usage: dsl_compile_errors.sh SOURCE STAGED_INCLUDE_DIR CXX
 set -uo pipefail
 source=$1
@@ -25,6 +25,8 @@ cases=(
   "14|local arrays do not hold 16-bit floats"
   "15|loom::print takes text and scalar values"
   "16|local_array"
+  "17|shared arrays do not hold complex numbers"
+  "18|shared arrays do not hold 16-bit floats"
 )
 failed=0
 for entry in "${cases[@]}"; do
