@@ -6,37 +6,40 @@
 
 namespace loom::ir {
 
-Shared dynamic_shared_array(const std::vector<Shared> &shared) {
+const Shared &dynamic_shared_array(const std::vector<Shared> &shared) {
+  static const Shared none;
   for (const Shared &a : shared)
     if (a->dynamic)
       return a;
-  return nullptr;
+  return none;
 }
 
+// Every call checks its launch here: nothing is allocated unless it throws.
 int64_t dynamic_shared_extent(const std::string &kernel, const std::vector<Shared> &shared,
                               int64_t bytes) {
-  const Shared a = dynamic_shared_array(shared);
-  const std::string given = std::to_string(bytes) + " bytes of dynamic shared memory";
+  const Shared &a = dynamic_shared_array(shared);
+  auto given = [&] { return std::to_string(bytes) + " bytes of dynamic shared memory"; };
   if (!a) {
     if (bytes != 0)
-      throw ArgumentError("kernel '" + kernel + "' is launched with " + given +
+      throw ArgumentError("kernel '" + kernel + "' is launched with " + given() +
                           " but declares no dynamic shared array (shared.array(0, type), "
                           "loom::dynamic_shared_array<T>()); give it 0");
     return 0;
   }
   const int64_t element = byte_size(a->type);
-  const std::string array = "its dynamic shared array '" + a->name + "' of " + type_name(a->type);
+  auto array = [&] {
+    return "its dynamic shared array '" + a->name + "' of " + type_name(a->type);
+  };
   if (bytes <= 0)
-    throw ArgumentError("kernel '" + kernel + "': " + array +
+    throw ArgumentError("kernel '" + kernel + "': " + array() +
                         " takes its size from the launch, which gives it none: call "
                         "shape(grid, block, shared_bytes) with shared_bytes a positive multiple "
                         "of " +
                         std::to_string(element));
   if (bytes % element != 0)
-    throw ArgumentError("kernel '" + kernel + "' is launched with " + given +
-                        ", which is not a "
-                        "whole number of elements of " +
-                        array + " (" + std::to_string(element) + " bytes each)");
+    throw ArgumentError("kernel '" + kernel + "' is launched with " + given() +
+                        ", which is not a whole number of elements of " + array() + " (" +
+                        std::to_string(element) + " bytes each)");
   return bytes / element;
 }
 

@@ -19,17 +19,18 @@ namespace loom::ir {
 inline constexpr int64_t max_cpu_block_shared_bytes = 227 * 1024;
 
 // The dynamic array among a kernel's shared arrays, or null.
-Shared dynamic_shared_array(const std::vector<Shared> &shared);
+const Shared &dynamic_shared_array(const std::vector<Shared> &shared);
 
 // The extent of the dynamic array of `shared` (kernel `kernel`'s) for a launch that gives it
 // `bytes` of dynamic shared memory; 0 for a kernel without one. ArgumentError when the kernel has
 // a dynamic array and `bytes` is 0 or not a multiple of its element size, or has none and
-// `bytes` is not 0.
+// `bytes` is not 0. Allocates nothing unless it throws (every call checks).
 int64_t dynamic_shared_extent(const std::string &kernel, const std::vector<Shared> &shared,
                               int64_t bytes);
 
 // ArgumentError, naming `limit` and `where` ("the CPU", "GPU 0 (NVIDIA H200)"), when the block's
-// static shared bytes and `dynamic_bytes` together exceed the `limit` of where it runs.
+// static shared bytes and `dynamic_bytes` together exceed the `limit` of where it runs. (A caller
+// that builds `where` may test first whether they do.)
 void check_block_shared_bytes(const std::string &kernel, int64_t static_bytes,
                               int64_t dynamic_bytes, int64_t limit, const std::string &where);
 

@@ -247,7 +247,7 @@ void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
                         "' is a SIMT kernel and has no launch shape: call shape(grid, block) "
                         "before calling it");
   // The dynamic shared array's size (the limit of where it runs: CpuCall, GpuCall).
-  ir::dynamic_shared_extent(name(), state_->kernel.shared,
+  ir::dynamic_shared_extent(state_->kernel.name, state_->kernel.shared,
                             state_->shape ? state_->shape->dynamic_shared_bytes : 0);
   for (size_t p = 0; stream && p < args.size(); ++p)
     if (args[p].kind == Argument::Kind::HostArray)

@@ -21,9 +21,10 @@ std::mutex allowance_mutex;
 
 void allow_dynamic_shared(GpuFunction &function, int64_t bytes, const DeviceInfo &device,
                           const std::string &kernel) {
-  ir::check_block_shared_bytes(kernel, function.static_shared_bytes, bytes,
-                               device.max_shared_per_block_optin,
-                               "GPU " + std::to_string(device.ordinal) + " (" + device.name + ")");
+  if (function.static_shared_bytes + bytes > device.max_shared_per_block_optin) // throws
+    ir::check_block_shared_bytes(
+        kernel, function.static_shared_bytes, bytes, device.max_shared_per_block_optin,
+        "GPU " + std::to_string(device.ordinal) + " (" + device.name + ")");
   if (function.static_shared_bytes + bytes <= default_block_shared_bytes)
     return;
   std::lock_guard<std::mutex> lock(allowance_mutex);
