@@ -403,7 +403,9 @@ int run(int argc, char **argv) {
     options.simt_block = *block;
     options.simt_dynamic_shared_bytes = shared_bytes.value_or(0);
   } else if (grid || block || shared_bytes) {
-    throw UsageError{std::string(grid ? "--grid" : block ? "--block" : "--shared") +
+    throw UsageError{std::string(grid    ? "--grid"
+                                 : block ? "--block"
+                                         : "--shared") +
                      " applies to SIMT kernels (@kernel(simt=True)) only; kernel '" + k.name +
                      "' is not one"};
   }
