@@ -227,6 +227,7 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
   simt_thread_ = nullptr;
   shared_bases_.assign(kernel->shared.size(), nullptr);
   local_bases_.assign(kernel->locals.size(), nullptr);
+  dynamic_bytes_ = nullptr;
   if (record) {
     llvm::Argument *arg = function_->getArg(flat_types.size() - 1);
     arg->setName("bounds_record");

@@ -12,6 +12,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -113,6 +114,9 @@ protected:
   virtual void begin_simt_task();
   // Element 0 of a shared array. CPU: in the block's buffer; CodegenPTX: a __shared__ global.
   virtual llvm::Value *shared_base(const ir::Shared &array, int index);
+  // The launch's dynamic shared memory in bytes, an i64 (CPU: SimtThread's; CodegenPTX: the
+  // %dynamic_smem_size register).
+  virtual llvm::Value *dynamic_shared_bytes();
   // __syncthreads.
   virtual void emit_barrier();
   // print(...): `format` a constant string, `slots` an alloca of 8-byte arguments
@@ -174,6 +178,11 @@ private:
   llvm::Align access_alignment(int array, const std::vector<ir::Expr> &indices) const;
   // The address of shared[indices] (row-major, static extents).
   llvm::Value *shared_address(const ir::Shared &array, const std::vector<ir::Expr> &indices);
+  // What `make` builds, built at the start of the task (after the CPU's SimtThread is fetched),
+  // so that it dominates every use.
+  llvm::Value *at_task_start(const std::function<llvm::Value *()> &make);
+  // The extent of dynamic shared array `array` (an i64), at the insert point.
+  llvm::Value *dynamic_shared_extent(const ir::Shared &array);
   // An atomic update at `address` of element type `t`; returns the old value.
   llvm::Value *atomic_update(ir::AtomicOp op, ir::ScalarType t, llvm::Value *address,
                              llvm::Value *value, llvm::Value *compare);
@@ -226,6 +235,7 @@ private:
   llvm::Value *simt_thread_ = nullptr;      // CPU SIMT tasks: the thread's SimtThread
   std::vector<llvm::Value *> shared_bases_; // per shared array, once asked for
   std::vector<llvm::Value *> local_bases_;  // per local array: its alloca, once asked for
+  llvm::Value *dynamic_bytes_ = nullptr;    // dynamic_shared_bytes(), once asked for
   IndexRanges counters32_; // the 32-bit loop counters in scope (index32), and their ranges
   // LLVM 19's InstSimplify crashes on minnum(minnum(x, y), fma(x, y, z)) (it takes any intrinsic
   // there for a min/max; llvm-project PR #173705). CPU kernels with a float min or max therefore

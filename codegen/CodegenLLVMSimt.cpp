@@ -6,6 +6,8 @@
 #include "support/Abi.h"
 #include "support/Error.h"
 
+#include <cstddef>
+
 namespace loom::codegen {
 
 using ir::ScalarType;
@@ -23,12 +25,20 @@ llvm::Value *CodegenLLVM::shared_base(const ir::Shared &array, int index) {
   (void)array;
   if (!simt_thread_)
     throw CompileError("kernel '" + kernel->name + "' uses shared memory outside a SIMT task");
-  // SimtThread::shared, after the 12 i32 registers.
-  llvm::Value *field =
-      builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), simt_thread_, 12 * 4);
+  llvm::Value *field = builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), simt_thread_,
+                                                          offsetof(SimtThread, shared));
   llvm::Value *buffer = builder.CreateAlignedLoad(builder.getPtrTy(), field, llvm::Align(8));
   std::vector<int64_t> offsets = ir::shared_offsets(kernel->shared, nullptr);
   return builder.CreateConstInBoundsGEP1_64(builder.getInt8Ty(), buffer, offsets.at(index));
+}
+
+llvm::Value *CodegenLLVM::dynamic_shared_bytes() {
+  if (!simt_thread_)
+    throw CompileError("kernel '" + kernel->name +
+                       "' uses a dynamic shared array outside a SIMT task");
+  llvm::Value *field = builder.CreateConstInBoundsGEP1_64(
+      builder.getInt8Ty(), simt_thread_, offsetof(SimtThread, dynamic_shared_bytes));
+  return builder.CreateAlignedLoad(builder.getInt64Ty(), field, llvm::Align(8));
 }
 
 void CodegenLLVM::emit_print(llvm::Value *format, llvm::Value *slots) {
@@ -72,6 +82,25 @@ llvm::Value *CodegenLLVM::warp_op(ir::WarpOpKind op, ScalarType t, llvm::Value *
 
 // ---- shared by both targets -----------------------------------------------------------------
 
+// At the start of the task, once, so that every use is dominated by it (as the shared arrays'
+// bases are): a point after the CPU's SimtThread is fetched.
+llvm::Value *CodegenLLVM::at_task_start(const std::function<llvm::Value *()> &make) {
+  llvm::IRBuilderBase::InsertPointGuard guard(builder);
+  llvm::BasicBlock *start = &*std::next(function_->begin());
+  builder.SetInsertPoint(start, start->getFirstInsertionPt());
+  if (auto *call = llvm::dyn_cast_or_null<llvm::Instruction>(simt_thread_)) // after it
+    builder.SetInsertPoint(call->getParent(), std::next(call->getIterator()));
+  return make();
+}
+
+// The dynamic shared array's extent: the launch's bytes over the element size (a multiple of it,
+// which the call checks: ir/DynamicShared.h).
+llvm::Value *CodegenLLVM::dynamic_shared_extent(const ir::Shared &array) {
+  if (!dynamic_bytes_)
+    dynamic_bytes_ = at_task_start([&] { return dynamic_shared_bytes(); });
+  return builder.CreateExactUDiv(dynamic_bytes_, builder.getInt64(ir::byte_size(array->type)));
+}
+
 llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
                                          const std::vector<ir::Expr> &indices) {
   const std::vector<ir::Shared> &arrays = array->local() ? kernel->locals : kernel->shared;
@@ -97,15 +126,8 @@ llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
     }
     base = local_bases_[index];
   } else {
-    if (!shared_bases_[index]) {
-      // Computed once, where the task starts, so that every use is dominated by it.
-      llvm::IRBuilderBase::InsertPointGuard guard(builder);
-      llvm::BasicBlock *start = &*std::next(function_->begin());
-      builder.SetInsertPoint(start, start->getFirstInsertionPt());
-      if (auto *call = llvm::dyn_cast_or_null<llvm::Instruction>(simt_thread_)) // after it
-        builder.SetInsertPoint(call->getParent(), std::next(call->getIterator()));
-      shared_bases_[index] = shared_base(array, index);
-    }
+    if (!shared_bases_[index])
+      shared_bases_[index] = at_task_start([&] { return shared_base(array, index); });
     base = shared_bases_[index];
   }
   // Row-major over static extents: the offset always fits 32 bits (shared arrays are small).
@@ -128,12 +150,12 @@ llvm::Value *CodegenLLVM::shared_address(const ir::Shared &array,
     address = builder.CreateGEP(memory_type(array->type), address, builder.getInt64(constant));
   if (!bounds_record_)
     return address;
-  // A bounds-checked kernel checks shared and local indices too, against the static extents;
-  // the record names shared array k as array number (parameters + k), local array k as
-  // (parameters + shared arrays + k).
+  // A bounds-checked kernel checks shared and local indices too, against the static extents (a
+  // dynamic array's, the launch's); the record names shared array k as array number
+  // (parameters + k), local array k as (parameters + shared arrays + k).
   std::vector<llvm::Value *> extents;
   for (int64_t e : array->extents)
-    extents.push_back(builder.getInt64(e));
+    extents.push_back(array->dynamic ? dynamic_shared_extent(array) : builder.getInt64(e));
   const int number = static_cast<int>(kernel->params.size()) +
                      (array->local() ? static_cast<int>(kernel->shared.size()) : 0) + index;
   return checked_address(number, whole(wide, constant), extents, address);
@@ -198,6 +220,10 @@ void CodegenLLVM::visit_node(const ir::SharedLoad *op) {
   ScalarType t = op->array->type;
   value_ = from_memory(
       builder.CreateAlignedLoad(memory_type(t), address, llvm::Align(ir::byte_size(t))), t);
+}
+
+void CodegenLLVM::visit_node(const ir::SharedExtent *op) {
+  value_ = dynamic_shared_extent(op->array);
 }
 
 void CodegenLLVM::visit_node(const ir::SharedStore *op) {

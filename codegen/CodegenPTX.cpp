@@ -368,6 +368,19 @@ bool CodegenPTX::strides_pointers(const ir::For &loop) {
 }
 
 llvm::Value *CodegenPTX::shared_base(const ir::Shared &array, int index) {
+  if (array->dynamic) {
+    // CUDA's extern __shared__ array: .extern .shared .align 16 .b8 loom_dynamic_shared[], which
+    // the driver places after the static ones, sized by the launch's sharedMemBytes.
+    const char *name = "loom_dynamic_shared";
+    if (llvm::GlobalVariable *existing = module->getNamedGlobal(name))
+      return existing;
+    auto *type = llvm::ArrayType::get(builder.getInt8Ty(), 0);
+    auto *global =
+        new llvm::GlobalVariable(*module, type, false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                 name, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
+    global->setAlignment(llvm::Align(16));
+    return global;
+  }
   std::string name = "loom_shared_" + std::to_string(index);
   if (llvm::GlobalVariable *existing = module->getNamedGlobal(name))
     return existing;
@@ -377,6 +390,15 @@ llvm::Value *CodegenPTX::shared_base(const ir::Shared &array, int index) {
                                           llvm::GlobalValue::NotThreadLocal, 3);
   global->setAlignment(llvm::Align(16));
   return global;
+}
+
+llvm::Value *CodegenPTX::dynamic_shared_bytes() {
+  // PTX's %dynamic_smem_size (PTX ISA 4.1, sm_20 on), which LLVM has no intrinsic for.
+  auto *asm_type = llvm::FunctionType::get(builder.getInt32Ty(), {}, false);
+  auto *read = llvm::InlineAsm::get(asm_type, "mov.u32 $0, %dynamic_smem_size;", "=r", false);
+  llvm::CallInst *bytes = builder.CreateCall(asm_type, read, {}, "dynamic_smem_size");
+  bytes->setDoesNotAccessMemory();
+  return builder.CreateZExt(bytes, builder.getInt64Ty());
 }
 
 llvm::Value *CodegenPTX::warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,

@@ -70,10 +70,12 @@ protected:
   // The same innermost loops advance pointers for their strided accesses (B[k, j] in the naive
   // matmul's k loop), as nvcc's code does.
   bool strides_pointers(const ir::For &loop) override;
-  // SIMT kernels: nothing to fetch at a task's start; shared arrays are __shared__ globals;
-  // bar.sync 0; shfl.sync and vote.sync over the full warp.
+  // SIMT kernels: nothing to fetch at a task's start; shared arrays are __shared__ globals (the
+  // dynamic one extern, its size %dynamic_smem_size); bar.sync 0; shfl.sync and vote.sync over the
+  // full warp.
   void begin_simt_task() override {}
   llvm::Value *shared_base(const ir::Shared &array, int index) override;
+  llvm::Value *dynamic_shared_bytes() override;
   void emit_barrier() override { barrier(); }
   void emit_print(llvm::Value *format, llvm::Value *slots) override;
   llvm::Value *warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,

@@ -97,6 +97,8 @@ std::optional<IndexRange> unchecked_range(const ir::Expr &e, const IndexRanges &
     return IndexRange{0, index32_max_elements};
   case ExprKind::SpecialReg:
     return special_reg_range(*e.as<ir::SpecialReg>());
+  case ExprKind::SharedExtent: // the launch's dynamic shared bytes are a u32 (%dynamic_smem_size)
+    return IndexRange{0, std::numeric_limits<int32_t>::max()};
   case ExprKind::VarRef: {
     auto it = known.find(e.as<ir::VarRef>()->var.get());
     if (it == known.end())

@@ -1,5 +1,6 @@
 // The SIMT level of the embedded DSL, for kernels made with loom::simt_kernel (CUDA's model, as
-// Numba's cuda.jit): thread geometry, shared arrays, barriers, atomics, warp shuffles and votes.
+// Numba's cuda.jit): thread geometry, shared arrays (sized when traced, or at launch: the
+// dynamic one), barriers, atomics, warp shuffles and votes.
 //
 //   auto k = loom::simt_kernel("block_sum", [](loom::Array<float> x, loom::Array<float> out) {
 //     auto tile = loom::shared_array<float>(256);
@@ -204,10 +205,60 @@ requires(sizeof...(E) >= 1 && sizeof...(E) <= 3 &&
                 "shared_array<float> (it holds them exactly) and loom::cast<loom::f16> "
                 "what it reads");
   frontend::Tracer &t = detail::simt_tracer("shared_array()");
+  if (((extents == 0) || ...))
+    throw DslError("shared_array() with an extent of 0: a shared array sized at launch is "
+                   "loom::dynamic_shared_array<T>(), its size Kernel::shape's shared_bytes");
   ir::Shared a = ir::make_shared_array("shared" + std::to_string(t.shared_count()), dtype_of<T>(),
                                        {static_cast<int64_t>(extents)...});
   t.add_shared(a);
   return SharedArray<T, sizeof...(E)>(a);
+}
+
+// The block's dynamic shared array (CUDA's extern __shared__ T a[], Numba's
+// cuda.shared.array(0, T)): 1-D, with the extent the launch gives it, shared_bytes / sizeof(T)
+// of Kernel::shape(grid, block, shared_bytes), so that one compiled kernel serves every size.
+// size() and dim(0) are that extent as a DSL value. Made by dynamic_shared_array<T>().
+template <DslScalar T> class DynamicSharedArray {
+public:
+  explicit DynamicSharedArray(ir::Shared array) : array_(std::move(array)) {}
+
+  template <Operand I> SharedElementRef<T> operator[](const I &i) const {
+    return SharedElementRef<T>(array_, {detail::to_expr<int64_t>(i)});
+  }
+  template <Operand I> SharedElementRef<T> operator()(const I &i) const { return (*this)[i]; }
+  Index size() const { return Index(ir::SharedExtent::make(array_)); }
+  Index dim(int k) const {
+    if (k != 0)
+      throw DslError("a dynamic shared array has one dimension; dim(" + std::to_string(k) +
+                     ") does not exist");
+    return size();
+  }
+
+private:
+  ir::Shared array_;
+};
+
+// dynamic_shared_array<float>(): the kernel's dynamic shared array, after its static ones. At most
+// one per kernel (CUDA aliases all its extern arrays at the start of one region; to keep several
+// in it, index one array at offsets).
+template <DslScalar T> DynamicSharedArray<T> dynamic_shared_array() {
+  // Fires for dynamic_shared_array<std::complex<float>>().
+  static_assert(!is_complex_v<T>, "shared arrays do not hold complex numbers");
+  // Fires for dynamic_shared_array<loom::f16>().
+  static_assert(!is_half_v<T>,
+                "shared arrays do not hold 16-bit floats (f16, bf16): make a "
+                "dynamic_shared_array<float> (it holds them exactly) and loom::cast<loom::f16> "
+                "what it reads");
+  frontend::Tracer &t = detail::simt_tracer("dynamic_shared_array()");
+  for (const ir::Shared &a : t.shared())
+    if (a->dynamic)
+      throw DslError("a kernel has at most one dynamic shared array, and '" + a->name +
+                     "' is one already (its size is the launch's dynamic shared memory); to "
+                     "keep several arrays in that memory, index one array at offsets");
+  ir::Shared a =
+      ir::make_dynamic_shared_array("shared" + std::to_string(t.shared_count()), dtype_of<T>());
+  t.add_shared(a);
+  return DynamicSharedArray<T>(a);
 }
 
 namespace detail {

@@ -48,6 +48,7 @@ public:
   bool simt() const { return simt_; }
   void add_shared(ir::Shared a) { shared_.push_back(std::move(a)); }
   size_t shared_count() const { return shared_.size(); }
+  const std::vector<ir::Shared> &shared() const { return shared_; }
   // The local arrays the body declares (loom::local_array).
   void add_local(ir::Shared a) { locals_.push_back(std::move(a)); }
   size_t local_count() const { return locals_.size(); }

@@ -66,6 +66,7 @@ bool is_leaf(const Expr &e) {
   case ExprKind::BoolConst:
   case ExprKind::VarRef:
   case ExprKind::ArrayExtent:
+  case ExprKind::SharedExtent:
     return true;
   default:
     return false;

@@ -308,18 +308,32 @@ Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t>
   return make_array(std::move(name), type, std::move(extents), MemorySpace::Block);
 }
 
+Shared make_dynamic_shared_array(std::string name, ScalarType type) {
+  if (is_half_float(type) || is_complex(type))
+    ill_typed("shared array '" + name + "' of " + type_name(type) +
+              " (shared arrays hold bool, integers, f32 or f64)");
+  SharedArray a{std::move(name), type, {0}, MemorySpace::Block};
+  a.dynamic = true;
+  return std::make_shared<const SharedArray>(std::move(a));
+}
+
 Shared make_local_array(std::string name, ScalarType type, std::vector<int64_t> extents) {
   return make_array(std::move(name), type, std::move(extents), MemorySpace::Thread);
 }
 
 std::vector<int64_t> shared_offsets(const std::vector<Shared> &shared, int64_t *total_bytes) {
-  std::vector<int64_t> offsets;
+  std::vector<int64_t> offsets(shared.size(), 0);
   int64_t at = 0;
-  for (const Shared &a : shared) {
+  for (size_t k = 0; k < shared.size(); ++k) {
+    if (shared[k]->dynamic)
+      continue;
     at = (at + 15) / 16 * 16;
-    offsets.push_back(at);
-    at += a->size() * byte_size(a->type);
+    offsets[k] = at;
+    at += shared[k]->size() * byte_size(shared[k]->type);
   }
+  for (size_t k = 0; k < shared.size(); ++k) // after the static arrays, wherever declared
+    if (shared[k]->dynamic)
+      offsets[k] = (at + 15) / 16 * 16;
   if (total_bytes)
     *total_bytes = at;
   return offsets;
@@ -340,6 +354,13 @@ Expr SharedLoad::make(Shared array, std::vector<Expr> indices) {
   check_indices(indices, array->extents.size(),
                 (array->local() ? "local array '" : "shared array '") + array->name + "'");
   return Expr(std::make_shared<const SharedLoad>(std::move(array), std::move(indices)));
+}
+
+Expr SharedExtent::make(Shared array) {
+  if (!array || !array->dynamic)
+    ill_typed("the extent of shared array '" + (array ? array->name : std::string("?")) +
+              "', which is not dynamic (a static array's extents are constants)");
+  return Expr(std::make_shared<const SharedExtent>(std::move(array)));
 }
 
 const char *op_name(WarpOpKind op) {
@@ -572,6 +593,8 @@ bool equal(const Expr &a, const Expr &b) {
   case ExprKind::SharedLoad:
     return a.as<SharedLoad>()->array == b.as<SharedLoad>()->array &&
            equal_all(a.as<SharedLoad>()->indices, b.as<SharedLoad>()->indices);
+  case ExprKind::SharedExtent:
+    return a.as<SharedExtent>()->array == b.as<SharedExtent>()->array;
   case ExprKind::WarpOp: {
     auto *x = a.as<WarpOp>(), *y = b.as<WarpOp>();
     return x->op == y->op && equal(x->value, y->value) &&

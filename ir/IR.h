@@ -67,21 +67,31 @@ struct Param {
 // iterations of that loop. Elements are bool, any integer, f32 or f64. SharedLoad and SharedStore
 // read and write both kinds; atomics and the schedules that share an iteration among threads
 // (tile, block_per_iteration) take shared arrays only.
+//
+// A dynamic shared array (`dynamic`, CUDA's extern __shared__ T a[], Numba's
+// cuda.shared.array(0, T)) is 1-D with its extent given at launch: the launch's dynamic shared
+// bytes divided by the element size (SharedExtent reads it; `extents` holds {0}). A kernel has at
+// most one (CUDA aliases all its dynamic arrays at the start of one region; loom keeps one, so
+// that no two arrays of different types alias), which lies after the static arrays.
 enum class MemorySpace : uint8_t { Block, Thread };
 struct SharedArray {
   std::string name;
   ScalarType type;
-  std::vector<int64_t> extents; // 1 to 3, each positive, outermost first
+  std::vector<int64_t> extents; // 1 to 3, each positive, outermost first; {0} when dynamic
   MemorySpace space = MemorySpace::Block;
-  int64_t size() const; // elements in all
+  bool dynamic = false; // the extent is given at launch (shared arrays only)
+  int64_t size() const; // elements in all (0 for a dynamic array: its size is the launch's)
   bool local() const { return space == MemorySpace::Thread; }
 };
 using Shared = std::shared_ptr<const SharedArray>;
 Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t> extents);
+// A dynamic shared array (SharedArray::dynamic) of `type` (bool, an integer, f32 or f64).
+Shared make_dynamic_shared_array(std::string name, ScalarType type);
 // A local array (SharedArray::space Thread) of at most max_local_bytes.
 Shared make_local_array(std::string name, ScalarType type, std::vector<int64_t> extents);
-// Where each of a kernel's shared arrays starts in its block's shared memory (in order, each
-// 16-byte aligned; the CPU runtime lays a block's buffer out so), and the bytes of all of them.
+// Where each of a kernel's shared arrays starts in its block's shared memory (the static ones in
+// order, each 16-byte aligned, then the dynamic one, 16-byte aligned; the CPU runtime lays a
+// block's buffer out so), and the bytes of the static ones.
 std::vector<int64_t> shared_offsets(const std::vector<Shared> &shared, int64_t *total_bytes);
 // The most static shared memory a CUDA block may declare (48 KiB); more is a CompileError.
 inline constexpr int64_t max_shared_bytes = 48 * 1024;
@@ -106,6 +116,7 @@ inline constexpr int64_t max_local_bytes = 64 * 1024;
   X(Call)                                                                                          \
   X(SpecialReg)                                                                                    \
   X(SharedLoad)                                                                                    \
+  X(SharedExtent)                                                                                  \
   X(WarpOp)
 
 enum class ExprKind : uint8_t {
@@ -336,6 +347,15 @@ struct SharedLoad : ExprNode {
   SharedLoad(Shared a, std::vector<Expr> idx)
       : ExprNode(static_kind, a->type), array(std::move(a)), indices(std::move(idx)) {}
   static Expr make(Shared array, std::vector<Expr> indices);
+};
+// The extent of a dynamic shared array (SharedArray::dynamic): the launch's dynamic shared bytes
+// divided by the element size; i64. (A static array's extents are constants, which the front
+// ends write as literals.)
+struct SharedExtent : ExprNode {
+  static constexpr ExprKind static_kind = ExprKind::SharedExtent;
+  Shared array;
+  explicit SharedExtent(Shared a) : ExprNode(static_kind, ScalarType::I64), array(std::move(a)) {}
+  static Expr make(Shared array);
 };
 
 // A warp collective (SIMT kernels), over the 32 threads of the calling thread's warp (threads

@@ -425,7 +425,9 @@ int64_t Machine::array_element(const SharedArray &array, const std::vector<Expr>
         note_inconclusive("a store index depends on an uncertain value" + where());
       *uncertain = true;
     }
-    int64_t i = v.v.i, extent = d < array.extents.size() ? array.extents[d] : 0;
+    int64_t i = v.v.i, extent = array.dynamic              ? dynamic_extent_
+                                : d < array.extents.size() ? array.extents[d]
+                                                           : 0;
     if (i < 0 || i >= extent)
       throw InterpreterError("kernel '" + name_ + "': index " + std::to_string(i) +
                              " is out of bounds of dimension " + std::to_string(d) + " of " +
@@ -607,6 +609,12 @@ Value Machine::eval(const Expr &e) {
       return {v, Uncertainty::any()};
     return {v, track_ ? shared_shadows_[a][k] : Uncertainty{}};
   }
+  case ExprKind::SharedExtent:
+    if (!simt_)
+      throw InterpreterError("kernel '" + name_ + "': the extent of dynamic shared array '" +
+                             e.as<SharedExtent>()->array->name + "' outside a SIMT launch" +
+                             where());
+    return {int_value(ScalarType::I64, dynamic_extent_), {}};
   case ExprKind::WarpOp:
     return warp(e.as<WarpOp>());
   }

@@ -9,12 +9,12 @@
 //
 // A SIMT kernel (Kernel::simt, or the Simt task of one lowered for either target) runs every
 // thread of the launch InterpreterOptions::simt_grid x simt_block: the blocks one after another,
-// each with its own zeroed shared arrays; within a block, when the body has barriers or warp
-// collectives, the threads run on the fibers of a support::SimtBlock and switch at each of them,
-// as compiled CPU code does (so warp collectives give what ir::warp_result defines, the CPU
-// runtime's results by construction); otherwise one after another. Every thread has its own
-// locals. Atomics update the element with loom's operations (float min/max are fmin/fmax,
-// CompareExchange compares bits) and give the old value.
+// each with its own zeroed shared arrays (the dynamic one of simt_dynamic_shared_bytes); within a
+// block, when the body has barriers or warp collectives, the threads run on the fibers of a
+// support::SimtBlock and switch at each of them, as compiled CPU code does (so warp collectives
+// give what ir::warp_result defines, the CPU runtime's results by construction); otherwise one
+// after another. Every thread has its own locals. Atomics update the element with loom's operations
+// (float min/max are fmin/fmax, CompareExchange compares bits) and give the old value.
 #pragma once
 
 #include "ir/IR.h"
@@ -81,6 +81,11 @@ struct InterpreterOptions {
   // A run in which assertions failed throws KernelAssertionError as a call does; off, it returns
   // with InterpreterResult::assert_failures counting them.
   bool throw_on_assert = true;
+  // SIMT kernels: the launch's dynamic shared memory, in bytes (Kernel::shape's shared_bytes): a
+  // kernel's dynamic shared array has this many bytes (ArgumentError when it has one and they are
+  // 0 or not whole elements, when it has none and they are not 0, or past the CPU's limit,
+  // ir/DynamicShared.h).
+  int64_t simt_dynamic_shared_bytes = 0;
 };
 
 struct InterpreterResult {

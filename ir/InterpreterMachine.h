@@ -85,12 +85,16 @@ public:
   // collective; else on the fibers of a support::SimtBlock, which switch at each of them exactly
   // as compiled CPU code does. Throws what a thread throws, and InterpreterError when a block's
   // threads deadlock.
+  // A dynamic shared array gets options' simt_dynamic_shared_bytes (ArgumentError when they do
+  // not fit it: ir/DynamicShared.h).
   void run_simt(const Stmt &body, const std::vector<Shared> &shared) {
-    run_simt(body, shared, options_.simt_grid, options_.simt_block);
+    run_simt(body, shared, options_.simt_grid, options_.simt_block,
+             options_.simt_dynamic_shared_bytes);
   }
-  // The same with the launch given (lowered block_per_iteration tasks).
+  // The same with the launch given (lowered block_per_iteration tasks: no dynamic shared memory).
   void run_simt(const Stmt &body, const std::vector<Shared> &shared,
-                const std::array<unsigned, 3> &grid, const std::array<unsigned, 3> &block);
+                const std::array<unsigned, 3> &grid, const std::array<unsigned, 3> &block,
+                int64_t dynamic_shared_bytes = 0);
 
   uint64_t steps() const { return steps_; }
   // Why the run is inconclusive for other backends (empty: it is not). The run goes on with the
@@ -163,6 +167,7 @@ private:
   std::vector<Shared> shared_;
   std::vector<Buffer> shared_buffers_;
   std::vector<std::vector<Uncertainty>> shared_shadows_;
+  int64_t dynamic_extent_ = 0; // the dynamic shared array's extent in this launch
   support::SimtBlock *fibers_ = nullptr;
   std::vector<ThreadState> threads_;
   bool simt_ = false;      // a SIMT launch is running

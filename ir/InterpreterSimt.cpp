@@ -3,6 +3,8 @@
 // switch at each barrier and warp collective, as compiled CPU code does.
 #include "ir/InterpreterMachine.h"
 
+#include "ir/DynamicShared.h"
+
 #include "ir/Synchronizes.h"
 #include "support/Error.h"
 #include "support/SimtBlock.h"
@@ -13,7 +15,8 @@
 namespace loom::ir::interpreter {
 
 void Machine::run_simt(const Stmt &body, const std::vector<Shared> &shared,
-                       const std::array<unsigned, 3> &grid, const std::array<unsigned, 3> &block) {
+                       const std::array<unsigned, 3> &grid, const std::array<unsigned, 3> &block,
+                       int64_t dynamic_shared_bytes) {
   auto text = [](const std::array<unsigned, 3> &v) {
     return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
            ")";
@@ -28,11 +31,18 @@ void Machine::run_simt(const Stmt &body, const std::vector<Shared> &shared,
                                    std::to_string(support::SimtBlock::max_threads) +
                                    " threads, this one " + std::to_string(threads)
                              : std::string("every extent must be at least 1")));
+  // The dynamic shared array as the CPU runtime sizes it, with the CPU's limit.
+  dynamic_extent_ = dynamic_shared_extent(name_, shared, dynamic_shared_bytes);
+  int64_t static_bytes = 0;
+  shared_offsets(shared, &static_bytes);
+  check_block_shared_bytes(name_, static_bytes, dynamic_shared_bytes, max_cpu_block_shared_bytes,
+                           "the CPU (and in the interpreter)");
   shared_ = shared;
   shared_buffers_.clear();
   shared_shadows_.assign(shared.size(), {});
   for (const Shared &a : shared)
-    shared_buffers_.emplace_back(a->type, a->extents);
+    shared_buffers_.emplace_back(a->type,
+                                 a->dynamic ? std::vector<int64_t>{dynamic_extent_} : a->extents);
   // Fiber stacks commit memory only as they are used; the interpreter recurses more deeply
   // than compiled code, so they are larger than the CPU runtime's.
   std::unique_ptr<support::SimtBlock> fibers;

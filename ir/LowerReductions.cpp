@@ -127,6 +127,7 @@ private:
     void visit_node(const SharedLoad *) override { ok = false; } // a local array's element
     void visit_node(const WarpOp *) override { ok = false; }
     void visit_node(const SpecialReg *) override { ok = false; }
+    void visit_node(const SharedExtent *) override { ok = false; } // known at launch
   };
 
   void note(int array, const std::vector<Expr> &indices, const ReduceOp *op, bool update) {

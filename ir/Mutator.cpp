@@ -32,6 +32,7 @@ void Visitor::visit_node(const BoolConst *) {}
 void Visitor::visit_node(const VarRef *) {}
 void Visitor::visit_node(const ArrayExtent *) {}
 void Visitor::visit_node(const SpecialReg *) {}
+void Visitor::visit_node(const SharedExtent *) {}
 void Visitor::visit_node(const SharedLoad *n) {
   for (const Expr &i : n->indices)
     visit(i);
@@ -179,6 +180,9 @@ Expr Mutator::mutate_node(const ArrayExtent *, const Expr &self) {
   return self;
 }
 Expr Mutator::mutate_node(const SpecialReg *, const Expr &self) {
+  return self;
+}
+Expr Mutator::mutate_node(const SharedExtent *, const Expr &self) {
   return self;
 }
 Expr Mutator::mutate_node(const SharedLoad *n, const Expr &self) {

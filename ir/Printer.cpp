@@ -241,6 +241,8 @@ public:
   }
   static std::string shared_type(const SharedArray &a) {
     std::string out = std::string(a.local() ? "local " : "shared ") + type_name(a.type) + "[";
+    if (a.dynamic) // its extent is the launch's
+      return out + "dynamic]";
     for (size_t d = 0; d < a.extents.size(); ++d)
       out += (d ? ", " : "") + std::to_string(a.extents[d]);
     return out + "]";
@@ -425,6 +427,9 @@ private:
       os << shared_name(n->array) << "[" << list(n->indices) << "]";
       return;
     }
+    case ExprKind::SharedExtent:
+      os << shared_name(e.as<SharedExtent>()->array) << ".shape[0]";
+      return;
     case ExprKind::WarpOp: {
       auto *n = e.as<WarpOp>();
       os << op_name(n->op) << "(" << expr(n->value);

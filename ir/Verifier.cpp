@@ -16,9 +16,12 @@ public:
            bool simt = false, const std::vector<Shared> &shared = {},
            const std::vector<Shared> &locals = {})
       : kernel_(kernel), params_(params), lowered_gpu_(lowered_gpu), simt_(simt) {
+    int dynamic = 0;
     for (const Shared &a : shared) {
       if (!a || a->local())
         fail("a shared array is missing or is a local array");
+      if (a->dynamic && (++dynamic > 1 || a->extents.size() != 1))
+        fail("dynamic shared array '" + a->name + "': a kernel has at most one, of rank 1");
       shared_.insert(a.get());
     }
     for (const Shared &a : locals) {
@@ -257,6 +260,13 @@ public:
       shared(n->array, where);
       for (const Expr &i : n->indices)
         expr(i, where);
+      return;
+    }
+    case ExprKind::SharedExtent: {
+      const Shared &a = e.as<SharedExtent>()->array;
+      shared(a, where);
+      if (!a->dynamic)
+        fail("the extent of shared array '" + a->name + "', which is not dynamic", where);
       return;
     }
     case ExprKind::WarpOp: {

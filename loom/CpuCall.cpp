@@ -6,6 +6,7 @@
 #include "runtime/DeviceBuffer.h"
 #include "runtime/GpuContext.h"
 
+#include "ir/DynamicShared.h"
 #include "ir/Evaluate.h"
 #include "ir/Mutator.h"
 #include "ir/Semantics.h"
@@ -146,9 +147,12 @@ struct CpuCall final : CallTarget {
     void **params = packed.data();
     const ir::Task &task = cpu->lowered.tasks[t];
     if (task.kind == ir::TaskKind::Simt) {
-      int64_t shared_bytes = 0;
-      ir::shared_offsets(cpu->lowered.shared, &shared_bytes);
-      runtime::run_cpu_simt_task(cpu->code->tasks()[t], params, *state.shape, shared_bytes,
+      int64_t static_bytes = 0;
+      ir::shared_offsets(cpu->lowered.shared, &static_bytes);
+      ir::check_block_shared_bytes(state.kernel.name, static_bytes,
+                                   state.shape->dynamic_shared_bytes,
+                                   ir::max_cpu_block_shared_bytes, "the CPU");
+      runtime::run_cpu_simt_task(cpu->code->tasks()[t], params, *state.shape, static_bytes,
                                  cpu->synchronizes.at(t));
       return;
     }

@@ -5,6 +5,7 @@
 #include "loom/Call.h"
 #include "loom/ViewCopies.h"
 #include "runtime/DeviceBuffer.h"
+#include "runtime/DynamicShared.h"
 #include "runtime/GpuContext.h"
 #include "runtime/Launch.h"
 #include "support/PrintLine.h"
@@ -37,6 +38,9 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
       shape.grid[d] = d < axes ? state.shape->grid[d] : 1;
       shape.block[d] = d < axes ? state.shape->block[d] : 1;
     }
+    shape.dynamic_shared_bytes = task.kind == ir::TaskKind::Simt
+                                     ? static_cast<unsigned>(state.shape->dynamic_shared_bytes)
+                                     : 0;
     if (shape.reason.empty())
       shape.reason = axes == 0                         ? "a serial task: one thread"
                      : task.kind == ir::TaskKind::Simt ? "the shape given by Kernel::shape()"
@@ -221,6 +225,9 @@ struct GpuCall final : CallTarget {
 
   void prepare_task(size_t t, const std::vector<int64_t> &domain) override {
     shape = &grid_for(state, *gpu, t, domain);
+    if (gpu->lowered.tasks[t].kind == ir::TaskKind::Simt && state.shape->dynamic_shared_bytes > 0)
+      runtime::allow_dynamic_shared(gpu->functions[t], state.shape->dynamic_shared_bytes,
+                                    runtime::GpuContext::get().info(), state.kernel.name);
     if (gpu->lowered.tasks[t].covering &&
         (!covers(*shape, domain) || (gpu->variant.index32 && !grid_allows_index32(*shape)))) {
       // CUDA's grid limits, or the 32-bit code's bound on blocks, leave iterations without a

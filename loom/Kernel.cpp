@@ -1,5 +1,6 @@
 #include "loom/Kernel.hpp"
 
+#include "ir/DynamicShared.h"
 #include "ir/Lower.h"
 #include "ir/Printer.h"
 #include "loom/KernelState.h"
@@ -10,6 +11,7 @@
 #include "support/Settings.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 namespace loom {
@@ -251,6 +253,9 @@ void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
     throw ArgumentError("kernel '" + name() +
                         "' is a SIMT kernel and has no launch shape: call shape(grid, block) "
                         "before calling it");
+  // The dynamic shared array's size (the limit of where it runs: CpuCall, GpuCall).
+  ir::dynamic_shared_extent(state_->kernel.name, state_->kernel.shared,
+                            state_->shape ? state_->shape->dynamic_shared_bytes : 0);
   for (size_t p = 0; stream && p < args.size(); ++p)
     if (args[p].kind == Argument::Kind::HostArray)
       throw ArgumentError("argument " + std::to_string(p + 1) + " ('" +
@@ -388,7 +393,7 @@ Kernel &Kernel::launch_policy(const LaunchPolicy &policy) {
   return *this;
 }
 
-Kernel &Kernel::shape(Dim3 grid, Dim3 block) {
+Kernel &Kernel::shape(Dim3 grid, Dim3 block, size_t shared_bytes) {
   const unsigned g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
   auto text = [](const unsigned *v) {
     return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
@@ -404,11 +409,16 @@ Kernel &Kernel::shape(Dim3 grid, Dim3 block) {
     why = "a block's z extent is at most " + std::to_string(runtime::max_block_z);
   else if (g[0] > runtime::max_grid_x || g[1] > runtime::max_grid_yz || g[2] > runtime::max_grid_yz)
     why = "a grid has at most 2^31 - 1 blocks along x and 65535 along y and z";
+  else if (shared_bytes > size_t(std::numeric_limits<int32_t>::max()))
+    why = std::to_string(shared_bytes) +
+          " bytes of dynamic shared memory is far more than a block may take (" +
+          std::to_string(ir::max_cpu_block_shared_bytes) + " on the CPU and an H200)";
   if (!why.empty())
     throw ArgumentError("kernel '" + name() + "': launch shape grid " + text(g) + " x block " +
                         text(b) + ": " + why);
   std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->shape = runtime::SimtShape{{g[0], g[1], g[2]}, {b[0], b[1], b[2]}};
+  state_->shape = runtime::SimtShape{
+      {g[0], g[1], g[2]}, {b[0], b[1], b[2]}, static_cast<int64_t>(shared_bytes)};
   state_->launches.invalidate();
   state_->drop_copies();
   return *this;

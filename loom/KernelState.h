@@ -35,7 +35,9 @@
 namespace loom {
 
 // Compiled code is shared by every Kernel object whose cache key is equal (the in-memory cache,
-// loom/MemoryCache.h), from any thread: it must not change once compiled.
+// loom/MemoryCache.h), from any thread: it must not change once compiled (but for the dynamic
+// shared memory the driver allows a function, which runtime/DynamicShared.cpp raises under its
+// lock).
 struct CompiledGpu {
   ir::LoweredKernel lowered;
   Variant variant; // what it was compiled for (resolve_variant)

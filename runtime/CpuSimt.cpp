@@ -39,7 +39,12 @@ unsigned char *aligned_buffer(std::unique_ptr<unsigned char[]> &buffer, size_t b
 } // namespace
 
 void run_cpu_simt_task(CpuTaskFn fn, void *const *params, const SimtShape &shape,
-                       int64_t shared_bytes, bool synchronizes) {
+                       int64_t static_shared_bytes, bool synchronizes) {
+  // The dynamic shared array starts after the static ones, 16-byte aligned (ir::shared_offsets).
+  const int64_t shared_bytes =
+      shape.dynamic_shared_bytes > 0
+          ? (static_shared_bytes + 15) / 16 * 16 + shape.dynamic_shared_bytes
+          : static_shared_bytes;
   const int64_t block_threads = int64_t(shape.block[0]) * shape.block[1] * shape.block[2];
   const int64_t blocks = int64_t(shape.grid[0]) * shape.grid[1] * shape.grid[2];
   if (block_threads <= 0 || blocks <= 0)
@@ -77,6 +82,7 @@ void run_cpu_simt_task(CpuTaskFn fn, void *const *params, const SimtShape &shape
         th.regs[int(ir::Reg::GridDim)][d] = static_cast<int32_t>(shape.grid[d]);
       }
       th.shared = shared;
+      th.dynamic_shared_bytes = shape.dynamic_shared_bytes;
     }
   }
 

@@ -66,6 +66,7 @@ enum CUdevice_attribute : int {
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
   CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
+  CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
 };
 
 enum CUlimit : int {
@@ -80,6 +81,7 @@ enum CUfunction_attribute : int {
   CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
   CU_FUNC_ATTRIBUTE_PTX_VERSION = 5,
   CU_FUNC_ATTRIBUTE_BINARY_VERSION = 6,
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
 // Options of cuModuleLoadDataEx (the driver's PTX JIT).
@@ -169,6 +171,7 @@ using CUoccupancyB2DSize = size_t (*)(int block_size);
   X(cuLinkComplete, (CUlinkState state, void **cubin, size_t *bytes))                              \
   X(cuLinkDestroy, (CUlinkState state))                                                            \
   X(cuFuncGetAttribute, (int *value, CUfunction_attribute attribute, CUfunction function))         \
+  X(cuFuncSetAttribute, (CUfunction function, CUfunction_attribute attribute, int value))          \
   X(cuOccupancyMaxPotentialBlockSize, (int *min_grid_size, int *block_size, CUfunction function,   \
                                        CUoccupancyB2DSize dynamic_shared_bytes_for_block_size,     \
                                        size_t dynamic_shared_bytes, int block_size_limit))         \

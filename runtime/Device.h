@@ -21,6 +21,9 @@ struct DeviceInfo {
   int driver_version = 0;  // cuDriverGetVersion, e.g. 13000 for CUDA 13.0
   size_t total_memory = 0; // bytes
   int max_threads_per_block = 0;
+  // The shared memory a block may take, static and dynamic, once its kernel opts in to more than
+  // 48 KiB (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: 227 KiB on sm_90).
+  int max_shared_per_block_optin = 0;
   std::string pci_bus_id; // "0000:19:00.0" (domain:bus:device.function)
 };
 

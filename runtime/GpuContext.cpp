@@ -231,6 +231,8 @@ void GpuContext::open(int ordinal) {
   info_.cc_minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   info_.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   info_.max_threads_per_block = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  info_.max_shared_per_block_optin =
+      attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   char pci[32];
   std::snprintf(pci, sizeof(pci), "%04x:%02x:%02x.0", attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID),
                 attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),

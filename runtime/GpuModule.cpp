@@ -70,6 +70,9 @@ GpuFunction GpuModule::function(const std::string &name) const {
   cu.check(cu.cuFuncGetAttribute(&function.max_threads_per_block,
                                  CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function.handle),
            attribute_call.c_str());
+  cu.check(cu.cuFuncGetAttribute(&function.static_shared_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                 function.handle),
+           attribute_call.c_str());
   return function;
 }
 

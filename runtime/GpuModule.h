@@ -15,6 +15,11 @@ struct GpuFunction {
   std::string name;
   int num_regs = 0;              // registers per thread
   int max_threads_per_block = 0; // the most a launch may use, given those registers
+  int static_shared_bytes = 0;   // its __shared__ arrays' (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+  // The dynamic shared memory it has been allowed past the 48 KiB default
+  // (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES); 0: not raised. Only grows, and only
+  // through allow_dynamic_shared (runtime/DynamicShared.h), under its lock.
+  int dynamic_shared_allowed = 0;
 };
 
 class GpuModule {

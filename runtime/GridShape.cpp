@@ -49,7 +49,10 @@ std::string triple(const unsigned v[3]) {
 } // namespace
 
 std::string GridShape::to_string() const {
-  return "grid " + triple(grid) + " x block " + triple(block);
+  std::string text = "grid " + triple(grid) + " x block " + triple(block);
+  if (dynamic_shared_bytes > 0)
+    text += ", " + std::to_string(dynamic_shared_bytes) + " bytes of dynamic shared memory";
+  return text;
 }
 
 uint64_t GridShape::threads_per_block() const {

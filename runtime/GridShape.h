@@ -17,9 +17,11 @@ struct DeviceInfo;
 struct GridShape {
   unsigned grid[3] = {1, 1, 1};  // blocks along x, y, z
   unsigned block[3] = {1, 1, 1}; // threads along x, y, z
+  unsigned dynamic_shared_bytes = 0; // per block (Kernel::shape's shared_bytes)
   std::string reason;            // why this shape, in words, for explain()
 
-  // "grid (1056,1,1) x block (1024,1,1)"
+  // "grid (1056,1,1) x block (1024,1,1)", with ", 4096 bytes of dynamic shared memory" when
+  // there are any.
   std::string to_string() const;
   uint64_t threads_per_block() const;
   uint64_t block_count() const;

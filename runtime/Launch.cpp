@@ -11,7 +11,8 @@ void launch(const GpuFunction &function, const GridShape &shape, void **params, 
   const Driver &cu = GpuContext::activate();
   CUresult result = cu.cuLaunchKernel(function.handle, shape.grid[0], shape.grid[1], shape.grid[2],
                                       shape.block[0], shape.block[1], shape.block[2],
-                                      /*shared_bytes=*/0, stream, params, /*extra=*/nullptr);
+                                      shape.dynamic_shared_bytes, stream, params,
+                                      /*extra=*/nullptr);
   if (result != CUDA_SUCCESS)
     cu.fail(result, "cuLaunchKernel(" + function.name + ")",
             " [" + shape.to_string() + ", " + std::to_string(function.num_regs) +

@@ -11,7 +11,8 @@ namespace loom::runtime {
 struct GpuFunction;
 struct GridShape;
 
-// Launches `function` with `shape`; `params` holds the address of each flattened parameter
+// Launches `function` with `shape` (its dynamic shared memory allowed first: DynamicShared.h);
+// `params` holds the address of each flattened parameter
 // (support/Abi.h). Asynchronous: a fault inside the kernel surfaces at the next synchronize().
 // Throws loom::DriverError naming the kernel ("cuLaunchKernel(saxpy_task0) failed: ...").
 void launch(const GpuFunction &function, const GridShape &shape, void **params,

@@ -33,7 +33,7 @@ void LaunchGraph::clear() {
 
 void LaunchGraph::add(const GpuFunction &function, const GridShape &shape, void *const *params,
                       size_t count) {
-  Launch l{function.handle, {}, {}, values_.size(), count};
+  Launch l{function.handle, {}, {}, shape.dynamic_shared_bytes, values_.size(), count};
   for (int d = 0; d < 3; ++d)
     l.grid[d] = shape.grid[d], l.block[d] = shape.block[d];
   for (size_t k = 0; k < count; ++k) {
@@ -60,7 +60,8 @@ void LaunchGraph::capture(const std::string &kernel) {
   std::string call;
   for (const Launch &l : launches_) {
     failed = cu.cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-                               l.block[2], 0, s, pointers_.data() + l.first, nullptr);
+                               l.block[2], l.dynamic_shared_bytes, s, pointers_.data() + l.first,
+                               nullptr);
     if (failed != CUDA_SUCCESS) {
       call = "cuLaunchKernel (captured into the graph of " + kernel + ")";
       break;

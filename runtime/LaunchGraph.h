@@ -41,7 +41,7 @@ public:
 private:
   struct Launch {
     CUfunction function;
-    unsigned grid[3], block[3];
+    unsigned grid[3], block[3], dynamic_shared_bytes;
     size_t first, count; // its parameter values: values_[first, first + count)
     bool operator==(const Launch &) const = default;
   };

@@ -53,6 +53,9 @@ using CpuTaskFn = void (*)(void *const *params, int64_t chunk_begin, int64_t chu
 struct SimtThread {
   int32_t regs[4][3];    // [ir::Reg][x, y, z]: threadIdx, blockIdx, blockDim, gridDim
   unsigned char *shared; // the block's shared arrays, at ir::shared_offsets
+  // The launch's dynamic shared memory (Kernel::shape), which the dynamic shared array takes at
+  // the end of `shared`: CUDA's %dynamic_smem_size.
+  int64_t dynamic_shared_bytes;
 };
 extern "C" {
 // The calling thread's SimtThread, valid while its entry runs.

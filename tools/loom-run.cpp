@@ -4,6 +4,7 @@
 //   loom-run saxpy.loom a=2 'x=[1, 2, 3]' 'y=[10, 20, 30]'
 //   loom-run matmul.loom 'A=[[1, 2], [3, 4]]' 'B=[[5, 6], [7, 8]]' 'C=zeros(2, 2)' --lower=gpu
 //   loom-run block_sum.loom 'x=range(100)' 'total=[0]' --grid=2 --block=64     (a SIMT kernel)
+//   loom-run block_sum.loom ... --grid=2 --block=64 --shared=256    (with shared.array(0, f32))
 #include "frontend/text/Compile.h"
 #include "ir/Evaluate.h"
 #include "ir/Interpreter.h"
@@ -29,7 +30,7 @@ namespace {
 using loom::ir::ScalarType;
 
 const char *usage_text = R"(usage: loom-run FILE [--kernel=NAME] [--lower=cpu|gpu]
-                [--grid=X[,Y[,Z]] --block=X[,Y[,Z]]] NAME=VALUE...
+                [--grid=X[,Y[,Z]] --block=X[,Y[,Z]] [--shared=BYTES]] NAME=VALUE...
 
 Runs a @kernel of a loom text-DSL file on loom's IR interpreter and prints every array argument
 after the run. Each parameter gets one NAME=VALUE:
@@ -44,6 +45,8 @@ options:
   --grid=X[,Y[,Z]]    a SIMT kernel's (@kernel(simt=True)) launch: the blocks along x, y, z, and
   --block=X[,Y[,Z]]   the threads of each block (at most 1024); both are required for a SIMT
                       kernel and apply to SIMT kernels only; missing axes are 1
+  --shared=BYTES      a SIMT kernel's dynamic shared memory per block: the size of its
+                      shared.array(0, type), BYTES / element size elements
   --version           loom's version
   -h, --help          this text
 )";
@@ -329,6 +332,7 @@ int run(int argc, char **argv) {
   std::string file, kernel_name, lower;
   std::map<std::string, std::string> values;
   std::optional<std::array<unsigned, 3>> grid, block;
+  std::optional<int64_t> shared_bytes;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--version") {
@@ -349,6 +353,13 @@ int run(int argc, char **argv) {
       grid = launch_extents("--grid", a.substr(7));
     } else if (a.rfind("--block=", 0) == 0) {
       block = launch_extents("--block", a.substr(8));
+    } else if (a.rfind("--shared=", 0) == 0) {
+      std::string text = a.substr(9);
+      int64_t bytes = -1;
+      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), bytes);
+      if (error != std::errc() || end != text.data() + text.size() || bytes < 0)
+        throw UsageError{a + ": expected a number of bytes"};
+      shared_bytes = bytes;
     } else if (a.size() > 1 && a[0] == '-') {
       throw UsageError{"unknown option " + a};
     } else if (size_t eq = a.find('='); eq != std::string::npos && eq > 0) {
@@ -390,8 +401,11 @@ int run(int argc, char **argv) {
                        "--block=X[,Y[,Z]] (threads per block)"};
     options.simt_grid = *grid;
     options.simt_block = *block;
-  } else if (grid || block) {
-    throw UsageError{std::string(grid ? "--grid" : "--block") +
+    options.simt_dynamic_shared_bytes = shared_bytes.value_or(0);
+  } else if (grid || block || shared_bytes) {
+    throw UsageError{std::string(grid    ? "--grid"
+                                 : block ? "--block"
+                                         : "--shared") +
                      " applies to SIMT kernels (@kernel(simt=True)) only; kernel '" + k.name +
                      "' is not one"};
   }

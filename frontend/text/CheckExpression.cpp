@@ -135,6 +135,14 @@ Value i64_literal(int64_t n) {
   return v;
 }
 
+// Extent `dim` of a shared or local array: a literal, or the launch's for the dynamic shared array
+// (as the C++ DSL's dim() and size() give them).
+Value shared_extent(const ir::Shared &a, int dim) {
+  if (a->dynamic)
+    return Value::of(ir::SharedExtent::make(a));
+  return i64_literal(a->extents[dim]);
+}
+
 const char *element_example(int rank) {
   return rank == 1 ? "[i]" : rank == 2 ? "[i, j]" : "[i, j, k]";
 }
@@ -365,7 +373,7 @@ Value Checker::call(const ast::Expr &e) {
   if (n == "len") {
     expect_arity(1);
     if (const Symbol *shared = shared_symbol(*e.operands[0]))
-      return i64_literal(shared->shared->extents[0]);
+      return shared_extent(shared->shared, 0);
     return Value::of(
         ir::ArrayExtent::make(array_argument(*e.operands[0], "the argument of len()"), 0));
   }
@@ -585,7 +593,7 @@ Value Checker::subscript(const ast::Expr &e) {
       if (e.operands.size() != 2 || index.kind != ast::ExprKind::Int || index.int_value >= rank)
         error(index.begin, a.name + ".shape takes one integer literal index below its rank, " +
                                std::to_string(rank) + ", as in " + a.name + ".shape[0]");
-      return i64_literal(a.extents[index.int_value]);
+      return shared_extent(shared->shared, static_cast<int>(index.int_value));
     }
     int array = array_argument(*base.operands[0], "the object of '.shape'");
     const ir::Param &p = array_param(array);
@@ -637,7 +645,7 @@ Value Checker::attribute(const ast::Expr &e) {
   if (const Symbol *shared = shared_symbol(base)) {
     const ir::SharedArray &a = *shared->shared;
     if (e.name == "size")
-      return i64_literal(a.size());
+      return a.dynamic ? shared_extent(shared->shared, 0) : i64_literal(a.size());
     if (e.name == "shape")
       error(e.loc, a.name + ".shape must be indexed, as in " + a.name + ".shape[0]");
     error(e.loc, std::string(a.local() ? "local" : "shared") +

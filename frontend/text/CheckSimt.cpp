@@ -3,6 +3,8 @@
 // the warp's shuffles and votes. The statements and expressions dispatch here.
 #include "frontend/text/Checker.h"
 
+#include "ir/DynamicShared.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -90,7 +92,8 @@ const Symbol *Checker::shared_symbol(const ast::Expr &e) const {
 // ---- statements ---------------------------------------------------------------------------
 
 // `tile = shared.array(256, f32)`, `tile = shared.array((16, 16), f32)`: a shared array of the
-// kernel named after the variable (Numba's cuda.shared.array(shape, dtype)). `t =
+// kernel named after the variable (Numba's cuda.shared.array(shape, dtype)); `tile =
+// shared.array(0, f32)` the kernel's dynamic shared array, its extent given at launch. `t =
 // local.array(16, f64)` (Numba's cuda.local.array): a local array, private to each iteration of
 // the parallel loop whose body declares it (or to each thread of a SIMT kernel).
 void Checker::shared_declaration(const ast::Stmt &s, const std::string &function) {
@@ -147,6 +150,7 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
     fail(shape.begin,
          "a " + what + " has 1 to 3 dimensions; this shape has " + std::to_string(dims.size()));
   std::vector<int64_t> extents;
+  bool dynamic = false; // shared.array(0, type): sized by the launch
   for (const ast::Expr *d : dims) {
     std::optional<Value> v = try_expr(*d);
     if (!v)
@@ -154,12 +158,24 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
     if (!v->literal || !ir::is_int(v->type))
       fail(d->begin,
            "an extent of " + function + "() must be an integer literal (the size of a " + what +
-               " is fixed when the kernel is compiled), got " +
+               " is fixed when the kernel is compiled" +
+               (local ? "" : "; the literal 0 makes an array sized at launch") + "), got " +
                (v->literal ? "a literal of type " + describe(*v)
                            : "a value of type " + describe(*v) + " computed at run time"));
-    if (v->i <= 0)
-      fail(d->begin,
-           "an extent of " + function + "() must be positive, got " + std::to_string(v->i));
+    if (v->i == 0 && !local) {
+      if (dims.size() != 1)
+        fail(d->begin, "an extent of 0 makes a dynamic shared array, sized at launch, which has "
+                       "one dimension: write " +
+                           function + "(0, type) and index it as i * width + j");
+      dynamic = true;
+    } else if (v->i <= 0) {
+      fail(d->begin, "an extent of " + function + "() must be positive, got " +
+                         std::to_string(v->i) +
+                         (local && v->i == 0 ? " (only shared.array(0, type) is sized at launch; "
+                                               "a local array's size is fixed when the kernel is "
+                                               "compiled)"
+                                             : ""));
+    }
     extents.push_back(v->i);
   }
   const std::string holds = "bool, an integer type, f32 or f64";
@@ -182,7 +198,14 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
     huge = huge || e > limit;
     bytes *= huge ? 1 : e;
   }
-  if (local) {
+  if (dynamic) {
+    if (ir::Shared first = ir::dynamic_shared_array(kernel_.shared))
+      fail(call.begin, "a kernel has at most one dynamic shared array (shared.array(0, type)), "
+                       "and '" +
+                           first->name +
+                           "' is one already; its size is the launch's shared_bytes: keep both "
+                           "in it by indexing one array at offsets");
+  } else if (local) {
     if (huge || bytes > limit)
       fail(call.begin, "a local array takes at most " + std::to_string(limit) +
                            " bytes (each iteration's copy lives on a stack or in a GPU thread's "
@@ -205,6 +228,9 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
   if (local) {
     sym.shared = ir::make_local_array(name, type->scalar, extents);
     kernel_.locals.push_back(sym.shared);
+  } else if (dynamic) {
+    sym.shared = ir::make_dynamic_shared_array(name, type->scalar);
+    kernel_.shared.push_back(sym.shared);
   } else {
     sym.shared = ir::make_shared_array(name, type->scalar, extents);
     kernel_.shared.push_back(sym.shared);

@@ -101,11 +101,18 @@ public:
   Kernel &launch_policy(const LaunchPolicy &policy);
 
   // The launch shape of every later call: `grid` blocks of `block` threads (Numba's
-  // kernel[grid, block]). A SIMT kernel (loom::simt_kernel) needs one; for a kernel of parallel
-  // loops it replaces the automatic choice on the GPU (its loops stride over any grid) and is
-  // ignored on the CPU. ArgumentError for a block of more than 1024 threads (z at most 64), a
-  // grid past CUDA's limits (x < 2^31, y and z at most 65535) or a zero extent.
-  Kernel &shape(Dim3 grid, Dim3 block);
+  // kernel[grid, block]), each block with `shared_bytes` of dynamic shared memory (Numba's
+  // kernel[grid, block, stream, shared_bytes]), the size of the kernel's dynamic shared array
+  // (loom::dynamic_shared_array, shared.array(0, T)): its extent is shared_bytes / element size.
+  // A SIMT kernel (loom::simt_kernel) needs one; for a kernel of parallel loops it replaces the
+  // automatic choice on the GPU (its loops stride over any grid) and is ignored on the CPU.
+  // ArgumentError for a block of more than 1024 threads (z at most 64), a grid past CUDA's limits
+  // (x < 2^31, y and z at most 65535) or a zero extent; at the call, for shared_bytes that are 0
+  // or not whole elements when the kernel has a dynamic shared array, not 0 when it has none, or
+  // more than a block may take where it runs (with the kernel's static shared arrays: the GPU's
+  // opt-in limit, 227 KiB on an H200; the same 227 KiB on the CPU). Sizes above 48 KiB opt the
+  // kernel in to the device's larger limit, as CUDA requires.
+  Kernel &shape(Dim3 grid, Dim3 block, size_t shared_bytes = 0);
   // Back to the automatic launch shape (kernels of parallel loops).
   Kernel &automatic_shape();
 

@@ -84,6 +84,40 @@ TEST(CacheKey, TwoTracesOfTheSameKernelHaveTheSameKey) {
             cpu_object_key(lowered(make_saxpy())).digest);
 }
 
+// A kernel with a dynamic shared array is other code than one with a static array of any size
+// (its extent is read at launch; the size itself is no part of the key: one compile serves every
+// launch), and than one whose dynamic array holds another type.
+TEST(CacheKey, DynamicSharedArraysAreTheirOwnCode) {
+  auto reverse = [](int kind) {
+    return simt_kernel("reverse", [kind](Array<float> x) {
+      auto copy = [&](auto &tile, auto extent) {
+        I32 t = thread_idx().x;
+        tile[t] = x[Index(t)];
+        barrier();
+        x[Index(t)] = tile[extent - 1 - Index(t)];
+      };
+      if (kind == 0) {
+        auto tile = dynamic_shared_array<float>();
+        copy(tile, tile.size());
+      } else if (kind == 1) {
+        auto tile = shared_array<float>(256);
+        copy(tile, Index(tile.size()));
+      } else {
+        auto tile = dynamic_shared_array<double>();
+        copy(tile, tile.size());
+      }
+    });
+  };
+  for (ir::Target target : {ir::Target::CPU, ir::Target::GPU}) {
+    const std::string dynamic = ir::canonical_text(lowered(reverse(0), target));
+    EXPECT_EQ(dynamic, ir::canonical_text(lowered(reverse(0), target)));
+    EXPECT_NE(dynamic.find("shared f32[dynamic]"), std::string::npos) << dynamic;
+    EXPECT_NE(dynamic, ir::canonical_text(lowered(reverse(1), target)));
+    EXPECT_NE(dynamic, ir::canonical_text(lowered(reverse(2), target)));
+  }
+  EXPECT_NE(cpu_object_key(lowered(reverse(0))).digest, cpu_object_key(lowered(reverse(1))).digest);
+}
+
 TEST(CacheKey, CpuKeyNamesTheToolchainTheHostAndTheOptions) {
   ir::LoweredKernel k = lowered(make_saxpy());
   CacheKey key = cpu_object_key(k);

@@ -19,6 +19,14 @@
 // and counts every call that uses one of them while another context is current:
 // loom_fake_cuda_context_mismatches() says how many there were (loom must make none), and
 // loom_fake_cuda_launches_on(d) how many kernels were launched in device d's context.
+//
+// Shared memory as CUDA limits it, on a device that allows a block 227 KiB once its kernel opts in
+// (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN): a function's static shared bytes are
+// those of the module's .shared declarations (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES); a launch whose
+// dynamic shared memory takes the block past 48 KiB fails with CUDA_ERROR_INVALID_VALUE unless
+// cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) allowed that much, which it
+// refuses past the device's limit. loom_fake_cuda_last_launch_shared_bytes() says what the last
+// launch asked for, loom_fake_cuda_fail_set_attribute() makes the next cuFuncSetAttribute fail.
 #include "FakeCopies.h"
 #include "runtime/CudaApi.h"
 
@@ -42,9 +50,12 @@ constexpr const char *cubin_magic = "FAKECUBIN\n";
 struct Function {
   std::string name;
   CUcontext context;
+  int static_shared = 0;   // bytes of the module's .shared arrays
+  int dynamic_allowed = 0; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, once set
 };
 struct Module {
   CUcontext context;
+  int static_shared = 0; // bytes of its .shared declarations
   std::set<std::string> entries;
   std::map<std::string, std::unique_ptr<Function>> functions; // handed out, freed on unload
 };
@@ -88,6 +99,18 @@ Module *module_of(const std::string &ptx) {
     size_t end = ptx.find_first_of("( \n", at);
     module->entries.insert(ptx.substr(at, end - at));
   }
+  // ".shared .align 16 .b8 loom_shared_0[1024];" (not ".extern .shared ...[]", the dynamic one).
+  for (at = 0; (at = ptx.find(".shared .align", at)) != std::string::npos; ++at) {
+    size_t line = ptx.rfind('\n', at);
+    if (ptx.compare(line == std::string::npos ? 0 : line + 1, 7, ".extern") == 0)
+      continue;
+    size_t type = ptx.find(" .", at + 14), open = ptx.find('[', at), close = ptx.find(']', at);
+    if (type == std::string::npos || open == std::string::npos ||
+        close != open + 1 + std::strspn(ptx.c_str() + open + 1, "0123456789"))
+      continue;
+    const int bits = std::atoi(ptx.c_str() + type + 3); // .b8, .b32, .f64 ...
+    module->static_shared += std::atoi(ptx.c_str() + open + 1) * std::max(bits / 8, 1);
+  }
   return module;
 }
 
@@ -100,6 +123,10 @@ int device_of(CUcontext context) {
   return static_cast<int>((reinterpret_cast<uintptr_t>(context) - 0x1000) / 0x100);
 }
 std::atomic<int> mismatches{0};
+// Shared memory (see the top of the file).
+constexpr int default_block_shared = 48 * 1024, optin_block_shared = 227 * 1024;
+std::atomic<unsigned> last_launch_shared{0};
+std::atomic<bool> fail_set_attribute{false};
 constexpr int max_fake_devices = 8;
 std::atomic<int> launches_on[max_fake_devices];
 
@@ -195,6 +222,13 @@ int loom_fake_cuda_launches_on(int device) {
   return device >= 0 && device < max_fake_devices ? launches_on[device].load() : 0;
 }
 
+unsigned loom_fake_cuda_last_launch_shared_bytes() {
+  return last_launch_shared;
+}
+void loom_fake_cuda_fail_set_attribute() {
+  fail_set_attribute = true;
+}
+
 int loom_fake_cuda_count(const char *name) {
   std::lock_guard<std::mutex> lock(mutex);
   auto found = counts().find(name);
@@ -206,6 +240,7 @@ CUresult cuGetErrorName(CUresult error, const char **text) {
           : error == CUDA_ERROR_INVALID_IMAGE ? "CUDA_ERROR_INVALID_IMAGE"
           : error == CUDA_ERROR_NOT_SUPPORTED ? "CUDA_ERROR_NOT_SUPPORTED"
           : error == CUDA_ERROR_NOT_FOUND     ? "CUDA_ERROR_NOT_FOUND"
+          : error == CUDA_ERROR_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE"
                                               : "CUDA_ERROR_UNKNOWN";
   return CUDA_SUCCESS;
 }
@@ -257,6 +292,12 @@ CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute, CUdevice
     break;
   case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
     *value = 32;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
+    *value = default_block_shared;
+    break;
+  case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+    *value = optin_block_shared;
     break;
   default:
     *value = 1024;
@@ -424,7 +465,8 @@ CUresult cuModuleGetFunction(CUfunction *function, CUmodule module, const char *
   expect_current(reinterpret_cast<Module *>(module)->context);
   std::unique_ptr<Function> &slot = reinterpret_cast<Module *>(module)->functions[name];
   if (!slot)
-    slot = std::make_unique<Function>(Function{name, reinterpret_cast<Module *>(module)->context});
+    slot = std::make_unique<Function>(Function{name, reinterpret_cast<Module *>(module)->context,
+                                               reinterpret_cast<Module *>(module)->static_shared});
   *function = reinterpret_cast<CUfunction>(slot.get());
   return CUDA_SUCCESS;
 }
@@ -465,8 +507,24 @@ CUresult cuLinkDestroy(CUlinkState state) {
   delete reinterpret_cast<Link *>(state);
   return CUDA_SUCCESS;
 }
-CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attribute, CUfunction) {
-  *value = attribute == CU_FUNC_ATTRIBUTE_NUM_REGS ? 32 : 1024;
+CUresult cuFuncGetAttribute(int *value, CUfunction_attribute attribute, CUfunction function) {
+  const Function *f = reinterpret_cast<Function *>(function);
+  *value = attribute == CU_FUNC_ATTRIBUTE_NUM_REGS            ? 32
+           : attribute == CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES ? f->static_shared
+           : attribute == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+               ? std::max(f->dynamic_allowed, default_block_shared - f->static_shared)
+               : 1024;
+  return CUDA_SUCCESS;
+}
+CUresult cuFuncSetAttribute(CUfunction function, CUfunction_attribute attribute, int value) {
+  count("cuFuncSetAttribute");
+  Function *f = reinterpret_cast<Function *>(function);
+  expect_current(f->context);
+  if (fail_set_attribute.exchange(false) ||
+      attribute != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES || value < 0 ||
+      f->static_shared + value > optin_block_shared)
+    return CUDA_ERROR_INVALID_VALUE;
+  f->dynamic_allowed = value;
   return CUDA_SUCCESS;
 }
 CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid_size, int *block_size, CUfunction,
@@ -480,10 +538,16 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *block_count, CUfunctio
   return CUDA_SUCCESS;
 }
 CUresult cuLaunchKernel(CUfunction function, unsigned int, unsigned int, unsigned int, unsigned int,
-                        unsigned int, unsigned int, unsigned int, CUstream stream, void **,
-                        void **) {
+                        unsigned int, unsigned int, unsigned int shared_bytes, CUstream stream,
+                        void **, void **) {
   count("cuLaunchKernel");
-  expect_current(reinterpret_cast<Function *>(function)->context);
+  const Function *f = reinterpret_cast<Function *>(function);
+  expect_current(f->context);
+  last_launch_shared = shared_bytes;
+  // Past 48 KiB a block needs its kernel's opt-in, as on a real device.
+  if (f->static_shared + int64_t(shared_bytes) > default_block_shared &&
+      int64_t(shared_bytes) > f->dynamic_allowed)
+    return CUDA_ERROR_INVALID_VALUE;
   if (stream)
     expect_current(stream_context(stream));
   if (int d = device_of(current); d >= 0 && d < max_fake_devices)

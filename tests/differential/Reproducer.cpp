@@ -174,6 +174,7 @@ public:
       return "lload(" + local(n->array) + ", " + list(n->indices) + ")";
     }
     case ExprKind::SpecialReg:
+    case ExprKind::SharedExtent:
     case ExprKind::WarpOp:
       break; // the generator makes no SIMT kernels
     }

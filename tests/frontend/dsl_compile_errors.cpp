@@ -1,7 +1,6 @@
 // What the embedded DSL refuses at compile time (loom::Philox, loom::local_array, loom::print,
-// loom::check),
-// one case per value of CASE (0 compiles): each is compiled by dsl_compile_errors.sh, which
-// checks the compiler's message.
+// loom::check, loom::dynamic_shared_array), one case per value of CASE (0 compiles): each is
+// compiled by dsl_compile_errors.sh, which checks the compiler's message.
 #include <loom/loom.hpp>
 
 using namespace loom;
@@ -66,6 +65,10 @@ void trace() {
       check(x);
 #elif CASE == 19
       check(1);
+#elif CASE == 20
+      auto t = dynamic_shared_array<std::complex<double>>();
+#elif CASE == 21
+      auto t = dynamic_shared_array<loom::bf16>();
 #endif
     });
   });

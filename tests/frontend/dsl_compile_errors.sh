@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The embedded DSL's compile-time errors (loom::Philox, loom::local_array, loom::print,
-# loom::check): each case
-# of dsl_compile_errors.cpp must fail to compile with the message given here (case 0 must
-# compile), against the staged header tree.
+# loom::check, loom::dynamic_shared_array): each case of dsl_compile_errors.cpp must fail to
+# compile with the message given here (case 0 must compile), against the staged header tree.
 # Usage: dsl_compile_errors.sh SOURCE STAGED_INCLUDE_DIR CXX
 set -uo pipefail
 source=$1
@@ -29,6 +28,8 @@ cases=(
   "17|loom::check takes a condition"
   "18|loom::check takes a condition"
   "19|loom::check takes a condition"
+  "20|shared arrays do not hold complex numbers"
+  "21|shared arrays do not hold 16-bit floats"
 )
 failed=0
 for entry in "${cases[@]}"; do

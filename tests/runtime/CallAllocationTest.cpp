@@ -107,6 +107,28 @@ TEST(CallAllocation, BoundsCheckedGpuCallAllocatesNothing) {
   EXPECT_EQ(0, allocations_in(1000, [&] { k(2.0f, x, y, 1.0f); }));
 }
 
+// A SIMT kernel with a dynamic shared array: the checks of its launch's size, and the opt-in of
+// one past 48 KiB, allocate nothing once made.
+TEST(CallAllocation, DynamicSharedGpuCallAllocatesNothing) {
+  REQUIRE_ALLOCATION_COUNTS();
+  ASSERT_TRUE(fake_driver_loaded) << runtime::Driver::get().unavailable_reason();
+  Kernel k = simt_kernel("dynamic_copy",
+                         [](Array<float> x) {
+                           auto tile = dynamic_shared_array<float>();
+                           I32 t = thread_idx().x;
+                           tile[t] = x[Index(t)];
+                           barrier();
+                           x[Index(t)] = tile[tile.size() - 1 - Index(t)];
+                         },
+                         {"x"})
+                 .on(ir::Target::GPU);
+  auto x = runtime::DeviceArray<float>::uninitialized({256});
+  for (size_t bytes : {size_t(1024), size_t(96 * 1024)}) {
+    k.shape(1, 256, bytes)(x);
+    EXPECT_EQ(0, allocations_in(1000, [&] { k(x); })) << bytes << " bytes";
+  }
+}
+
 size_t device_bytes() {
   return fake_cuda::function<size_t (*)()>("loom_fake_cuda_device_bytes")();
 }

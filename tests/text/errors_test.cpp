@@ -433,7 +433,8 @@ const BadProgram bad_programs[] = {
      "4:25: error: an extent of local.array() must be an integer literal (the size of a local "
      "array is fixed when the kernel is compiled), got a literal of type f64"},
     {"LocalArrayZeroExtent", LOOP "        t = local.array(0, f32)\n",
-     "4:25: error: an extent of local.array() must be positive, got 0"},
+     "4:25: error: an extent of local.array() must be positive, got 0 (only shared.array(0, type) "
+     "is sized at launch; a local array's size is fixed when the kernel is compiled)"},
     {"LocalArrayTooLarge", LOOP "        t = local.array((100, 100), f64)\n",
      "4:13: error: a local array takes at most 65536 bytes (each iteration's copy lives on a stack "
      "or in a GPU thread's local memory); 't' would take 80000 bytes; pass a larger buffer as an "
@@ -459,12 +460,35 @@ const BadProgram bad_programs[] = {
      "shared.array(256, f32) or shared.array((16, 16), f32); got 1"},
     {"SharedExtentNotLiteral", SIMT "    s = shared.array(m, f32)\n",
      "3:22: error: an extent of shared.array() must be an integer literal (the size of a shared "
-     "array is fixed when the kernel is compiled), got a value of type i32 computed at run time"},
+     "array is fixed when the kernel is compiled; the literal 0 makes an array sized at launch), "
+     "got a value of type i32 computed at run time"},
     {"SharedExtentFloat", SIMT "    s = cuda.shared.array((4, 2.0), f32)\n",
      "3:31: error: an extent of cuda.shared.array() must be an integer literal (the size of a "
-     "shared array is fixed when the kernel is compiled), got a literal of type f64"},
-    {"SharedExtentZero", SIMT "    s = shared.array((4, 0), f32)\n",
-     "3:26: error: an extent of shared.array() must be positive, got 0"},
+     "shared array is fixed when the kernel is compiled; the literal 0 makes an array sized at "
+     "launch), got a literal of type f64"},
+    {"SharedExtentNegative", SIMT "    s = shared.array((4, -2), f32)\n",
+     "3:26: error: an extent of shared.array() must be positive, got -2"},
+    // the dynamic shared array: shared.array(0, type)
+    {"DynamicSharedTwoDimensions", SIMT "    s = shared.array((4, 0), f32)\n",
+     "3:26: error: an extent of 0 makes a dynamic shared array, sized at launch, which has one "
+     "dimension: write shared.array(0, type) and index it as i * width + j"},
+    {"DynamicSharedRunTimeZero", SIMT "    z = 0\n    s = shared.array(z, f32)\n",
+     "4:22: error: an extent of shared.array() must be an integer literal (the size of a shared "
+     "array is fixed when the kernel is compiled; the literal 0 makes an array sized at launch), "
+     "got a value of type i32 computed at run time"},
+    {"DynamicSharedTwice", SIMT "    s = shared.array(0, f32)\n    t = cuda.shared.array(0, i32)\n",
+     "4:9: error: a kernel has at most one dynamic shared array (shared.array(0, type)), and 's' "
+     "is "
+     "one already; its size is the launch's shared_bytes: keep both in it by indexing one array "
+     "at offsets"},
+    {"DynamicSharedOutsideSimt", HEAD "    t = shared.array(0, f32)\n",
+     "3:9: error: shared.array() " IN_SIMT},
+    {"DynamicSharedHalf", SIMT "    s = shared.array(0, bf16)\n",
+     "3:25: error: shared arrays hold bool, an integer type, f32 or f64, not bf16"},
+    {"DynamicSharedShapeIndex", SIMT "    s = shared.array(0, f32)\n    t = s.shape[1]\n",
+     "4:17: error: s.shape takes one integer literal index below its rank, 1, as in s.shape[0]"},
+    {"DynamicSharedAsValue", SIMT "    s = shared.array(0, f32)\n    t = s\n",
+     "4:9: error: 's' is a shared array; use one of its elements (s[i])"},
     {"SharedFourDimensions", SIMT "    s = shared.array((2, 2, 2, 2), f32)\n",
      "3:22: error: a shared array has 1 to 3 dimensions; this shape has 4"},
     {"SharedNumpyType", SIMT "    s = shared.array(8, float32)\n",

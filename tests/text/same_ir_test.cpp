@@ -404,6 +404,9 @@ protected:
     bool changed = false;
     return ir::SharedLoad::make(renamed.at(n->array.get()), mutate_all(n->indices, changed));
   }
+  ir::Expr mutate_node(const ir::SharedExtent *n, const ir::Expr &) override {
+    return ir::SharedExtent::make(renamed.at(n->array.get()));
+  }
   ir::Stmt mutate_node(const ir::SharedStore *n, const ir::Stmt &) override {
     bool changed = false;
     std::vector<ir::Expr> idx = mutate_all(n->indices, changed);
@@ -427,8 +430,9 @@ ir::Kernel parse_simt(const std::string &source) {
   RenameShared rename;
   std::vector<ir::Shared> shared;
   for (const ir::Shared &a : k.shared) {
-    shared.push_back(
-        ir::make_shared_array("shared" + std::to_string(shared.size()), a->type, a->extents));
+    const std::string name = "shared" + std::to_string(shared.size());
+    shared.push_back(a->dynamic ? ir::make_dynamic_shared_array(name, a->type)
+                                : ir::make_shared_array(name, a->type, a->extents));
     rename.renamed[a.get()] = shared.back();
   }
   k.body = rename.mutate(k.body);
@@ -718,6 +722,53 @@ def tiled_matmul(A: f32[N, K], B: f32[K, M], C: f32[N, M]):
         syncthreads()
     if row < N and col < M:
         C[row, col] = acc
+)");
+}
+
+// The dynamic shared array: shared.array(0, f32) and its extent (len, .shape[0], .size) are
+// loom::dynamic_shared_array<float>() and its size(), after a static array.
+TEST(SameIR, SimtDynamicSharedArray) {
+  ir::Kernel cpp = trace(
+      "dynamic_block_sum",
+      [](Array<float> x, Array<float> total, Array<int64_t> sizes) {
+        auto fixed = shared_array<int32_t>(4);
+        auto partial = dynamic_shared_array<float>();
+        Var<int32_t> t("t", thread_idx().x);
+        Var<int64_t> i("i", grid<1>());
+        partial[t] = select(i < x.size(), x[min(i, x.size() - 1)], 0.0f);
+        fixed[t % 4] = t;
+        barrier();
+        Var<int64_t> stride("stride", partial.size() / 2);
+        while_(stride > 0, [&] {
+          if_(t < stride, [&] { partial[t] += partial[t + stride]; });
+          barrier();
+          stride /= 2;
+        });
+        if_(t == 0, [&] {
+          atomic_add(total[0], partial[0]);
+          sizes[0] = partial.dim(0) + partial.size() * fixed.size();
+        });
+      },
+      {"x", "total", "sizes"}, true);
+  EXPECT_SAME_SIMT_IR(cpp, R"(
+@kernel(simt=True)
+def dynamic_block_sum(x: f32[n], total: f32[1], sizes: i64[1]):
+    fixed = shared.array(4, i32)
+    partial = cuda.shared.array(0, f32)
+    t = threadIdx.x
+    i = grid(1)
+    partial[t] = x[min(i, n - 1)] if i < n else 0.0
+    fixed[t % 4] = t
+    syncthreads()
+    stride = len(partial) / 2
+    while stride > 0:
+        if t < stride:
+            partial[t] += partial[t + stride]
+        syncthreads()
+        stride /= 2
+    if t == 0:
+        atomic.add(total, 0, partial[0])
+        sizes[0] = partial.shape[0] + partial.size * fixed.size
 )");
 }
 

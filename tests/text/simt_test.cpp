@@ -3,6 +3,8 @@
 // tests/e2e/simt_test.cpp, written as a Numba user would write them.
 #include "support/TestUtil.h"
 
+#include "ir/Interpreter.h"
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -118,6 +120,41 @@ def tiled_matmul(A: f32[N, K], B: f32[K, M], C: f32[N, M]):
         syncthreads()
     if row < N and col < M:
         C[row, col] = acc
+
+# The dynamic shared array (shared.array(0, type)): one element per thread of a block whose size
+# the launch chooses, shape(grid, block, block * 4) ...
+@kernel(simt=True)
+def dynamic_block_sum(x: f32[n], total: f32[1]):
+    partial = shared.array(0, f32)
+    t = threadIdx.x
+    i = grid(1)
+    partial[t] = x[min(i, n - 1)] if i < n else 0.0
+    syncthreads()
+    stride = len(partial) / 2
+    while stride > 0:
+        if t < stride:
+            partial[t] += partial[t + stride]
+        syncthreads()
+        stride /= 2
+    if t == 0:
+        atomic.add(total, 0, partial[0])
+
+# ... and a T x (T + 1) tile of a transpose, T chosen at run time: shape(grid, (T, T),
+# T * (T + 1) * 4). Its size checks the tile fits.
+@kernel(simt=True)
+def dynamic_transpose(a: f32[n, m], b: f32[m, n], T: i32, fits: i32[1]):
+    tile = cuda.shared.array(0, f32)
+    if threadIdx.x == 0 and threadIdx.y == 0 and blockIdx.x == 0 and blockIdx.y == 0:
+        fits[0] = 1 if tile.shape[0] == T * (T + 1) and tile.size == len(tile) else 0
+    r = blockIdx.y * T + threadIdx.y
+    c = blockIdx.x * T + threadIdx.x
+    if r < n and c < m:
+        tile[threadIdx.y * (T + 1) + threadIdx.x] = a[r, c]
+    syncthreads()
+    r2 = blockIdx.x * T + threadIdx.y
+    c2 = blockIdx.y * T + threadIdx.x
+    if r2 < m and c2 < n:
+        b[r2, c2] = tile[threadIdx.x * (T + 1) + threadIdx.y]
 
 # A grid-stride loop: any launch shape covers the array.
 @kernel(simt=True)
@@ -248,7 +285,61 @@ TEST_P(TextSimt, GridStrideLoop) {
     ASSERT_EQ(out[i], i * 3 + 1) << i;
 }
 
+TEST_P(TextSimt, DynamicSharedBlockReduction) {
+  Kernel &k = get("dynamic_block_sum");
+  const size_t n = 30001;
+  std::vector<float> x = random_vector<float>(n, -1, 1, 6);
+  double ref = 0.5, mag = 0.5;
+  for (float v : x)
+    ref += v, mag += std::abs(v);
+  for (unsigned threads : {256u, 64u}) {
+    std::vector<float> total{0.5f};
+    k.shape(unsigned((n + threads - 1) / threads), threads, threads * sizeof(float))(x, total);
+    EXPECT_NEAR(total[0], ref, 1e-5 * mag) << threads << " threads";
+  }
+}
+
+TEST_P(TextSimt, DynamicSharedTiledTranspose) {
+  Kernel &k = get("dynamic_transpose");
+  const int64_t n = 37, m = 50;
+  std::vector<float> a = random_vector<float>(n * m, -5, 5, 7);
+  for (int T : {8, 16}) {
+    std::vector<float> b(m * n, 0.0f);
+    std::vector<int32_t> fits{-1};
+    k.shape({unsigned((m + T - 1) / T), unsigned((n + T - 1) / T)}, {unsigned(T), unsigned(T)},
+            size_t(T) * (T + 1) * 4)(view(a, {n, m}), view(b, {m, n}), T, fits);
+    EXPECT_EQ(fits[0], 1) << T;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j)
+        ASSERT_EQ(b[j * n + i], a[i * m + j]) << "T " << T << ": " << j << "," << i;
+  }
+}
+
 LOOM_INSTANTIATE_TARGETS(TextSimt);
+
+// The dynamic shared array on the interpreter, as loom-run runs it: the tile's extent is the
+// launch's bytes over 4.
+TEST(TextSimtModule, DynamicSharedOnTheInterpreter) {
+  Module m = compile(source, "simt.loom");
+  const ir::Kernel &k = m["dynamic_transpose"].ir();
+  const int64_t n = 9, cols = 6, T = 4;
+  std::vector<ir::InterpreterArg> args = {
+      ir::InterpreterArg::of_array(ir::Buffer(ir::ScalarType::F32, {n, cols})),
+      ir::InterpreterArg::of_array(ir::Buffer(ir::ScalarType::F32, {cols, n})),
+      ir::InterpreterArg::of_scalar(ir::int_value(ir::ScalarType::I32, T)),
+      ir::InterpreterArg::of_array(ir::Buffer(ir::ScalarType::I32, {1}))};
+  for (int64_t e = 0; e < n * cols; ++e)
+    args[0].array.set(e, ir::float_value(ir::ScalarType::F32, double(e) * 0.5));
+  ir::InterpreterOptions o;
+  o.simt_grid = {unsigned((cols + T - 1) / T), unsigned((n + T - 1) / T), 1};
+  o.simt_block = {unsigned(T), unsigned(T), 1};
+  o.simt_dynamic_shared_bytes = T * (T + 1) * 4;
+  ir::interpret(k, args, o);
+  EXPECT_EQ(args[3].array.get(0).i, 1);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      ASSERT_EQ(args[1].array.get(j * n + i).f, double(i * cols + j) * 0.5) << j << "," << i;
+}
 
 // A SIMT kernel of a module needs a launch shape, as one of the embedded DSL does.
 TEST(TextSimtModule, NeedsALaunchShape) {
