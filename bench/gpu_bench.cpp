@@ -459,8 +459,12 @@ bool doitgen_bench(uint64_t seed) {
   std::printf("%s", doitgen.explain().c_str());
   // The automatic shape against imposed blocks (x over q's 150, y over r's 140), in this run.
   double best = 1e30;
-  for (std::array<unsigned, 3> block : {std::array<unsigned, 3>{32, 1, 1}, {32, 2, 1}, {32, 4, 1},
-                                        {64, 1, 1}, {64, 2, 1}, {128, 1, 1}}) {
+  for (std::array<unsigned, 3> block : {std::array<unsigned, 3>{32, 1, 1},
+                                        {32, 2, 1},
+                                        {32, 4, 1},
+                                        {64, 1, 1},
+                                        {64, 2, 1},
+                                        {128, 1, 1}}) {
     loom::runtime::LaunchPolicy policy;
     policy.block = block;
     doitgen.launch_policy(policy);

@@ -76,8 +76,7 @@ void CodegenLLVM::visit_node(const ir::Assert *op) {
     llvm::Value *v = codegen(op->indices[k]);
     v = ir::is_unsigned(op->indices[k].type()) ? builder.CreateZExt(v, builder.getInt64Ty())
                                                : builder.CreateSExt(v, builder.getInt64Ty());
-    builder.CreateAlignedStore(v, record_slot(slot::indices + static_cast<int>(k)),
-                               llvm::Align(8));
+    builder.CreateAlignedStore(v, record_slot(slot::indices + static_cast<int>(k)), llvm::Align(8));
   }
   builder.CreateBr(next);
   builder.SetInsertPoint(next);

@@ -230,8 +230,8 @@ private:
   llvm::IRBuilder<> alloca_builder_;
   std::unordered_map<const ir::Variable *, llvm::AllocaInst *> slots_;
   llvm::Value *value_ = nullptr;
-  llvm::Value *bounds_record_ = nullptr; // the task's record, when the kernel checks bounds
-  llvm::Value *record_ = nullptr;        // the task's record, when it has one (support/Abi.h)
+  llvm::Value *bounds_record_ = nullptr;    // the task's record, when the kernel checks bounds
+  llvm::Value *record_ = nullptr;           // the task's record, when it has one (support/Abi.h)
   llvm::Value *simt_thread_ = nullptr;      // CPU SIMT tasks: the thread's SimtThread
   std::vector<llvm::Value *> shared_bases_; // per shared array, once asked for
   std::vector<llvm::Value *> local_bases_;  // per local array: its alloca, once asked for

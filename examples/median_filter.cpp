@@ -29,7 +29,9 @@ int main() {
             w[p[1]] = loom::max(w[p[0]], w[p[1]]);
             w[p[0]] = low;
           }
-          loom::if_(i == 2, [&] { loom::print("sorted window at i =", i, ":", w[0], w[1], w[2], w[3], w[4]); });
+          loom::if_(i == 2, [&] {
+            loom::print("sorted window at i =", i, ":", w[0], w[1], w[2], w[3], w[4]);
+          });
           y[i] = w[2];
         });
       },

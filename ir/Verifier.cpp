@@ -351,7 +351,8 @@ private:
 
 public:
   bool local_scope_checked_ = false;
-  int sites_ = 0; // the kernel's assertion sites // verify(Kernel): local arrays inside parallel loops only
+  int sites_ =
+      0; // the kernel's assertion sites // verify(Kernel): local arrays inside parallel loops only
 
 private:
   std::set<const Variable *> scope_;

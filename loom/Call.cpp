@@ -29,8 +29,9 @@ void run_call(KernelState &state, std::span<const Argument> args, const ir::Argu
                                       !access.fully_overwritten);
   }
 
-  // The parameters, then the record of a kernel with bounds checks or assertions (support/Abi.h). The variables of the
-  // task loops around the tasks are parameters past the kernel's own, set as the loops run.
+  // The parameters, then the record of a kernel with bounds checks or assertions (support/Abi.h).
+  // The variables of the task loops around the tasks are parameters past the kernel's own, set as
+  // the loops run.
   const bool checked = target.code->takes_record();
   const uint64_t record = checked ? target.bounds_record() : 0;
   const std::vector<ir::TaskLoop> &loops = target.code->task_loops;

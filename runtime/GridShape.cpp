@@ -106,9 +106,10 @@ int spread_block_size(const std::vector<int64_t> &domain, int block_size, int sm
   while (threads * 2 <= total / sms && threads * 2 <= static_cast<uint64_t>(block_size))
     threads *= 2;
   // Then a smaller block where it evens out the SMs' loads: the busiest SM runs ceil(blocks /
-  // SMs) blocks, of the block's threads each (counted with the block's shape, padding included). doitgen's 140 x 150 iterations in blocks of 32 x 4
-  // (175 blocks) put two blocks on 43 of the H200's 132 SMs and one on the rest; in blocks of
-  // 32 x 2 no SM has more than 192 threads (bench/RESULTS.md, "doitgen").
+  // SMs) blocks, of the block's threads each (counted with the block's shape, padding included).
+  // doitgen's 140 x 150 iterations in blocks of 32 x 4 (175 blocks) put two blocks on 43 of the
+  // H200's 132 SMs and one on the rest; in blocks of 32 x 2 no SM has more than 192 threads
+  // (bench/RESULTS.md, "doitgen").
   auto busiest = [&](uint64_t b) {
     std::array<unsigned, 3> block = compute_block(domain, static_cast<int>(b), 0);
     uint64_t blocks = 1;
@@ -123,15 +124,15 @@ int spread_block_size(const std::vector<int64_t> &domain, int block_size, int sm
     for (uint64_t b = first / 2; b >= 32; b /= 2)
       if (busiest(b) < busiest(threads))
         threads = b;
-  *why = count_of(total, "iteration") + " for " + count_of(sms, "SM") + ": blocks of " +
-         std::to_string(threads) + " (not " + std::to_string(block_size) +
-         ") threads spread them over every SM" +
-         (threads != first ? " and even out their loads (at most " +
-                                 std::to_string(busiest(threads)) + " threads on an SM, " +
-                                 std::to_string(busiest(first)) + " with blocks of " +
-                                 std::to_string(first) + ")"
-                           : std::string()) +
-         "; ";
+  *why =
+      count_of(total, "iteration") + " for " + count_of(sms, "SM") + ": blocks of " +
+      std::to_string(threads) + " (not " + std::to_string(block_size) +
+      ") threads spread them over every SM" +
+      (threads != first ? " and even out their loads (at most " + std::to_string(busiest(threads)) +
+                              " threads on an SM, " + std::to_string(busiest(first)) +
+                              " with blocks of " + std::to_string(first) + ")"
+                        : std::string()) +
+      "; ";
   return static_cast<int>(threads);
 }
 

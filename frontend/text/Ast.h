@@ -102,8 +102,8 @@ struct Stmt {
   // Assign: the value; ExprStmt: the expression; If/While: the condition; For: the iterable
   // (a call of range or parallel); Return: the value or null; Assert: the condition.
   ExprPtr value;
-  ExprPtr message;       // Assert: the message (a string), or null
-  std::string cond_text; // Assert: the condition's source text, when on one line
+  ExprPtr message;                // Assert: the message (a string), or null
+  std::string cond_text;          // Assert: the condition's source text, when on one line
   std::vector<LoopVar> loop_vars; // For
   Block body;                     // If (then), For, While
   Block else_body;                // If

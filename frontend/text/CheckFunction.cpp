@@ -313,8 +313,8 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
     } else if (o.value->kind != ast::ExprKind::Bool) {
       diag_.error(o.value->begin, "option '" + o.key + "' takes True or False");
     } else {
-      (o.key == "fastmath" ? k.fast_math
-       : o.key == "simt"   ? simt
+      (o.key == "fastmath"  ? k.fast_math
+       : o.key == "simt"    ? simt
        : o.key == "asserts" ? k.asserts
                             : k.bounds_check) = o.value->bool_value;
     }

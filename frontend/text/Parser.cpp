@@ -15,9 +15,9 @@ struct SyntaxError {};
 
 // Python words that loom does not have, with what to do instead.
 const char *unsupported_word(const std::string &name) {
-  static const std::set<std::string> other = {
-      "import", "from",  "class", "global", "nonlocal", "lambda", "with",  "try",
-      "except", "raise", "del",   "yield",    "async",  "await", "finally"};
+  static const std::set<std::string> other = {"import", "from",  "class", "global", "nonlocal",
+                                              "lambda", "with",  "try",   "except", "raise",
+                                              "del",    "yield", "async", "await",  "finally"};
   if (name == "break" || name == "continue")
     return "is not supported; loops run to their end (use a while loop with a condition)";
   if (other.count(name))

@@ -485,7 +485,8 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       }
       if (!diff.empty())
         verdict.failures.push_back(
-            {name, "mismatch", diff + " where " + std::to_string(failures) + " failed in the reference"});
+            {name, "mismatch",
+             diff + " where " + std::to_string(failures) + " failed in the reference"});
       return;
     }
     try {

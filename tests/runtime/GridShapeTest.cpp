@@ -65,8 +65,9 @@ TEST(runtime_grid, SpreadBlockSizeComesFirstAndIsKept) {
   EXPECT_EQ(32, spread_block_size({8192}, 1024, 132, &why));
   EXPECT_NE(why.find("blocks of 32 (not 1024)"), std::string::npos) << why;
   EXPECT_EQ(256, spread_block_size({100'000}, 1024, 132, &why));
-  EXPECT_NE(why.find("even out their loads (at most 768 threads on an SM, 1024 with blocks of 512)"),
-            std::string::npos)
+  EXPECT_NE(
+      why.find("even out their loads (at most 768 threads on an SM, 1024 with blocks of 512)"),
+      std::string::npos)
       << why;
   // doitgen's 140 x 150: 32 x 4 blocks put 256 threads on some SMs, 32 x 2 at most 192.
   EXPECT_EQ(64, spread_block_size({140, 150}, 1024, 132, &why));

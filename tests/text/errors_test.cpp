@@ -279,7 +279,8 @@ const BadProgram bad_programs[] = {
     // ---- options and built-ins ----
     {"UnknownOption", "@kernel(fastmath=True, unroll_k=4)\ndef k(x: f32[n]):\n    pass\n",
      "1:24: error: unknown option 'unroll_k' of @kernel; the options are fastmath, bounds_check, "
-     "asserts, simt, block_per_iteration, tile, thread_tile, stage, blocks_per_sm, unroll and vectorize"},
+     "asserts, simt, block_per_iteration, tile, thread_tile, stage, blocks_per_sm, unroll and "
+     "vectorize"},
     {"UnrollValue", "@kernel(unroll=4)\ndef k(x: f32[n]):\n    pass\n",
      "1:16: error: option 'unroll' takes a loop variable and a factor, as in unroll=(k, 4), or "
      "several pairs: unroll=((k, 4), (j, 2))"},
