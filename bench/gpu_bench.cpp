@@ -457,25 +457,6 @@ bool doitgen_bench(uint64_t seed) {
   result("loom_doitgen_ms", ms, "ms");
   result("loom_doitgen_gflops", bench::doitgen_flops() / (ms * 1e6), "GFLOP/s");
   std::printf("%s", doitgen.explain().c_str());
-  // The automatic shape against imposed blocks (x over q's 150, y over r's 140), in this run.
-  double best = 1e30;
-  for (std::array<unsigned, 3> block : {std::array<unsigned, 3>{32, 1, 1},
-                                        {32, 2, 1},
-                                        {32, 4, 1},
-                                        {64, 1, 1},
-                                        {64, 2, 1},
-                                        {128, 1, 1}}) {
-    loom::runtime::LaunchPolicy policy;
-    policy.block = block;
-    doitgen.launch_policy(policy);
-    CallTimes b = time_calls([&] { doitgen(dA, dC4); }, warmup_calls, timed_calls);
-    const double block_ms = bench::median(b.gpu_ms);
-    best = std::min(best, block_ms);
-    std::printf("  doitgen with blocks of %u x %u: %.3f ms\n", block[0], block[1], block_ms);
-  }
-  doitgen.launch_policy(loom::runtime::LaunchPolicy());
-  result("loom_doitgen_best_block_ms", best, "ms");
-  std::printf("  doitgen: the automatic shape at %.2fx the best imposed block\n", best / ms);
   return ok;
 }
 

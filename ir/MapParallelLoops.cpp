@@ -4,6 +4,8 @@
 #include "support/Error.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 namespace loom::ir {
 
@@ -70,6 +72,77 @@ private:
   const Var &v_;
   const std::vector<Param> &params_;
 };
+
+// An iteration body that opens with an assertion as ir/LowerAsserts.cpp leaves it: declarations,
+// `ok = cond`, `assert ok`, `if ok: rest`, where the declarations and the condition read no array
+// the body writes (so they can be evaluated before any of a run's iterations runs).
+struct AssertedOpening {
+  std::vector<Stmt> prefix; // the declarations, then `ok = cond`
+  Var ok;
+  Stmt rest;
+};
+
+void flatten(const Stmt &s, std::vector<Stmt> &out) {
+  if (auto *b = s.as<Block>()) {
+    for (const Stmt &x : b->stmts)
+      flatten(x, out);
+  } else if (s.defined()) {
+    out.push_back(s);
+  }
+}
+
+std::optional<AssertedOpening> asserted_opening(const Stmt &body) {
+  std::vector<Stmt> list;
+  flatten(body, list);
+  size_t a = 0;
+  while (a < list.size() && list[a].as<Declare>())
+    ++a;
+  if (a == 0 || a + 2 != list.size() || !list[a].as<Assert>())
+    return std::nullopt;
+  auto *ok = list[a - 1].as<Declare>();
+  auto *check = list[a].as<Assert>();
+  auto *guard = list[a + 1].as<IfThenElse>();
+  auto *cond = check->cond.as<VarRef>();
+  auto *guard_cond = guard ? guard->cond.as<VarRef>() : nullptr;
+  if (!cond || cond->var != ok->var || !guard_cond || guard_cond->var != ok->var ||
+      guard->else_case.defined())
+    return std::nullopt;
+  struct Written : Visitor {
+    std::set<int> arrays;
+    bool other = false; // local or shared arrays, warp collectives: not hoisted
+    void visit_node(const Store *n) override {
+      arrays.insert(n->array);
+      Visitor::visit_node(n);
+    }
+    void visit_node(const Reduce *n) override {
+      arrays.insert(n->array);
+      Visitor::visit_node(n);
+    }
+    void visit_node(const Atomic *n) override {
+      if (!n->shared)
+        arrays.insert(n->array);
+      Visitor::visit_node(n);
+    }
+  } written;
+  written.visit(body);
+  struct Reads : Visitor {
+    const std::set<int> &written;
+    bool ok = true;
+    explicit Reads(const std::set<int> &w) : written(w) {}
+    void visit_node(const Load *n) override {
+      ok &= !written.count(n->array);
+      Visitor::visit_node(n);
+    }
+    void visit_node(const SharedLoad *) override { ok = false; }
+    void visit_node(const WarpOp *) override { ok = false; }
+  } reads(written.arrays);
+  for (size_t k = 0; k < a; ++k)
+    reads.visit(list[k]);
+  if (!reads.ok)
+    return std::nullopt;
+  return AssertedOpening{std::vector<Stmt>(list.begin(), list.begin() + a), ok->var,
+                         guard->then_case};
+}
 
 // Whether `body` holds a loop.
 bool runs_a_loop(const Stmt &body) {
@@ -164,9 +237,34 @@ private:
     Expr first = first_index(0), stride = grid_stride(0);
     Expr runs = div(extent, i64(run));
     // The inner loop counts 0..run (a constant trip count LLVM unrolls whole) and sets v.
-    Stmt in_run =
-        Block::make({Declare::make(v, add(mul(var_ref(r), i64(run)), var_ref(k))), n->body});
-    Stmt whole = For::make(r, first, runs, stride, For::make(k, i64(0), i64(run), i64(1), in_run));
+    Expr index = add(mul(var_ref(r), i64(run)), var_ref(k));
+    Stmt in_run = Block::make({Declare::make(v, index), n->body});
+    Stmt each = For::make(k, i64(0), i64(run), i64(1), in_run);
+    if (std::optional<AssertedOpening> opening = asserted_opening(n->body)) {
+      // A body guarded by an assertion: the run checks its iterations' conditions first and,
+      // when all hold (the rule), runs the bodies without the branch, so that their neighbouring
+      // loads and stores still merge into vector accesses; else the bodies as they are, which
+      // record the failures. Each copy declares variables of its own.
+      Var all = make_var("all_hold", ScalarType::Bool);
+      std::vector<Stmt> check = {Declare::make(v, index)};
+      check.insert(check.end(), opening->prefix.begin(), opening->prefix.end());
+      check.push_back(Assign::make(all, Binary::make(BinaryOp::And, var_ref(all),
+                                                     var_ref(opening->ok))));
+      std::vector<Stmt> fast = {Declare::make(v, index)};
+      fast.insert(fast.end(), opening->prefix.begin(), opening->prefix.end() - 1);
+      fast.push_back(opening->rest);
+      auto copy = [](std::vector<Stmt> stmts) {
+        RenameVars rename;
+        rename.fresh_locals = true;
+        return rename.mutate(Block::make(std::move(stmts)));
+      };
+      each = Block::make(
+          {Declare::make(all, BoolConst::make(true)),
+           For::make(k, i64(0), i64(run), i64(1), copy(std::move(check))),
+           IfThenElse::make(var_ref(all), For::make(k, i64(0), i64(run), i64(1), copy(std::move(fast))),
+                            each)});
+    }
+    Stmt whole = For::make(r, first, runs, stride, each);
     Stmt rest = For::make(v, add(mul(runs, i64(run)), first), extent, stride, n->body);
     return Block::make({whole, rest});
   }

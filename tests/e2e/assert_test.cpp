@@ -6,8 +6,13 @@
 #include "support/TestUtil.h"
 
 #include "ir/Interpreter.h"
+#include "ir/Lower.h"
+#include "ir/Printer.h"
+#include "ir/Semantics.h"
 
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <set>
 
 using namespace loom;
@@ -273,6 +278,42 @@ TEST(AssertsInterpreter, SameFailureAsCompiledCode) {
     EXPECT_EQ(e.indices().at(0), (std::pair<std::string, int64_t>("i", 42)));
     EXPECT_EQ(e.line(), gather_line);
   }
+}
+
+// On the GPU a thread's run of consecutive iterations checks their assertions first and, when all
+// hold, runs the bodies without the branch (vector loads and stores); else the guarded bodies.
+// Both ways give what the kernel means: the lowered GPU code, interpreted, fails where the kernel
+// does and leaves the failing iterations' elements alone.
+TEST(AssertsInterpreter, GpuRunsCheckTheirAssertionsFirst) {
+  Kernel k = kernel("checked_saxpy",
+                    [](F32 a, Array<float> x, Array<float> y) {
+                      parallel_for(x.size(), [&](Index i) {
+                        check(abs(x[i]) <= 3.0e38f, "x is finite");
+                        y[i] = a * x[i] + y[i];
+                      });
+                    },
+                    {"a", "x", "y"});
+  ir::LoweredKernel gpu = ir::lower(k.ir(), ir::Target::GPU);
+  ASSERT_EQ(gpu.tasks.at(0).run, 4);
+  EXPECT_NE(ir::to_string(gpu).find("if all_hold {"), std::string::npos) << ir::to_string(gpu);
+  const int64_t n = 1003; // runs of 4, and 3 iterations after them
+  std::vector<float> x = loomtest::random_vector<float>(n, -1, 1, 21);
+  std::vector<float> y0 = loomtest::random_vector<float>(n, -1, 1, 22);
+  const std::set<int64_t> bad = {5, 6, 400, 1001};
+  for (int64_t i : bad)
+    x[i] = std::numeric_limits<float>::infinity();
+  ir::Buffer bx(ir::ScalarType::F32, {n}), by(ir::ScalarType::F32, {n});
+  std::memcpy(bx.data(), x.data(), n * sizeof(float));
+  std::memcpy(by.data(), y0.data(), n * sizeof(float));
+  std::vector<ir::InterpreterArg> args{
+      ir::InterpreterArg::of_scalar(ir::float_value(ir::ScalarType::F32, 1.5)),
+      ir::InterpreterArg::of_array(bx), ir::InterpreterArg::of_array(by)};
+  ir::InterpreterOptions io;
+  io.throw_on_assert = false;
+  EXPECT_EQ(ir::interpret(gpu, args, io).assert_failures, bad.size());
+  const float *y = static_cast<const float *>(args[2].array.data());
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(y[i], bad.count(i) ? y0[i] : 1.5f * x[i] + y0[i]) << i;
 }
 
 TEST(AssertsSettings, InvalidLoomAssertsIsAnError) {
