@@ -102,6 +102,12 @@ inline std::vector<AssertSite> sites(size_t n) {
 }
 
 // A local array, and a read and a write of one of its elements.
+inline Shared shared(std::string name, ScalarType t, std::vector<int64_t> extents) {
+  return make_shared_array(std::move(name), t, std::move(extents));
+}
+inline Shared dynamic_shared(std::string name, ScalarType t) {
+  return make_dynamic_shared_array(std::move(name), t);
+}
 inline Shared local(std::string name, ScalarType t, std::vector<int64_t> extents) {
   return make_local_array(std::move(name), t, std::move(extents));
 }

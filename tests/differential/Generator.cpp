@@ -3,6 +3,7 @@
 #include "differential/GeneratorState.h"
 
 #include "frontend/PhiloxIR.h"
+#include "ir/Build.h"
 #include "ir/Mutator.h"
 #include "ir/ParallelRange.h"
 #include "ir/Verifier.h"
@@ -39,11 +40,18 @@ Program Generator::run(uint64_t seed) {
   std::mt19937_64 assert_rng(seed * 0x94d049bb133111ebull + 0x2545f4914f6cdd1dull);
   assert_ = std::uniform_real_distribution<double>(0, 1)(assert_rng) < options_.assert_fraction;
   sites_.clear();
+  // And so for SIMT kernels.
+  std::mt19937_64 simt_rng(seed * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull);
+  const bool simt = std::uniform_real_distribution<double>(0, 1)(simt_rng) < options_.simt_fraction;
   make_params();
-  std::vector<Stmt> top;
-  sections(top, 1 + pick(options_.max_sections), 0);
+  if (simt) {
+    simt_kernel(p);
+  } else {
+    std::vector<Stmt> top;
+    sections(top, 1 + pick(options_.max_sections), 0);
+    p.kernel.body = Block::make(std::move(top));
+  }
   p.kernel.params = params_;
-  p.kernel.body = Block::make(std::move(top));
   p.kernel.locals = locals_;
   p.kernel.assert_sites = sites_;
   verify(p.kernel); // a failure here is a bug in the generator
@@ -309,6 +317,67 @@ Stmt Generator::print_statement(const Context &ctx) {
 Stmt Generator::assert_statement(const Context &ctx) {
   sites_.push_back({"a" + std::to_string(sites_.size()), "generated", 1});
   return Assert::make(bool_expr(2, ctx), static_cast<int>(sites_.size()) - 1);
+}
+
+// A SIMT kernel: each of grid x block threads stores an expression into a shared array at its
+// thread index t (the array static of the block's size, or dynamic and sized at launch), the block
+// waits at a barrier, and each thread reads the element k places on (another thread's) and stores
+// an expression of it into a0 at its global index g, when a0 has that many elements (a0's other
+// elements keep their values). Expressions read the input arrays only, so no thread reads what
+// another writes but through the shared array, after the barrier.
+void Generator::simt_kernel(Program &p) {
+  static const ScalarType types[] = {ScalarType::I32, ScalarType::I64, ScalarType::F32,
+                                     ScalarType::F64};
+  const unsigned block = 32u << pick(3), grid = 1 + static_cast<unsigned>(pick(3));
+  const ScalarType t = types[pick(4)];
+  const bool dynamic = chance(0.5);
+  Shared sh = dynamic ? make_dynamic_shared_array("sh", t)
+                      : make_shared_array("sh", t, {static_cast<int64_t>(block)});
+  p.kernel.schedule.mapping = Mapping::Simt;
+  p.kernel.shared = {sh};
+  p.simt_grid = grid;
+  p.simt_block = block;
+  p.dynamic_shared_bytes = dynamic ? int64_t(block) * byte_size(t) : 0;
+
+  Context ctx;
+  ctx.inputs_only = true;
+  std::vector<Stmt> body;
+  Var tv = make_var("t", ScalarType::I64), gv = make_var("g", ScalarType::I64);
+  body.push_back(Declare::make(tv, reg_i64(Reg::ThreadIdx, 0)));
+  body.push_back(Declare::make(
+      gv, bin(BinaryOp::Add, bin(BinaryOp::Mul, reg_i64(Reg::BlockIdx, 0), reg_i64(Reg::BlockDim, 0)),
+              VarRef::make(tv))));
+  shared_.push_back({tv, false, true, 0, int64_t(block) - 1});
+  shared_.push_back({gv, false, true, 0, int64_t(grid) * block - 1});
+  // Each thread's own value, g among its terms, so that what another thread reads back is its.
+  body.push_back(SharedStore::make(
+      sh, {VarRef::make(tv)}, bin(BinaryOp::Add, Cast::make(t, VarRef::make(gv)), expr(t, 3, ctx))));
+  body.push_back(Barrier::make());
+  Var vv = make_var("v", t);
+  const int64_t k = pick(static_cast<int>(block));
+  body.push_back(Declare::make(
+      vv, SharedLoad::make(sh, {bin(BinaryOp::Mod, bin(BinaryOp::Add, VarRef::make(tv), i64c(k)),
+                                    i64c(block))})));
+  shared_.push_back({vv, false});
+  // a0 at g, its dimensions from g's digits.
+  const ArrayInfo &out = arrays_.front();
+  Expr total = i64c(1);
+  for (int64_t e : out.shape)
+    total = bin(BinaryOp::Mul, total, i64c(e));
+  std::vector<Expr> idx(out.shape.size());
+  Expr rest = VarRef::make(gv);
+  for (size_t d = out.shape.size(); d-- > 0;) {
+    idx[d] = bin(BinaryOp::Mod, rest, i64c(out.shape[d]));
+    rest = bin(BinaryOp::Div, rest, i64c(out.shape[d]));
+  }
+  const ScalarType vt = value_type(out.type);
+  Expr read = Cast::make(vt, VarRef::make(vv));
+  Expr stored = vt == ScalarType::Bool || is_complex(vt)
+                    ? read
+                    : bin(BinaryOp::Add, read, expr(vt, 3, ctx));
+  body.push_back(IfThenElse::make(bin(BinaryOp::Lt, VarRef::make(gv), total),
+                                  Store::make(out.param, idx, stored)));
+  p.kernel.body = Block::make(std::move(body));
 }
 
 Stmt Generator::block(Context ctx) {
@@ -674,7 +743,8 @@ Program generate_program(uint64_t seed, const GeneratorOptions &options) {
   Program p = gen::Generator(seed, options).run(seed);
   // Drawn from a generator of their own, like complex numbers (Generator::run).
   std::mt19937_64 rng(seed * 0x9fb21c651e98df25ull + 0x3c6ef372fe94f82bull);
-  if (std::uniform_real_distribution<double>(0, 1)(rng) >= options.view_fraction)
+  if (std::uniform_real_distribution<double>(0, 1)(rng) >= options.view_fraction ||
+      p.kernel.simt())
     return p;
   const std::vector<bool> written = written_arrays(p.kernel);
   p.views.resize(p.kernel.params.size());

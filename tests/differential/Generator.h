@@ -50,6 +50,10 @@ struct ViewLayout {
 struct Program {
   uint64_t seed = 0;
   ir::Kernel kernel;
+  // A SIMT kernel's launch (kernel.simt()): blocks and threads along x, and the dynamic shared
+  // memory of its dynamic shared array, if it has one.
+  unsigned simt_grid = 1, simt_block = 1;
+  int64_t dynamic_shared_bytes = 0;
   std::vector<ir::InterpreterArg> args;
   // One per parameter (a scalar's is dense), or empty: every array passed dense.
   std::vector<ViewLayout> views;
@@ -84,6 +88,10 @@ struct GeneratorOptions {
   // expression of the scope (true or false by chance: the tester compares the count of failures,
   // or the arrays when none failed). Drawn apart like complex numbers.
   double assert_fraction = 0.15;
+  // The fraction of programs that are SIMT kernels (a shared array, static or dynamic, written at
+  // each thread's index, a barrier, another thread's element read back; see Generator.cpp's
+  // simt_kernel). Drawn apart like complex numbers.
+  double simt_fraction = 0.1;
   // The fraction of programs whose compiled runs pass arrays as strided views (ViewLayout), and
   // in those the fraction of array arguments that are views: transposed (permuted strides),
   // stepped (1 to 3), padded, reversed (negative strides), from an offset; a few read-only ones

@@ -179,6 +179,8 @@ private:
   // print("p<n>", values...): a label and one to three integer or bool values.
   Stmt print_statement(const Context &ctx);
   Stmt assert_statement(const Context &ctx);
+  // The body of a SIMT program, and its launch.
+  void simt_kernel(Program &p);
 
   // ---- 16-bit floats (values of them only in programs with half_) -----------------------------
 

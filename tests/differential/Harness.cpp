@@ -194,7 +194,7 @@ struct StagedView {
 // Runs `kernel` through loom::Kernel on `target` with copies of the arguments, the arrays with
 // a strided layout in `views` as views (see ViewLayout). `outside` gets the first element of a
 // view's buffer outside the view that the run overwrote, described (empty when none was).
-std::vector<InterpreterArg> run_compiled(const ir::Kernel &kernel,
+std::vector<InterpreterArg> run_compiled(const Program &program, const ir::Kernel &kernel,
                                          const std::vector<InterpreterArg> &inputs,
                                          const std::vector<ViewLayout> &views, Target target,
                                          const CheckOptions &options, std::string &outside) {
@@ -253,6 +253,9 @@ std::vector<InterpreterArg> run_compiled(const ir::Kernel &kernel,
   }
   loom::Kernel compiled = loom::detail::make_kernel(kernel);
   compiled.on(target);
+  if (kernel.simt())
+    compiled.shape(program.simt_grid, program.simt_block,
+                   static_cast<size_t>(program.dynamic_shared_bytes));
   compiled.call(args);
   // The views' elements gathered back; the rest of their buffers must hold the sentinel still.
   for (size_t p = 0; p < kernel.params.size(); ++p) {
@@ -422,6 +425,15 @@ bool gpu_usable(std::string *why) {
   return runtime::GpuContext::usable(why);
 }
 
+// The interpreter's options for `program`: its SIMT launch, when it is a SIMT kernel.
+InterpreterOptions launch_options(const Program &program) {
+  InterpreterOptions io;
+  io.simt_grid = {program.simt_grid, 1, 1};
+  io.simt_block = {program.simt_block, 1, 1};
+  io.simt_dynamic_shared_bytes = program.dynamic_shared_bytes;
+  return io;
+}
+
 Verdict check_program(const Program &program, const CheckOptions &options) {
   Verdict verdict;
   const ir::Kernel &kernel = program.kernel;
@@ -435,7 +447,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
   InterpreterResult ref_result;
   try {
     verify(kernel);
-    InterpreterOptions io;
+    InterpreterOptions io = launch_options(program);
     io.track_uncertainty = true;
     io.step_limit = options.step_limit;
     io.print_line = [&](const std::string &line) { ref_printed += line; };
@@ -505,7 +517,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
   };
   auto interpreted = [&](const LoweredKernel &lowered, int chunks) {
     std::vector<InterpreterArg> args = program.args;
-    InterpreterOptions io;
+    InterpreterOptions io = launch_options(program);
     io.cpu_chunks = chunks;
     io.step_limit = options.step_limit;
     interpret(lowered, args, io);
@@ -530,7 +542,7 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       simplified.body = simplify(kernel.body);
       verify(simplified);
       std::vector<InterpreterArg> args = program.args;
-      InterpreterOptions io;
+      InterpreterOptions io = launch_options(program);
       io.step_limit = options.step_limit;
       interpret(simplified, args, io);
       return args;
@@ -549,8 +561,11 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       }
       return l;
     };
-    check("pass:split_into_tasks", Compare::Bits, [&] { return interpreted(split(), 1); });
-    if (comparable)
+    // A SIMT kernel is one task, its body as written: no passes split it or map its loops.
+    const bool simt = kernel.simt();
+    if (!simt)
+      check("pass:split_into_tasks", Compare::Bits, [&] { return interpreted(split(), 1); });
+    if (comparable && !simt)
       check("pass:lower_reductions", exact, [&] {
         LoweredKernel l = split();
         for (Task &t : l.tasks)
@@ -561,7 +576,8 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       if (!comparable)
         break;
       std::string suffix = target == Target::CPU ? "cpu" : "gpu";
-      check("pass:map_parallel:" + suffix, exact, [&] {
+      if (!simt)
+        check("pass:map_parallel:" + suffix, exact, [&] {
         LoweredKernel l = split();
         l.target = target;
         for (Task &t : l.tasks)
@@ -580,7 +596,8 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
   }
   if (options.cpu_jit && comparable && (values != Compare::Values || !calls_libm(expanded)))
     check("jit:cpu", values, [&] {
-      return run_compiled(kernel, program.args, program.views, Target::CPU, options, outside);
+      return run_compiled(program, kernel, program.args, program.views, Target::CPU, options,
+                          outside);
     });
   if (options.gpu && wanted("gpu")) {
     if (!ref_result.inconclusive.empty()) {
@@ -588,7 +605,8 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
     } else {
       verdict.gpu_compared = true;
       check("gpu", Compare::WithinUncertainty, [&] {
-        return run_compiled(kernel, program.args, program.views, Target::GPU, options, outside);
+        return run_compiled(program, kernel, program.args, program.views, Target::GPU, options,
+                            outside);
       });
     }
   }

@@ -68,6 +68,9 @@ struct Verdict {
   uint64_t steps = 0;           // statements the reference ran
 };
 
+// The interpreter's options for `program`: its SIMT launch, when it is a SIMT kernel.
+ir::InterpreterOptions launch_options(const Program &program);
+
 Verdict check_program(const Program &program, const CheckOptions &options);
 
 // The GPU comparison of one element of type t: empty when `other` is a value another backend may

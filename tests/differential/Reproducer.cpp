@@ -96,20 +96,32 @@ public:
     return name;
   }
 
-  // A local array, declared with the variables; its name in the kernel's list.
+  // A local or shared array, declared with the variables; its name in the kernel's list.
   std::string local(const Shared &a) {
     auto it = locals_.find(a.get());
     if (it != locals_.end())
       return it->second;
-    std::string name = "l" + std::to_string(locals_.size());
+    std::string name = (a->local() ? "l" : "sh") + std::to_string(locals_.size());
     locals_[a.get()] = name;
-    decls_ << "  Shared " << name << " = local(\"" << a->name << "\", " << type_code(a->type)
-           << ", {";
-    for (size_t d = 0; d < a->extents.size(); ++d)
-      decls_ << (d ? ", " : "") << a->extents[d];
-    decls_ << "});\n";
-    order_.push_back(name);
+    if (a->dynamic) {
+      decls_ << "  Shared " << name << " = dynamic_shared(\"" << a->name << "\", "
+             << type_code(a->type) << ");\n";
+    } else {
+      decls_ << "  Shared " << name << " = " << (a->local() ? "local" : "shared") << "(\""
+             << a->name << "\", " << type_code(a->type) << ", {";
+      for (size_t d = 0; d < a->extents.size(); ++d)
+        decls_ << (d ? ", " : "") << a->extents[d];
+      decls_ << "});\n";
+    }
+    (a->local() ? order_ : shared_order_).push_back(name);
     return name;
+  }
+  // "{sh0}": the kernel's shared arrays, in the order first used.
+  std::string shared() const {
+    std::string s = "{";
+    for (size_t k = 0; k < shared_order_.size(); ++k)
+      s += (k ? ", " : "") + shared_order_[k];
+    return s + "}";
   }
   // "{l0, l1}": the kernel's local arrays, in the order first used.
   std::string locals() const {
@@ -169,14 +181,18 @@ public:
     }
     case ExprKind::SharedLoad: {
       auto *n = e.as<SharedLoad>();
-      if (!n->array->local())
-        break; // the generator makes no SIMT kernels
       return "lload(" + local(n->array) + ", " + list(n->indices) + ")";
     }
-    case ExprKind::SpecialReg:
+    case ExprKind::SpecialReg: {
+      auto *n = e.as<SpecialReg>();
+      static const char *regs[] = {"Reg::ThreadIdx", "Reg::BlockIdx", "Reg::BlockDim",
+                                   "Reg::GridDim"};
+      return "SpecialReg::make(" + std::string(regs[static_cast<int>(n->reg)]) + ", " +
+             std::to_string(n->dim) + ")";
+    }
     case ExprKind::SharedExtent:
     case ExprKind::WarpOp:
-      break; // the generator makes no SIMT kernels
+      break; // the generator's SIMT kernels have none
     }
     return "/* unsupported expression */ Expr()";
   }
@@ -238,8 +254,6 @@ public:
     }
     case StmtKind::SharedStore: {
       auto *n = s.as<SharedStore>();
-      if (!n->array->local())
-        break;
       return "lstore(" + local(n->array) + ", " + list(n->indices) + ", " + expr(n->value) + ")";
     }
     case StmtKind::Print: {
@@ -262,8 +276,9 @@ public:
       return "assert_(" + expr(n->cond) + ", " + std::to_string(n->site) + ")";
     }
     case StmtKind::Barrier:
+      return "Barrier::make()";
     case StmtKind::Atomic:
-      break; // the generator makes no SIMT kernels
+      break; // the generator's SIMT kernels have none
     }
     return "Stmt()";
   }
@@ -271,7 +286,7 @@ public:
 private:
   std::map<const Variable *, std::string> names_;
   std::map<const SharedArray *, std::string> locals_;
-  std::vector<std::string> order_;
+  std::vector<std::string> order_, shared_order_;
   std::ostringstream decls_;
 };
 
@@ -361,6 +376,13 @@ std::string reproducer_cpp(const Program &program, const std::string &name,
   os << "  p.kernel.body = " << body << ";\n";
   if (!k.locals.empty())
     os << "  p.kernel.locals = " << emit.locals() << ";\n";
+  if (k.simt()) {
+    os << "  p.kernel.schedule.mapping = Mapping::Simt;\n";
+    os << "  p.kernel.shared = " << emit.shared() << ";\n";
+    os << "  p.simt_grid = " << program.simt_grid << ";\n";
+    os << "  p.simt_block = " << program.simt_block << ";\n";
+    os << "  p.dynamic_shared_bytes = " << program.dynamic_shared_bytes << ";\n";
+  }
   if (!k.assert_sites.empty())
     os << "  p.kernel.assert_sites = sites(" << k.assert_sites.size() << ");\n";
   os << "  p.args = {";

@@ -317,7 +317,7 @@ TEST(Generator, LocalArraysInSomePrograms) {
       ranks.insert(a->extents.size());
     uses.visit(p.kernel.body);
     std::vector<ir::InterpreterArg> args = p.args;
-    ir::InterpreterOptions counting; // assertions of the program may fail: counted, not thrown
+    ir::InterpreterOptions counting = launch_options(p); // failed assertions: counted
     counting.throw_on_assert = false;
     EXPECT_NO_THROW(ir::interpret(p.kernel, args, counting)) << "seed " << seed;
     if (seed <= 40) {
@@ -398,7 +398,7 @@ TEST(Generator, AssertionsInSomePrograms) {
     if (p.kernel.assert_sites.empty())
       continue;
     std::vector<ir::InterpreterArg> args = p.args;
-    ir::InterpreterOptions io;
+    ir::InterpreterOptions io = launch_options(p);
     io.throw_on_assert = false;
     (ir::interpret(p.kernel, args, io).assert_failures > 0 ? failing : passing)++;
     if (seed <= 30) {
@@ -416,13 +416,43 @@ TEST(Generator, AssertionsInSomePrograms) {
               with_asserts, n, failing, passing);
 }
 
+// SIMT kernels: in about simt_fraction of the programs, with static and dynamic shared arrays and
+// launches of several blocks; the backends agree on them.
+TEST(Generator, SimtKernelsInSomePrograms) {
+  int simt = 0;
+  const int n = 1000;
+  for (uint64_t seed = 1; seed <= n; ++seed)
+    simt += generate_program(seed).kernel.simt();
+  EXPECT_GE(simt, n * 0.06);
+  EXPECT_LE(simt, n * 0.14);
+
+  GeneratorOptions all;
+  all.simt_fraction = 1;
+  int dynamic = 0, blocks = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    Program p = generate_program(seed, all);
+    ASSERT_TRUE(p.kernel.simt());
+    ASSERT_EQ(p.kernel.shared.size(), 1u);
+    dynamic += p.kernel.shared[0]->dynamic;
+    EXPECT_EQ(p.dynamic_shared_bytes > 0, p.kernel.shared[0]->dynamic);
+    blocks += p.simt_grid > 1;
+    Verdict v = check_program(p, {});
+    EXPECT_TRUE(v.invalid.empty()) << "seed " << seed << ": " << v.invalid;
+    EXPECT_TRUE(v.failures.empty())
+        << "seed " << seed << ": "
+        << (v.failures.empty() ? "" : v.failures[0].check + ": " + v.failures[0].detail);
+  }
+  EXPECT_GT(dynamic, 5);
+  EXPECT_GT(blocks, 5);
+}
+
 // Tracking uncertainty (for the GPU comparison) must not change what the reference computes:
 // every other check compares with the tracked run.
 TEST(Generator, TrackedAndPlainInterpreterRunsAgree) {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
     Program p = generate_program(seed);
     std::vector<ir::InterpreterArg> plain = p.args, tracked = p.args;
-    ir::InterpreterOptions options; // assertions of the program may fail: counted, not thrown
+    ir::InterpreterOptions options = launch_options(p); // failed assertions: counted
     options.throw_on_assert = false;
     ir::interpret(p.kernel, plain, options);
     options.track_uncertainty = true;

@@ -305,6 +305,7 @@ TEST(Harness, CatchesAPlantedViewLayoutBug) {
   PlantedFault fault;
   fault.programs.view_fraction = 1;
   fault.programs.view_array_fraction = 1;
+  fault.programs.simt_fraction = 0; // SIMT programs take no views
   int outside = 0, failing_anyway = 0;
   fault.options = [&](const Program &p) -> std::optional<CheckOptions> {
     EXPECT_FALSE(p.views.empty());
