@@ -105,13 +105,14 @@ llvm::Value *CodegenLLVM::element_address(int array, const std::vector<ir::Expr>
   return checked_address(array, whole(index, constant), extents, address);
 }
 
+llvm::Value *CodegenLLVM::record_slot(int slot) {
+  return builder.CreateConstInBoundsGEP1_64(builder.getInt64Ty(), record_, slot);
+}
+
 llvm::Value *CodegenLLVM::checked_address(int array, const std::vector<llvm::Value *> &index,
                                           const std::vector<llvm::Value *> &extents,
                                           llvm::Value *address) {
   namespace slot = bounds_record;
-  auto record_slot = [&](int k) {
-    return builder.CreateConstInBoundsGEP1_64(builder.getInt64Ty(), bounds_record_, k);
-  };
   // Unsigned: a negative index is a huge one.
   std::vector<llvm::Value *> in_range;
   llvm::Value *all_in_range = nullptr;

@@ -52,9 +52,6 @@ void CodegenLLVM::visit_node(const ir::Assert *op) {
   if (!record_) // a kernel whose assertions were compiled out has none left
     return;
   namespace slot = bounds_record;
-  auto record_slot = [&](int k) {
-    return builder.CreateConstInBoundsGEP1_64(builder.getInt64Ty(), record_, k);
-  };
   llvm::BasicBlock *failed = llvm::BasicBlock::Create(context, "assert_failed", function_);
   llvm::BasicBlock *first = llvm::BasicBlock::Create(context, "assert_claimed", function_);
   llvm::BasicBlock *next = llvm::BasicBlock::Create(context, "assert_done", function_);

@@ -190,6 +190,8 @@ private:
   // claiming the record for this violation if no other did (support/Abi.h).
   // `array` identifies the array in the record: a parameter's index, or for shared array k the
   // number of parameters plus k.
+  // Slot `slot` of the task's record (support/Abi.h).
+  llvm::Value *record_slot(int slot);
   llvm::Value *checked_address(int array, const std::vector<llvm::Value *> &index,
                                const std::vector<llvm::Value *> &extents, llvm::Value *address);
 

@@ -248,8 +248,8 @@ private:
       Var all = make_var("all_hold", ScalarType::Bool);
       std::vector<Stmt> check = {Declare::make(v, index)};
       check.insert(check.end(), opening->prefix.begin(), opening->prefix.end());
-      check.push_back(Assign::make(all, Binary::make(BinaryOp::And, var_ref(all),
-                                                     var_ref(opening->ok))));
+      check.push_back(
+          Assign::make(all, Binary::make(BinaryOp::And, var_ref(all), var_ref(opening->ok))));
       std::vector<Stmt> fast = {Declare::make(v, index)};
       fast.insert(fast.end(), opening->prefix.begin(), opening->prefix.end() - 1);
       fast.push_back(opening->rest);
@@ -261,8 +261,8 @@ private:
       each = Block::make(
           {Declare::make(all, BoolConst::make(true)),
            For::make(k, i64(0), i64(run), i64(1), copy(std::move(check))),
-           IfThenElse::make(var_ref(all), For::make(k, i64(0), i64(run), i64(1), copy(std::move(fast))),
-                            each)});
+           IfThenElse::make(var_ref(all),
+                            For::make(k, i64(0), i64(run), i64(1), copy(std::move(fast))), each)});
     }
     Stmt whole = For::make(r, first, runs, stride, each);
     Stmt rest = For::make(v, add(mul(runs, i64(run)), first), extent, stride, n->body);

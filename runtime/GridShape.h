@@ -15,10 +15,10 @@ struct GpuFunction;
 struct DeviceInfo;
 
 struct GridShape {
-  unsigned grid[3] = {1, 1, 1};  // blocks along x, y, z
-  unsigned block[3] = {1, 1, 1}; // threads along x, y, z
+  unsigned grid[3] = {1, 1, 1};      // blocks along x, y, z
+  unsigned block[3] = {1, 1, 1};     // threads along x, y, z
   unsigned dynamic_shared_bytes = 0; // per block (Kernel::shape's shared_bytes)
-  std::string reason;            // why this shape, in words, for explain()
+  std::string reason;                // why this shape, in words, for explain()
 
   // "grid (1056,1,1) x block (1024,1,1)", with ", 4096 bytes of dynamic shared memory" when
   // there are any.

@@ -345,13 +345,15 @@ void Generator::simt_kernel(Program &p) {
   Var tv = make_var("t", ScalarType::I64), gv = make_var("g", ScalarType::I64);
   body.push_back(Declare::make(tv, reg_i64(Reg::ThreadIdx, 0)));
   body.push_back(Declare::make(
-      gv, bin(BinaryOp::Add, bin(BinaryOp::Mul, reg_i64(Reg::BlockIdx, 0), reg_i64(Reg::BlockDim, 0)),
-              VarRef::make(tv))));
+      gv,
+      bin(BinaryOp::Add, bin(BinaryOp::Mul, reg_i64(Reg::BlockIdx, 0), reg_i64(Reg::BlockDim, 0)),
+          VarRef::make(tv))));
   shared_.push_back({tv, false, true, 0, int64_t(block) - 1});
   shared_.push_back({gv, false, true, 0, int64_t(grid) * block - 1});
   // Each thread's own value, g among its terms, so that what another thread reads back is its.
-  body.push_back(SharedStore::make(
-      sh, {VarRef::make(tv)}, bin(BinaryOp::Add, Cast::make(t, VarRef::make(gv)), expr(t, 3, ctx))));
+  body.push_back(
+      SharedStore::make(sh, {VarRef::make(tv)},
+                        bin(BinaryOp::Add, Cast::make(t, VarRef::make(gv)), expr(t, 3, ctx))));
   body.push_back(Barrier::make());
   Var vv = make_var("v", t);
   const int64_t k = pick(static_cast<int>(block));
@@ -372,9 +374,8 @@ void Generator::simt_kernel(Program &p) {
   }
   const ScalarType vt = value_type(out.type);
   Expr read = Cast::make(vt, VarRef::make(vv));
-  Expr stored = vt == ScalarType::Bool || is_complex(vt)
-                    ? read
-                    : bin(BinaryOp::Add, read, expr(vt, 3, ctx));
+  Expr stored =
+      vt == ScalarType::Bool || is_complex(vt) ? read : bin(BinaryOp::Add, read, expr(vt, 3, ctx));
   body.push_back(IfThenElse::make(bin(BinaryOp::Lt, VarRef::make(gv), total),
                                   Store::make(out.param, idx, stored)));
   p.kernel.body = Block::make(std::move(body));
@@ -743,8 +744,7 @@ Program generate_program(uint64_t seed, const GeneratorOptions &options) {
   Program p = gen::Generator(seed, options).run(seed);
   // Drawn from a generator of their own, like complex numbers (Generator::run).
   std::mt19937_64 rng(seed * 0x9fb21c651e98df25ull + 0x3c6ef372fe94f82bull);
-  if (std::uniform_real_distribution<double>(0, 1)(rng) >= options.view_fraction ||
-      p.kernel.simt())
+  if (std::uniform_real_distribution<double>(0, 1)(rng) >= options.view_fraction || p.kernel.simt())
     return p;
   const std::vector<bool> written = written_arrays(p.kernel);
   p.views.resize(p.kernel.params.size());

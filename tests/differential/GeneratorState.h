@@ -195,14 +195,14 @@ private:
   std::mt19937_64 rng_;
   ValueSource values_;
   GeneratorOptions options_;
-  bool complex_ = false;       // whether this program has complex numbers
-  bool half_ = false;          // whether this program has f16 and bf16 values (not only arrays)
-  bool local_ = false;         // whether this program's parallel loops may have local arrays
-  std::vector<Shared> locals_; // the kernel's local arrays
-  bool philox_ = false;        // whether this program has Philox generators
-  bool print_ = false;         // whether this program prints
-  int prints_ = 0;             // print statements made so far (their labels)
-  bool assert_ = false;        // whether this program asserts
+  bool complex_ = false;          // whether this program has complex numbers
+  bool half_ = false;             // whether this program has f16 and bf16 values (not only arrays)
+  bool local_ = false;            // whether this program's parallel loops may have local arrays
+  std::vector<Shared> locals_;    // the kernel's local arrays
+  bool philox_ = false;           // whether this program has Philox generators
+  bool print_ = false;            // whether this program prints
+  int prints_ = 0;                // print statements made so far (their labels)
+  bool assert_ = false;           // whether this program asserts
   std::vector<AssertSite> sites_; // its assertions' sites
   std::vector<Param> params_;
   std::vector<ArrayInfo> arrays_;

@@ -578,13 +578,13 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       std::string suffix = target == Target::CPU ? "cpu" : "gpu";
       if (!simt)
         check("pass:map_parallel:" + suffix, exact, [&] {
-        LoweredKernel l = split();
-        l.target = target;
-        for (Task &t : l.tasks)
-          t = map_parallel_loops(lower_reductions(t, l.params), l.params, target);
-        verify(l);
-        return interpreted(l, 3);
-      });
+          LoweredKernel l = split();
+          l.target = target;
+          for (Task &t : l.tasks)
+            t = map_parallel_loops(lower_reductions(t, l.params), l.params, target);
+          verify(l);
+          return interpreted(l, 3);
+        });
       check("lowered:" + suffix, exact, [&] {
         LoweredKernel l = lower(kernel, target);
         if (options.fault && target == Target::CPU)

@@ -228,12 +228,12 @@ int main(int argc, char **argv) {
     else if (a == "--no-passes")
       run.options.passes = false;
     else {
-      std::fprintf(
-          stderr,
-          "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
-          "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] "
-          "[--halves F] [--views F] [--locals F] [--philox F] [--prints F] [--asserts F] [--simt F]\n",
-          argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
+                   "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] "
+                   "[--halves F] [--views F] [--locals F] [--philox F] [--prints F] [--asserts F] "
+                   "[--simt F]\n",
+                   argv[0]);
       return 2;
     }
   }
