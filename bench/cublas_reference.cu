@@ -5,6 +5,8 @@
 #include "CudaSupport.cuh"
 
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +75,55 @@ bool sgemm(int n, uint64_t seed) {
   return ok;
 }
 
+// C = A*B over f16 or bf16 inputs with f32 outputs and f32 accumulation (cublasGemmEx,
+// CUBLAS_COMPUTE_32F, tensor cores): the peer of loom's tile schedule on the tensor cores
+// (loom_gpu_bench --only=tensor_cores). The inputs are random floats rounded to the type; the
+// check is against those rounded values, in double.
+template <class H>
+bool gemm_ex(const char *type, cudaDataType_t data_type, int n, uint64_t seed) {
+  const size_t count = size_t(n) * n;
+  std::vector<float> Af = bench::random_vector(count, seed);
+  std::vector<float> Bf = bench::random_vector(count, seed ^ 0x5bd1e995);
+  std::vector<H> A(count), B(count);
+  for (size_t e = 0; e < count; ++e) {
+    A[e] = H(Af[e]), Af[e] = float(A[e]);
+    B[e] = H(Bf[e]), Bf[e] = float(B[e]);
+  }
+  H *dA = nullptr, *dB = nullptr;
+  float *dC = nullptr;
+  CUDA_CHECK(cudaMalloc(&dA, count * sizeof(H)));
+  CUDA_CHECK(cudaMalloc(&dB, count * sizeof(H)));
+  CUDA_CHECK(cudaMalloc(&dC, count * sizeof(float)));
+  CUDA_CHECK(cudaMemcpy(dA, A.data(), count * sizeof(H), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(dB, B.data(), count * sizeof(H), cudaMemcpyHostToDevice));
+  cublasHandle_t handle;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  const float alpha = 1.0f, beta = 0.0f;
+  auto gemm = [&] {
+    CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, dB, data_type, n,
+                              dA, data_type, n, &beta, dC, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT));
+  };
+  CUDA_CHECK(cudaMemset(dC, 0xFF, count * sizeof(float)));
+  gemm();
+  std::vector<float> C = bench::host_copy(dC, count);
+  std::string what = name_of("cublasGemmEx %lld^2", n) + " (" + type + " inputs, f32 accumulation)";
+  bool ok = bench::check(what.c_str(), bench::matmul_error(Af.data(), Bf.data(), C.data(), n, 16, seed),
+                         1e-5);
+  std::vector<double> ms = bench::time_launches(gemm, 3, bench::timed_runs);
+  bench::print_times(what, ms);
+  double m = bench::median(ms);
+  const std::string prefix = std::string("cublas_gemm_") + type + std::to_string(n);
+  bench::result((prefix + "_ms").c_str(), m, "ms");
+  bench::result((prefix + "_tflops").c_str(),
+                2.0 * n * n * double(n) / (m * 1e9), "TFLOP/s");
+  CUBLAS_CHECK(cublasDestroy(handle));
+  CUDA_CHECK(cudaFree(dA));
+  CUDA_CHECK(cudaFree(dB));
+  CUDA_CHECK(cudaFree(dC));
+  return ok;
+}
+
 } // namespace
 
 int main() {
@@ -87,6 +138,10 @@ int main() {
   std::printf("cuBLAS reference on %s (sm_%d%d, %d SMs), seed %llu\n", prop.name, prop.major,
               prop.minor, prop.multiProcessorCount, (unsigned long long)seed);
   bool ok = sgemm(4096, seed + 30);
+  for (int n : {4096, 8192}) {
+    ok &= gemm_ex<__half>("f16", CUDA_R_16F, n, seed + 31 + n);
+    ok &= gemm_ex<__nv_bfloat16>("bf16", CUDA_R_16BF, n, seed + 32 + n);
+  }
   std::printf("cuBLAS reference: %s\n", ok ? "all checks passed" : "SOME CHECK FAILED");
   return ok ? 0 : 1;
 }

@@ -589,6 +589,117 @@ bool scheduled_matmul_bench(uint64_t seed) {
   return ok;
 }
 
+// C = A*B (+ bias, ReLU) over f16 or bf16 inputs with f32 accumulation: the natural matmul under
+// the tile schedule, which runs it on the tensor cores (ir/TileMma.cpp). Its peer is cuBLAS's
+// cublasGemmEx of the same types in cublas_reference.cu (cublas_gemm_<type><n>_tflops).
+template <class H>
+loom::Kernel make_half_matmul(const std::string &name, bool epilogue) {
+  return loom::kernel(
+      name,
+      [epilogue](loom::Array2<H> A, loom::Array2<H> B, loom::Array<float> bias,
+                 loom::Array2<float> C) {
+        loom::parallel_for({C.dim(0), C.dim(1)}, [&](loom::Index i, loom::Index j) {
+          loom::Var<float> acc("acc", 0.0f);
+          loom::for_range(A.dim(1), [&](loom::Index k) { acc += A(i, k) * B(k, j); });
+          if (epilogue)
+            C(i, j) = loom::max(acc + bias(j), 0.0f);
+          else
+            C(i, j) = acc;
+        });
+      },
+      {"A", "B", "bias", "C"});
+}
+
+template <class H>
+bool half_matmul_bench(const char *type, int64_t n, const loom::ir::TileSchedule &tile,
+                       const std::string &label, bool epilogue, uint64_t seed,
+                       double *tflops = nullptr) {
+  std::vector<float> Af = bench::random_vector(size_t(n * n), seed);
+  std::vector<float> Bf = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
+  std::vector<float> bias = bench::random_vector(size_t(n), seed + 7);
+  std::vector<H> A(Af.size()), B(Bf.size());
+  for (size_t e = 0; e < Af.size(); ++e) {
+    A[e] = H(Af[e]), Af[e] = float(A[e]); // the check uses the rounded inputs
+    B[e] = H(Bf[e]), Bf[e] = float(B[e]);
+  }
+  loom::Kernel matmul = make_half_matmul<H>(std::string("matmul_") + type, epilogue);
+  matmul.tile(tile);
+  DeviceArray<H> dA(A, {n, n}), dB(B, {n, n});
+  DeviceArray<float> dbias(epilogue ? bias : std::vector<float>(size_t(n), 0.0f));
+  DeviceArray<float> dC(std::vector<float>(size_t(n * n), NAN), {n, n});
+  matmul(dA, dB, dbias, dC);
+  std::vector<float> C = dC.to_host();
+  std::string what = std::string(type) + " matmul " + std::to_string(n) + "^2, f32 accumulation" +
+                     (epilogue ? " + bias + ReLU" : "") + ", tile " + label;
+  bool ok = true;
+  if (!epilogue) {
+    // Relative to the sum of |products|: f32 sums of exact products.
+    ok = bench::check(what.c_str(),
+                      bench::matmul_error(Af.data(), Bf.data(), C.data(), n, 16, seed), 1e-5);
+  } else {
+    // The epilogue's bias and ReLU on the product of the plain kernel's rows.
+    int bad = 0;
+    for (int64_t i = int64_t(seed % 97); i < n && bad == 0; i += n / 8)
+      for (int64_t j = 0; j < n; ++j) {
+        double ref = 0, mag = 0;
+        for (int64_t k = 0; k < n; ++k)
+          ref += double(Af[i * n + k]) * Bf[k * n + j], mag += std::fabs(Af[i * n + k] * Bf[k * n + j]);
+        ref = std::max(ref + bias[size_t(j)], 0.0);
+        if (!(std::fabs(C[i * n + j] - ref) <= 1e-5 * (mag + 1)))
+          ++bad;
+      }
+    ok = bench::check(what.c_str(), bad == 0 ? 0.0 : 1.0, 0.5);
+  }
+  CallTimes t = time_calls([&] { matmul(dA, dB, dbias, dC); }, 2, 20);
+  print_times(what, t);
+  double ms = bench::median(t.gpu_ms);
+  const std::string prefix = std::string("loom_") + type + "_matmul" + (epilogue ? "_relu" : "") +
+                             std::to_string(n) + "_" + label;
+  result((prefix + "_ms").c_str(), ms, "ms");
+  result((prefix + "_tflops").c_str(), 2.0 * n * n * n / (ms * 1e9), "TFLOP/s");
+  if (tflops)
+    *tflops = ok ? 2.0 * n * n * n / (ms * 1e9) : 0;
+  std::printf("%s", matmul.explain().c_str());
+  return ok;
+}
+
+// f16 and bf16 matmuls of 4096^2 and 8192^2 on the tensor cores, a few tiles each, and the fused
+// bias + ReLU epilogue's cost at the best tile.
+bool tensor_core_bench(uint64_t seed) {
+  struct Choice {
+    const char *label;
+    loom::ir::TileSchedule tile;
+  };
+  const Choice choices[] = {
+      {"128x128_w8_d32", {128, 128, 8, 8, 32, 0}},
+      {"128x128_w8_d32_b2", {128, 128, 8, 8, 32, 2}},
+      {"128x64_w4_d32", {128, 64, 8, 8, 32, 0}},
+      {"64x128_w8_d32", {64, 128, 4, 8, 32, 0}},
+  };
+  bool ok = true;
+  for (int64_t n : {int64_t(4096), int64_t(8192)}) {
+    double best[2] = {0, 0};
+    const Choice *best_choice = &choices[0];
+    for (const Choice &c : choices) {
+      double f = 0, b = 0;
+      ok &= half_matmul_bench<loom::f16>("f16", n, c.tile, c.label, false, seed + n, &f);
+      ok &= half_matmul_bench<loom::bf16>("bf16", n, c.tile, c.label, false, seed + n + 1, &b);
+      if (f > best[0])
+        best[0] = f, best_choice = &c;
+      best[1] = std::max(best[1], b);
+    }
+    result(("loom_f16_matmul" + std::to_string(n) + "_tflops").c_str(), best[0], "TFLOP/s");
+    result(("loom_bf16_matmul" + std::to_string(n) + "_tflops").c_str(), best[1], "TFLOP/s");
+    double relu = 0;
+    ok &= half_matmul_bench<loom::f16>("f16", n, best_choice->tile, best_choice->label, true,
+                                       seed + n + 2, &relu);
+    result(("loom_f16_matmul_relu" + std::to_string(n) + "_tflops").c_str(), relu, "TFLOP/s");
+    if (relu > 0)
+      result(("loom_f16_epilogue_cost" + std::to_string(n)).c_str(), best[0] / relu, "x");
+  }
+  return ok;
+}
+
 // The cost of a call itself: a cached kernel with four arguments (two device arrays of 1024
 // floats, two scalars) called synchronously, against cuLaunchKernel + cuCtxSynchronize of the
 // very same machine code with the same grid and parameters, straight through the driver. Calls
@@ -772,6 +883,8 @@ int main(int argc, char **argv) {
       ok &= bench::section("tiled_matmul", [&] { return tiled_matmul_bench(seed + 90); });
     if (wanted("sgemm_simt"))
       ok &= bench::section("sgemm_simt", [&] { return sgemm_simt_bench(seed + 95); });
+    if (wanted("tensor_cores"))
+      ok &= bench::section("tensor_cores", [&] { return tensor_core_bench(seed + 131); });
     if (wanted("scheduled_matmul"))
       ok &= bench::section("scheduled_matmul", [&] { return scheduled_matmul_bench(seed + 97); });
     if (wanted("ptx"))

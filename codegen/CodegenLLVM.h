@@ -122,6 +122,9 @@ protected:
   // print(...): `format` a constant string, `slots` an alloca of 8-byte arguments
   // (ir/PrintFormat.h). CPU: calls the runtime's loom_print; CodegenPTX: vprintf.
   virtual void emit_print(llvm::Value *format, llvm::Value *slots);
+  // A warp's tensor-core product (ir::Mma). CPU: each lane's statements (ir::mma_by_lane);
+  // CodegenPTX: ldmatrix and mma.sync.
+  virtual void emit_mma(const ir::Mma *op);
   // A warp collective on `value` (of IR type `t`); `operand` is null for votes.
   virtual llvm::Value *warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
                                llvm::Value *operand);
@@ -166,18 +169,20 @@ protected:
   const ir::LoweredKernel *kernel = nullptr;
   bool index32 = false; // GpuTarget::index32: 32-bit array offsets and bounded loop counters
 
+  // A variable's slot.
+  llvm::AllocaInst *lookup(const ir::Var &var) const;
+  // The address of shared[indices] (row-major, static extents).
+  llvm::Value *shared_address(const ir::Shared &array, const std::vector<ir::Expr> &indices);
+
 private:
   void compile_task(const ir::Task &task);
   // The variable's slot, of its own type unless `type` is given (a 32-bit loop counter).
   llvm::AllocaInst *create_alloca(const ir::Var &var, llvm::Type *type = nullptr);
-  llvm::AllocaInst *lookup(const ir::Var &var) const;
   llvm::Value *array_extent(int array, int dim) const;
   // A strided array's stride of dimension `dim`, in elements (an i64 parameter after its extents).
   llvm::Value *array_stride(int array, int dim) const;
   // The alignment an access of array[indices] may claim (an element's own, or more).
   llvm::Align access_alignment(int array, const std::vector<ir::Expr> &indices) const;
-  // The address of shared[indices] (row-major, static extents).
-  llvm::Value *shared_address(const ir::Shared &array, const std::vector<ir::Expr> &indices);
   // What `make` builds, built at the start of the task (after the CPU's SimtThread is fetched),
   // so that it dominates every use.
   llvm::Value *at_task_start(const std::function<llvm::Value *()> &make);

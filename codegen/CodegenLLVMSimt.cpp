@@ -3,6 +3,8 @@
 // hardware does; CodegenPTX overrides the hooks with NVPTX intrinsics and __shared__ globals.
 #include "codegen/CodegenLLVM.h"
 
+#include "ir/Passes.h"
+
 #include "support/Abi.h"
 #include "support/Error.h"
 
@@ -235,6 +237,14 @@ void CodegenLLVM::visit_node(const ir::SharedStore *op) {
 
 void CodegenLLVM::visit_node(const ir::Barrier *) {
   emit_barrier();
+}
+
+void CodegenLLVM::visit_node(const ir::Mma *op) {
+  emit_mma(op);
+}
+
+void CodegenLLVM::emit_mma(const ir::Mma *op) {
+  codegen(ir::mma_by_lane(*op));
 }
 
 void CodegenLLVM::visit_node(const ir::Atomic *op) {

@@ -401,6 +401,62 @@ llvm::Value *CodegenPTX::dynamic_shared_bytes() {
   return builder.CreateZExt(bytes, builder.getInt64Ty());
 }
 
+// The warp's fragments of A and B through ldmatrix (each lane names one 16-byte row of an 8 x 8
+// matrix: A's four are rows 0-7 and 8-15 at k 0 and 8, B's two rows 0-7 at k 0 and 8), in
+// exactly the registers mma.sync takes them in, then the product into the four accumulators.
+void CodegenPTX::emit_mma(const ir::Mma *op) {
+  llvm::Value *lane = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid);
+  auto fragment = [&](const ir::Shared &array, const std::vector<ir::Expr> &origin, int rows,
+                      llvm::Intrinsic::ID load, int count) {
+    llvm::Value *base = shared_address(array, origin);
+    const int64_t stride = array->extents.back();
+    llvm::Value *row = builder.CreateURem(lane, builder.getInt32(rows));
+    llvm::Value *half = builder.CreateAnd(builder.CreateUDiv(lane, builder.getInt32(rows)),
+                                          builder.getInt32(1));
+    llvm::Value *offset =
+        builder.CreateAdd(builder.CreateMul(row, builder.getInt32(static_cast<int32_t>(stride))),
+                          builder.CreateMul(half, builder.getInt32(8)));
+    llvm::Value *address = builder.CreateGEP(memory_type(array->type), base,
+                                             builder.CreateZExt(offset, builder.getInt64Ty()));
+    // ldmatrix reads shared memory: its address is a shared pointer (the overloaded form takes
+    // the pointer type as its one overload).
+    llvm::Type *pointer = llvm::PointerType::get(context, 3);
+    if (address->getType() != pointer)
+      address = builder.CreateAddrSpaceCast(address, pointer);
+    llvm::Function *f =
+        llvm::Intrinsic::isOverloaded(load)
+            ? llvm::Intrinsic::getDeclaration(module.get(), load, {pointer})
+            : llvm::Intrinsic::getDeclaration(module.get(), load);
+    llvm::Value *loaded = builder.CreateCall(f, {address});
+    std::vector<llvm::Value *> regs;
+    for (int k = 0; k < count; ++k)
+      regs.push_back(builder.CreateExtractValue(loaded, {static_cast<unsigned>(k)}));
+    return regs;
+  };
+  std::vector<llvm::Value *> a = fragment(op->a, op->a_origin, 16,
+                                          llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16, 4);
+  std::vector<llvm::Value *> b = fragment(op->b, op->b_origin, 8,
+                                          llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16, 2);
+  llvm::Function *mma = llvm::Intrinsic::getDeclaration(
+      module.get(), op->input == ir::ScalarType::F16
+                  ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32
+                  : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16);
+  llvm::FunctionType *type = mma->getFunctionType();
+  std::vector<llvm::Value *> args;
+  for (llvm::Value *v : a)
+    args.push_back(v);
+  for (llvm::Value *v : b)
+    args.push_back(v);
+  for (const ir::Var &v : op->acc)
+    args.push_back(builder.CreateLoad(builder.getFloatTy(), lookup(v)));
+  for (unsigned k = 0; k < args.size(); ++k)
+    if (args[k]->getType() != type->getParamType(k)) // <2 x half> for f16, i32 for bf16
+      args[k] = builder.CreateBitCast(args[k], type->getParamType(k));
+  llvm::Value *d = builder.CreateCall(mma, args);
+  for (unsigned r = 0; r < 4; ++r)
+    builder.CreateStore(builder.CreateExtractValue(d, {r}), lookup(op->acc[r]));
+}
+
 llvm::Value *CodegenPTX::warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
                                  llvm::Value *operand) {
   using namespace llvm::Intrinsic;

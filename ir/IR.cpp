@@ -271,7 +271,7 @@ int64_t SharedArray::size() const {
 
 namespace {
 Shared make_array(std::string name, ScalarType type, std::vector<int64_t> extents,
-                  MemorySpace space) {
+                  MemorySpace space, bool halves = false) {
   const std::string what = space == MemorySpace::Thread ? "local array" : "shared array";
   if (extents.empty() || extents.size() > 3)
     ill_typed(what + " '" + name + "' needs 1 to 3 extents");
@@ -292,7 +292,7 @@ Shared make_array(std::string name, ScalarType type, std::vector<int64_t> extent
       ill_typed("local array '" + name + "' takes " + std::to_string(size * byte_size(type)) +
                 " bytes; a local array takes at most " + std::to_string(max_local_bytes));
   } else {
-    if (is_half_float(type) || is_complex(type))
+    if ((is_half_float(type) && !halves) || is_complex(type))
       ill_typed("shared array '" + name + "' of " + type_name(type) +
                 " (shared arrays hold bool, integers, f32 or f64)");
     if (size * byte_size(type) > (int64_t(1) << 20))
@@ -306,6 +306,12 @@ Shared make_array(std::string name, ScalarType type, std::vector<int64_t> extent
 
 Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t> extents) {
   return make_array(std::move(name), type, std::move(extents), MemorySpace::Block);
+}
+
+Shared make_staging_array(std::string name, ScalarType type, std::vector<int64_t> extents) {
+  if (!is_half_float(type))
+    ill_typed("staging array '" + name + "' of " + type_name(type) + " (f16 or bf16 only)");
+  return make_array(std::move(name), type, std::move(extents), MemorySpace::Block, true);
 }
 
 Shared make_dynamic_shared_array(std::string name, ScalarType type) {
@@ -416,6 +422,22 @@ Stmt SharedStore::make(Shared array, std::vector<Expr> indices, Expr value) {
               type_name(array->type));
   return Stmt(
       std::make_shared<const SharedStore>(std::move(array), std::move(indices), std::move(value)));
+}
+
+Stmt Mma::make(Shared a, std::vector<Expr> a_origin, Shared b, std::vector<Expr> b_origin,
+               std::array<Var, 4> acc) {
+  if (!a || !b || a->type != b->type || !is_half_float(a->type) || a->local() || b->local())
+    ill_typed("mma of arrays other than two shared arrays of f16 or of bf16");
+  if (a->extents.size() < 2 || b->extents.size() < 2)
+    ill_typed("mma of a shared array of fewer than two dimensions");
+  check_indices(a_origin, a->extents.size(), "shared array '" + a->name + "'");
+  check_indices(b_origin, b->extents.size(), "shared array '" + b->name + "'");
+  for (const Var &v : acc)
+    if (!v || v->type != ScalarType::F32)
+      ill_typed("mma accumulator that is not an f32 local");
+  const ScalarType input = a->type;
+  return Stmt(std::make_shared<const Mma>(input, std::move(a), std::move(a_origin), std::move(b),
+                                          std::move(b_origin), std::move(acc)));
 }
 
 Stmt Barrier::make() {

@@ -8,6 +8,7 @@
 #include "ir/Type.h"
 
 #include <cstdint>
+#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -85,6 +86,10 @@ struct SharedArray {
 };
 using Shared = std::shared_ptr<const SharedArray>;
 Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t> extents);
+// A shared array of f16 or bf16 elements, which only lowering passes make (the tensor-core tiles
+// of ir/TileMma.cpp): its elements read as f32 and a store rounds to the type, as an array
+// parameter's do.
+Shared make_staging_array(std::string name, ScalarType type, std::vector<int64_t> extents);
 // A dynamic shared array (SharedArray::dynamic) of `type` (bool, an integer, f32 or f64).
 Shared make_dynamic_shared_array(std::string name, ScalarType type);
 // A local array (SharedArray::space Thread) of at most max_local_bytes.
@@ -395,7 +400,8 @@ struct WarpOp : ExprNode {
   X(Barrier)                                                                                       \
   X(Atomic)                                                                                        \
   X(Print)                                                                                         \
-  X(Assert)
+  X(Assert)                                                                                        \
+  X(Mma)
 
 enum class StmtKind : uint8_t {
 #define LOOM_X(name) name,
@@ -559,6 +565,35 @@ struct Atomic : StmtNode {
                    Var result = nullptr);
 };
 
+// A warp's matrix multiply-accumulate on the tensor cores (PTX's mma.sync.aligned.m16n8k16.row.col
+// with f32 accumulators, sm_80 and later): D = C + A * B^T for a 16 x 16 block A of shared array
+// `a` and an 8 x 16 block B of shared array `b`, both of `input` (f16 or bf16) with the k
+// dimension last: A[m][kk] = a[a_origin..., a_row + m, a_k + kk] and B[n][kk] = b[b_origin...,
+// b_row + n, b_k + kk] (`*_origin` holds every index, its last two the block's first row and k;
+// both multiples of 8 from a 16-byte aligned row). D[m][n] = C[m][n] + sum over kk < 16 of
+// A[m][kk] * B[n][kk], m < 16, n < 8. C and D are spread over the warp's 32 lanes as PTX lays
+// them out: lane l holds in acc[r] (f32 locals, read and assigned) the element
+// (l / 4 + 8 * (r / 2), 2 * (l % 4) + r % 2). Every lane of the warp takes part, with the same
+// origins; the products are exact and their sum rounds to f32 in an order the hardware chooses
+// (docs/semantics.md). The CPU and the interpreter compute each lane's elements from shared
+// memory in kk order.
+struct Mma : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Mma;
+  ScalarType input;
+  Shared a, b;
+  std::vector<Expr> a_origin, b_origin;
+  std::array<Var, 4> acc;
+  Mma(ScalarType in, Shared a_, std::vector<Expr> ao, Shared b_, std::vector<Expr> bo,
+      std::array<Var, 4> c)
+      : StmtNode(static_kind), input(in), a(std::move(a_)), b(std::move(b_)),
+        a_origin(std::move(ao)), b_origin(std::move(bo)), acc(std::move(c)) {}
+  static Stmt make(Shared a, std::vector<Expr> a_origin, Shared b, std::vector<Expr> b_origin,
+                   std::array<Var, 4> acc);
+};
+// The element of the 16 x 8 accumulator block that lane `lane`'s acc[r] holds (Mma).
+inline int mma_row(int lane, int r) { return lane / 4 + 8 * (r / 2); }
+inline int mma_col(int lane, int r) { return 2 * (lane % 4) + r % 2; }
+
 // Python's print(a, b, ...): one line of the items' text, separated by spaces, to the process's
 // stdout; one thread's line is never interleaved with another's (ir/PrintFormat.h says how each
 // type prints). An item is literal text, or a value of any scalar type; a complex value, once
@@ -679,6 +714,9 @@ struct Task {
   // iteration runs on one block; ir/BlockPerIteration.cpp); 0 otherwise.
   int threads = 0;
   TileSchedule tile = {}; // GPU parallel tasks under the tile schedule: the schedule
+  // GPU tasks under the tile schedule: how the tensor cores run the tile (ir/TileMma.cpp), or
+  // "not used: " and why; empty otherwise.
+  std::string tensor_cores = {};
   // GPU parallel tasks lowered for a launch that covers the domain: one iteration per thread,
   // each dimension's index guarded by an `if` instead of stepped by a grid-stride loop
   // (ir/MapParallelLoops.cpp); the launch must then give every iteration its own thread.

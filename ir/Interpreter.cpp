@@ -10,6 +10,7 @@
 #include "ir/Passes.h"
 #include "ir/Printer.h"
 #include "ir/TaskLoops.h"
+#include "support/SimtBlock.h"
 #include "support/Error.h"
 
 #include <algorithm>
@@ -241,6 +242,9 @@ void Machine::exec_node(const Stmt &s) {
   case StmtKind::Barrier:
     barrier();
     return;
+  case StmtKind::Mma:
+    mma(s.as<Mma>());
+    return;
   case StmtKind::Assert: {
     auto *n = s.as<Assert>();
     if (decide(eval(n->cond), "an assertion's condition"))
@@ -436,6 +440,39 @@ int64_t Machine::array_element(const SharedArray &array, const std::vector<Expr>
     linear = linear * extent + i;
   }
   return linear;
+}
+
+// A warp's 16 x 8 x 16 product (ir::Mma), this lane's four elements of it: each sums its 16
+// products in k order, in f32 (the products of 16-bit floats are exact there).
+void Machine::mma(const Mma *n) {
+  if (!thread_ || thread_->linear < 0)
+    throw InterpreterError("kernel '" + name_ + "': mma outside a SIMT thread" + where());
+  const int lane = thread_->linear % support::SimtBlock::warp_size;
+  // The linear index of element (row, kk) of the block at `origin`, checked against the extents.
+  auto element = [&](const Shared &array, const std::vector<Expr> &origin, int row, int kk) {
+    const int a = shared_index(array);
+    std::vector<int64_t> at;
+    for (const Expr &e : origin)
+      at.push_back(eval(e).v.i);
+    at[at.size() - 2] += row, at.back() += kk;
+    int64_t linear = 0;
+    for (size_t d = 0; d < at.size(); ++d) {
+      if (at[d] < 0 || at[d] >= array->extents[d])
+        throw InterpreterError("kernel '" + name_ + "': mma reads index " +
+                               std::to_string(at[d]) + " of dimension " + std::to_string(d) +
+                               " of shared array '" + array->name + "' (extent " +
+                               std::to_string(array->extents[d]) + ")" + where());
+      linear = linear * array->extents[d] + at[d];
+    }
+    return shared_buffers_[a].get(linear).f;
+  };
+  for (int r = 0; r < 4; ++r) {
+    float sum = static_cast<float>(lookup(n->acc[r]).v.f);
+    for (int kk = 0; kk < 16; ++kk)
+      sum += static_cast<float>(element(n->a, n->a_origin, mma_row(lane, r), kk)) *
+             static_cast<float>(element(n->b, n->b_origin, mma_col(lane, r), kk));
+    lookup(n->acc[r]) = Value{float_value(ScalarType::F32, sum), {}};
+  }
 }
 
 int Machine::shared_index(const Shared &a) {

@@ -116,6 +116,7 @@ private:
   void parallel(const ParallelFor *n, const std::vector<int64_t> &extents, size_t dim);
   void count_step(const Stmt &s);
   Value &lookup(const Var &v);
+  void mma(const Mma *n);
   // Where the running thread is, for messages: its statement and, in SIMT, its position.
   std::string where() const;
   int shared_index(const Shared &a);

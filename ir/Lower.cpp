@@ -141,9 +141,19 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
         t = map_parallel_loops(t, out.params, target);
       } else {
         refuse_local_arrays(t, kernel.name, "the tile schedule");
+        std::string why_not;
+        std::optional<Task> mma;
+        if (target == Target::GPU)
+          mma = map_tile_mma(t, out.params, schedule.tile, options.sm, out.shared, why_not);
+        if (mma) {
+          t = std::move(*mma);
+          break;
+        }
         t = map_tile(t, kernel.name, out.params, schedule.tile, out.shared, target);
         if (target == Target::CPU)
           t = map_parallel_loops(t, out.params, target); // chunks of the loop over tiles
+        else
+          t.tensor_cores = "not used: " + why_not;
       }
       break;
     case Mapping::BlockPerIteration:

@@ -16,6 +16,9 @@ struct LowerOptions {
   // GPU: parallel loops that can take one iteration per thread do (Task::covering), for a launch
   // whose grid covers their domain.
   bool covering_launch = false;
+  // GPU: the architecture the code is for (90 for sm_90 and sm_90a; 0: not known). The tile
+  // schedule uses the tensor cores from 80 on.
+  int sm = 0;
 };
 
 LoweredKernel lower(const Kernel &kernel, Target target, const PassLog &log = nullptr,

@@ -47,6 +47,12 @@ void Visitor::visit_node(const SharedStore *n) {
   visit(n->value);
 }
 void Visitor::visit_node(const Barrier *) {}
+void Visitor::visit_node(const Mma *n) {
+  for (const Expr &i : n->a_origin)
+    visit(i);
+  for (const Expr &i : n->b_origin)
+    visit(i);
+}
 void Visitor::visit_node(const Print *n) {
   for (const PrintItem &item : n->items) {
     visit(item.value);
@@ -203,6 +209,12 @@ Stmt Mutator::mutate_node(const SharedStore *n, const Stmt &self) {
 Stmt Mutator::mutate_node(const Barrier *, const Stmt &self) {
   return self;
 }
+Stmt Mutator::mutate_node(const Mma *n, const Stmt &self) {
+  bool changed = false;
+  auto a = mutate_all(n->a_origin, changed);
+  auto b = mutate_all(n->b_origin, changed);
+  return changed ? Mma::make(n->a, std::move(a), n->b, std::move(b), n->acc) : self;
+}
 Stmt Mutator::mutate_node(const Print *n, const Stmt &self) {
   bool changed = false;
   std::vector<PrintItem> items = n->items;
@@ -339,6 +351,16 @@ Stmt RenameVars::mutate_node(const Atomic *n, const Stmt &self) {
   auto *a = s.as<Atomic>();
   return Stmt(std::make_shared<Atomic>(a->op, a->array, a->shared, a->indices, a->value, a->compare,
                                        it->second));
+}
+Stmt RenameVars::mutate_node(const Mma *n, const Stmt &self) {
+  Stmt s = Mutator::mutate_node(n, self);
+  auto *m = s.as<Mma>();
+  std::array<Var, 4> acc = m->acc;
+  bool renamed = false;
+  for (Var &v : acc)
+    if (auto it = to.find(v.get()); it != to.end())
+      v = it->second, renamed = true;
+  return renamed ? Mma::make(m->a, m->a_origin, m->b, m->b_origin, acc) : s;
 }
 Stmt RenameVars::mutate_node(const Declare *n, const Stmt &self) {
   Expr init = mutate(n->init);

@@ -71,6 +71,7 @@ protected:
   Expr mutate_node(const VarRef *n, const Expr &self) override;
   Stmt mutate_node(const Assign *n, const Stmt &self) override;
   Stmt mutate_node(const Atomic *n, const Stmt &self) override;
+  Stmt mutate_node(const Mma *n, const Stmt &self) override;
   Stmt mutate_node(const Declare *n, const Stmt &self) override;
   Stmt mutate_node(const For *n, const Stmt &self) override;
 

@@ -3,6 +3,8 @@
 
 #include "ir/IR.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace loom::ir {
@@ -88,10 +90,22 @@ Task map_block_per_iteration(const Task &task, const std::string &kernel,
 // 2-D parallel loop (has_2d_parallel_loop); CompileError when the loop or its body does not
 // allow the schedule, saying why.
 bool has_2d_parallel_loop(const Task &task);
+// The tile schedule on the tensor cores (ir/TileMma.cpp), GPU only: a loop of the matmul form over
+// f16 or bf16 arrays, on sm_80 or later (`sm`; 0: not known), under a tile whose threads, depth
+// and shape split into warps' 16 x 8 x 16 products. nullopt, with `why_not` saying which condition
+// failed, where it does not apply (map_tile then runs the loop on the FP32 units); Task::
+// tensor_cores describes the mapping where it does.
+std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &params,
+                                 const TileSchedule &tile, int sm, std::vector<Shared> &shared,
+                                 std::string &why_not);
 Task map_tile(const Task &task, const std::string &kernel, const std::vector<Param> &params,
               const TileSchedule &tile, std::vector<Shared> &shared, Target target);
 
 // Folds constants and removes arithmetic identities (x + 0, x * 1, casts of constants).
+// A warp's tensor-core product (Mma) as the statements each of its lanes runs (ir/MmaLanes.cpp):
+// the CPU's code for it.
+Stmt mma_by_lane(const Mma &n);
+
 Stmt simplify(const Stmt &s);
 Expr simplify(const Expr &e);
 

@@ -115,6 +115,15 @@ public:
     case StmtKind::Barrier:
       os << pad << "barrier\n";
       return;
+    case StmtKind::Mma: {
+      auto *n = s.as<Mma>();
+      os << pad << "mma.m16n8k16." << type_name(n->input) << " ";
+      for (size_t r = 0; r < n->acc.size(); ++r)
+        os << (r ? ", " : "") << name_of(n->acc[r]);
+      os << " += " << shared_name(n->a) << "[" << list(n->a_origin) << "] * "
+         << shared_name(n->b) << "[" << list(n->b_origin) << "]^T\n";
+      return;
+    }
     case StmtKind::Print: {
       auto *n = s.as<Print>();
       os << pad << "print(";

@@ -18,6 +18,7 @@
 // tiles') compute the last row's or column's values again, reading only what the loop reads,
 // and write nothing. What the schedule cannot do is a CompileError that says why.
 #include "ir/Build.h"
+#include "ir/TileForm.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"
@@ -31,64 +32,11 @@ namespace loom::ir {
 
 namespace {
 
+using namespace tile;
+
 // Elements of a shared array's row beyond the tile's: stores of a transposed tile then fall in
 // distinct banks, and 4 elements keep every row 16-byte aligned (vector loads).
 constexpr int64_t row_padding = 4;
-
-// An array the inner loop reads at [x, k] or [k, x], x one of the parallel loop's variables.
-struct Pattern {
-  int array;
-  int k_dim; // the index that is the inner loop's variable
-  int axis;  // 0: x is the loop's first variable (rows), 1: its second (columns)
-  auto operator<=>(const Pattern &) const = default;
-};
-
-// The pattern of a load, if it has one.
-std::optional<Pattern> pattern_of(const Load *n, const Variable *i, const Variable *j,
-                                  const Variable *k) {
-  if (n->indices.size() != 2)
-    return std::nullopt;
-  for (int kd = 0; kd < 2; ++kd) {
-    if (!is_var(n->indices[kd], k))
-      continue;
-    const Expr &other = n->indices[1 - kd];
-    if (is_var(other, i))
-      return Pattern{n->array, kd, 0};
-    if (is_var(other, j))
-      return Pattern{n->array, kd, 1};
-  }
-  return std::nullopt;
-}
-
-// The loads of an expression, with the patterns they have.
-struct Loads : Visitor {
-  const Variable *i, *j, *k;
-  std::set<Pattern> found;
-  void visit_node(const Load *n) override {
-    if (auto p = pattern_of(n, i, j, k))
-      found.insert(*p);
-    Visitor::visit_node(n);
-  }
-};
-
-// What the loop body writes and reads.
-struct Effects : Visitor {
-  std::set<int> written;
-  std::set<const Variable *> mentioned;
-  void visit_node(const Store *n) override {
-    written.insert(n->array);
-    Visitor::visit_node(n);
-  }
-  void visit_node(const Reduce *n) override {
-    written.insert(n->array);
-    Visitor::visit_node(n);
-  }
-  void visit_node(const Atomic *n) override {
-    written.insert(n->array);
-    Visitor::visit_node(n);
-  }
-  void visit_node(const VarRef *n) override { mentioned.insert(n->var.get()); }
-};
 
 // An array staged through shared memory: tile[buffer][kk][position], filled cooperatively.
 struct Staged {
@@ -97,43 +45,6 @@ struct Staged {
   Shared tile;
   int64_t extent;        // the tile's rows or columns
   std::vector<Var> next; // this thread's prefetched elements
-};
-
-// One copy of an iteration's statements: the loop's variables replaced, locals renamed, loads of
-// staged arrays read from shared memory, and writes made only where `valid`.
-class Copy : public RenameVars {
-public:
-  Copy() { fresh_locals = true; }
-  std::map<const Variable *, Expr> values;
-  std::map<Pattern, Expr> staged; // what a staged load reads instead
-  const Variable *i = nullptr, *j = nullptr, *k = nullptr;
-  Expr valid; // null: writes unguarded
-
-protected:
-  Expr mutate_node(const VarRef *n, const Expr &self) override {
-    if (auto it = values.find(n->var.get()); it != values.end())
-      return it->second;
-    return RenameVars::mutate_node(n, self);
-  }
-  Expr mutate_node(const Load *n, const Expr &self) override {
-    if (k)
-      if (auto p = pattern_of(n, i, j, k))
-        if (auto it = staged.find(*p); it != staged.end())
-          return it->second;
-    return Mutator::mutate_node(n, self);
-  }
-  Stmt mutate_node(const Store *n, const Stmt &self) override {
-    return guarded(Mutator::mutate_node(n, self));
-  }
-  Stmt mutate_node(const Reduce *n, const Stmt &self) override {
-    return guarded(Mutator::mutate_node(n, self));
-  }
-  Stmt mutate_node(const Atomic *n, const Stmt &self) override {
-    return guarded(RenameVars::mutate_node(n, self));
-  }
-
-private:
-  Stmt guarded(Stmt s) { return valid.defined() ? IfThenElse::make(valid, std::move(s)) : s; }
 };
 
 class Tiler {

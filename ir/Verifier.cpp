@@ -151,6 +151,20 @@ public:
     case StmtKind::Barrier:
       simt_only("a barrier", s);
       return;
+    case StmtKind::Mma: {
+      auto *n = s.as<Mma>();
+      simt_only("mma", s);
+      shared(n->a, s);
+      shared(n->b, s);
+      for (const Expr &i : n->a_origin)
+        expr(i, s);
+      for (const Expr &i : n->b_origin)
+        expr(i, s);
+      for (const Var &v : n->acc)
+        if (!scope_.count(v.get()))
+          fail("mma accumulator '" + v->name + "', which is not in scope", s);
+      return;
+    }
     case StmtKind::Print:
       for (const PrintItem &item : s.as<Print>()->items) {
         if (item.value.defined())

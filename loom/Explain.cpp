@@ -156,13 +156,19 @@ std::string Kernel::explain() const {
         for (size_t i = 0; i < task.domain.size(); ++i)
           os << (i ? ", " : "") << ir::to_string(task.domain[i], g.lowered.params);
         os << ")";
-        if (task.tile.rows > 0)
+        if (task.tile.rows > 0 && task.tensor_cores.rfind("not used", 0) != 0 &&
+            !task.tensor_cores.empty())
+          os << "; tile: a block of " << task.threads << " threads per " << task.tile.rows << "x"
+             << task.tile.cols << " tile on the tensor cores, " << task.tensor_cores;
+        else if (task.tile.rows > 0)
           os << "; tile: a block of " << task.threads << " threads per " << task.tile.rows << "x"
              << task.tile.cols << " tile, " << task.tile.thread_rows << "x" << task.tile.thread_cols
              << " iterations per thread"
              << (task.tile.depth > 0 ? ", staged in shared memory " +
                                            std::to_string(task.tile.depth) + " steps at a time"
-                                     : std::string());
+                                     : std::string())
+             << (task.tensor_cores.empty() ? std::string()
+                                           : "; tensor cores " + task.tensor_cores);
         else if (task.threads > 0)
           os << "; block_per_iteration: each iteration on a block of " << task.threads
              << " threads, which split its inner loops and combine their reductions";

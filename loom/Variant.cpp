@@ -5,6 +5,7 @@
 #include "ir/Lower.h"
 #include "support/Settings.h"
 
+#include <cctype>
 #include <cstdio>
 
 namespace loom {
@@ -56,8 +57,13 @@ ir::PassLog dump_log() {
 
 ir::LoweredKernel lower_variant(const ir::Kernel &kernel, const Variant &variant,
                                 const ir::PassLog &log) {
+  // "sm_90a" is 90: the architecture's number, whatever its suffix.
+  int sm = 0;
+  if (variant.target == Target::GPU && variant.sm.rfind("sm_", 0) == 0)
+    for (size_t k = 3; k < variant.sm.size() && std::isdigit(static_cast<unsigned char>(variant.sm[k])); ++k)
+      sm = sm * 10 + (variant.sm[k] - '0');
   return ir::lower(kernel, variant.target, log ? log : dump_log(),
-                   {.covering_launch = variant.target == Target::GPU && variant.covering});
+                   {.covering_launch = variant.target == Target::GPU && variant.covering, .sm = sm});
 }
 
 codegen::GpuTarget gpu_target_of(const Variant &variant) {

@@ -1,0 +1,442 @@
+// The tile schedule on the tensor cores: a 2-D parallel loop of the matmul form over 16-bit float
+// arrays runs as tiles whose products are warps' mma.sync instructions (ir::Mma), on sm_80 and
+// later:
+//
+//   for i, j in parallel(M, N):         for tile = blockIdx.x; tile < tiles; tile += gridDim.x:
+//     acc = 0.0                           each element e the lane holds: acc_e = 0.0
+//     for k in range(K):        ==>       next = A[its rows, k0 .. k0+depth), B[...] (registers)
+//       acc += A[i, k] * B[k, j]          for k0 in range(0, K, depth):
+//     C[i, j] = acc                         A_tile[buf] = next; B_tile[buf] = next; barrier
+//                                           next = the chunk after (prefetch)
+//                                           for each 16 of the chunk's k, each 16 x 8 block of
+//                                             the warp's: mma(A_tile, B_tile) into its acc_e
+//                                         each element in range: C[i, j] = acc_e
+//
+// Both tiles lie in shared memory with k last ([buffer][row][k], 8 elements of padding per row),
+// whatever the arrays' layouts: A[i, k] or A[k, i], B[k, j] or B[j, k]. Chunk elements past the
+// inner loop's end are zeros; rows and columns past the loop's extents are the last row's or
+// column's (clamped) and are never written.
+//
+// The form: the iteration's one inner loop (step 1, bounds free of the iteration's variables)
+// has one statement, `acc = acc + A[..] * B[..]` (either operand order, the product rounded to
+// the arrays' type or not, conversions to f32 allowed), with `acc` an f32 local the iteration
+// declares before the loop, and A and B f16 arrays or bf16 arrays read at [i, k] or [k, i] and
+// [k, j] or [j, k]. The tensor cores add the exact products in an order of their own (see
+// docs/semantics.md), so the result is the default mapping's within the stated tolerance, not bit
+// for bit.
+#include "ir/Build.h"
+#include "ir/Passes.h"
+#include "ir/Synchronizes.h"
+#include "ir/TileForm.h"
+#include "support/Error.h"
+
+namespace loom::ir {
+
+namespace {
+
+using namespace tile;
+
+// Elements of padding after each row of a shared tile: keeps every row 16-byte aligned (ldmatrix
+// reads 16-byte rows) and puts the 8 rows of an 8 x 8 matrix in distinct banks.
+constexpr int64_t k_padding = 8;
+// The most f32 accumulators a thread keeps (4 per 16 x 8 block of its warp's).
+constexpr int64_t max_accumulators = 128;
+
+// A conversion to f32 of an f32 value (the front ends' f32(A[i, k]) after expand_half) is none.
+Expr strip_casts(Expr e) {
+  while (auto *c = e.as<Cast>())
+    if (c->a.type() == c->type)
+      e = c->a;
+    else
+      break;
+  return e;
+}
+
+// The matmul form of an iteration, once found.
+struct Form {
+  const Variable *i = nullptr, *j = nullptr;
+  std::vector<Stmt> before, after;
+  const For *inner = nullptr;
+  Var acc;
+  Pattern a{}, b{}; // a.axis == 0 (rows), b.axis == 1 (columns)
+  ScalarType input = ScalarType::F32;
+};
+
+// Why `loop` is not of the matmul form, or empty (and `form` filled in).
+std::string match(const ParallelFor *loop, const std::vector<Param> &params, Form &form) {
+  form.i = loop->vars[0].get(), form.j = loop->vars[1].get();
+  Stmt inner;
+  for (const Stmt &s : statements_of(loop->body)) {
+    if (s.as<For>() || s.as<While>()) {
+      if (inner.defined())
+        return "the iteration has more than one loop";
+      if (!s.as<For>())
+        return "the iteration's loop is a while loop";
+      inner = s;
+      continue;
+    }
+    (inner.defined() ? form.after : form.before).push_back(s);
+  }
+  if (!inner.defined())
+    return "the iteration has no inner range loop";
+  const For *f = form.inner = inner.as<For>();
+  if (!is_int_const(f->step, 1))
+    return "the inner loop's step is not 1";
+  std::set<const Variable *> locals;
+  for (const Stmt &s : form.before)
+    if (auto *d = s.as<Declare>())
+      locals.insert(d->var.get());
+  Effects bounds;
+  bounds.visit(f->begin), bounds.visit(f->end);
+  for (const Variable *v : bounds.mentioned)
+    if (v == form.i || v == form.j || locals.count(v))
+      return "the inner loop's bounds depend on '" + v->name + "'";
+  std::vector<Stmt> body = statements_of(f->body);
+  const Assign *update = body.size() == 1 ? body[0].as<Assign>() : nullptr;
+  const Binary *sum = update ? update->value.as<Binary>() : nullptr;
+  if (!sum || sum->op != BinaryOp::Add)
+    return "the inner loop's body is not the one update acc += A[i, k] * B[k, j]";
+  Expr product = is_var(sum->a, update->var.get())   ? sum->b
+                 : is_var(sum->b, update->var.get()) ? sum->a
+                                                     : Expr();
+  if (!product.defined())
+    return "the inner loop's update does not add to the variable it assigns";
+  if (update->var->type != ScalarType::F32)
+    return std::string("the accumulator '") + update->var->name + "' is " +
+           type_name(update->var->type) + "; the tensor cores accumulate in f32";
+  if (!locals.count(update->var.get()))
+    return "the accumulator '" + update->var->name +
+           "' is not a local the iteration declares before its inner loop";
+  form.acc = update->var;
+  if (auto *u = product.as<Unary>(); u && is_rounding(u->op))
+    product = u->a; // the product rounded to the arrays' type: the tensor cores keep it exact
+  auto *mul = strip_casts(product).as<Binary>();
+  if (!mul || mul->op != BinaryOp::Mul)
+    return "the inner loop's update adds no product A[i, k] * B[k, j]";
+  std::optional<Pattern> p[2];
+  ScalarType types[2];
+  const Expr operands[2] = {mul->a, mul->b};
+  for (int s = 0; s < 2; ++s) {
+    auto *load = strip_casts(operands[s]).as<Load>();
+    if (load)
+      p[s] = pattern_of(load, form.i, form.j, f->var.get());
+    if (!p[s])
+      return "a factor of the product is not an array read at [i, k], [k, i], [k, j] or [j, k]";
+    types[s] = params[p[s]->array].type;
+  }
+  if (p[0]->axis == p[1]->axis)
+    return "both factors of the product are read along the same loop variable";
+  form.a = p[0]->axis == 0 ? *p[0] : *p[1];
+  form.b = p[0]->axis == 0 ? *p[1] : *p[0];
+  if (types[0] != types[1] || !is_half_float(types[0]))
+    return std::string("the product's arrays are ") + type_name(types[0]) + " and " +
+           type_name(types[1]) + "; the tensor cores take two f16 or two bf16 arrays";
+  form.input = types[0];
+  Effects all;
+  all.visit(loop->body);
+  if (all.written.count(form.a.array) || all.written.count(form.b.array))
+    return "the iteration writes to an array the product reads";
+  return "";
+}
+
+// How a tile's threads split it: warps_m x warps_n warps, each computing a block of
+// warp_rows x warp_cols as blocks_m x blocks_n products of 16 x 8.
+struct Plan {
+  int64_t threads = 0, warps_m = 0, warps_n = 0, warp_rows = 0, warp_cols = 0;
+  int64_t blocks_m = 0, blocks_n = 0;
+};
+
+// Why `tile` cannot run on the tensor cores, or empty (and `plan` filled in).
+std::string plan_tiles(const TileSchedule &tile, Plan &plan) {
+  const int64_t threads = plan.threads = tile.threads();
+  if (threads % 32 != 0)
+    return "the tile's " + std::to_string(threads) + " threads are not whole warps";
+  if (tile.depth <= 0 || tile.depth % 16 != 0)
+    return "the depth " + std::to_string(tile.depth) +
+           " is not a positive multiple of 16, the k of one mma";
+  const int64_t warps = threads / 32;
+  for (int64_t m = 1; m <= warps; ++m) {
+    if (warps % m != 0)
+      continue;
+    const int64_t n = warps / m;
+    if (tile.rows % (16 * m) != 0 || tile.cols % (8 * n) != 0)
+      continue;
+    const int64_t rows = tile.rows / m, cols = tile.cols / n;
+    // The squarest warp block: the fewest fragment loads per product.
+    if (plan.warps_m == 0 || std::abs(rows - 2 * cols) < std::abs(plan.warp_rows - 2 * plan.warp_cols))
+      plan = Plan{threads, m, n, rows, cols, rows / 16, cols / 8};
+  }
+  if (plan.warps_m == 0)
+    return "the " + std::to_string(tile.rows) + " x " + std::to_string(tile.cols) +
+           " tile does not split among " + std::to_string(warps) +
+           " warps into blocks of whole 16 x 8 products";
+  if (plan.blocks_m * plan.blocks_n * 4 > max_accumulators)
+    return "each thread would keep " + std::to_string(plan.blocks_m * plan.blocks_n * 4) +
+           " accumulators (at most " + std::to_string(max_accumulators) +
+           "); use more threads or a smaller tile";
+  const int64_t bytes = 2 * (tile.rows + tile.cols) * (tile.depth + k_padding) * 2;
+  if (bytes > max_shared_bytes)
+    return "the staged tiles need " + std::to_string(bytes) + " bytes of shared memory, more than " +
+           "a block's " + std::to_string(max_shared_bytes) + "; use a smaller depth or tile";
+  if ((tile.rows * tile.depth) % threads != 0 || (tile.cols * tile.depth) % threads != 0)
+    return "the tile's threads do not divide its chunks of " + std::to_string(tile.depth) +
+           " steps evenly";
+  return "";
+}
+
+class MmaTiler {
+public:
+  MmaTiler(const std::vector<Param> &params, const TileSchedule &tile, const Plan &plan,
+           const Form &form, std::vector<Shared> &shared)
+      : params_(params), tile_(tile), plan_(plan), form_(form), shared_(shared) {}
+
+  Stmt map(const ParallelFor *loop, Expr &tiles) {
+    std::vector<Stmt> out;
+    Var m = make_var("rows", ScalarType::I64), n = make_var("cols", ScalarType::I64);
+    out.push_back(Declare::make(m, loop->extents[0]));
+    out.push_back(Declare::make(n, loop->extents[1]));
+    Expr tiles_j = div(add(var_ref(n), i64(tile_.cols - 1)), i64(tile_.cols));
+    tiles = mul(div(add(loop->extents[0], i64(tile_.rows - 1)), i64(tile_.rows)),
+                div(add(loop->extents[1], i64(tile_.cols - 1)), i64(tile_.cols)));
+    Var t = make_var("tile", ScalarType::I64);
+    std::vector<Stmt> body;
+    Var i0 = make_var("tile_row", ScalarType::I64), j0 = make_var("tile_col", ScalarType::I64);
+    body.push_back(Declare::make(i0, mul(div(var_ref(t), tiles_j), i64(tile_.rows))));
+    body.push_back(Declare::make(j0, mul(mod(var_ref(t), tiles_j), i64(tile_.cols))));
+    thread_body(body, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n));
+    body.push_back(Barrier::make()); // the next tile's stores wait for this one's last reads
+    out.push_back(For::make(t, reg_i64(Reg::BlockIdx, 0), tiles, reg_i64(Reg::GridDim, 0),
+                            Block::make(std::move(body))));
+    return Block::make(std::move(out));
+  }
+
+private:
+  Var declare(std::vector<Stmt> &out, const std::string &name, const Expr &value) {
+    Var v = make_var(name, value.type());
+    out.push_back(Declare::make(v, value));
+    return v;
+  }
+
+  void thread_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
+                   const Expr &n) {
+    Var tid = declare(out, "thread", reg_i64(Reg::ThreadIdx, 0));
+    Var warp = declare(out, "warp", div(var_ref(tid), i64(32)));
+    Var lane = declare(out, "lane", mod(var_ref(tid), i64(32)));
+    Var warp_row = declare(out, "warp_row", mul(div(var_ref(warp), i64(plan_.warps_n)),
+                                                i64(plan_.warp_rows)));
+    Var warp_col = declare(out, "warp_col", mul(mod(var_ref(warp), i64(plan_.warps_n)),
+                                                i64(plan_.warp_cols)));
+    // The rows (16 x 8 block bm, half h) and columns (block bn, pair member q) the lane holds.
+    Var group = declare(out, "group", div(var_ref(lane), i64(4)));
+    Var pair = declare(out, "pair", mul(mod(var_ref(lane), i64(4)), i64(2)));
+    struct Position {
+      Expr in_range, clamped, valid;
+    };
+    auto position = [&](const std::string &name, const Expr &origin, const Expr &extent) {
+      Var at = declare(out, name, origin);
+      Var clamped = declare(out, name, min(var_ref(at), sub(extent, i64(1))));
+      Var valid = declare(out, name + "_valid", lt(var_ref(at), extent));
+      return Position{var_ref(at), var_ref(clamped), var_ref(valid)};
+    };
+    std::vector<Position> rows, cols; // rows[bm * 2 + h], cols[bn * 2 + q]
+    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+      for (int h = 0; h < 2; ++h)
+        rows.push_back(position(form_.i->name,
+                                add(add(i0, var_ref(warp_row)),
+                                    add(var_ref(group), i64(bm * 16 + h * 8))),
+                                m));
+    for (int64_t bn = 0; bn < plan_.blocks_n; ++bn)
+      for (int q = 0; q < 2; ++q)
+        cols.push_back(position(form_.j->name,
+                                add(add(j0, var_ref(warp_col)), add(var_ref(pair), i64(bn * 8 + q))),
+                                n));
+
+    // Each element the lane holds: its copy of the iteration, and its accumulator.
+    struct Element {
+      int64_t row, col; // indices into rows and cols
+      Copy copy;
+      Var acc;
+    };
+    std::vector<Element> elements;
+    elements.reserve(size_t(plan_.blocks_m * plan_.blocks_n * 4));
+    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+      for (int64_t bn = 0; bn < plan_.blocks_n; ++bn)
+        for (int r = 0; r < 4; ++r) {
+          Element &e = elements.emplace_back(Element{bm * 2 + r / 2, bn * 2 + r % 2, Copy(), {}});
+          e.copy.values[form_.i] = rows[e.row].clamped;
+          e.copy.values[form_.j] = cols[e.col].clamped;
+          e.copy.valid = logical_and(rows[e.row].valid, cols[e.col].valid);
+          for (const Stmt &s : form_.before)
+            out.push_back(e.copy.mutate(s));
+          e.acc = e.copy.to.at(form_.acc.get());
+        }
+
+    Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
+    Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
+    out.push_back(IfThenElse::make(lt(var_ref(kb), var_ref(ke)),
+                                   staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n,
+                                               var_ref(tid), var_ref(warp_row), var_ref(warp_col),
+                                               elements)));
+
+    // The statements after the inner loop, for the elements in range.
+    for (Element &e : elements) {
+      e.copy.values[form_.i] = rows[e.row].in_range;
+      e.copy.values[form_.j] = cols[e.col].in_range;
+      e.copy.valid = Expr();
+      std::vector<Stmt> after;
+      for (const Stmt &s : form_.after)
+        after.push_back(e.copy.mutate(s));
+      if (!after.empty())
+        out.push_back(IfThenElse::make(logical_and(rows[e.row].valid, cols[e.col].valid),
+                                       Block::make(std::move(after))));
+    }
+  }
+
+  // An operand staged through shared memory: tile[buffer][row][k].
+  struct Staged {
+    Pattern pattern;
+    int64_t extent; // the tile's rows (A) or columns (B)
+    Shared tile;
+    std::vector<Var> next; // this thread's prefetched elements
+  };
+
+  template <class Elements>
+  Stmt staged_loop(const Expr &kb, const Expr &ke, const Expr &i0, const Expr &j0, const Expr &m,
+                   const Expr &n, const Expr &tid, const Expr &warp_row, const Expr &warp_col,
+                   Elements &elements) {
+    const int64_t depth = tile_.depth, threads = plan_.threads;
+    Staged staged[2] = {{form_.a, tile_.rows, nullptr, {}}, {form_.b, tile_.cols, nullptr, {}}};
+    for (Staged &s : staged) {
+      s.tile = make_staging_array(params_[s.pattern.array].name + "_tile", form_.input,
+                                  {2, s.extent, depth + k_padding});
+      shared_.push_back(s.tile);
+    }
+    // Element l of this thread's share of a chunk: element tid + l * threads of the tile,
+    // numbered along the array's contiguous dimension first (coalesced reads).
+    auto element = [&](const Staged &s, int64_t l, Expr &kk, Expr &pos) {
+      Expr e = add(tid, i64(l * threads));
+      const int64_t fast = s.pattern.k_dim == 1 ? depth : s.extent;
+      Expr inner = mod(e, i64(fast)), outer = div(e, i64(fast));
+      kk = s.pattern.k_dim == 1 ? inner : outer;
+      pos = s.pattern.k_dim == 1 ? outer : inner;
+    };
+    auto count = [&](const Staged &s) { return s.extent * depth / threads; };
+    // The chunk at k0 into the registers: zeros past the inner loop's end.
+    auto prefetch = [&](std::vector<Stmt> &into, const Expr &k0, bool declare) {
+      for (Staged &s : staged)
+        for (int64_t l = 0; l < count(s); ++l) {
+          Expr kk, pos;
+          element(s, l, kk, pos);
+          Expr k = add(k0, kk);
+          const Expr &base = s.pattern.axis == 0 ? i0 : j0;
+          const Expr &extent = s.pattern.axis == 0 ? m : n;
+          Expr x = min(add(base, pos), sub(extent, i64(1)));
+          Expr kc = min(k, sub(ke, i64(1)));
+          std::vector<Expr> idx =
+              s.pattern.k_dim == 0 ? std::vector<Expr>{kc, x} : std::vector<Expr>{x, kc};
+          Expr value = Select::make(lt(k, ke), Load::make(form_.input, s.pattern.array, idx),
+                                    FloatConst::make(ScalarType::F32, 0.0));
+          if (declare) {
+            s.next.push_back(make_var(params_[s.pattern.array].name + "_next", ScalarType::F32));
+            into.push_back(Declare::make(s.next.back(), value));
+          } else {
+            into.push_back(Assign::make(s.next[size_t(l)], value));
+          }
+        }
+    };
+    std::vector<Stmt> out;
+    prefetch(out, kb, true);
+    Var buf = make_var("buffer", ScalarType::I64);
+    out.push_back(Declare::make(buf, i64(0)));
+    Var k0 = make_var("chunk", ScalarType::I64);
+    std::vector<Stmt> chunk;
+    for (const Staged &s : staged)
+      for (int64_t l = 0; l < count(s); ++l) {
+        Expr kk, pos;
+        element(s, l, kk, pos);
+        chunk.push_back(SharedStore::make(s.tile, {var_ref(buf), pos, kk}, var_ref(s.next[l])));
+      }
+    chunk.push_back(Barrier::make());
+    prefetch(chunk, add(var_ref(k0), i64(depth)), false);
+    for (int64_t ks = 0; ks < depth; ks += 16)
+      for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+        for (int64_t bn = 0; bn < plan_.blocks_n; ++bn) {
+          std::array<Var, 4> acc;
+          for (int r = 0; r < 4; ++r)
+            acc[r] = elements[size_t((bm * plan_.blocks_n + bn) * 4 + r)].acc;
+          chunk.push_back(Mma::make(staged[0].tile, {var_ref(buf), add(warp_row, i64(bm * 16)), i64(ks)},
+                                    staged[1].tile, {var_ref(buf), add(warp_col, i64(bn * 8)), i64(ks)},
+                                    acc));
+        }
+    chunk.push_back(Assign::make(buf, sub(i64(1), var_ref(buf))));
+    out.push_back(For::make(k0, kb, ke, i64(depth), Block::make(std::move(chunk))));
+    return Block::make(std::move(out));
+  }
+
+  const std::vector<Param> &params_;
+  const TileSchedule &tile_;
+  const Plan &plan_;
+  const Form &form_;
+  std::vector<Shared> &shared_;
+};
+
+// The last parallel loop at the top of the task's body (split_into_tasks leaves one).
+const ParallelFor *top_parallel_loop(const Task &task) {
+  const ParallelFor *loop = nullptr;
+  for (const Stmt &s : statements_of(task.body))
+    if (auto *p = s.as<ParallelFor>())
+      loop = p;
+  return loop;
+}
+
+} // namespace
+
+std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &params,
+                                 const TileSchedule &tile, int sm, std::vector<Shared> &shared,
+                                 std::string &why_not) {
+  const ParallelFor *loop = top_parallel_loop(task);
+  Form form;
+  Plan plan;
+  if (!loop || loop->vars.size() != 2) {
+    why_not = "the task has no 2-D parallel loop";
+    return std::nullopt;
+  }
+  if (!task.reductions.empty()) {
+    why_not = "the loop reduces into an array element all iterations share";
+    return std::nullopt;
+  }
+  why_not = match(loop, params, form);
+  if (!why_not.empty())
+    return std::nullopt;
+  if (sm < 80) {
+    why_not = sm > 0 ? "the GPU is sm_" + std::to_string(sm) + "; mma.sync needs sm_80 or later"
+                     : "the GPU's architecture is not known";
+    return std::nullopt;
+  }
+  why_not = plan_tiles(tile, plan);
+  if (!why_not.empty())
+    return std::nullopt;
+  std::vector<Shared> staged = shared;
+  std::vector<Stmt> out;
+  Expr tiles;
+  for (const Stmt &s : statements_of(task.body))
+    out.push_back(s.as<ParallelFor>() == loop
+                      ? MmaTiler(params, tile, plan, form, staged).map(loop, tiles)
+                      : s);
+  shared = std::move(staged);
+  Task mapped = task;
+  mapped.body = out.size() == 1 ? out[0] : Block::make(std::move(out));
+  mapped.domain = {tiles};
+  mapped.tile = tile;
+  mapped.threads = tile.threads();
+  mapped.tensor_cores = std::string("mma.sync m16n8k16, ") + type_name(form.input) +
+                        " products into f32: " + std::to_string(plan.warps_m) + " x " +
+                        std::to_string(plan.warps_n) + " warps, each a " +
+                        std::to_string(plan.warp_rows) + " x " + std::to_string(plan.warp_cols) +
+                        " block (" + std::to_string(plan.blocks_m) + " x " +
+                        std::to_string(plan.blocks_n) + " products of 16 x 8) per " +
+                        std::to_string(tile.depth) + " steps of k";
+  return mapped;
+}
+
+} // namespace loom::ir
