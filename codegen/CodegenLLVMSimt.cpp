@@ -239,6 +239,10 @@ void CodegenLLVM::visit_node(const ir::Barrier *) {
   emit_barrier();
 }
 
+void CodegenLLVM::visit_node(const ir::Assume *op) {
+  builder.CreateAssumption(codegen(op->cond));
+}
+
 void CodegenLLVM::visit_node(const ir::Mma *op) {
   emit_mma(op);
 }

@@ -401,21 +401,35 @@ llvm::Value *CodegenPTX::dynamic_shared_bytes() {
   return builder.CreateZExt(bytes, builder.getInt64Ty());
 }
 
-// The warp's fragments of A and B through ldmatrix (each lane names one 16-byte row of an 8 x 8
-// matrix: A's four are rows 0-7 and 8-15 at k 0 and 8, B's two rows 0-7 at k 0 and 8), in
-// exactly the registers mma.sync takes them in, then the product into the four accumulators.
+// The warp's fragments of A and B through ldmatrix: each lane names one 16-byte row of one of
+// the 8 x 8 matrices (lanes 8q .. 8q+7 matrix q), and the matrices land in exactly the registers
+// mma.sync takes: A's four are its rows 0-7 and 8-15 at k 0, then at k 8; B's two its rows at k
+// 0 and k 8. A block stored k-major ([k][rows]) is read with .trans, which hands each lane the
+// elements of the transposed matrix.
 void CodegenPTX::emit_mma(const ir::Mma *op) {
   llvm::Value *lane = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid);
-  auto fragment = [&](const ir::Shared &array, const std::vector<ir::Expr> &origin, int rows,
-                      llvm::Intrinsic::ID load, int count) {
+  llvm::Value *r = builder.CreateAnd(lane, builder.getInt32(7));
+  auto fragment = [&](const ir::Shared &array, const std::vector<ir::Expr> &origin, bool k_last,
+                      bool is_a) {
+    llvm::Value *q = builder.CreateLShr(lane, builder.getInt32(3));
+    if (!is_a)
+      q = builder.CreateAnd(q, builder.getInt32(1)); // x2: lanes 16-31's addresses are unused
+    llvm::Value *q_low = builder.CreateAnd(q, builder.getInt32(1));
+    llvm::Value *q_high = builder.CreateLShr(q, builder.getInt32(1));
+    // The matrix's block row (0 or 8) and its k (0 or 8).
+    llvm::Value *block_row = is_a ? q_low : builder.getInt32(0);
+    llvm::Value *block_k = is_a ? q_high : q;
+    llvm::Value *row, *col;
+    if (k_last) // the lane's row is a block row; the matrix starts at its k
+      row = builder.CreateAdd(builder.CreateShl(block_row, 3), r),
+      col = builder.CreateShl(block_k, 3);
+    else // the lane's row is a k; the matrix starts at its block row
+      row = builder.CreateAdd(builder.CreateShl(block_k, 3), r),
+      col = builder.CreateShl(block_row, 3);
     llvm::Value *base = shared_address(array, origin);
     const int64_t stride = array->extents.back();
-    llvm::Value *row = builder.CreateURem(lane, builder.getInt32(rows));
-    llvm::Value *half = builder.CreateAnd(builder.CreateUDiv(lane, builder.getInt32(rows)),
-                                          builder.getInt32(1));
-    llvm::Value *offset =
-        builder.CreateAdd(builder.CreateMul(row, builder.getInt32(static_cast<int32_t>(stride))),
-                          builder.CreateMul(half, builder.getInt32(8)));
+    llvm::Value *offset = builder.CreateAdd(
+        builder.CreateMul(row, builder.getInt32(static_cast<int32_t>(stride))), col);
     llvm::Value *address = builder.CreateGEP(memory_type(array->type), base,
                                              builder.CreateZExt(offset, builder.getInt64Ty()));
     // ldmatrix reads shared memory: its address is a shared pointer (the overloaded form takes
@@ -423,20 +437,23 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
     llvm::Type *pointer = llvm::PointerType::get(context, 3);
     if (address->getType() != pointer)
       address = builder.CreateAddrSpaceCast(address, pointer);
+    const llvm::Intrinsic::ID load =
+        is_a ? (k_last ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16
+                       : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16)
+             : (k_last ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16
+                       : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16);
     llvm::Function *f =
         llvm::Intrinsic::isOverloaded(load)
             ? llvm::Intrinsic::getDeclaration(module.get(), load, {pointer})
             : llvm::Intrinsic::getDeclaration(module.get(), load);
     llvm::Value *loaded = builder.CreateCall(f, {address});
     std::vector<llvm::Value *> regs;
-    for (int k = 0; k < count; ++k)
-      regs.push_back(builder.CreateExtractValue(loaded, {static_cast<unsigned>(k)}));
+    for (unsigned k = 0; k < (is_a ? 4u : 2u); ++k)
+      regs.push_back(builder.CreateExtractValue(loaded, {k}));
     return regs;
   };
-  std::vector<llvm::Value *> a = fragment(op->a, op->a_origin, 16,
-                                          llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16, 4);
-  std::vector<llvm::Value *> b = fragment(op->b, op->b_origin, 8,
-                                          llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16, 2);
+  std::vector<llvm::Value *> a = fragment(op->a, op->a_origin, op->a_k_last, true);
+  std::vector<llvm::Value *> b = fragment(op->b, op->b_origin, op->b_k_last, false);
   llvm::Function *mma = llvm::Intrinsic::getDeclaration(
       module.get(), op->input == ir::ScalarType::F16
                   ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32
@@ -453,8 +470,8 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
     if (args[k]->getType() != type->getParamType(k)) // <2 x half> for f16, i32 for bf16
       args[k] = builder.CreateBitCast(args[k], type->getParamType(k));
   llvm::Value *d = builder.CreateCall(mma, args);
-  for (unsigned r = 0; r < 4; ++r)
-    builder.CreateStore(builder.CreateExtractValue(d, {r}), lookup(op->acc[r]));
+  for (unsigned e = 0; e < 4; ++e)
+    builder.CreateStore(builder.CreateExtractValue(d, {e}), lookup(op->acc[e]));
 }
 
 llvm::Value *CodegenPTX::warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,

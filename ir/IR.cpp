@@ -424,8 +424,8 @@ Stmt SharedStore::make(Shared array, std::vector<Expr> indices, Expr value) {
       std::make_shared<const SharedStore>(std::move(array), std::move(indices), std::move(value)));
 }
 
-Stmt Mma::make(Shared a, std::vector<Expr> a_origin, Shared b, std::vector<Expr> b_origin,
-               std::array<Var, 4> acc) {
+Stmt Mma::make(Shared a, std::vector<Expr> a_origin, bool a_k_last, Shared b,
+               std::vector<Expr> b_origin, bool b_k_last, std::array<Var, 4> acc) {
   if (!a || !b || a->type != b->type || !is_half_float(a->type) || a->local() || b->local())
     ill_typed("mma of arrays other than two shared arrays of f16 or of bf16");
   if (a->extents.size() < 2 || b->extents.size() < 2)
@@ -436,8 +436,15 @@ Stmt Mma::make(Shared a, std::vector<Expr> a_origin, Shared b, std::vector<Expr>
     if (!v || v->type != ScalarType::F32)
       ill_typed("mma accumulator that is not an f32 local");
   const ScalarType input = a->type;
-  return Stmt(std::make_shared<const Mma>(input, std::move(a), std::move(a_origin), std::move(b),
-                                          std::move(b_origin), std::move(acc)));
+  return Stmt(std::make_shared<const Mma>(input, std::move(a), std::move(a_origin), a_k_last,
+                                          std::move(b), std::move(b_origin), b_k_last,
+                                          std::move(acc)));
+}
+
+Stmt Assume::make(Expr cond) {
+  if (cond.type() != ScalarType::Bool)
+    ill_typed("assume of a " + std::string(type_name(cond.type())) + ", not a bool");
+  return Stmt(std::make_shared<const Assume>(std::move(cond)));
 }
 
 Stmt Barrier::make() {

@@ -401,7 +401,8 @@ struct WarpOp : ExprNode {
   X(Atomic)                                                                                        \
   X(Print)                                                                                         \
   X(Assert)                                                                                        \
-  X(Mma)
+  X(Mma)                                                                                           \
+  X(Assume)
 
 enum class StmtKind : uint8_t {
 #define LOOM_X(name) name,
@@ -567,12 +568,13 @@ struct Atomic : StmtNode {
 
 // A warp's matrix multiply-accumulate on the tensor cores (PTX's mma.sync.aligned.m16n8k16.row.col
 // with f32 accumulators, sm_80 and later): D = C + A * B^T for a 16 x 16 block A of shared array
-// `a` and an 8 x 16 block B of shared array `b`, both of `input` (f16 or bf16) with the k
-// dimension last: A[m][kk] = a[a_origin..., a_row + m, a_k + kk] and B[n][kk] = b[b_origin...,
-// b_row + n, b_k + kk] (`*_origin` holds every index, its last two the block's first row and k;
-// both multiples of 8 from a 16-byte aligned row). D[m][n] = C[m][n] + sum over kk < 16 of
-// A[m][kk] * B[n][kk], m < 16, n < 8. C and D are spread over the warp's 32 lanes as PTX lays
-// them out: lane l holds in acc[r] (f32 locals, read and assigned) the element
+// `a` and an 8 x 16 block B of shared array `b`, both of `input` (f16 or bf16). A[m][kk] is
+// a[a_origin..., row0 + m, k0 + kk] when `a_k_last` (the block's rows along the next-to-last
+// dimension, k along the last), else a[a_origin..., k0 + kk, row0 + m]; B[n][kk] likewise from b
+// with `b_k_last` (`*_origin` holds every index, its last two the block's first element in the
+// array's own order; those two multiples of 8, rows 16-byte aligned). D[m][n] = C[m][n] + sum
+// over kk < 16 of A[m][kk] * B[n][kk], m < 16, n < 8. C and D are spread over the warp's 32
+// lanes as PTX lays them out: lane l holds in acc[r] (f32 locals, read and assigned) the element
 // (l / 4 + 8 * (r / 2), 2 * (l % 4) + r % 2). Every lane of the warp takes part, with the same
 // origins; the products are exact and their sum rounds to f32 in an order the hardware chooses
 // (docs/semantics.md). The CPU and the interpreter compute each lane's elements from shared
@@ -582,14 +584,28 @@ struct Mma : StmtNode {
   ScalarType input;
   Shared a, b;
   std::vector<Expr> a_origin, b_origin;
+  bool a_k_last, b_k_last;
   std::array<Var, 4> acc;
-  Mma(ScalarType in, Shared a_, std::vector<Expr> ao, Shared b_, std::vector<Expr> bo,
-      std::array<Var, 4> c)
+  Mma(ScalarType in, Shared a_, std::vector<Expr> ao, bool ak, Shared b_, std::vector<Expr> bo,
+      bool bk, std::array<Var, 4> c)
       : StmtNode(static_kind), input(in), a(std::move(a_)), b(std::move(b_)),
-        a_origin(std::move(ao)), b_origin(std::move(bo)), acc(std::move(c)) {}
-  static Stmt make(Shared a, std::vector<Expr> a_origin, Shared b, std::vector<Expr> b_origin,
-                   std::array<Var, 4> acc);
+        a_origin(std::move(ao)), b_origin(std::move(bo)), a_k_last(ak), b_k_last(bk),
+        acc(std::move(c)) {}
+  static Stmt make(Shared a, std::vector<Expr> a_origin, bool a_k_last, Shared b,
+                   std::vector<Expr> b_origin, bool b_k_last, std::array<Var, 4> acc);
 };
+
+// A fact lowering passes promise for the code after it (LLVM's llvm.assume): `cond` holds
+// whenever control reaches here, and code generation may rely on it (the tensor-core tile's
+// 16-byte loads where its operands' rows are multiples of 8 elements). Only a pass that tested
+// `cond` on the path makes one; the interpreter checks it.
+struct Assume : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Assume;
+  Expr cond;
+  explicit Assume(Expr c) : StmtNode(static_kind), cond(std::move(c)) {}
+  static Stmt make(Expr cond);
+};
+
 // The element of the 16 x 8 accumulator block that lane `lane`'s acc[r] holds (Mma).
 inline int mma_row(int lane, int r) { return lane / 4 + 8 * (r / 2); }
 inline int mma_col(int lane, int r) { return 2 * (lane % 4) + r % 2; }

@@ -245,6 +245,12 @@ void Machine::exec_node(const Stmt &s) {
   case StmtKind::Mma:
     mma(s.as<Mma>());
     return;
+  case StmtKind::Assume:
+    if (!decide(eval(s.as<Assume>()->cond), "an assumption"))
+      throw InterpreterError("kernel '" + name_ + "': the assumption " +
+                             to_string(s.as<Assume>()->cond, params_) +
+                             " that lowering made does not hold" + where());
+    return;
   case StmtKind::Assert: {
     auto *n = s.as<Assert>();
     if (decide(eval(n->cond), "an assertion's condition"))
@@ -449,12 +455,13 @@ void Machine::mma(const Mma *n) {
     throw InterpreterError("kernel '" + name_ + "': mma outside a SIMT thread" + where());
   const int lane = thread_->linear % support::SimtBlock::warp_size;
   // The linear index of element (row, kk) of the block at `origin`, checked against the extents.
-  auto element = [&](const Shared &array, const std::vector<Expr> &origin, int row, int kk) {
+  auto element = [&](const Shared &array, const std::vector<Expr> &origin, bool k_last, int row,
+                     int kk) {
     const int a = shared_index(array);
     std::vector<int64_t> at;
     for (const Expr &e : origin)
       at.push_back(eval(e).v.i);
-    at[at.size() - 2] += row, at.back() += kk;
+    at[at.size() - 2] += k_last ? row : kk, at.back() += k_last ? kk : row;
     int64_t linear = 0;
     for (size_t d = 0; d < at.size(); ++d) {
       if (at[d] < 0 || at[d] >= array->extents[d])
@@ -469,8 +476,8 @@ void Machine::mma(const Mma *n) {
   for (int r = 0; r < 4; ++r) {
     float sum = static_cast<float>(lookup(n->acc[r]).v.f);
     for (int kk = 0; kk < 16; ++kk)
-      sum += static_cast<float>(element(n->a, n->a_origin, mma_row(lane, r), kk)) *
-             static_cast<float>(element(n->b, n->b_origin, mma_col(lane, r), kk));
+      sum += static_cast<float>(element(n->a, n->a_origin, n->a_k_last, mma_row(lane, r), kk)) *
+             static_cast<float>(element(n->b, n->b_origin, n->b_k_last, mma_col(lane, r), kk));
     lookup(n->acc[r]) = Value{float_value(ScalarType::F32, sum), {}};
   }
 }

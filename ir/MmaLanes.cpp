@@ -18,17 +18,19 @@ Stmt mma_by_lane(const Mma &n) {
   out.push_back(Declare::make(lane, mod(linear, i64(32))));
   Expr group = div(var_ref(lane), i64(4)), pair = mul(mod(var_ref(lane), i64(4)), i64(2));
   // Element (row, kk) of the block at `origin`.
-  auto element = [](const Shared &array, std::vector<Expr> origin, const Expr &row, int kk) {
+  auto element = [](const Shared &array, std::vector<Expr> origin, bool k_last, const Expr &row,
+                    int kk) {
     const size_t d = origin.size();
-    origin[d - 2] = add(origin[d - 2], row);
-    origin[d - 1] = add(origin[d - 1], i64(kk));
+    origin[d - 2] = add(origin[d - 2], k_last ? row : i64(kk));
+    origin[d - 1] = add(origin[d - 1], k_last ? i64(kk) : row);
     return SharedLoad::make(array, std::move(origin));
   };
   for (int r = 0; r < 4; ++r) {
     Expr row = add(group, i64(8 * (r / 2))), col = add(pair, i64(r % 2));
     Expr sum = var_ref(n.acc[r]);
     for (int kk = 0; kk < 16; ++kk)
-      sum = add(sum, mul(element(n.a, n.a_origin, row, kk), element(n.b, n.b_origin, col, kk)));
+      sum = add(sum, mul(element(n.a, n.a_origin, n.a_k_last, row, kk),
+                         element(n.b, n.b_origin, n.b_k_last, col, kk)));
     out.push_back(Assign::make(n.acc[r], sum));
   }
   return Block::make(std::move(out));

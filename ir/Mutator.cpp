@@ -47,6 +47,9 @@ void Visitor::visit_node(const SharedStore *n) {
   visit(n->value);
 }
 void Visitor::visit_node(const Barrier *) {}
+void Visitor::visit_node(const Assume *n) {
+  visit(n->cond);
+}
 void Visitor::visit_node(const Mma *n) {
   for (const Expr &i : n->a_origin)
     visit(i);
@@ -209,11 +212,17 @@ Stmt Mutator::mutate_node(const SharedStore *n, const Stmt &self) {
 Stmt Mutator::mutate_node(const Barrier *, const Stmt &self) {
   return self;
 }
+Stmt Mutator::mutate_node(const Assume *n, const Stmt &self) {
+  Expr c = mutate(n->cond);
+  return c.same_as(n->cond) ? self : Assume::make(c);
+}
 Stmt Mutator::mutate_node(const Mma *n, const Stmt &self) {
   bool changed = false;
   auto a = mutate_all(n->a_origin, changed);
   auto b = mutate_all(n->b_origin, changed);
-  return changed ? Mma::make(n->a, std::move(a), n->b, std::move(b), n->acc) : self;
+  return changed ? Mma::make(n->a, std::move(a), n->a_k_last, n->b, std::move(b), n->b_k_last,
+                             n->acc)
+                 : self;
 }
 Stmt Mutator::mutate_node(const Print *n, const Stmt &self) {
   bool changed = false;
@@ -360,7 +369,8 @@ Stmt RenameVars::mutate_node(const Mma *n, const Stmt &self) {
   for (Var &v : acc)
     if (auto it = to.find(v.get()); it != to.end())
       v = it->second, renamed = true;
-  return renamed ? Mma::make(m->a, m->a_origin, m->b, m->b_origin, acc) : s;
+  return renamed ? Mma::make(m->a, m->a_origin, m->a_k_last, m->b, m->b_origin, m->b_k_last, acc)
+                 : s;
 }
 Stmt RenameVars::mutate_node(const Declare *n, const Stmt &self) {
   Expr init = mutate(n->init);

@@ -115,13 +115,18 @@ public:
     case StmtKind::Barrier:
       os << pad << "barrier\n";
       return;
+    case StmtKind::Assume:
+      os << pad << "assume " << expr(s.as<Assume>()->cond) << "\n";
+      return;
     case StmtKind::Mma: {
       auto *n = s.as<Mma>();
       os << pad << "mma.m16n8k16." << type_name(n->input) << " ";
       for (size_t r = 0; r < n->acc.size(); ++r)
         os << (r ? ", " : "") << name_of(n->acc[r]);
-      os << " += " << shared_name(n->a) << "[" << list(n->a_origin) << "] * "
-         << shared_name(n->b) << "[" << list(n->b_origin) << "]^T\n";
+      // Each operand's block as [rows, k], or [k, rows] (k-major) with a ' after it.
+      os << " += " << shared_name(n->a) << "[" << list(n->a_origin) << "]"
+         << (n->a_k_last ? "" : "'") << " * " << shared_name(n->b) << "["
+         << list(n->b_origin) << "]" << (n->b_k_last ? "" : "'") << "^T\n";
       return;
     }
     case StmtKind::Print: {

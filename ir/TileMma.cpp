@@ -12,8 +12,8 @@
 //                                             the warp's: mma(A_tile, B_tile) into its acc_e
 //                                         each element in range: C[i, j] = acc_e
 //
-// Both tiles lie in shared memory with k last ([buffer][row][k], 8 elements of padding per row),
-// whatever the arrays' layouts: A[i, k] or A[k, i], B[k, j] or B[j, k]. Chunk elements past the
+// Both tiles lie in shared memory in their arrays' own layout ([buffer][row][k] or [buffer][k][row], 8
+// elements of padding per row; a k-major block is read with ldmatrix .trans). Chunk elements past the
 // inner loop's end are zeros; rows and columns past the loop's extents are the last row's or
 // column's (clamped) and are never written.
 //
@@ -174,13 +174,15 @@ std::string plan_tiles(const TileSchedule &tile, Plan &plan) {
     return "each thread would keep " + std::to_string(plan.blocks_m * plan.blocks_n * 4) +
            " accumulators (at most " + std::to_string(max_accumulators) +
            "); use more threads or a smaller tile";
-  const int64_t bytes = 2 * (tile.rows + tile.cols) * (tile.depth + k_padding) * 2;
+  // A tile k-major (A[k, i], B[k, j]) pads its rows of `rows` or `cols` elements instead.
+  const int64_t bytes = 2 * 2 * std::max((tile.rows + tile.cols) * (tile.depth + k_padding),
+                                         tile.depth * (tile.rows + tile.cols + 2 * k_padding));
   if (bytes > max_shared_bytes)
     return "the staged tiles need " + std::to_string(bytes) + " bytes of shared memory, more than " +
            "a block's " + std::to_string(max_shared_bytes) + "; use a smaller depth or tile";
-  if ((tile.rows * tile.depth) % threads != 0 || (tile.cols * tile.depth) % threads != 0)
+  if ((tile.rows * tile.depth / 8) % threads != 0 || (tile.cols * tile.depth / 8) % threads != 0)
     return "the tile's threads do not divide its chunks of " + std::to_string(tile.depth) +
-           " steps evenly";
+           " steps into equal shares of 8-element groups";
   return "";
 }
 
@@ -292,11 +294,15 @@ private:
     }
   }
 
-  // An operand staged through shared memory: tile[buffer][row][k].
+  // An operand staged through shared memory in its array's own layout: tile[buffer][row][k]
+  // (k_last, A[i, k] or B[j, k]) or tile[buffer][k][row] (A[k, i], B[k, j]). Each thread copies
+  // groups of 8 elements neighbouring along the last dimension (16 bytes).
   struct Staged {
     Pattern pattern;
     int64_t extent; // the tile's rows (A) or columns (B)
     Shared tile;
+    bool k_last;
+    int64_t fast;          // the last dimension's length in the tile: depth or extent
     std::vector<Var> next; // this thread's prefetched elements
   };
 
@@ -305,68 +311,98 @@ private:
                    const Expr &n, const Expr &tid, const Expr &warp_row, const Expr &warp_col,
                    Elements &elements) {
     const int64_t depth = tile_.depth, threads = plan_.threads;
-    Staged staged[2] = {{form_.a, tile_.rows, nullptr, {}}, {form_.b, tile_.cols, nullptr, {}}};
+    Staged staged[2] = {{form_.a, tile_.rows, nullptr, form_.a.k_dim == 1, 0, {}},
+                        {form_.b, tile_.cols, nullptr, form_.b.k_dim == 1, 0, {}}};
     for (Staged &s : staged) {
+      s.fast = s.k_last ? depth : s.extent;
+      const int64_t slow = s.k_last ? s.extent : depth;
       s.tile = make_staging_array(params_[s.pattern.array].name + "_tile", form_.input,
-                                  {2, s.extent, depth + k_padding});
+                                  {2, slow, s.fast + k_padding});
       shared_.push_back(s.tile);
     }
-    // Element l of this thread's share of a chunk: element tid + l * threads of the tile,
-    // numbered along the array's contiguous dimension first (coalesced reads).
-    auto element = [&](const Staged &s, int64_t l, Expr &kk, Expr &pos) {
-      Expr e = add(tid, i64(l * threads));
-      const int64_t fast = s.pattern.k_dim == 1 ? depth : s.extent;
-      Expr inner = mod(e, i64(fast)), outer = div(e, i64(fast));
-      kk = s.pattern.k_dim == 1 ? inner : outer;
-      pos = s.pattern.k_dim == 1 ? outer : inner;
+    // Element v of group l of this thread's share of a chunk: group tid + l * threads, the groups
+    // numbered along the last dimension first (coalesced 16-byte reads).
+    auto element = [&](const Staged &s, int64_t l, int v, Expr &kk, Expr &pos) {
+      Expr g = add(tid, i64(l * threads));
+      Expr fast = add(mul(mod(g, i64(s.fast / 8)), i64(8)), i64(v));
+      Expr slow = div(g, i64(s.fast / 8));
+      kk = s.k_last ? fast : slow;
+      pos = s.k_last ? slow : fast;
     };
-    auto count = [&](const Staged &s) { return s.extent * depth / threads; };
-    // The chunk at k0 into the registers: zeros past the inner loop's end.
-    auto prefetch = [&](std::vector<Stmt> &into, const Expr &k0, bool declare) {
-      for (Staged &s : staged)
-        for (int64_t l = 0; l < count(s); ++l) {
-          Expr kk, pos;
-          element(s, l, kk, pos);
-          Expr k = add(k0, kk);
-          const Expr &base = s.pattern.axis == 0 ? i0 : j0;
-          const Expr &extent = s.pattern.axis == 0 ? m : n;
-          Expr x = min(add(base, pos), sub(extent, i64(1)));
-          Expr kc = min(k, sub(ke, i64(1)));
-          std::vector<Expr> idx =
-              s.pattern.k_dim == 0 ? std::vector<Expr>{kc, x} : std::vector<Expr>{x, kc};
-          Expr value = Select::make(lt(k, ke), Load::make(form_.input, s.pattern.array, idx),
-                                    FloatConst::make(ScalarType::F32, 0.0));
-          if (declare) {
-            s.next.push_back(make_var(params_[s.pattern.array].name + "_next", ScalarType::F32));
-            into.push_back(Declare::make(s.next.back(), value));
-          } else {
-            into.push_back(Assign::make(s.next[size_t(l)], value));
+    auto groups = [&](const Staged &s) { return s.extent * depth / 8 / threads; };
+    // The chunk at k0 into the registers. Where the chunk and the tile lie whole inside the
+    // arrays and their rows are multiples of 8 elements (so every group is 16-byte aligned, which
+    // the assumption tells LLVM), plain loads that merge into 16-byte ones; elsewhere indices
+    // clamped into the arrays and zeros past the inner loop's end.
+    auto prefetch = [&](std::vector<Stmt> &into, const Expr &k0) {
+      std::vector<Stmt> whole, edge;
+      Expr inside = le(add(k0, i64(depth)), ke);
+      Expr aligned = eq(Binary::make(BinaryOp::BitAnd, kb, i64(7)), i64(0));
+      for (Staged &s : staged) {
+        const Expr &base = s.pattern.axis == 0 ? i0 : j0;
+        const Expr &extent = s.pattern.axis == 0 ? m : n;
+        inside = logical_and(inside, le(add(base, i64(s.extent)), extent));
+        aligned = logical_and(aligned, eq(Binary::make(BinaryOp::BitAnd,
+                                                       ArrayExtent::make(s.pattern.array, 1),
+                                                       i64(7)),
+                                          i64(0)));
+        for (int64_t l = 0; l < groups(s); ++l)
+          for (int v = 0; v < 8; ++v) {
+            Expr kk, pos;
+            element(s, l, v, kk, pos);
+            Expr k = add(k0, kk), x = add(base, pos);
+            auto at = [&](const Expr &k, const Expr &x) {
+              return s.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
+            };
+            const Var &next = s.next[size_t(l * 8 + v)];
+            whole.push_back(Assign::make(next, Load::make(form_.input, s.pattern.array, at(k, x))));
+            Expr clamped = Load::make(form_.input, s.pattern.array,
+                                      at(min(k, sub(ke, i64(1))), min(x, sub(extent, i64(1)))));
+            edge.push_back(Assign::make(
+                next, Select::make(lt(k, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
           }
-        }
+      }
+      Expr fast = logical_and(inside, aligned);
+      whole.insert(whole.begin(), Assume::make(aligned));
+      into.push_back(IfThenElse::make(fast, Block::make(std::move(whole)),
+                                      Block::make(std::move(edge))));
     };
     std::vector<Stmt> out;
-    prefetch(out, kb, true);
+    for (Staged &s : staged)
+      for (int64_t e = 0; e < groups(s) * 8; ++e) {
+        s.next.push_back(make_var(params_[s.pattern.array].name + "_next", ScalarType::F32));
+        out.push_back(Declare::make(s.next.back(), FloatConst::make(ScalarType::F32, 0.0)));
+      }
+    prefetch(out, kb);
     Var buf = make_var("buffer", ScalarType::I64);
     out.push_back(Declare::make(buf, i64(0)));
     Var k0 = make_var("chunk", ScalarType::I64);
     std::vector<Stmt> chunk;
     for (const Staged &s : staged)
-      for (int64_t l = 0; l < count(s); ++l) {
-        Expr kk, pos;
-        element(s, l, kk, pos);
-        chunk.push_back(SharedStore::make(s.tile, {var_ref(buf), pos, kk}, var_ref(s.next[l])));
-      }
+      for (int64_t l = 0; l < groups(s); ++l)
+        for (int v = 0; v < 8; ++v) {
+          Expr kk, pos;
+          element(s, l, v, kk, pos);
+          std::vector<Expr> at = s.k_last ? std::vector<Expr>{var_ref(buf), pos, kk}
+                                          : std::vector<Expr>{var_ref(buf), kk, pos};
+          chunk.push_back(SharedStore::make(s.tile, at, var_ref(s.next[size_t(l * 8 + v)])));
+        }
     chunk.push_back(Barrier::make());
-    prefetch(chunk, add(var_ref(k0), i64(depth)), false);
+    prefetch(chunk, add(var_ref(k0), i64(depth)));
+    auto origin = [&](const Staged &s, const Expr &row, int64_t ks) {
+      return s.k_last ? std::vector<Expr>{var_ref(buf), row, i64(ks)}
+                      : std::vector<Expr>{var_ref(buf), i64(ks), row};
+    };
     for (int64_t ks = 0; ks < depth; ks += 16)
       for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
         for (int64_t bn = 0; bn < plan_.blocks_n; ++bn) {
           std::array<Var, 4> acc;
           for (int r = 0; r < 4; ++r)
             acc[r] = elements[size_t((bm * plan_.blocks_n + bn) * 4 + r)].acc;
-          chunk.push_back(Mma::make(staged[0].tile, {var_ref(buf), add(warp_row, i64(bm * 16)), i64(ks)},
-                                    staged[1].tile, {var_ref(buf), add(warp_col, i64(bn * 8)), i64(ks)},
-                                    acc));
+          chunk.push_back(Mma::make(staged[0].tile, origin(staged[0], add(warp_row, i64(bm * 16)), ks),
+                                    staged[0].k_last, staged[1].tile,
+                                    origin(staged[1], add(warp_col, i64(bn * 8)), ks),
+                                    staged[1].k_last, acc));
         }
     chunk.push_back(Assign::make(buf, sub(i64(1), var_ref(buf))));
     out.push_back(For::make(k0, kb, ke, i64(depth), Block::make(std::move(chunk))));

@@ -151,6 +151,9 @@ public:
     case StmtKind::Barrier:
       simt_only("a barrier", s);
       return;
+    case StmtKind::Assume:
+      expr(s.as<Assume>()->cond, s);
+      return;
     case StmtKind::Mma: {
       auto *n = s.as<Mma>();
       simt_only("mma", s);
