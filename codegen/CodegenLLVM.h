@@ -125,6 +125,10 @@ protected:
   // A warp's tensor-core product (ir::Mma). CPU: each lane's statements (ir::mma_by_lane);
   // CodegenPTX: ldmatrix and mma.sync.
   virtual void emit_mma(const ir::Mma *op);
+  // ir::AsyncCopy and ir::AsyncWait. CPU: the elements copied at once, and nothing to wait for;
+  // CodegenPTX: cp.async.cg.shared.global of 16 bytes, cp.async.wait_all.
+  virtual void emit_async_copy(const ir::AsyncCopy *op);
+  virtual void emit_async_wait() {}
   // A warp collective on `value` (of IR type `t`); `operand` is null for votes.
   virtual llvm::Value *warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
                                llvm::Value *operand);

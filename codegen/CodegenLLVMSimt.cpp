@@ -239,6 +239,23 @@ void CodegenLLVM::visit_node(const ir::Barrier *) {
   emit_barrier();
 }
 
+void CodegenLLVM::visit_node(const ir::AsyncCopy *op) {
+  emit_async_copy(op);
+}
+
+void CodegenLLVM::visit_node(const ir::AsyncWait *) {
+  emit_async_wait();
+}
+
+void CodegenLLVM::emit_async_copy(const ir::AsyncCopy *op) {
+  for (int v = 0; v < op->count; ++v) {
+    std::vector<ir::Expr> src = op->src_index, dst = op->dst_index;
+    src.back() = ir::Binary::make(ir::BinaryOp::Add, src.back(), ir::IntConst::make(ir::ScalarType::I64, v));
+    dst.back() = ir::Binary::make(ir::BinaryOp::Add, dst.back(), ir::IntConst::make(ir::ScalarType::I64, v));
+    codegen(ir::SharedStore::make(op->dst, dst, ir::Load::make(op->dst->type, op->array, src)));
+  }
+}
+
 void CodegenLLVM::visit_node(const ir::Assume *op) {
   builder.CreateAssumption(codegen(op->cond));
 }

@@ -474,6 +474,22 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
     builder.CreateStore(builder.CreateExtractValue(d, {e}), lookup(op->acc[e]));
 }
 
+// cp.async.cg.shared.global [dst], [src], 16: the 16 bytes bypass L1 and the registers.
+void CodegenPTX::emit_async_copy(const ir::AsyncCopy *op) {
+  llvm::Value *dst = shared_address(op->dst, op->dst_index);
+  llvm::Value *src = element_address(op->array, op->src_index);
+  llvm::Type *shared = llvm::PointerType::get(context, 3), *global = llvm::PointerType::get(context, 1);
+  if (dst->getType() != shared)
+    dst = builder.CreateAddrSpaceCast(dst, shared);
+  if (src->getType() != global)
+    src = builder.CreateAddrSpaceCast(src, global);
+  builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {}, {dst, src});
+}
+
+void CodegenPTX::emit_async_wait() {
+  builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+}
+
 llvm::Value *CodegenPTX::warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
                                  llvm::Value *operand) {
   using namespace llvm::Intrinsic;

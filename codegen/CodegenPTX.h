@@ -82,6 +82,8 @@ protected:
                        llvm::Value *operand) override;
   // ldmatrix.sync.aligned.m8n8 (x4 for A, x2 for B) and mma.sync.aligned.m16n8k16.row.col.f32.
   void emit_mma(const ir::Mma *op) override;
+  void emit_async_copy(const ir::AsyncCopy *op) override;
+  void emit_async_wait() override;
 
 private:
   llvm::Value *sreg(llvm::Intrinsic::ID id);

@@ -447,6 +447,23 @@ Stmt Assume::make(Expr cond) {
   return Stmt(std::make_shared<const Assume>(std::move(cond)));
 }
 
+Stmt AsyncCopy::make(Shared dst, std::vector<Expr> dst_index, int array, ScalarType element,
+                     std::vector<Expr> src_index) {
+  if (!dst || dst->local() || dst->type != element)
+    ill_typed("async copy into something other than a shared array of the source's type");
+  check_indices(dst_index, dst->extents.size(), "shared array '" + dst->name + "'");
+  for (const Expr &i : src_index)
+    if (i.type() != ScalarType::I64)
+      ill_typed("async copy source index of type " + std::string(type_name(i.type())));
+  const int count = static_cast<int>(16 / byte_size(element));
+  return Stmt(std::make_shared<const AsyncCopy>(std::move(dst), std::move(dst_index), array,
+                                                std::move(src_index), count));
+}
+
+Stmt AsyncWait::make() {
+  return Stmt(std::make_shared<const AsyncWait>());
+}
+
 Stmt Barrier::make() {
   return Stmt(std::make_shared<const Barrier>());
 }

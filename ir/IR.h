@@ -402,7 +402,9 @@ struct WarpOp : ExprNode {
   X(Print)                                                                                         \
   X(Assert)                                                                                        \
   X(Mma)                                                                                           \
-  X(Assume)
+  X(Assume)                                                                                        \
+  X(AsyncCopy)                                                                                     \
+  X(AsyncWait)
 
 enum class StmtKind : uint8_t {
 #define LOOM_X(name) name,
@@ -604,6 +606,34 @@ struct Assume : StmtNode {
   Expr cond;
   explicit Assume(Expr c) : StmtNode(static_kind), cond(std::move(c)) {}
   static Stmt make(Expr cond);
+};
+
+// A copy of 16 bytes, `count` neighbouring elements along the last dimension, from array
+// parameter `array` at [src...] into shared array `dst` at [dst_index...] (their elements of one
+// type), which may complete asynchronously (CUDA's cp.async.cg, sm_80 and later): the copy is
+// complete, for the thread that made it, at its next AsyncWait, and a barrier after that makes
+// it visible to the block. Both addresses are 16-byte aligned and every element is in bounds:
+// the pass that makes one guarantees it (ir/TileMma.cpp tests it on the path). The CPU and the
+// interpreter copy at once.
+struct AsyncCopy : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::AsyncCopy;
+  Shared dst;
+  std::vector<Expr> dst_index;
+  int array;
+  std::vector<Expr> src_index;
+  int count;
+  AsyncCopy(Shared d, std::vector<Expr> di, int a, std::vector<Expr> si, int c)
+      : StmtNode(static_kind), dst(std::move(d)), dst_index(std::move(di)), array(a),
+        src_index(std::move(si)), count(c) {}
+  // `element` is the array's element type (the shared array's too).
+  static Stmt make(Shared dst, std::vector<Expr> dst_index, int array, ScalarType element,
+                   std::vector<Expr> src_index);
+};
+// Waits until the thread's asynchronous copies are complete (cp.async.wait_all).
+struct AsyncWait : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::AsyncWait;
+  AsyncWait() : StmtNode(static_kind) {}
+  static Stmt make();
 };
 
 // The element of the 16 x 8 accumulator block that lane `lane`'s acc[r] holds (Mma).

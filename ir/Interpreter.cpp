@@ -5,6 +5,7 @@
 #include "ir/PrintFormat.h"
 #include "support/PrintLine.h"
 
+#include "ir/Build.h"
 #include "ir/InterpreterComplexArgs.h"
 #include "ir/InterpreterMachine.h"
 #include "ir/Passes.h"
@@ -244,6 +245,25 @@ void Machine::exec_node(const Stmt &s) {
     return;
   case StmtKind::Mma:
     mma(s.as<Mma>());
+    return;
+  case StmtKind::AsyncCopy: {
+    // At once: every read of the copy comes after an AsyncWait and a barrier.
+    auto *n = s.as<AsyncCopy>();
+    for (int v = 0; v < n->count; ++v) {
+      std::vector<Expr> src = n->src_index, dst = n->dst_index;
+      src.back() = add(src.back(), i64(v));
+      dst.back() = add(dst.back(), i64(v));
+      bool uncertain;
+      const int64_t from = element(n->array, src, false, &uncertain);
+      const int a = shared_index(n->dst);
+      const int64_t to = shared_element(a, dst, true, &uncertain);
+      shared_buffers_[a].set(to, args_[n->array].array.get(from));
+      if (track_)
+        shared_shadows_[a][to] = shadows_[n->array][from];
+    }
+    return;
+  }
+  case StmtKind::AsyncWait:
     return;
   case StmtKind::Assume:
     if (!decide(eval(s.as<Assume>()->cond), "an assumption"))

@@ -47,6 +47,13 @@ void Visitor::visit_node(const SharedStore *n) {
   visit(n->value);
 }
 void Visitor::visit_node(const Barrier *) {}
+void Visitor::visit_node(const AsyncCopy *n) {
+  for (const Expr &i : n->dst_index)
+    visit(i);
+  for (const Expr &i : n->src_index)
+    visit(i);
+}
+void Visitor::visit_node(const AsyncWait *) {}
 void Visitor::visit_node(const Assume *n) {
   visit(n->cond);
 }
@@ -210,6 +217,16 @@ Stmt Mutator::mutate_node(const SharedStore *n, const Stmt &self) {
   return changed || !v.same_as(n->value) ? SharedStore::make(n->array, std::move(idx), v) : self;
 }
 Stmt Mutator::mutate_node(const Barrier *, const Stmt &self) {
+  return self;
+}
+Stmt Mutator::mutate_node(const AsyncCopy *n, const Stmt &self) {
+  bool changed = false;
+  auto d = mutate_all(n->dst_index, changed);
+  auto src = mutate_all(n->src_index, changed);
+  return changed ? AsyncCopy::make(n->dst, std::move(d), n->array, n->dst->type, std::move(src))
+                 : self;
+}
+Stmt Mutator::mutate_node(const AsyncWait *, const Stmt &self) {
   return self;
 }
 Stmt Mutator::mutate_node(const Assume *n, const Stmt &self) {

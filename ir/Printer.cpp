@@ -115,6 +115,16 @@ public:
     case StmtKind::Barrier:
       os << pad << "barrier\n";
       return;
+    case StmtKind::AsyncCopy: {
+      auto *n = s.as<AsyncCopy>();
+      os << pad << "async_copy " << shared_name(n->dst) << "[" << list(n->dst_index) << "] <- "
+         << array_name(n->array) << "[" << list(n->src_index) << "], " << n->count
+         << " elements\n";
+      return;
+    }
+    case StmtKind::AsyncWait:
+      os << pad << "async_wait\n";
+      return;
     case StmtKind::Assume:
       os << pad << "assume " << expr(s.as<Assume>()->cond) << "\n";
       return;

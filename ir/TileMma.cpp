@@ -4,12 +4,12 @@
 //
 //   for i, j in parallel(M, N):         for tile = blockIdx.x; tile < tiles; tile += gridDim.x:
 //     acc = 0.0                           each element e the lane holds: acc_e = 0.0
-//     for k in range(K):        ==>       next = A[its rows, k0 .. k0+depth), B[...] (registers)
+//     for k in range(K):        ==>       tiles[0] = A, B at [its rows, k0 .. k0+depth); barrier
 //       acc += A[i, k] * B[k, j]          for k0 in range(0, K, depth):
-//     C[i, j] = acc                         A_tile[buf] = next; B_tile[buf] = next; barrier
-//                                           next = the chunk after (prefetch)
+//     C[i, j] = acc                         copy the next chunk into tiles[1 - buf] (cp.async)
 //                                           for each 16 of the chunk's k, each 16 x 8 block of
 //                                             the warp's: mma(A_tile, B_tile) into its acc_e
+//                                           wait for the copies; barrier; buf = 1 - buf
 //                                         each element in range: C[i, j] = acc_e
 //
 // Both tiles lie in shared memory in their arrays' own layout ([buffer][row][k] or [buffer][k][row], 8
@@ -303,7 +303,6 @@ private:
     Shared tile;
     bool k_last;
     int64_t fast;          // the last dimension's length in the tile: depth or extent
-    std::vector<Var> next; // this thread's prefetched elements
   };
 
   template <class Elements>
@@ -311,8 +310,8 @@ private:
                    const Expr &n, const Expr &tid, const Expr &warp_row, const Expr &warp_col,
                    Elements &elements) {
     const int64_t depth = tile_.depth, threads = plan_.threads;
-    Staged staged[2] = {{form_.a, tile_.rows, nullptr, form_.a.k_dim == 1, 0, {}},
-                        {form_.b, tile_.cols, nullptr, form_.b.k_dim == 1, 0, {}}};
+    Staged staged[2] = {{form_.a, tile_.rows, nullptr, form_.a.k_dim == 1, 0},
+                        {form_.b, tile_.cols, nullptr, form_.b.k_dim == 1, 0}};
     for (Staged &s : staged) {
       s.fast = s.k_last ? depth : s.extent;
       const int64_t slow = s.k_last ? s.extent : depth;
@@ -330,65 +329,67 @@ private:
       pos = s.k_last ? slow : fast;
     };
     auto groups = [&](const Staged &s) { return s.extent * depth / 8 / threads; };
-    // The chunk at k0 into the registers. Where the chunk and the tile lie whole inside the
-    // arrays and their rows are multiples of 8 elements (so every group is 16-byte aligned, which
-    // the assumption tells LLVM), plain loads that merge into 16-byte ones; elsewhere indices
-    // clamped into the arrays and zeros past the inner loop's end.
-    auto prefetch = [&](std::vector<Stmt> &into, const Expr &k0) {
+    // The chunk at k0 into buffer `into_buf`. Where the chunk and the tile lie whole inside the
+    // arrays and their rows are multiples of 8 elements (so that every group is 16 aligned
+    // bytes, which the assumption records), asynchronous 16-byte copies (cp.async); elsewhere
+    // element by element, indices clamped into the arrays and zeros past the inner loop's end.
+    auto copy_chunk = [&](std::vector<Stmt> &into, const Expr &k0, const Expr &into_buf) {
       std::vector<Stmt> whole, edge;
       Expr inside = le(add(k0, i64(depth)), ke);
       Expr aligned = eq(Binary::make(BinaryOp::BitAnd, kb, i64(7)), i64(0));
+      bool dense = true;
       for (Staged &s : staged) {
         const Expr &base = s.pattern.axis == 0 ? i0 : j0;
         const Expr &extent = s.pattern.axis == 0 ? m : n;
+        dense &= !params_[s.pattern.array].strided;
         inside = logical_and(inside, le(add(base, i64(s.extent)), extent));
         aligned = logical_and(aligned, eq(Binary::make(BinaryOp::BitAnd,
                                                        ArrayExtent::make(s.pattern.array, 1),
                                                        i64(7)),
                                           i64(0)));
-        for (int64_t l = 0; l < groups(s); ++l)
+        auto at = [&](const Expr &k, const Expr &x) {
+          return s.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
+        };
+        auto in_tile = [&](const Expr &kk, const Expr &pos) {
+          return s.k_last ? std::vector<Expr>{into_buf, pos, kk}
+                          : std::vector<Expr>{into_buf, kk, pos};
+        };
+        for (int64_t l = 0; l < groups(s); ++l) {
+          Expr kk, pos;
+          element(s, l, 0, kk, pos);
+          whole.push_back(AsyncCopy::make(s.tile, in_tile(kk, pos), s.pattern.array, form_.input,
+                                          at(add(k0, kk), add(base, pos))));
           for (int v = 0; v < 8; ++v) {
-            Expr kk, pos;
             element(s, l, v, kk, pos);
             Expr k = add(k0, kk), x = add(base, pos);
-            auto at = [&](const Expr &k, const Expr &x) {
-              return s.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
-            };
-            const Var &next = s.next[size_t(l * 8 + v)];
-            whole.push_back(Assign::make(next, Load::make(form_.input, s.pattern.array, at(k, x))));
             Expr clamped = Load::make(form_.input, s.pattern.array,
                                       at(min(k, sub(ke, i64(1))), min(x, sub(extent, i64(1)))));
-            edge.push_back(Assign::make(
-                next, Select::make(lt(k, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
+            edge.push_back(SharedStore::make(
+                s.tile, in_tile(kk, pos),
+                Select::make(lt(k, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
           }
+        }
       }
-      Expr fast = logical_and(inside, aligned);
-      whole.insert(whole.begin(), Assume::make(aligned));
-      into.push_back(IfThenElse::make(fast, Block::make(std::move(whole)),
+      if (!dense) {
+        into.push_back(Block::make(std::move(edge)));
+        return;
+      }
+      whole.insert(whole.begin(), Assume::make(logical_and(inside, aligned)));
+      into.push_back(IfThenElse::make(logical_and(inside, aligned), Block::make(std::move(whole)),
                                       Block::make(std::move(edge))));
     };
     std::vector<Stmt> out;
-    for (Staged &s : staged)
-      for (int64_t e = 0; e < groups(s) * 8; ++e) {
-        s.next.push_back(make_var(params_[s.pattern.array].name + "_next", ScalarType::F32));
-        out.push_back(Declare::make(s.next.back(), FloatConst::make(ScalarType::F32, 0.0)));
-      }
-    prefetch(out, kb);
+    copy_chunk(out, kb, i64(0));
+    out.push_back(AsyncWait::make());
+    out.push_back(Barrier::make());
     Var buf = make_var("buffer", ScalarType::I64);
     out.push_back(Declare::make(buf, i64(0)));
     Var k0 = make_var("chunk", ScalarType::I64);
-    std::vector<Stmt> chunk;
-    for (const Staged &s : staged)
-      for (int64_t l = 0; l < groups(s); ++l)
-        for (int v = 0; v < 8; ++v) {
-          Expr kk, pos;
-          element(s, l, v, kk, pos);
-          std::vector<Expr> at = s.k_last ? std::vector<Expr>{var_ref(buf), pos, kk}
-                                          : std::vector<Expr>{var_ref(buf), kk, pos};
-          chunk.push_back(SharedStore::make(s.tile, at, var_ref(s.next[size_t(l * 8 + v)])));
-        }
-    chunk.push_back(Barrier::make());
-    prefetch(chunk, add(var_ref(k0), i64(depth)));
+    std::vector<Stmt> chunk, next;
+    // The next chunk's copies run while this one's products do.
+    copy_chunk(next, add(var_ref(k0), i64(depth)), sub(i64(1), var_ref(buf)));
+    chunk.push_back(
+        IfThenElse::make(lt(add(var_ref(k0), i64(depth)), ke), Block::make(std::move(next))));
     auto origin = [&](const Staged &s, const Expr &row, int64_t ks) {
       return s.k_last ? std::vector<Expr>{var_ref(buf), row, i64(ks)}
                       : std::vector<Expr>{var_ref(buf), i64(ks), row};
@@ -404,6 +405,8 @@ private:
                                     origin(staged[1], add(warp_col, i64(bn * 8)), ks),
                                     staged[1].k_last, acc));
         }
+    chunk.push_back(AsyncWait::make());
+    chunk.push_back(Barrier::make()); // the next chunk is in; this one's reads are done
     chunk.push_back(Assign::make(buf, sub(i64(1), var_ref(buf))));
     out.push_back(For::make(k0, kb, ke, i64(depth), Block::make(std::move(chunk))));
     return Block::make(std::move(out));

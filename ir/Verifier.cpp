@@ -151,6 +151,21 @@ public:
     case StmtKind::Barrier:
       simt_only("a barrier", s);
       return;
+    case StmtKind::AsyncCopy: {
+      auto *n = s.as<AsyncCopy>();
+      simt_only("an async copy", s);
+      shared(n->dst, s);
+      if (array(n->array, n->src_index.size(), s).type != n->dst->type)
+        fail("async copy between arrays of different types", s);
+      for (const Expr &i : n->dst_index)
+        expr(i, s);
+      for (const Expr &i : n->src_index)
+        expr(i, s);
+      return;
+    }
+    case StmtKind::AsyncWait:
+      simt_only("an async wait", s);
+      return;
     case StmtKind::Assume:
       expr(s.as<Assume>()->cond, s);
       return;

@@ -92,11 +92,21 @@ ir::LoweredKernel lower_for(const Kernel &k, const ir::TileSchedule &tile, int s
   return ir::lower(traced, ir::Target::GPU, nullptr, {.sm = sm});
 }
 
+template <class H>
+void check_interpreted(bool epilogue, bool transposed, int64_t m, int64_t n, int64_t kk);
+
 template <class H> void check_interpreted(bool epilogue, bool transposed) {
+  // 37 x 45 outputs (edge tiles both ways, rows of 45 elements: every copy element by element),
+  // then 64 x 48 x 48 (rows multiples of 8: whole chunks of whole tiles copied 16 bytes at a
+  // time, the assumptions checked by the interpreter).
+  for (auto [m, n, kk] : {std::array<int64_t, 3>{37, 45, 40}, {64, 48, 48}})
+    check_interpreted<H>(epilogue, transposed, m, n, kk);
+}
+
+template <class H>
+void check_interpreted(bool epilogue, bool transposed, int64_t m, int64_t n, int64_t kk) {
   constexpr ir::ScalarType type = std::is_same_v<H, f16> ? ir::ScalarType::F16 : ir::ScalarType::BF16;
   Kernel k = half_matmul<H>(epilogue, transposed);
-  // 37 x 45 outputs (edge tiles both ways), k of 40: chunks of 16 end with a partial one.
-  const int64_t m = 37, n = 45, kk = 40;
   Operand<H> A(size_t(m * kk), 81), B(size_t(kk * n), 82);
   std::vector<float> bias = random_vector<float>(size_t(n), -1, 1, 83);
   std::vector<float> C0 = random_vector<float>(size_t(m * n), -1, 1, 84);
@@ -107,6 +117,7 @@ template <class H> void check_interpreted(bool epilogue, bool transposed) {
     EXPECT_EQ(gpu.tasks[0].tensor_cores.rfind("mma.sync m16n8k16", 0), 0u)
         << gpu.tasks[0].tensor_cores;
     EXPECT_NE(ir::to_string(gpu).find("mma.m16n8k16"), std::string::npos);
+    EXPECT_NE(ir::to_string(gpu).find("async_copy"), std::string::npos);
     std::vector<ir::InterpreterArg> args = {
         ir::InterpreterArg::of_array(buffer(type, transposed ? std::vector<int64_t>{kk, m} : std::vector<int64_t>{m, kk}, A.h.data())),
         ir::InterpreterArg::of_array(buffer(type, transposed ? std::vector<int64_t>{n, kk} : std::vector<int64_t>{kk, n}, B.h.data())),
@@ -120,7 +131,8 @@ template <class H> void check_interpreted(bool epilogue, bool transposed) {
     std::vector<float> C(size_t(m * n));
     std::memcpy(C.data(), args[3].array.data(), C.size() * sizeof(float));
     EXPECT_LE(worst_error(A.f, B.f, bias, C0, C, m, n, kk, epilogue, transposed, alpha, beta), 1.0)
-        << "tile " << tile.rows << "x" << tile.cols << " depth " << tile.depth;
+        << "tile " << tile.rows << "x" << tile.cols << " depth " << tile.depth << ", " << m << "x"
+        << n << "x" << kk;
   }
 }
 
