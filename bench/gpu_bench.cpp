@@ -592,22 +592,21 @@ bool scheduled_matmul_bench(uint64_t seed) {
 // C = A*B (+ bias, ReLU) over f16 or bf16 inputs with f32 accumulation: the natural matmul under
 // the tile schedule, which runs it on the tensor cores (ir/TileMma.cpp). Its peer is cuBLAS's
 // cublasGemmEx of the same types in cublas_reference.cu (cublas_gemm_<type><n>_tflops).
-template <class H>
-loom::Kernel make_half_matmul(const std::string &name, bool epilogue) {
-  return loom::kernel(
-      name,
-      [epilogue](loom::Array2<H> A, loom::Array2<H> B, loom::Array<float> bias,
-                 loom::Array2<float> C) {
-        loom::parallel_for({C.dim(0), C.dim(1)}, [&](loom::Index i, loom::Index j) {
-          loom::Var<float> acc("acc", 0.0f);
-          loom::for_range(A.dim(1), [&](loom::Index k) { acc += A(i, k) * B(k, j); });
-          if (epilogue)
-            C(i, j) = loom::max(acc + bias(j), 0.0f);
-          else
-            C(i, j) = acc;
-        });
-      },
-      {"A", "B", "bias", "C"});
+template <class H> loom::Kernel make_half_matmul(const std::string &name, bool epilogue) {
+  return loom::kernel(name,
+                      [epilogue](loom::Array2<H> A, loom::Array2<H> B, loom::Array<float> bias,
+                                 loom::Array2<float> C) {
+                        loom::parallel_for({C.dim(0), C.dim(1)}, [&](loom::Index i, loom::Index j) {
+                          loom::Var<float> acc("acc", 0.0f);
+                          loom::for_range(A.dim(1),
+                                          [&](loom::Index k) { acc += A(i, k) * B(k, j); });
+                          if (epilogue)
+                            C(i, j) = loom::max(acc + bias(j), 0.0f);
+                          else
+                            C(i, j) = acc;
+                        });
+                      },
+                      {"A", "B", "bias", "C"});
 }
 
 template <class H>
@@ -643,7 +642,8 @@ bool half_matmul_bench(const char *type, int64_t n, const loom::ir::TileSchedule
       for (int64_t j = 0; j < n; ++j) {
         double ref = 0, mag = 0;
         for (int64_t k = 0; k < n; ++k)
-          ref += double(Af[i * n + k]) * Bf[k * n + j], mag += std::fabs(Af[i * n + k] * Bf[k * n + j]);
+          ref += double(Af[i * n + k]) * Bf[k * n + j],
+              mag += std::fabs(Af[i * n + k] * Bf[k * n + j]);
         ref = std::max(ref + bias[size_t(j)], 0.0);
         if (!(std::fabs(C[i * n + j] - ref) <= 1e-5 * (mag + 1)))
           ++bad;

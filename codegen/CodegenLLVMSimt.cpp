@@ -250,8 +250,10 @@ void CodegenLLVM::visit_node(const ir::AsyncWait *) {
 void CodegenLLVM::emit_async_copy(const ir::AsyncCopy *op) {
   for (int v = 0; v < op->count; ++v) {
     std::vector<ir::Expr> src = op->src_index, dst = op->dst_index;
-    src.back() = ir::Binary::make(ir::BinaryOp::Add, src.back(), ir::IntConst::make(ir::ScalarType::I64, v));
-    dst.back() = ir::Binary::make(ir::BinaryOp::Add, dst.back(), ir::IntConst::make(ir::ScalarType::I64, v));
+    src.back() =
+        ir::Binary::make(ir::BinaryOp::Add, src.back(), ir::IntConst::make(ir::ScalarType::I64, v));
+    dst.back() =
+        ir::Binary::make(ir::BinaryOp::Add, dst.back(), ir::IntConst::make(ir::ScalarType::I64, v));
     codegen(ir::SharedStore::make(op->dst, dst, ir::Load::make(op->dst->type, op->array, src)));
   }
 }

@@ -442,10 +442,9 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
                        : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16)
              : (k_last ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_b16
                        : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x2_trans_b16);
-    llvm::Function *f =
-        llvm::Intrinsic::isOverloaded(load)
-            ? llvm::Intrinsic::getDeclaration(module.get(), load, {pointer})
-            : llvm::Intrinsic::getDeclaration(module.get(), load);
+    llvm::Function *f = llvm::Intrinsic::isOverloaded(load)
+                            ? llvm::Intrinsic::getDeclaration(module.get(), load, {pointer})
+                            : llvm::Intrinsic::getDeclaration(module.get(), load);
     llvm::Value *loaded = builder.CreateCall(f, {address});
     std::vector<llvm::Value *> regs;
     for (unsigned k = 0; k < (is_a ? 4u : 2u); ++k)
@@ -456,8 +455,8 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
   std::vector<llvm::Value *> b = fragment(op->b, op->b_origin, op->b_k_last, false);
   llvm::Function *mma = llvm::Intrinsic::getDeclaration(
       module.get(), op->input == ir::ScalarType::F16
-                  ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32
-                  : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16);
+                        ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32
+                        : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16);
   llvm::FunctionType *type = mma->getFunctionType();
   std::vector<llvm::Value *> args;
   for (llvm::Value *v : a)
@@ -478,7 +477,8 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
 void CodegenPTX::emit_async_copy(const ir::AsyncCopy *op) {
   llvm::Value *dst = shared_address(op->dst, op->dst_index);
   llvm::Value *src = element_address(op->array, op->src_index);
-  llvm::Type *shared = llvm::PointerType::get(context, 3), *global = llvm::PointerType::get(context, 1);
+  llvm::Type *shared = llvm::PointerType::get(context, 3),
+             *global = llvm::PointerType::get(context, 1);
   if (dst->getType() != shared)
     dst = builder.CreateAddrSpaceCast(dst, shared);
   if (src->getType() != global)

@@ -7,8 +7,8 @@
 #include "ir/Schedule.h"
 #include "ir/Type.h"
 
-#include <cstdint>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -637,8 +637,12 @@ struct AsyncWait : StmtNode {
 };
 
 // The element of the 16 x 8 accumulator block that lane `lane`'s acc[r] holds (Mma).
-inline int mma_row(int lane, int r) { return lane / 4 + 8 * (r / 2); }
-inline int mma_col(int lane, int r) { return 2 * (lane % 4) + r % 2; }
+inline int mma_row(int lane, int r) {
+  return lane / 4 + 8 * (r / 2);
+}
+inline int mma_col(int lane, int r) {
+  return 2 * (lane % 4) + r % 2;
+}
 
 // Python's print(a, b, ...): one line of the items' text, separated by spaces, to the process's
 // stdout; one thread's line is never interleaved with another's (ir/PrintFormat.h says how each

@@ -11,8 +11,8 @@
 #include "ir/Passes.h"
 #include "ir/Printer.h"
 #include "ir/TaskLoops.h"
-#include "support/SimtBlock.h"
 #include "support/Error.h"
+#include "support/SimtBlock.h"
 
 #include <algorithm>
 #include <cmath>
@@ -485,10 +485,10 @@ void Machine::mma(const Mma *n) {
     int64_t linear = 0;
     for (size_t d = 0; d < at.size(); ++d) {
       if (at[d] < 0 || at[d] >= array->extents[d])
-        throw InterpreterError("kernel '" + name_ + "': mma reads index " +
-                               std::to_string(at[d]) + " of dimension " + std::to_string(d) +
-                               " of shared array '" + array->name + "' (extent " +
-                               std::to_string(array->extents[d]) + ")" + where());
+        throw InterpreterError("kernel '" + name_ + "': mma reads index " + std::to_string(at[d]) +
+                               " of dimension " + std::to_string(d) + " of shared array '" +
+                               array->name + "' (extent " + std::to_string(array->extents[d]) +
+                               ")" + where());
       linear = linear * array->extents[d] + at[d];
     }
     return shared_buffers_[a].get(linear).f;

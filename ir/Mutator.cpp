@@ -237,9 +237,9 @@ Stmt Mutator::mutate_node(const Mma *n, const Stmt &self) {
   bool changed = false;
   auto a = mutate_all(n->a_origin, changed);
   auto b = mutate_all(n->b_origin, changed);
-  return changed ? Mma::make(n->a, std::move(a), n->a_k_last, n->b, std::move(b), n->b_k_last,
-                             n->acc)
-                 : self;
+  return changed
+             ? Mma::make(n->a, std::move(a), n->a_k_last, n->b, std::move(b), n->b_k_last, n->acc)
+             : self;
 }
 Stmt Mutator::mutate_node(const Print *n, const Stmt &self) {
   bool changed = false;

@@ -118,8 +118,7 @@ public:
     case StmtKind::AsyncCopy: {
       auto *n = s.as<AsyncCopy>();
       os << pad << "async_copy " << shared_name(n->dst) << "[" << list(n->dst_index) << "] <- "
-         << array_name(n->array) << "[" << list(n->src_index) << "], " << n->count
-         << " elements\n";
+         << array_name(n->array) << "[" << list(n->src_index) << "], " << n->count << " elements\n";
       return;
     }
     case StmtKind::AsyncWait:
@@ -135,8 +134,8 @@ public:
         os << (r ? ", " : "") << name_of(n->acc[r]);
       // Each operand's block as [rows, k], or [k, rows] (k-major) with a ' after it.
       os << " += " << shared_name(n->a) << "[" << list(n->a_origin) << "]"
-         << (n->a_k_last ? "" : "'") << " * " << shared_name(n->b) << "["
-         << list(n->b_origin) << "]" << (n->b_k_last ? "" : "'") << "^T\n";
+         << (n->a_k_last ? "" : "'") << " * " << shared_name(n->b) << "[" << list(n->b_origin)
+         << "]" << (n->b_k_last ? "" : "'") << "^T\n";
       return;
     }
     case StmtKind::Print: {

@@ -18,11 +18,11 @@
 // tiles') compute the last row's or column's values again, reading only what the loop reads,
 // and write nothing. What the schedule cannot do is a CompileError that says why.
 #include "ir/Build.h"
-#include "ir/TileForm.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 #include "ir/Printer.h"
 #include "ir/Synchronizes.h"
+#include "ir/TileForm.h"
 #include "support/Error.h"
 
 #include <map>
@@ -437,15 +437,6 @@ private:
   Stmt inner_;
   std::set<int> written_;
 };
-
-// The last parallel loop at the top of the task's body (split_into_tasks leaves one), or null.
-const ParallelFor *top_parallel_loop(const Task &task) {
-  const ParallelFor *loop = nullptr;
-  for (const Stmt &s : statements_of(task.body))
-    if (auto *p = s.as<ParallelFor>())
-      loop = p;
-  return loop;
-}
 
 } // namespace
 

@@ -22,7 +22,7 @@ struct Pattern {
 
 // The pattern of a load, if it has one.
 inline std::optional<Pattern> pattern_of(const Load *n, const Variable *i, const Variable *j,
-                                  const Variable *k) {
+                                         const Variable *k) {
   if (n->indices.size() != 2)
     return std::nullopt;
   for (int kd = 0; kd < 2; ++kd) {
@@ -103,5 +103,14 @@ protected:
 private:
   Stmt guarded(Stmt s) { return valid.defined() ? IfThenElse::make(valid, std::move(s)) : s; }
 };
+
+// The last parallel loop at the top of the task's body (split_into_tasks leaves one), or null.
+inline const ParallelFor *top_parallel_loop(const Task &task) {
+  const ParallelFor *loop = nullptr;
+  for (const Stmt &s : statements_of(task.body))
+    if (auto *p = s.as<ParallelFor>())
+      loop = p;
+  return loop;
+}
 
 } // namespace loom::ir::tile

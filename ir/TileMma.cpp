@@ -12,10 +12,10 @@
 //                                           wait for the copies; barrier; buf = 1 - buf
 //                                         each element in range: C[i, j] = acc_e
 //
-// Both tiles lie in shared memory in their arrays' own layout ([buffer][row][k] or [buffer][k][row], 8
-// elements of padding per row; a k-major block is read with ldmatrix .trans). Chunk elements past the
-// inner loop's end are zeros; rows and columns past the loop's extents are the last row's or
-// column's (clamped) and are never written.
+// Both tiles lie in shared memory in their arrays' own layout ([buffer][row][k] or
+// [buffer][k][row], 8 elements of padding per row; a k-major block is read with ldmatrix .trans).
+// Chunk elements past the inner loop's end are zeros; rows and columns past the loop's extents are
+// the last row's or column's (clamped) and are never written.
 //
 // The form: the iteration's one inner loop (step 1, bounds free of the iteration's variables)
 // has one statement, `acc = acc + A[..] * B[..]` (either operand order, the product rounded to
@@ -163,7 +163,8 @@ std::string plan_tiles(const TileSchedule &tile, Plan &plan) {
       continue;
     const int64_t rows = tile.rows / m, cols = tile.cols / n;
     // The squarest warp block: the fewest fragment loads per product.
-    if (plan.warps_m == 0 || std::abs(rows - 2 * cols) < std::abs(plan.warp_rows - 2 * plan.warp_cols))
+    if (plan.warps_m == 0 ||
+        std::abs(rows - 2 * cols) < std::abs(plan.warp_rows - 2 * plan.warp_cols))
       plan = Plan{threads, m, n, rows, cols, rows / 16, cols / 8};
   }
   if (plan.warps_m == 0)
@@ -175,11 +176,13 @@ std::string plan_tiles(const TileSchedule &tile, Plan &plan) {
            " accumulators (at most " + std::to_string(max_accumulators) +
            "); use more threads or a smaller tile";
   // A tile k-major (A[k, i], B[k, j]) pads its rows of `rows` or `cols` elements instead.
-  const int64_t bytes = 2 * 2 * std::max((tile.rows + tile.cols) * (tile.depth + k_padding),
-                                         tile.depth * (tile.rows + tile.cols + 2 * k_padding));
+  const int64_t bytes = 2 * 2 *
+                        std::max((tile.rows + tile.cols) * (tile.depth + k_padding),
+                                 tile.depth * (tile.rows + tile.cols + 2 * k_padding));
   if (bytes > max_shared_bytes)
-    return "the staged tiles need " + std::to_string(bytes) + " bytes of shared memory, more than " +
-           "a block's " + std::to_string(max_shared_bytes) + "; use a smaller depth or tile";
+    return "the staged tiles need " + std::to_string(bytes) +
+           " bytes of shared memory, more than " + "a block's " + std::to_string(max_shared_bytes) +
+           "; use a smaller depth or tile";
   if ((tile.rows * tile.depth / 8) % threads != 0 || (tile.cols * tile.depth / 8) % threads != 0)
     return "the tile's threads do not divide its chunks of " + std::to_string(tile.depth) +
            " steps into equal shares of 8-element groups";
@@ -224,10 +227,10 @@ private:
     Var tid = declare(out, "thread", reg_i64(Reg::ThreadIdx, 0));
     Var warp = declare(out, "warp", div(var_ref(tid), i64(32)));
     Var lane = declare(out, "lane", mod(var_ref(tid), i64(32)));
-    Var warp_row = declare(out, "warp_row", mul(div(var_ref(warp), i64(plan_.warps_n)),
-                                                i64(plan_.warp_rows)));
-    Var warp_col = declare(out, "warp_col", mul(mod(var_ref(warp), i64(plan_.warps_n)),
-                                                i64(plan_.warp_cols)));
+    Var warp_row =
+        declare(out, "warp_row", mul(div(var_ref(warp), i64(plan_.warps_n)), i64(plan_.warp_rows)));
+    Var warp_col =
+        declare(out, "warp_col", mul(mod(var_ref(warp), i64(plan_.warps_n)), i64(plan_.warp_cols)));
     // The rows (16 x 8 block bm, half h) and columns (block bn, pair member q) the lane holds.
     Var group = declare(out, "group", div(var_ref(lane), i64(4)));
     Var pair = declare(out, "pair", mul(mod(var_ref(lane), i64(4)), i64(2)));
@@ -243,15 +246,14 @@ private:
     std::vector<Position> rows, cols; // rows[bm * 2 + h], cols[bn * 2 + q]
     for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
       for (int h = 0; h < 2; ++h)
-        rows.push_back(position(form_.i->name,
-                                add(add(i0, var_ref(warp_row)),
-                                    add(var_ref(group), i64(bm * 16 + h * 8))),
-                                m));
+        rows.push_back(position(
+            form_.i->name,
+            add(add(i0, var_ref(warp_row)), add(var_ref(group), i64(bm * 16 + h * 8))), m));
     for (int64_t bn = 0; bn < plan_.blocks_n; ++bn)
       for (int q = 0; q < 2; ++q)
-        cols.push_back(position(form_.j->name,
-                                add(add(j0, var_ref(warp_col)), add(var_ref(pair), i64(bn * 8 + q))),
-                                n));
+        cols.push_back(
+            position(form_.j->name,
+                     add(add(j0, var_ref(warp_col)), add(var_ref(pair), i64(bn * 8 + q))), n));
 
     // Each element the lane holds: its copy of the iteration, and its accumulator.
     struct Element {
@@ -276,9 +278,8 @@ private:
     Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
     Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
     out.push_back(IfThenElse::make(lt(var_ref(kb), var_ref(ke)),
-                                   staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n,
-                                               var_ref(tid), var_ref(warp_row), var_ref(warp_col),
-                                               elements)));
+                                   staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid),
+                                               var_ref(warp_row), var_ref(warp_col), elements)));
 
     // The statements after the inner loop, for the elements in range.
     for (Element &e : elements) {
@@ -302,7 +303,7 @@ private:
     int64_t extent; // the tile's rows (A) or columns (B)
     Shared tile;
     bool k_last;
-    int64_t fast;          // the last dimension's length in the tile: depth or extent
+    int64_t fast; // the last dimension's length in the tile: depth or extent
   };
 
   template <class Elements>
@@ -343,10 +344,10 @@ private:
         const Expr &extent = s.pattern.axis == 0 ? m : n;
         dense &= !params_[s.pattern.array].strided;
         inside = logical_and(inside, le(add(base, i64(s.extent)), extent));
-        aligned = logical_and(aligned, eq(Binary::make(BinaryOp::BitAnd,
-                                                       ArrayExtent::make(s.pattern.array, 1),
-                                                       i64(7)),
-                                          i64(0)));
+        aligned = logical_and(
+            aligned,
+            eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(s.pattern.array, 1), i64(7)),
+               i64(0)));
         auto at = [&](const Expr &k, const Expr &x) {
           return s.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
         };
@@ -400,10 +401,10 @@ private:
           std::array<Var, 4> acc;
           for (int r = 0; r < 4; ++r)
             acc[r] = elements[size_t((bm * plan_.blocks_n + bn) * 4 + r)].acc;
-          chunk.push_back(Mma::make(staged[0].tile, origin(staged[0], add(warp_row, i64(bm * 16)), ks),
-                                    staged[0].k_last, staged[1].tile,
-                                    origin(staged[1], add(warp_col, i64(bn * 8)), ks),
-                                    staged[1].k_last, acc));
+          chunk.push_back(
+              Mma::make(staged[0].tile, origin(staged[0], add(warp_row, i64(bm * 16)), ks),
+                        staged[0].k_last, staged[1].tile,
+                        origin(staged[1], add(warp_col, i64(bn * 8)), ks), staged[1].k_last, acc));
         }
     chunk.push_back(AsyncWait::make());
     chunk.push_back(Barrier::make()); // the next chunk is in; this one's reads are done
@@ -418,15 +419,6 @@ private:
   const Form &form_;
   std::vector<Shared> &shared_;
 };
-
-// The last parallel loop at the top of the task's body (split_into_tasks leaves one).
-const ParallelFor *top_parallel_loop(const Task &task) {
-  const ParallelFor *loop = nullptr;
-  for (const Stmt &s : statements_of(task.body))
-    if (auto *p = s.as<ParallelFor>())
-      loop = p;
-  return loop;
-}
 
 } // namespace
 
@@ -468,13 +460,12 @@ std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &par
   mapped.domain = {tiles};
   mapped.tile = tile;
   mapped.threads = tile.threads();
-  mapped.tensor_cores = std::string("mma.sync m16n8k16, ") + type_name(form.input) +
-                        " products into f32: " + std::to_string(plan.warps_m) + " x " +
-                        std::to_string(plan.warps_n) + " warps, each a " +
-                        std::to_string(plan.warp_rows) + " x " + std::to_string(plan.warp_cols) +
-                        " block (" + std::to_string(plan.blocks_m) + " x " +
-                        std::to_string(plan.blocks_n) + " products of 16 x 8) per " +
-                        std::to_string(tile.depth) + " steps of k";
+  mapped.tensor_cores =
+      std::string("mma.sync m16n8k16, ") + type_name(form.input) +
+      " products into f32: " + std::to_string(plan.warps_m) + " x " + std::to_string(plan.warps_n) +
+      " warps, each a " + std::to_string(plan.warp_rows) + " x " + std::to_string(plan.warp_cols) +
+      " block (" + std::to_string(plan.blocks_m) + " x " + std::to_string(plan.blocks_n) +
+      " products of 16 x 8) per " + std::to_string(tile.depth) + " steps of k";
   return mapped;
 }
 

@@ -167,8 +167,7 @@ std::string Kernel::explain() const {
              << (task.tile.depth > 0 ? ", staged in shared memory " +
                                            std::to_string(task.tile.depth) + " steps at a time"
                                      : std::string())
-             << (task.tensor_cores.empty() ? std::string()
-                                           : "; tensor cores " + task.tensor_cores);
+             << (task.tensor_cores.empty() ? std::string() : "; tensor cores " + task.tensor_cores);
         else if (task.threads > 0)
           os << "; block_per_iteration: each iteration on a block of " << task.threads
              << " threads, which split its inner loops and combine their reductions";

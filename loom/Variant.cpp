@@ -60,10 +60,12 @@ ir::LoweredKernel lower_variant(const ir::Kernel &kernel, const Variant &variant
   // "sm_90a" is 90: the architecture's number, whatever its suffix.
   int sm = 0;
   if (variant.target == Target::GPU && variant.sm.rfind("sm_", 0) == 0)
-    for (size_t k = 3; k < variant.sm.size() && std::isdigit(static_cast<unsigned char>(variant.sm[k])); ++k)
+    for (size_t k = 3;
+         k < variant.sm.size() && std::isdigit(static_cast<unsigned char>(variant.sm[k])); ++k)
       sm = sm * 10 + (variant.sm[k] - '0');
-  return ir::lower(kernel, variant.target, log ? log : dump_log(),
-                   {.covering_launch = variant.target == Target::GPU && variant.covering, .sm = sm});
+  return ir::lower(
+      kernel, variant.target, log ? log : dump_log(),
+      {.covering_launch = variant.target == Target::GPU && variant.covering, .sm = sm});
 }
 
 codegen::GpuTarget gpu_target_of(const Variant &variant) {

@@ -105,13 +105,15 @@ template <class H> void check_interpreted(bool epilogue, bool transposed) {
 
 template <class H>
 void check_interpreted(bool epilogue, bool transposed, int64_t m, int64_t n, int64_t kk) {
-  constexpr ir::ScalarType type = std::is_same_v<H, f16> ? ir::ScalarType::F16 : ir::ScalarType::BF16;
+  constexpr ir::ScalarType type =
+      std::is_same_v<H, f16> ? ir::ScalarType::F16 : ir::ScalarType::BF16;
   Kernel k = half_matmul<H>(epilogue, transposed);
   Operand<H> A(size_t(m * kk), 81), B(size_t(kk * n), 82);
   std::vector<float> bias = random_vector<float>(size_t(n), -1, 1, 83);
   std::vector<float> C0 = random_vector<float>(size_t(m * n), -1, 1, 84);
   const float alpha = 0.75f, beta = -1.25f;
-  for (ir::TileSchedule tile : {ir::TileSchedule{32, 32, 4, 4, 16}, ir::TileSchedule{16, 32, 4, 4, 32}}) {
+  for (ir::TileSchedule tile :
+       {ir::TileSchedule{32, 32, 4, 4, 16}, ir::TileSchedule{16, 32, 4, 4, 32}}) {
     ir::LoweredKernel gpu = lower_for(k, tile, 90);
     ASSERT_EQ(gpu.tasks.size(), 1u);
     EXPECT_EQ(gpu.tasks[0].tensor_cores.rfind("mma.sync m16n8k16", 0), 0u)
@@ -119,8 +121,12 @@ void check_interpreted(bool epilogue, bool transposed, int64_t m, int64_t n, int
     EXPECT_NE(ir::to_string(gpu).find("mma.m16n8k16"), std::string::npos);
     EXPECT_NE(ir::to_string(gpu).find("async_copy"), std::string::npos);
     std::vector<ir::InterpreterArg> args = {
-        ir::InterpreterArg::of_array(buffer(type, transposed ? std::vector<int64_t>{kk, m} : std::vector<int64_t>{m, kk}, A.h.data())),
-        ir::InterpreterArg::of_array(buffer(type, transposed ? std::vector<int64_t>{n, kk} : std::vector<int64_t>{kk, n}, B.h.data())),
+        ir::InterpreterArg::of_array(
+            buffer(type, transposed ? std::vector<int64_t>{kk, m} : std::vector<int64_t>{m, kk},
+                   A.h.data())),
+        ir::InterpreterArg::of_array(
+            buffer(type, transposed ? std::vector<int64_t>{n, kk} : std::vector<int64_t>{kk, n},
+                   B.h.data())),
         ir::InterpreterArg::of_array(buffer(ir::ScalarType::F32, {n}, bias.data())),
         ir::InterpreterArg::of_array(buffer(ir::ScalarType::F32, {m, n}, C0.data())),
         ir::InterpreterArg::of_scalar(ir::float_value(ir::ScalarType::F32, alpha)),
@@ -151,16 +157,15 @@ TEST(TensorCoreLowering, SaysWhichConditionFailed) {
     return lower_for(k, tile, sm).tasks[0].tensor_cores;
   };
   const ir::TileSchedule good{128, 128, 8, 8, 32};
-  Kernel f32_matmul = kernel(
-      "matmul_f32",
-      [](Array2<float> A, Array2<float> B, Array2<float> C) {
-        parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
-          Var<float> acc("acc", 0.0f);
-          for_range(A.dim(1), [&](Index k) { acc += A(i, k) * B(k, j); });
-          C(i, j) = acc;
-        });
-      },
-      {"A", "B", "C"});
+  Kernel f32_matmul = kernel("matmul_f32",
+                             [](Array2<float> A, Array2<float> B, Array2<float> C) {
+                               parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
+                                 Var<float> acc("acc", 0.0f);
+                                 for_range(A.dim(1), [&](Index k) { acc += A(i, k) * B(k, j); });
+                                 C(i, j) = acc;
+                               });
+                             },
+                             {"A", "B", "C"});
   EXPECT_EQ(why(f32_matmul, {128, 128, 8, 8, 16}, 90),
             "not used: the product's arrays are f32 and f32; the tensor cores take two f16 or "
             "two bf16 arrays");
@@ -176,16 +181,16 @@ TEST(TensorCoreLowering, SaysWhichConditionFailed) {
   EXPECT_EQ(why(h, {128, 128, 16, 16, 16}, 90),
             "not used: each thread would keep 256 accumulators (at most 128); use more threads "
             "or a smaller tile");
-  Kernel f64_acc = kernel(
-      "matmul_f64_acc",
-      [](Array2<f16> A, Array2<f16> B, Array2<double> C) {
-        parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
-          Var<double> acc("acc", 0.0);
-          for_range(A.dim(1), [&](Index k) { acc += cast<double>(A(i, k) * B(k, j)); });
-          C(i, j) = acc;
-        });
-      },
-      {"A", "B", "C"});
+  Kernel f64_acc =
+      kernel("matmul_f64_acc",
+             [](Array2<f16> A, Array2<f16> B, Array2<double> C) {
+               parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
+                 Var<double> acc("acc", 0.0);
+                 for_range(A.dim(1), [&](Index k) { acc += cast<double>(A(i, k) * B(k, j)); });
+                 C(i, j) = acc;
+               });
+             },
+             {"A", "B", "C"});
   EXPECT_EQ(why(f64_acc, good, 90),
             "not used: the accumulator 'acc' is f64; the tensor cores accumulate in f32");
 }
@@ -194,7 +199,7 @@ class TensorCore : public loomtest::TargetTest {};
 
 // Calls on each target (the CPU runs the FP32 tile; its instance also assembles the tensor-core
 // PTX), at shapes that are not multiples of the tile, with and without the epilogue.
-template <class H> void check_calls(loomtest::TargetTest &test, ir::Target target, bool epilogue) {
+template <class H> void check_calls(ir::Target target, bool epilogue) {
   Kernel k = half_matmul<H>(epilogue);
   k.tile({128, 128, 8, 8, 32});
   k.on(target);
@@ -212,7 +217,6 @@ template <class H> void check_calls(loomtest::TargetTest &test, ir::Target targe
   if (target == ir::Target::GPU)
     EXPECT_NE(k.explain().find("tile on the tensor cores, mma.sync m16n8k16"), std::string::npos)
         << k.explain();
-  (void)test;
 }
 
 TEST_P(TensorCore, F16Matmul) {
@@ -221,13 +225,13 @@ TEST_P(TensorCore, F16Matmul) {
     k.tile({128, 128, 8, 8, 32});
     prepare(k); // assembles the PTX (mma.sync, ldmatrix) with ptxas
   }
-  check_calls<f16>(*this, target(), false);
-  check_calls<f16>(*this, target(), true);
+  check_calls<f16>(target(), false);
+  check_calls<f16>(target(), true);
 }
 
 TEST_P(TensorCore, Bf16Matmul) {
-  check_calls<bf16>(*this, target(), false);
-  check_calls<bf16>(*this, target(), true);
+  check_calls<bf16>(target(), false);
+  check_calls<bf16>(target(), true);
 }
 
 LOOM_INSTANTIATE_TARGETS(TensorCore);
