@@ -563,6 +563,9 @@ void CodegenLLVM::visit_node(const ir::Unary *op) {
     value_ = round_to_16_bits(f, op->op == ir::UnaryOp::RoundBF16);
     return;
   }
+  case ir::UnaryOp::RoundTF32:
+    value_ = round_to_tf32(a->getType()->isDoubleTy() ? round_to_odd_f32(a) : a);
+    return;
   }
 }
 

@@ -93,6 +93,8 @@ protected:
   virtual llvm::Type *bf16_memory_type() const;
   // An f32 rounded to the nearest f16 (bf16), as an f32 again: a RoundF16 (RoundBF16).
   virtual llvm::Value *round_to_16_bits(llvm::Value *f, bool bf16);
+  // An f32 rounded to the nearest TF32 value, ties away from zero, as an f32: a RoundTF32.
+  llvm::Value *round_to_tf32(llvm::Value *v);
   // An f64 rounded to f32 to odd (support/Float16.h's f32_round_to_odd), for one later rounding.
   llvm::Value *round_to_odd_f32(llvm::Value *d);
   // An f32 rounded to nearest even into bf16 (subnormals kept), of bf16_memory_type(); CodegenPTX

@@ -352,4 +352,15 @@ llvm::Value *CodegenLLVM::round_to_bf16(llvm::Value *v) {
   return builder.CreateSelect(builder.CreateFCmpUNO(v, v), quiet_nan, top);
 }
 
+llvm::Value *CodegenLLVM::round_to_tf32(llvm::Value *v) {
+  // support/Float16.h's round_to_tf32: half of the dropped 13 bits' weight added to the
+  // magnitude, those bits cleared (ties away from zero); infinities and NaNs left as they are.
+  llvm::Value *bits = builder.CreateBitCast(v, builder.getInt32Ty());
+  llvm::Value *rounded = builder.CreateAnd(builder.CreateAdd(bits, builder.getInt32(0x1000)),
+                                           builder.getInt32(static_cast<int32_t>(0xffffe000u)));
+  llvm::Value *exponent = builder.CreateAnd(bits, builder.getInt32(0x7f800000));
+  llvm::Value *special = builder.CreateICmpEQ(exponent, builder.getInt32(0x7f800000));
+  return builder.CreateBitCast(builder.CreateSelect(special, bits, rounded), builder.getFloatTy());
+}
+
 } // namespace loom::codegen

@@ -402,41 +402,49 @@ llvm::Value *CodegenPTX::dynamic_shared_bytes() {
 }
 
 // The warp's fragments of A and B through ldmatrix: each lane names one 16-byte row of one of
-// the 8 x 8 matrices (lanes 8q .. 8q+7 matrix q), and the matrices land in exactly the registers
-// mma.sync takes: A's four are its rows 0-7 and 8-15 at k 0, then at k 8; B's two its rows at k
-// 0 and k 8. A block stored k-major ([k][rows]) is read with .trans, which hands each lane the
-// elements of the transposed matrix.
+// the 8 x 8 matrices of 16-bit elements (lanes 8q .. 8q+7 matrix q), and the matrices land in
+// exactly the registers mma.sync takes. 16-bit inputs (m16n8k16): A's four are its rows 0-7 and
+// 8-15 at k 0, then at k 8; B's two its rows at k 0 and k 8; a block stored k-major ([k][rows])
+// is read with .trans, which hands each lane the elements of the transposed matrix. TF32 (two
+// m16n8k8 products, k 0-7 and 8-15): a 16-byte row holds 4 f32s, so the same four matrices are
+// A's rows 0-7 and 8-15 at k 0-3, then at k 4-7 (lane l's (l / 4, l % 4), as m16n8k8.tf32 takes
+// them); a k-major TF32 block, which .trans cannot transpose (it swaps 16-bit halves), is read
+// element by element. Each TF32 element is rounded by cvt.rna.tf32.f32.
 void CodegenPTX::emit_mma(const ir::Mma *op) {
+  const bool tf32 = op->input == ir::ScalarType::F32;
   llvm::Value *lane = sreg(llvm::Intrinsic::nvvm_read_ptx_sreg_laneid);
   llvm::Value *r = builder.CreateAnd(lane, builder.getInt32(7));
-  auto fragment = [&](const ir::Shared &array, const std::vector<ir::Expr> &origin, bool k_last,
-                      bool is_a) {
+  llvm::Type *pointer = llvm::PointerType::get(context, 3);
+  // The address of element (row, col) of the block at `origin`, in its array's own order.
+  auto address_of = [&](const ir::Shared &array, const std::vector<ir::Expr> &origin,
+                        llvm::Value *row, llvm::Value *col) {
+    const int64_t stride = array->extents.back();
+    llvm::Value *offset = builder.CreateAdd(
+        builder.CreateMul(row, builder.getInt32(static_cast<int32_t>(stride))), col);
+    llvm::Value *address =
+        builder.CreateGEP(memory_type(array->type), shared_address(array, origin),
+                          builder.CreateZExt(offset, builder.getInt64Ty()));
+    // ldmatrix reads shared memory: its address is a shared pointer (the overloaded form takes
+    // the pointer type as its one overload).
+    return address->getType() == pointer ? address : builder.CreateAddrSpaceCast(address, pointer);
+  };
+  // Fragment registers through one ldmatrix (x4 for A, x2 for B) whose k starts at `k0`.
+  auto ldmatrix = [&](const ir::Shared &array, const std::vector<ir::Expr> &origin, bool k_last,
+                      bool is_a, int k0) {
     llvm::Value *q = builder.CreateLShr(lane, builder.getInt32(3));
     if (!is_a)
       q = builder.CreateAnd(q, builder.getInt32(1)); // x2: lanes 16-31's addresses are unused
     llvm::Value *q_low = builder.CreateAnd(q, builder.getInt32(1));
     llvm::Value *q_high = builder.CreateLShr(q, builder.getInt32(1));
-    // The matrix's block row (0 or 8) and its k (0 or 8).
+    // The matrix's block row (0 or 8) and its k (0 or 8 elements; TF32: 0 or 4).
     llvm::Value *block_row = is_a ? q_low : builder.getInt32(0);
-    llvm::Value *block_k = is_a ? q_high : q;
+    llvm::Value *block_k =
+        builder.CreateAdd(builder.CreateShl(is_a ? q_high : q, tf32 ? 2 : 3), builder.getInt32(k0));
     llvm::Value *row, *col;
     if (k_last) // the lane's row is a block row; the matrix starts at its k
-      row = builder.CreateAdd(builder.CreateShl(block_row, 3), r),
-      col = builder.CreateShl(block_k, 3);
+      row = builder.CreateAdd(builder.CreateShl(block_row, 3), r), col = block_k;
     else // the lane's row is a k; the matrix starts at its block row
-      row = builder.CreateAdd(builder.CreateShl(block_k, 3), r),
-      col = builder.CreateShl(block_row, 3);
-    llvm::Value *base = shared_address(array, origin);
-    const int64_t stride = array->extents.back();
-    llvm::Value *offset = builder.CreateAdd(
-        builder.CreateMul(row, builder.getInt32(static_cast<int32_t>(stride))), col);
-    llvm::Value *address = builder.CreateGEP(memory_type(array->type), base,
-                                             builder.CreateZExt(offset, builder.getInt64Ty()));
-    // ldmatrix reads shared memory: its address is a shared pointer (the overloaded form takes
-    // the pointer type as its one overload).
-    llvm::Type *pointer = llvm::PointerType::get(context, 3);
-    if (address->getType() != pointer)
-      address = builder.CreateAddrSpaceCast(address, pointer);
+      row = builder.CreateAdd(block_k, r), col = builder.CreateShl(block_row, 3);
     const llvm::Intrinsic::ID load =
         is_a ? (k_last ? llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16
                        : llvm::Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_trans_b16)
@@ -445,32 +453,65 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
     llvm::Function *f = llvm::Intrinsic::isOverloaded(load)
                             ? llvm::Intrinsic::getDeclaration(module.get(), load, {pointer})
                             : llvm::Intrinsic::getDeclaration(module.get(), load);
-    llvm::Value *loaded = builder.CreateCall(f, {address});
+    llvm::Value *loaded = builder.CreateCall(f, {address_of(array, origin, row, col)});
     std::vector<llvm::Value *> regs;
     for (unsigned k = 0; k < (is_a ? 4u : 2u); ++k)
       regs.push_back(builder.CreateExtractValue(loaded, {k}));
     return regs;
   };
-  std::vector<llvm::Value *> a = fragment(op->a, op->a_origin, op->a_k_last, true);
-  std::vector<llvm::Value *> b = fragment(op->b, op->b_origin, op->b_k_last, false);
+  // A TF32 fragment whose k starts at `k0`: register e holds element (row e % 2 * 8 + l / 4,
+  // k e / 2 * 4 + l % 4) of A (e < 4), (n l / 4, k e * 4 + l % 4) of B (e < 2), rounded.
+  auto tf32_fragment = [&](const ir::Shared &array, const std::vector<ir::Expr> &origin,
+                           bool k_last, bool is_a, int k0) {
+    std::vector<llvm::Value *> regs;
+    if (k_last)
+      regs = ldmatrix(array, origin, k_last, is_a, k0);
+    llvm::Value *group = builder.CreateLShr(lane, builder.getInt32(2));
+    llvm::Value *in_group = builder.CreateAnd(lane, builder.getInt32(3));
+    for (unsigned e = 0; e < (is_a ? 4u : 2u); ++e) {
+      llvm::Value *value;
+      if (k_last) {
+        value = builder.CreateBitCast(regs[e], builder.getFloatTy());
+      } else {
+        llvm::Value *row = builder.CreateAdd(group, builder.getInt32(is_a ? e % 2 * 8 : 0));
+        llvm::Value *k = builder.CreateAdd(
+            in_group, builder.getInt32(k0 + static_cast<int>(is_a ? e / 2 * 4 : e * 4)));
+        value = builder.CreateLoad(builder.getFloatTy(), address_of(array, origin, k, row));
+      }
+      value = builder.CreateIntrinsic(llvm::Intrinsic::nvvm_f2tf32_rna, {}, {value});
+      if (regs.size() > e)
+        regs[e] = value;
+      else
+        regs.push_back(value);
+    }
+    return regs;
+  };
   llvm::Function *mma = llvm::Intrinsic::getDeclaration(
-      module.get(), op->input == ir::ScalarType::F16
+      module.get(), tf32 ? llvm::Intrinsic::nvvm_mma_m16n8k8_row_col_tf32
+                    : op->input == ir::ScalarType::F16
                         ? llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_f32_f32
                         : llvm::Intrinsic::nvvm_mma_m16n8k16_row_col_bf16);
   llvm::FunctionType *type = mma->getFunctionType();
-  std::vector<llvm::Value *> args;
-  for (llvm::Value *v : a)
-    args.push_back(v);
-  for (llvm::Value *v : b)
-    args.push_back(v);
+  std::vector<llvm::Value *> acc;
   for (const ir::Var &v : op->acc)
-    args.push_back(builder.CreateLoad(builder.getFloatTy(), lookup(v)));
-  for (unsigned k = 0; k < args.size(); ++k)
-    if (args[k]->getType() != type->getParamType(k)) // <2 x half> for f16, i32 for bf16
-      args[k] = builder.CreateBitCast(args[k], type->getParamType(k));
-  llvm::Value *d = builder.CreateCall(mma, args);
+    acc.push_back(builder.CreateLoad(builder.getFloatTy(), lookup(v)));
+  for (int k0 = 0; k0 < 16; k0 += tf32 ? 8 : 16) {
+    std::vector<llvm::Value *> args =
+        tf32 ? tf32_fragment(op->a, op->a_origin, op->a_k_last, true, k0)
+             : ldmatrix(op->a, op->a_origin, op->a_k_last, true, 0);
+    for (llvm::Value *v : tf32 ? tf32_fragment(op->b, op->b_origin, op->b_k_last, false, k0)
+                               : ldmatrix(op->b, op->b_origin, op->b_k_last, false, 0))
+      args.push_back(v);
+    args.insert(args.end(), acc.begin(), acc.end());
+    for (unsigned k = 0; k < args.size(); ++k)
+      if (args[k]->getType() != type->getParamType(k)) // <2 x half> for f16, i32 for bf16
+        args[k] = builder.CreateBitCast(args[k], type->getParamType(k));
+    llvm::Value *d = builder.CreateCall(mma, args);
+    for (unsigned e = 0; e < 4; ++e)
+      acc[e] = builder.CreateExtractValue(d, {e});
+  }
   for (unsigned e = 0; e < 4; ++e)
-    builder.CreateStore(builder.CreateExtractValue(d, {e}), lookup(op->acc[e]));
+    builder.CreateStore(acc[e], lookup(op->acc[e]));
 }
 
 // cp.async.cg.shared.global [dst], [src], 16: the 16 bytes bypass L1 and the registers.

@@ -37,6 +37,9 @@ const llvm::Target &nvptx_target() {
 struct NvptxCapabilities {
   int max_ptx = 0;
   std::vector<int> sms; // e.g. 75, 80, 86, 90 ('a' variants excluded), ascending
+  // The architecture-specific variants ("sm_90a": wgmma, setmaxnreg), which run only on their
+  // own architecture: a target by request, never chosen for a device.
+  std::vector<std::string> specific;
 };
 
 const NvptxCapabilities &capabilities() {
@@ -53,8 +56,12 @@ const NvptxCapabilities &capabilities() {
     for (const llvm::SubtargetSubTypeKV &p : info->getAllProcessorDescriptions()) {
       llvm::StringRef key(p.Key);
       int sm = 0;
-      if (key.consume_front("sm_") && !key.getAsInteger(10, sm)) // "90a" fails to parse: skipped
+      if (!key.consume_front("sm_"))
+        continue;
+      if (!key.getAsInteger(10, sm))
         c.sms.push_back(sm);
+      else if (key.ends_with("a") && !key.drop_back().getAsInteger(10, sm))
+        c.specific.push_back(p.Key);
     }
     std::sort(c.sms.begin(), c.sms.end());
     return c;
@@ -89,12 +96,17 @@ ResolvedTarget resolve(const GpuTarget &gpu) {
   const NvptxCapabilities &caps = capabilities();
   llvm::StringRef sm_text(gpu.sm);
   int sm = 0;
+  const bool specific =
+      std::find(caps.specific.begin(), caps.specific.end(), gpu.sm) != caps.specific.end();
+  if (specific)
+    sm_text = sm_text.drop_back(); // "sm_90a": sm_90's PTX version at least
   if (!sm_text.consume_front("sm_") || sm_text.getAsInteger(10, sm) ||
-      std::find(caps.sms.begin(), caps.sms.end(), sm) == caps.sms.end())
+      (!specific && std::find(caps.sms.begin(), caps.sms.end(), sm) == caps.sms.end()))
     throw CompileError("GPU architecture '" + gpu.sm +
                        "' is not one LLVM's NVPTX backend knows "
                        "(the newest is sm_" +
-                       std::to_string(caps.sms.back()) + ")");
+                       std::to_string(caps.sms.back()) +
+                       (caps.specific.empty() ? "" : ", and " + caps.specific.back()) + ")");
   // A version above LLVM's is clamped rather than refused: LLVM cannot emit it anyway, and the
   // caller's intent ("as new as possible") is met by LLVM's newest.
   int ptx = gpu.ptx_version <= 0 ? caps.max_ptx : std::min(gpu.ptx_version, caps.max_ptx);

@@ -109,6 +109,8 @@ const char *op_name(UnaryOp op) {
     return "round_f16";
   case UnaryOp::RoundBF16:
     return "round_bf16";
+  case UnaryOp::RoundTF32:
+    return "round_tf32";
   }
   return "?";
 }
@@ -309,8 +311,8 @@ Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t>
 }
 
 Shared make_staging_array(std::string name, ScalarType type, std::vector<int64_t> extents) {
-  if (!is_half_float(type))
-    ill_typed("staging array '" + name + "' of " + type_name(type) + " (f16 or bf16 only)");
+  if (!is_half_float(type) && type != ScalarType::F32)
+    ill_typed("staging array '" + name + "' of " + type_name(type) + " (f16, bf16 or f32 only)");
   return make_array(std::move(name), type, std::move(extents), MemorySpace::Block, true);
 }
 
@@ -426,8 +428,9 @@ Stmt SharedStore::make(Shared array, std::vector<Expr> indices, Expr value) {
 
 Stmt Mma::make(Shared a, std::vector<Expr> a_origin, bool a_k_last, Shared b,
                std::vector<Expr> b_origin, bool b_k_last, std::array<Var, 4> acc) {
-  if (!a || !b || a->type != b->type || !is_half_float(a->type) || a->local() || b->local())
-    ill_typed("mma of arrays other than two shared arrays of f16 or of bf16");
+  if (!a || !b || a->type != b->type || !(is_half_float(a->type) || a->type == ScalarType::F32) ||
+      a->local() || b->local())
+    ill_typed("mma of arrays other than two shared arrays of f16, of bf16 or of f32 (TF32)");
   if (a->extents.size() < 2 || b->extents.size() < 2)
     ill_typed("mma of a shared array of fewer than two dimensions");
   check_indices(a_origin, a->extents.size(), "shared array '" + a->name + "'");

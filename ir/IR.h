@@ -165,10 +165,12 @@ public:
 
 // RoundF16 and RoundBF16 take an f32 or f64 and give the f16 (bf16) nearest to it, ties to even,
 // as an f32: expand_half (ir/ExpandHalf.cpp) writes them where a 16-bit float value is made, so
-// that no target sees a 16-bit float value, only the f32 that holds it.
-enum class UnaryOp : uint8_t { Neg, Not, BitNot, RoundF16, RoundBF16 };
+// that no target sees a 16-bit float value, only the f32 that holds it. RoundTF32 gives the
+// nearest TF32 value (10 significand bits, f32's exponent), ties away from zero (support/
+// Float16.h's round_to_tf32): what the tensor cores read of an f32 under TF32 (ir::Mma).
+enum class UnaryOp : uint8_t { Neg, Not, BitNot, RoundF16, RoundBF16, RoundTF32 };
 inline bool is_rounding(UnaryOp op) {
-  return op == UnaryOp::RoundF16 || op == UnaryOp::RoundBF16;
+  return op == UnaryOp::RoundF16 || op == UnaryOp::RoundBF16 || op == UnaryOp::RoundTF32;
 }
 enum class BinaryOp : uint8_t {
   Add,
@@ -570,12 +572,15 @@ struct Atomic : StmtNode {
 
 // A warp's matrix multiply-accumulate on the tensor cores (PTX's mma.sync.aligned.m16n8k16.row.col
 // with f32 accumulators, sm_80 and later): D = C + A * B^T for a 16 x 16 block A of shared array
-// `a` and an 8 x 16 block B of shared array `b`, both of `input` (f16 or bf16). A[m][kk] is
+// `a` and an 8 x 16 block B of shared array `b`, both of `input`: f16 or bf16, or f32 read as TF32
+// (each element rounded to TF32 first, UnaryOp::RoundTF32; two m16n8k8.tf32 products on the GPU,
+// whose operands are loaded element by element where k is not their last dimension). A[m][kk] is
 // a[a_origin..., row0 + m, k0 + kk] when `a_k_last` (the block's rows along the next-to-last
 // dimension, k along the last), else a[a_origin..., k0 + kk, row0 + m]; B[n][kk] likewise from b
 // with `b_k_last` (`*_origin` holds every index, its last two the block's first element in the
 // array's own order; those two multiples of 8, rows 16-byte aligned). D[m][n] = C[m][n] + sum
-// over kk < 16 of A[m][kk] * B[n][kk], m < 16, n < 8. C and D are spread over the warp's 32
+// over kk < 16 of A[m][kk] * B[n][kk], m < 16, n < 8 (the products of two 16-bit floats, or of two
+// TF32 values, are exact in f32). C and D are spread over the warp's 32
 // lanes as PTX lays them out: lane l holds in acc[r] (f32 locals, read and assigned) the element
 // (l / 4 + 8 * (r / 2), 2 * (l % 4) + r % 2). Every lane of the warp takes part, with the same
 // origins; the products are exact and their sum rounds to f32 in an order the hardware chooses
@@ -714,8 +719,11 @@ struct Kernel {
   std::string name;
   std::vector<Param> params;
   Stmt body;
-  bool fast_math = false;                 // @kernel(fastmath=True): GPU code may approximate
-  bool bounds_check = false;              // @kernel(bounds_check=True), LOOM_BOUNDS_CHECK=1
+  bool fast_math = false;    // @kernel(fastmath=True): GPU code may approximate
+  bool bounds_check = false; // @kernel(bounds_check=True), LOOM_BOUNDS_CHECK=1
+  // @kernel(tf32=True), Kernel::allow_tf32(): the tensor-core tile may read f32 arrays as TF32
+  // (10 significand bits); off by default, as PyTorch's matmul.
+  bool tf32 = false;
   std::vector<ShapeSymbol> shape_symbols; // checked against the arguments of every call
   // How its loops run (ir/Schedule.h). Under Mapping::Simt, `body` is what each thread of an
   // explicitly shaped launch runs, and `shared` lists its shared arrays.

@@ -12,6 +12,7 @@
 #include "ir/Printer.h"
 #include "ir/TaskLoops.h"
 #include "support/Error.h"
+#include "support/Float16.h"
 #include "support/SimtBlock.h"
 
 #include <algorithm>
@@ -469,7 +470,8 @@ int64_t Machine::array_element(const SharedArray &array, const std::vector<Expr>
 }
 
 // A warp's 16 x 8 x 16 product (ir::Mma), this lane's four elements of it: each sums its 16
-// products in k order, in f32 (the products of 16-bit floats are exact there).
+// products in k order, in f32 (the products of 16-bit floats, or of f32s rounded to TF32, are
+// exact there).
 void Machine::mma(const Mma *n) {
   if (!thread_ || thread_->linear < 0)
     throw InterpreterError("kernel '" + name_ + "': mma outside a SIMT thread" + where());
@@ -491,7 +493,8 @@ void Machine::mma(const Mma *n) {
                                ")" + where());
       linear = linear * array->extents[d] + at[d];
     }
-    return shared_buffers_[a].get(linear).f;
+    const double value = shared_buffers_[a].get(linear).f;
+    return n->input == ScalarType::F32 ? round_to_tf32(value) : value;
   };
   for (int r = 0; r < 4; ++r) {
     float sum = static_cast<float>(lookup(n->acc[r]).v.f);

@@ -141,14 +141,23 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
         t = map_parallel_loops(t, out.params, target);
       } else {
         refuse_local_arrays(t, kernel.name, "the tile schedule");
-        std::string why_not;
+        // The tensor cores where the form and the tile allow them; where the schedule requires
+        // them, on a GPU that has them, what does not allow them is the caller's mistake.
+        const TensorCores use = schedule.tile.tensor_cores;
+        std::string why_not = "the schedule turns them off (tensor_cores=False)";
         std::optional<Task> mma;
-        if (target == Target::GPU)
-          mma = map_tile_mma(t, out.params, schedule.tile, options.sm, out.shared, why_not);
+        if (target == Target::GPU && use != TensorCores::Off)
+          mma = map_tile_mma(t, out.params, schedule.tile, options.sm, kernel.tf32, out.shared,
+                             why_not);
         if (mma) {
           t = std::move(*mma);
           break;
         }
+        if (target == Target::GPU && use == TensorCores::Required && options.sm >= 80)
+          throw CompileError("kernel '" + kernel.name +
+                             "': the tile schedule requires the tensor cores (tensor_cores=True), "
+                             "but " +
+                             why_not);
         t = map_tile(t, kernel.name, out.params, schedule.tile, out.shared, target);
         if (target == Target::CPU)
           t = map_parallel_loops(t, out.params, target); // chunks of the loop over tiles

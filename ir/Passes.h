@@ -91,13 +91,13 @@ Task map_block_per_iteration(const Task &task, const std::string &kernel,
 // allow the schedule, saying why.
 bool has_2d_parallel_loop(const Task &task);
 // The tile schedule on the tensor cores (ir/TileMma.cpp), GPU only: a loop of the matmul form over
-// f16 or bf16 arrays, on sm_80 or later (`sm`; 0: not known), under a tile whose threads, depth
-// and shape split into warps' 16 x 8 x 16 products. nullopt, with `why_not` saying which condition
-// failed, where it does not apply (map_tile then runs the loop on the FP32 units); Task::
-// tensor_cores describes the mapping where it does.
+// f16 or bf16 arrays (or f32 ones read as TF32 when `tf32`), on sm_80 or later (`sm`; 0: not
+// known), under a tile whose threads, depth and shape split into warps' 16 x 8 x 16 products.
+// nullopt, with `why_not` saying which condition failed, where it does not apply (map_tile then
+// runs the loop on the FP32 units); Task::tensor_cores describes the mapping where it does.
 std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &params,
-                                 const TileSchedule &tile, int sm, std::vector<Shared> &shared,
-                                 std::string &why_not);
+                                 const TileSchedule &tile, int sm, bool tf32,
+                                 std::vector<Shared> &shared, std::string &why_not);
 Task map_tile(const Task &task, const std::string &kernel, const std::vector<Param> &params,
               const TileSchedule &tile, std::vector<Shared> &shared, Target target);
 

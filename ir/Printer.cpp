@@ -129,7 +129,8 @@ public:
       return;
     case StmtKind::Mma: {
       auto *n = s.as<Mma>();
-      os << pad << "mma.m16n8k16." << type_name(n->input) << " ";
+      os << pad << "mma.m16n8k16." << (n->input == ScalarType::F32 ? "tf32" : type_name(n->input))
+         << " ";
       for (size_t r = 0; r < n->acc.size(); ++r)
         os << (r ? ", " : "") << name_of(n->acc[r]);
       // Each operand's block as [rows, k], or [k, rows] (k-major) with a ' after it.

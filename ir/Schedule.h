@@ -22,6 +22,13 @@ struct Kernel;
 // the arrays the inner loop reads at [i, k] or [k, j] through shared memory `depth` steps of k
 // at a time. rows == 0: no tiling.
 // {128, 128, 8, 8, 8, 2}: a float SGEMM's usual schedule.
+//
+// Whether a tile of the matmul form runs on the tensor cores (ir/TileMma.cpp): where it can
+// (Auto), or always (Required: where the kernel's form or the tile does not allow it, the next
+// call throws CompileError saying which condition failed; a GPU without tensor cores, or the CPU,
+// still runs the FP32 tile, and explain() says so), or never (Off).
+enum class TensorCores : uint8_t { Auto, Required, Off };
+
 struct TileSchedule {
   int rows = 0, cols = 0;
   int thread_rows = 1, thread_cols = 1;
@@ -29,6 +36,7 @@ struct TileSchedule {
   // The blocks an SM should hold at once (CUDA's __launch_bounds__ minimum): ptxas then keeps a
   // thread's registers within 65536 / (threads x min_blocks); 0 leaves the choice to ptxas.
   int min_blocks = 0;
+  TensorCores tensor_cores = TensorCores::Auto;
   int threads() const { return rows > 0 ? (rows / thread_rows) * (cols / thread_cols) : 0; }
   bool operator==(const TileSchedule &) const = default;
 };

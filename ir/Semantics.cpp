@@ -215,6 +215,9 @@ ScalarValue unary_op(UnaryOp op, ScalarType t, ScalarValue a) {
   case UnaryOp::RoundBF16:
     r.f = round_to_bf16(a.f);
     break;
+  case UnaryOp::RoundTF32:
+    r.f = round_to_tf32(a.f);
+    break;
   }
   return r;
 }

@@ -36,9 +36,16 @@ namespace {
 
 using namespace tile;
 
-// Elements of padding after each row of a shared tile: keeps every row 16-byte aligned (ldmatrix
-// reads 16-byte rows) and puts the 8 rows of an 8 x 8 matrix in distinct banks.
-constexpr int64_t k_padding = 8;
+// The bytes each thread copies at once: one cp.async, 8 f16 or bf16 elements or 4 f32s.
+constexpr int64_t group_bytes = 16;
+// Elements of padding after each row of a shared tile: 16 bytes keep every row 16-byte aligned
+// (ldmatrix reads 16-byte rows) and put the 8 rows of an 8 x 8 matrix of 16-byte rows in distinct
+// banks; a k-major f32 (TF32) tile, read element by element (lane l at k l % 4, row l / 4), pads
+// 8 elements, so that its 4 k rows start 8 banks apart.
+int64_t padding(ScalarType input, bool k_last) {
+  const int64_t size = byte_size(input);
+  return (k_last || size == 2 ? 16 : 32) / size;
+}
 // The most f32 accumulators a thread keeps (4 per 16 x 8 block of its warp's).
 constexpr int64_t max_accumulators = 128;
 
@@ -63,7 +70,8 @@ struct Form {
 };
 
 // Why `loop` is not of the matmul form, or empty (and `form` filled in).
-std::string match(const ParallelFor *loop, const std::vector<Param> &params, Form &form) {
+std::string match(const ParallelFor *loop, const std::vector<Param> &params, bool tf32,
+                  Form &form) {
   form.i = loop->vars[0].get(), form.j = loop->vars[1].get();
   Stmt inner;
   for (const Stmt &s : statements_of(loop->body)) {
@@ -128,9 +136,13 @@ std::string match(const ParallelFor *loop, const std::vector<Param> &params, For
     return "both factors of the product are read along the same loop variable";
   form.a = p[0]->axis == 0 ? *p[0] : *p[1];
   form.b = p[0]->axis == 0 ? *p[1] : *p[0];
-  if (types[0] != types[1] || !is_half_float(types[0]))
+  if (types[0] == ScalarType::F32 && types[1] == ScalarType::F32 && !tf32)
+    return "the product's arrays are f32; the tensor cores read f32 as TF32 (10 significand "
+           "bits) only when the kernel allows it: @kernel(tf32=True), Kernel::allow_tf32()";
+  if (types[0] != types[1] || !(is_half_float(types[0]) || types[0] == ScalarType::F32))
     return std::string("the product's arrays are ") + type_name(types[0]) + " and " +
-           type_name(types[1]) + "; the tensor cores take two f16 or two bf16 arrays";
+           type_name(types[1]) + "; the tensor cores take two f16, two bf16 or (TF32) two f32 " +
+           "arrays";
   form.input = types[0];
   Effects all;
   all.visit(loop->body);
@@ -147,7 +159,7 @@ struct Plan {
 };
 
 // Why `tile` cannot run on the tensor cores, or empty (and `plan` filled in).
-std::string plan_tiles(const TileSchedule &tile, Plan &plan) {
+std::string plan_tiles(const TileSchedule &tile, ScalarType input, Plan &plan) {
   const int64_t threads = plan.threads = tile.threads();
   if (threads % 32 != 0)
     return "the tile's " + std::to_string(threads) + " threads are not whole warps";
@@ -176,16 +188,19 @@ std::string plan_tiles(const TileSchedule &tile, Plan &plan) {
            " accumulators (at most " + std::to_string(max_accumulators) +
            "); use more threads or a smaller tile";
   // A tile k-major (A[k, i], B[k, j]) pads its rows of `rows` or `cols` elements instead.
-  const int64_t bytes = 2 * 2 *
-                        std::max((tile.rows + tile.cols) * (tile.depth + k_padding),
-                                 tile.depth * (tile.rows + tile.cols + 2 * k_padding));
+  const int64_t size = byte_size(input);
+  const int64_t bytes = 2 * size *
+                        std::max((tile.rows + tile.cols) * (tile.depth + padding(input, true)),
+                                 tile.depth * (tile.rows + tile.cols + 2 * padding(input, false)));
   if (bytes > max_shared_bytes)
     return "the staged tiles need " + std::to_string(bytes) +
            " bytes of shared memory, more than " + "a block's " + std::to_string(max_shared_bytes) +
            "; use a smaller depth or tile";
-  if ((tile.rows * tile.depth / 8) % threads != 0 || (tile.cols * tile.depth / 8) % threads != 0)
+  const int64_t vec = group_bytes / size;
+  if ((tile.rows * tile.depth / vec) % threads != 0 ||
+      (tile.cols * tile.depth / vec) % threads != 0)
     return "the tile's threads do not divide its chunks of " + std::to_string(tile.depth) +
-           " steps into equal shares of 8-element groups";
+           " steps into equal shares of " + std::to_string(vec) + "-element groups";
   return "";
 }
 
@@ -311,25 +326,26 @@ private:
                    const Expr &n, const Expr &tid, const Expr &warp_row, const Expr &warp_col,
                    Elements &elements) {
     const int64_t depth = tile_.depth, threads = plan_.threads;
+    const int64_t vec = group_bytes / byte_size(form_.input); // elements per 16-byte group
     Staged staged[2] = {{form_.a, tile_.rows, nullptr, form_.a.k_dim == 1, 0},
                         {form_.b, tile_.cols, nullptr, form_.b.k_dim == 1, 0}};
     for (Staged &s : staged) {
       s.fast = s.k_last ? depth : s.extent;
       const int64_t slow = s.k_last ? s.extent : depth;
       s.tile = make_staging_array(params_[s.pattern.array].name + "_tile", form_.input,
-                                  {2, slow, s.fast + k_padding});
+                                  {2, slow, s.fast + padding(form_.input, s.k_last)});
       shared_.push_back(s.tile);
     }
     // Element v of group l of this thread's share of a chunk: group tid + l * threads, the groups
     // numbered along the last dimension first (coalesced 16-byte reads).
     auto element = [&](const Staged &s, int64_t l, int v, Expr &kk, Expr &pos) {
       Expr g = add(tid, i64(l * threads));
-      Expr fast = add(mul(mod(g, i64(s.fast / 8)), i64(8)), i64(v));
-      Expr slow = div(g, i64(s.fast / 8));
+      Expr fast = add(mul(mod(g, i64(s.fast / vec)), i64(vec)), i64(v));
+      Expr slow = div(g, i64(s.fast / vec));
       kk = s.k_last ? fast : slow;
       pos = s.k_last ? slow : fast;
     };
-    auto groups = [&](const Staged &s) { return s.extent * depth / 8 / threads; };
+    auto groups = [&](const Staged &s) { return s.extent * depth / vec / threads; };
     // The chunk at k0 into buffer `into_buf`. Where the chunk and the tile lie whole inside the
     // arrays and their rows are multiples of 8 elements (so that every group is 16 aligned
     // bytes, which the assumption records), asynchronous 16-byte copies (cp.async); elsewhere
@@ -337,7 +353,7 @@ private:
     auto copy_chunk = [&](std::vector<Stmt> &into, const Expr &k0, const Expr &into_buf) {
       std::vector<Stmt> whole, edge;
       Expr inside = le(add(k0, i64(depth)), ke);
-      Expr aligned = eq(Binary::make(BinaryOp::BitAnd, kb, i64(7)), i64(0));
+      Expr aligned = eq(Binary::make(BinaryOp::BitAnd, kb, i64(vec - 1)), i64(0));
       bool dense = true;
       for (Staged &s : staged) {
         const Expr &base = s.pattern.axis == 0 ? i0 : j0;
@@ -346,7 +362,7 @@ private:
         inside = logical_and(inside, le(add(base, i64(s.extent)), extent));
         aligned = logical_and(
             aligned,
-            eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(s.pattern.array, 1), i64(7)),
+            eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(s.pattern.array, 1), i64(vec - 1)),
                i64(0)));
         auto at = [&](const Expr &k, const Expr &x) {
           return s.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
@@ -360,7 +376,7 @@ private:
           element(s, l, 0, kk, pos);
           whole.push_back(AsyncCopy::make(s.tile, in_tile(kk, pos), s.pattern.array, form_.input,
                                           at(add(k0, kk), add(base, pos))));
-          for (int v = 0; v < 8; ++v) {
+          for (int v = 0; v < vec; ++v) {
             element(s, l, v, kk, pos);
             Expr k = add(k0, kk), x = add(base, pos);
             Expr clamped = Load::make(form_.input, s.pattern.array,
@@ -423,8 +439,8 @@ private:
 } // namespace
 
 std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &params,
-                                 const TileSchedule &tile, int sm, std::vector<Shared> &shared,
-                                 std::string &why_not) {
+                                 const TileSchedule &tile, int sm, bool tf32,
+                                 std::vector<Shared> &shared, std::string &why_not) {
   const ParallelFor *loop = top_parallel_loop(task);
   Form form;
   Plan plan;
@@ -436,7 +452,7 @@ std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &par
     why_not = "the loop reduces into an array element all iterations share";
     return std::nullopt;
   }
-  why_not = match(loop, params, form);
+  why_not = match(loop, params, tf32, form);
   if (!why_not.empty())
     return std::nullopt;
   if (sm < 80) {
@@ -444,7 +460,7 @@ std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &par
                      : "the GPU's architecture is not known";
     return std::nullopt;
   }
-  why_not = plan_tiles(tile, plan);
+  why_not = plan_tiles(tile, form.input, plan);
   if (!why_not.empty())
     return std::nullopt;
   std::vector<Shared> staged = shared;
@@ -461,7 +477,9 @@ std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &par
   mapped.tile = tile;
   mapped.threads = tile.threads();
   mapped.tensor_cores =
-      std::string("mma.sync m16n8k16, ") + type_name(form.input) +
+      std::string(form.input == ScalarType::F32
+                      ? "mma.sync m16n8k8, f32 read as TF32"
+                      : std::string("mma.sync m16n8k16, ") + type_name(form.input)) +
       " products into f32: " + std::to_string(plan.warps_m) + " x " + std::to_string(plan.warps_n) +
       " warps, each a " + std::to_string(plan.warp_rows) + " x " + std::to_string(plan.warp_cols) +
       " block (" + std::to_string(plan.blocks_m) + " x " + std::to_string(plan.blocks_n) +

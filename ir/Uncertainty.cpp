@@ -188,7 +188,9 @@ Uncertainty unary_uncertainty(UnaryOp op, ScalarType t, ScalarValue a, Uncertain
     if (!ua.unknown() && std::isfinite(a.f)) {
       const double e = ua.error + ua.fma_slack;
       auto round = [op](double x) {
-        return op == UnaryOp::RoundF16 ? round_to_f16(x) : round_to_bf16(x);
+        return op == UnaryOp::RoundF16    ? round_to_f16(x)
+               : op == UnaryOp::RoundBF16 ? round_to_bf16(x)
+                                          : round_to_tf32(x);
       };
       const double lo = round(std::nextafter(a.f - e, -kInf)),
                    hi = round(std::nextafter(a.f + e, kInf));

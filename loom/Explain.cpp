@@ -107,6 +107,8 @@ std::string Kernel::explain() const {
                      : " compiled out (asserts off)\n");
   if (k.fast_math)
     os << "  fastmath: on\n";
+  if (k.tf32)
+    os << "  tf32: on (the tensor-core tile reads f32 arrays as TF32)\n";
   for (const auto &[loop, schedule] : k.schedule.loops) {
     os << "  schedule of the loops over " << loop << ":";
     if (schedule.unroll > 0)

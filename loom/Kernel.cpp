@@ -225,6 +225,11 @@ Kernel &Kernel::fast_math(bool on) {
   return *this;
 }
 
+Kernel &Kernel::allow_tf32(bool on) {
+  set_code_option(*state_, &ir::Kernel::tf32, on);
+  return *this;
+}
+
 ir::Target Kernel::current_target() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return state_->target ? state_->target->target : choose_target().target;

@@ -98,6 +98,16 @@ inline double round_to_bf16(double value) {
   return f32_from_bf16_bits(bf16_bits_from_f32(f32_round_to_odd(value)));
 }
 
+// f32 or f64 -> the nearest TF32 value (the tensor cores' 19-bit float: f32's exponent, 10
+// significand bits), ties away from zero, as PTX's cvt.rna.tf32.f32 rounds; NaN and infinities
+// stay. An f64 rounds to odd first, so that it rounds once.
+inline double round_to_tf32(double value) {
+  const uint32_t x = std::bit_cast<uint32_t>(f32_round_to_odd(value));
+  if ((x & 0x7f800000u) == 0x7f800000u)
+    return std::bit_cast<float>(x);
+  return std::bit_cast<float>((x + 0x1000u) & 0xffffe000u);
+}
+
 // An f16 array element on the host: its bits, converted from and to float explicitly.
 struct f16 {
   uint16_t bits = 0;

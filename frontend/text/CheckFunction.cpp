@@ -304,14 +304,17 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
       integer(o, 1, 64, 1, tile.depth,
               "the steps of the inner loop staged in shared memory at a time, from 1 to 64");
     } else if (o.key != "fastmath" && o.key != "bounds_check" && o.key != "simt" &&
-               o.key != "asserts") {
+               o.key != "asserts" && o.key != "tf32" && o.key != "tensor_cores") {
       diag_.error(o.loc, "unknown option '" + o.key +
                              "' of @kernel; the options are fastmath, bounds_check, asserts, "
-                             "simt, "
-                             "block_per_iteration, tile, thread_tile, stage, blocks_per_sm, "
-                             "unroll and vectorize");
+                             "simt, block_per_iteration, tile, thread_tile, stage, "
+                             "blocks_per_sm, tensor_cores, tf32, unroll and vectorize");
     } else if (o.value->kind != ast::ExprKind::Bool) {
       diag_.error(o.value->begin, "option '" + o.key + "' takes True or False");
+    } else if (o.key == "tensor_cores") {
+      tile.tensor_cores = o.value->bool_value ? ir::TensorCores::Required : ir::TensorCores::Off;
+    } else if (o.key == "tf32") {
+      k.tf32 = o.value->bool_value;
     } else {
       (o.key == "fastmath"  ? k.fast_math
        : o.key == "simt"    ? simt
@@ -320,10 +323,11 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
     }
   }
   const bool tiled = seen.count("tile") != 0;
-  if (!tiled && (seen.count("thread_tile") || seen.count("stage") || seen.count("blocks_per_sm"))) {
-    diag_.error(f.loc, "options 'thread_tile', 'stage' and 'blocks_per_sm' belong to the tile "
-                       "schedule: give 'tile' too, as in @kernel(tile=(128, 128), "
-                       "thread_tile=(8, 8), stage=8)");
+  if (!tiled && (seen.count("thread_tile") || seen.count("stage") || seen.count("blocks_per_sm") ||
+                 seen.count("tensor_cores") || seen.count("tf32"))) {
+    diag_.error(f.loc, "options 'thread_tile', 'stage', 'blocks_per_sm', 'tensor_cores' and 'tf32' "
+                       "belong to the tile schedule: give 'tile' too, as in @kernel(tile=(128, "
+                       "128), thread_tile=(8, 8), stage=8)");
   } else if (tiled && tile.rows > 0 && diag_.size() == errors) {
     const ir::Mapping other = simt      ? ir::Mapping::Simt
                               : threads ? ir::Mapping::BlockPerIteration

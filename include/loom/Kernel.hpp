@@ -131,6 +131,12 @@ public:
   // square root and flush subnormals (docs/semantics.md). The code compiles again on the next call.
   Kernel &fast_math(bool on = true);
 
+  // The tensor-core tile (docs/semantics.md) may read f32 arrays as TF32: each element rounded to
+  // 10 significand bits (ties away from zero), the products exact, their sums f32, as cuBLAS's
+  // and PyTorch's allow_tf32. Off by default: f32 products then stay on the FP32 units. The CPU
+  // and the FP32 tile ignore it (they compute in f32). Text DSL: @kernel(tile=..., tf32=True).
+  Kernel &allow_tf32(bool on = true);
+
   // Schedule: on the GPU, each iteration of the kernel's (1-D) parallel loops runs on a block of
   // `threads` threads (a multiple of 32 up to 1024; 0: back to the default mapping), which split
   // the iteration's range loops among them and combine the locals those loops reduce into (sums,
@@ -152,7 +158,11 @@ public:
   // register block (consecutive iterations in vector registers); depth and min_blocks are GPU
   // settings. Schedules measured: {256, 128, 16, 8, 8, 1} on the H200, {64, 128, 8, 32} on an
   // AVX-512 CPU (bench/RESULTS.md). Text DSL: @kernel(tile=(128, 128), thread_tile=(8, 8),
-  // stage=8, blocks_per_sm=2).
+  // stage=8, blocks_per_sm=2). A loop of the matmul form over f16 or bf16 arrays (f32 ones with
+  // allow_tf32()) runs on the tensor cores on sm_80 and later where the tile allows it;
+  // tile.tensor_cores = TensorCores::Required makes a kernel or tile that does not allow it a
+  // CompileError at the next call, saying which condition failed, TensorCores::Off keeps the
+  // FP32 units (text DSL: tensor_cores=True / False).
   Kernel &tile(const TileSchedule &tile);
 
   // Schedule: the sequential loop over the variable named `loop` as ir_text() prints it (a

@@ -10,6 +10,8 @@ namespace loom {
 // Kernel::tile: a 2-D parallel loop as register-blocked tiles (docs/semantics.md, "The tile
 // schedule"); {256, 128, 16, 8, 8, 1} is the H200's float SGEMM schedule.
 using TileSchedule = ir::TileSchedule;
+// TileSchedule::tensor_cores: Auto (where the kernel and the tile allow them), Required, Off.
+using TensorCores = ir::TensorCores;
 // Kernel::unroll and Kernel::vectorize of one loop.
 using LoopSchedule = ir::LoopSchedule;
 // Kernel::launch_policy: a GPU block shape and/or grid cap instead of the automatic choice.

@@ -42,8 +42,8 @@ std::string float_literal(double v) {
 }
 
 const char *unary_code(UnaryOp op) {
-  static const char *names[] = {"UnaryOp::Neg", "UnaryOp::Not", "UnaryOp::BitNot",
-                                "UnaryOp::RoundF16", "UnaryOp::RoundBF16"};
+  static const char *names[] = {"UnaryOp::Neg",      "UnaryOp::Not",       "UnaryOp::BitNot",
+                                "UnaryOp::RoundF16", "UnaryOp::RoundBF16", "UnaryOp::RoundTF32"};
   return names[static_cast<int>(op)];
 }
 

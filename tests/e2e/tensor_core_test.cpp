@@ -151,24 +151,89 @@ TEST(TensorCoreInterpreter, Bf16EpilogueAndTransposedOperands) {
   check_interpreted<f16>(true, true);
 }
 
+// f32 rounded to TF32, computed here apart from loom's: 11 significant bits, ties away from zero
+// (std::round), for the normal values the tests use.
+double tf32(float x) {
+  if (x == 0)
+    return x;
+  const double unit = std::ldexp(1.0, std::ilogb(x) - 10);
+  return std::round(double(x) / unit) * unit;
+}
+
+// C = A B of f32 arrays; `transposed` reads A as At[k, i] and B as Bt[j, k].
+Kernel f32_matmul(bool transposed = false) {
+  return kernel("matmul_f32",
+                [=](Array2<float> A, Array2<float> B, Array2<float> C) {
+                  parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
+                    Var<float> acc("acc", 0.0f);
+                    if (transposed)
+                      for_range(A.dim(0), [&](Index k) { acc += A(k, i) * B(j, k); });
+                    else
+                      for_range(A.dim(1), [&](Index k) { acc += A(i, k) * B(k, j); });
+                    C(i, j) = acc;
+                  });
+                },
+                {"A", "B", "C"});
+}
+
+// TF32 (allowed): the tensor cores read each f32 rounded to TF32, so the result is within the
+// bound of f32 sums of the rounded inputs' exact products; unrounded inputs would be ~2^-11 off,
+// far outside it. Both layouts of the copies (rows of 37 elements, and of multiples of 4).
+TEST(TensorCoreInterpreter, Tf32RoundsEachInputThenSumsInF32) {
+  Kernel k = f32_matmul();
+  k.allow_tf32();
+  for (auto [m, n, kk] : {std::array<int64_t, 3>{37, 45, 37}, {64, 48, 48}}) {
+    std::vector<float> A = random_vector<float>(size_t(m * kk), -1, 1, 71),
+                       B = random_vector<float>(size_t(kk * n), -1, 1, 72);
+    std::vector<float> Ar, Br, bias(size_t(n), 0.0f), C0(size_t(m * n), 0.0f);
+    for (float x : A)
+      Ar.push_back(float(tf32(x)));
+    for (float x : B)
+      Br.push_back(float(tf32(x)));
+    ir::Kernel traced = k.ir();
+    traced.schedule = ir::with_tile(traced.schedule, {32, 32, 4, 4, 16});
+    ir::LoweredKernel gpu = ir::lower(traced, ir::Target::GPU, nullptr, {.sm = 80});
+    ASSERT_EQ(gpu.tasks[0].tensor_cores.rfind("mma.sync m16n8k8, f32 read as TF32", 0), 0u)
+        << gpu.tasks[0].tensor_cores;
+    EXPECT_NE(ir::to_string(gpu).find("mma.m16n8k16.tf32"), std::string::npos);
+    std::vector<ir::InterpreterArg> args = {
+        ir::InterpreterArg::of_array(buffer(ir::ScalarType::F32, {m, kk}, A.data())),
+        ir::InterpreterArg::of_array(buffer(ir::ScalarType::F32, {kk, n}, B.data())),
+        ir::InterpreterArg::of_array(buffer(ir::ScalarType::F32, {m, n}, C0.data()))};
+    ir::InterpreterOptions options;
+    options.gpu_grid = {2, 1, 1};
+    ir::interpret(gpu, args, options);
+    std::vector<float> C(size_t(m * n));
+    std::memcpy(C.data(), args[2].array.data(), C.size() * sizeof(float));
+    EXPECT_LE(worst_error(Ar, Br, bias, C0, C, m, n, kk, false, false, 1, 0), 1.0)
+        << m << "x" << n << "x" << kk;
+    // And the unrounded inputs' product is not what came out.
+    EXPECT_GT(worst_error(A, B, bias, C0, C, m, n, kk, false, false, 1, 0), 4.0);
+  }
+}
+
 // Where the tensor cores cannot run the loop, the task says why and the FP32 tile runs it.
 TEST(TensorCoreLowering, SaysWhichConditionFailed) {
   auto why = [](const Kernel &k, const ir::TileSchedule &tile, int sm) {
     return lower_for(k, tile, sm).tasks[0].tensor_cores;
   };
   const ir::TileSchedule good{128, 128, 8, 8, 32};
-  Kernel f32_matmul = kernel("matmul_f32",
-                             [](Array2<float> A, Array2<float> B, Array2<float> C) {
-                               parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
-                                 Var<float> acc("acc", 0.0f);
-                                 for_range(A.dim(1), [&](Index k) { acc += A(i, k) * B(k, j); });
-                                 C(i, j) = acc;
-                               });
-                             },
-                             {"A", "B", "C"});
-  EXPECT_EQ(why(f32_matmul, {128, 128, 8, 8, 16}, 90),
-            "not used: the product's arrays are f32 and f32; the tensor cores take two f16 or "
-            "two bf16 arrays");
+  EXPECT_EQ(why(f32_matmul(), {128, 128, 8, 8, 16}, 90),
+            "not used: the product's arrays are f32; the tensor cores read f32 as TF32 (10 "
+            "significand bits) only when the kernel allows it: @kernel(tf32=True), "
+            "Kernel::allow_tf32()");
+  Kernel mixed = kernel("matmul_mixed",
+                        [](Array2<f16> A, Array2<float> B, Array2<float> C) {
+                          parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
+                            Var<float> acc("acc", 0.0f);
+                            for_range(A.dim(1), [&](Index k) { acc += A(i, k) * B(k, j); });
+                            C(i, j) = acc;
+                          });
+                        },
+                        {"A", "B", "C"});
+  EXPECT_EQ(why(mixed, good, 90),
+            "not used: the product's arrays are f16 and f32; the tensor cores take two f16, two "
+            "bf16 or (TF32) two f32 arrays");
   Kernel h = half_matmul<f16>(false);
   EXPECT_EQ(why(h, good, 75), "not used: the GPU is sm_75; mma.sync needs sm_80 or later");
   EXPECT_EQ(why(h, good, 0), "not used: the GPU's architecture is not known");
@@ -193,6 +258,64 @@ TEST(TensorCoreLowering, SaysWhichConditionFailed) {
              {"A", "B", "C"});
   EXPECT_EQ(why(f64_acc, good, 90),
             "not used: the accumulator 'acc' is f64; the tensor cores accumulate in f32");
+}
+
+template <class F> void expect_compile_error(F f, const std::string &message) {
+  try {
+    f();
+    ADD_FAILURE() << "expected a CompileError: " << message;
+  } catch (const CompileError &e) {
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+}
+
+// tensor_cores=True: what does not allow them is a CompileError saying which condition failed,
+// except a GPU without them, which keeps the FP32 tile; tensor_cores=False keeps the FP32 tile.
+TEST(TensorCoreLowering, ARequestThatCannotBeMetIsACompileError) {
+  auto lower = [](const Kernel &k, ir::TileSchedule tile, ir::TensorCores use, int sm) {
+    tile.tensor_cores = use;
+    return lower_for(k, tile, sm);
+  };
+  Kernel h = half_matmul<f16>(false);
+  const ir::TileSchedule good{128, 128, 8, 8, 32};
+  EXPECT_EQ(lower(h, good, ir::TensorCores::Required, 90).tasks[0].tensor_cores.rfind("mma", 0),
+            0u);
+  EXPECT_EQ(lower(h, good, ir::TensorCores::Off, 90).tasks[0].tensor_cores,
+            "not used: the schedule turns them off (tensor_cores=False)");
+  EXPECT_EQ(lower(h, good, ir::TensorCores::Required, 75).tasks[0].tensor_cores,
+            "not used: the GPU is sm_75; mma.sync needs sm_80 or later");
+  expect_compile_error(
+      [&] {
+        lower(h, {128, 128, 8, 8, 8}, ir::TensorCores::Required, 90);
+      },
+      "kernel 'matmul_f16': the tile schedule requires the tensor cores (tensor_cores=True), but "
+      "the depth 8 is not a positive multiple of 16, the k of one mma");
+  expect_compile_error(
+      [&] { lower(f32_matmul(), good, ir::TensorCores::Required, 80); },
+      "kernel 'matmul_f32': the tile schedule requires the tensor cores (tensor_cores=True), but "
+      "the product's arrays are f32; the tensor cores read f32 as TF32 (10 significand bits) "
+      "only when the kernel allows it: @kernel(tf32=True), Kernel::allow_tf32()");
+  // The text DSL's options, and a kernel not of the matmul form under the request.
+  Module m = compile(R"(
+@kernel(tile=(64, 64), thread_tile=(4, 4), stage=16, tensor_cores=True, tf32=True)
+def mm(A: f32[m, p], B: f32[p, n], C: f32[m, n]):
+    for i, j in parallel(m, n):
+        acc = f32(0.0)
+        for k in range(p):
+            acc += A[i, k] * B[k, j]
+        C[i, j] = acc
+
+@kernel(tile=(64, 64), thread_tile=(4, 4), stage=16, tensor_cores=True)
+def add(A: f16[m, n], C: f32[m, n]):
+    for i, j in parallel(m, n):
+        C[i, j] = f32(A[i, j]) * 2.0
+)");
+  ir::LoweredKernel mm = ir::lower(m["mm"].ir(), ir::Target::GPU, nullptr, {.sm = 90});
+  EXPECT_EQ(mm.tasks[0].tensor_cores.rfind("mma.sync m16n8k8, f32 read as TF32", 0), 0u);
+  expect_compile_error(
+      [&] { ir::lower(m["add"].ir(), ir::Target::GPU, nullptr, {.sm = 90}); },
+      "kernel 'add': the tile schedule requires the tensor cores (tensor_cores=True), but the "
+      "iteration has no inner range loop");
 }
 
 class TensorCore : public loomtest::TargetTest {};
@@ -232,6 +355,40 @@ TEST_P(TensorCore, F16Matmul) {
 TEST_P(TensorCore, Bf16Matmul) {
   check_calls<bf16>(target(), false);
   check_calls<bf16>(target(), true);
+}
+
+// allow_tf32(): the GPU reads the f32 arrays as TF32 (within the bound of the rounded inputs'
+// products); the CPU runs the FP32 tile (within the bound of the inputs' own). Both layouts of
+// each operand: A row-major and B k-major (ldmatrix for A, element loads for B), then the reverse.
+TEST_P(TensorCore, Tf32Matmul) {
+  for (bool transposed : {false, true}) {
+    Kernel k = f32_matmul(transposed);
+    k.allow_tf32().tile({128, 128, 8, 8, 16});
+    if (target() == ir::Target::CPU)
+      prepare(k); // assembles the PTX (mma.sync m16n8k8 tf32, cvt.rna.tf32.f32) with ptxas
+    k.on(target());
+    for (auto [m, n, kk] : {std::array<int64_t, 3>{300, 200, 172}, {256, 256, 256}}) {
+      std::vector<float> A = random_vector<float>(size_t(m * kk), -1, 1, uint64_t(60 + m)),
+                         B = random_vector<float>(size_t(kk * n), -1, 1, uint64_t(61 + n)),
+                         C(size_t(m * n)), zeros(size_t(std::max(m * n, n)), 0.0f);
+      k(view(A, transposed ? std::vector<int64_t>{kk, m} : std::vector<int64_t>{m, kk}),
+        view(B, transposed ? std::vector<int64_t>{n, kk} : std::vector<int64_t>{kk, n}),
+        view(C, {m, n}));
+      std::vector<float> Ar = A, Br = B;
+      if (target() == ir::Target::GPU) {
+        for (float &x : Ar)
+          x = float(tf32(x));
+        for (float &x : Br)
+          x = float(tf32(x));
+      }
+      EXPECT_LE(worst_error(Ar, Br, zeros, zeros, C, m, n, kk, false, transposed, 1, 0), 1.0)
+          << m << "x" << n << "x" << kk << (transposed ? " transposed" : "");
+    }
+    if (target() == ir::Target::GPU)
+      EXPECT_NE(k.explain().find("tile on the tensor cores, mma.sync m16n8k8, f32 read as TF32"),
+                std::string::npos)
+          << k.explain();
+  }
 }
 
 LOOM_INSTANTIATE_TARGETS(TensorCore);

@@ -279,8 +279,8 @@ const BadProgram bad_programs[] = {
     // ---- options and built-ins ----
     {"UnknownOption", "@kernel(fastmath=True, unroll_k=4)\ndef k(x: f32[n]):\n    pass\n",
      "1:24: error: unknown option 'unroll_k' of @kernel; the options are fastmath, bounds_check, "
-     "asserts, simt, block_per_iteration, tile, thread_tile, stage, blocks_per_sm, unroll and "
-     "vectorize"},
+     "asserts, simt, block_per_iteration, tile, thread_tile, stage, blocks_per_sm, tensor_cores, "
+     "tf32, unroll and vectorize"},
     {"UnrollValue", "@kernel(unroll=4)\ndef k(x: f32[n]):\n    pass\n",
      "1:16: error: option 'unroll' takes a loop variable and a factor, as in unroll=(k, 4), or "
      "several pairs: unroll=((k, 4), (j, 2))"},
@@ -315,8 +315,15 @@ const BadProgram bad_programs[] = {
      "1:38: error: option 'blocks_per_sm' takes the blocks of the tile schedule each SM should "
      "hold at once, from 1 to 32"},
     {"StageWithoutTile", "@kernel(stage=8)\ndef k(x: f32[n]):\n    pass\n",
-     "2:1: error: options 'thread_tile', 'stage' and 'blocks_per_sm' belong to the tile schedule: "
-     "give 'tile' too, as in @kernel(tile=(128, 128), thread_tile=(8, 8), stage=8)"},
+     "2:1: error: options 'thread_tile', 'stage', 'blocks_per_sm', 'tensor_cores' and 'tf32' "
+     "belong to the tile schedule: give 'tile' too, as in @kernel(tile=(128, 128), "
+     "thread_tile=(8, 8), stage=8)"},
+    {"Tf32WithoutTile", "@kernel(tf32=True)\ndef k(x: f32[n]):\n    pass\n",
+     "2:1: error: options 'thread_tile', 'stage', 'blocks_per_sm', 'tensor_cores' and 'tf32' "
+     "belong to the tile schedule: give 'tile' too, as in @kernel(tile=(128, 128), "
+     "thread_tile=(8, 8), stage=8)"},
+    {"TensorCoresValue", "@kernel(tile=(64, 64), tensor_cores=1)\ndef k(x: f32[n]):\n    pass\n",
+     "1:37: error: option 'tensor_cores' takes True or False"},
     {"TileNotAMultiple",
      "@kernel(tile=(64, 64), thread_tile=(3, 4))\ndef k(x: f32[n]):\n    pass\n",
      "2:1: error: schedule tile 64 x 64, per thread 3 x 4, depth 0: rows and columns must be "
