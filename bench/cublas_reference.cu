@@ -8,8 +8,10 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 #include <string>
 #include <vector>
 
@@ -79,13 +81,26 @@ bool sgemm(int n, uint64_t seed) {
 // CUBLAS_COMPUTE_32F, tensor cores): the peer of loom's tile schedule on the tensor cores
 // (loom_gpu_bench --only=tensor_cores). The inputs are random floats rounded to the type; the
 // check is against those rounded values, in double.
+// TF32 (H = float, CUBLAS_COMPUTE_32F_FAST_TF32): the peer of loom's allow_tf32(); the inputs
+// are rounded to TF32 here (10 significand bits, ties away from zero), so that the check holds
+// whichever rounding cuBLAS applies to them.
+float tf32_of(float x) {
+  if (x == 0 || !std::isfinite(x))
+    return x;
+  const double unit = std::ldexp(1.0, std::ilogb(x) - 10);
+  return float(std::round(double(x) / unit) * unit);
+}
+
 template <class H>
-bool gemm_ex(const char *type, cudaDataType_t data_type, int n, uint64_t seed) {
+bool gemm_ex(const char *type, cudaDataType_t data_type, int n, uint64_t seed,
+             cublasComputeType_t compute = CUBLAS_COMPUTE_32F) {
   const size_t count = size_t(n) * n;
   std::vector<float> Af = bench::random_vector(count, seed);
   std::vector<float> Bf = bench::random_vector(count, seed ^ 0x5bd1e995);
   std::vector<H> A(count), B(count);
   for (size_t e = 0; e < count; ++e) {
+    if constexpr (std::is_same_v<H, float>)
+      Af[e] = tf32_of(Af[e]), Bf[e] = tf32_of(Bf[e]);
     A[e] = H(Af[e]), Af[e] = float(A[e]);
     B[e] = H(Bf[e]), Bf[e] = float(B[e]);
   }
@@ -101,7 +116,7 @@ bool gemm_ex(const char *type, cudaDataType_t data_type, int n, uint64_t seed) {
   const float alpha = 1.0f, beta = 0.0f;
   auto gemm = [&] {
     CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, dB, data_type, n,
-                              dA, data_type, n, &beta, dC, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+                              dA, data_type, n, &beta, dC, CUDA_R_32F, n, compute,
                               CUBLAS_GEMM_DEFAULT));
   };
   CUDA_CHECK(cudaMemset(dC, 0xFF, count * sizeof(float)));
@@ -141,6 +156,7 @@ int main() {
   for (int n : {4096, 8192}) {
     ok &= gemm_ex<__half>("f16", CUDA_R_16F, n, seed + 31 + n);
     ok &= gemm_ex<__nv_bfloat16>("bf16", CUDA_R_16BF, n, seed + 32 + n);
+    ok &= gemm_ex<float>("tf32", CUDA_R_32F, n, seed + 33 + n, CUBLAS_COMPUTE_32F_FAST_TF32);
   }
   std::printf("cuBLAS reference: %s\n", ok ? "all checks passed" : "SOME CHECK FAILED");
   return ok ? 0 : 1;

@@ -346,24 +346,25 @@ private:
       pos = s.k_last ? slow : fast;
     };
     auto groups = [&](const Staged &s) { return s.extent * depth / vec / threads; };
-    // The chunk at k0 into buffer `into_buf`. Where the chunk and the tile lie whole inside the
-    // arrays and their rows are multiples of 8 elements (so that every group is 16 aligned
+    // The chunk at k0 into buffer `into_buf`, each operand on its own. Where its chunk lies whole
+    // inside the array and its rows are multiples of 16 bytes (so that every group is 16 aligned
     // bytes, which the assumption records), asynchronous 16-byte copies (cp.async); elsewhere
-    // element by element, indices clamped into the arrays and zeros past the inner loop's end.
+    // element by element, indices clamped into the array and zeros past the inner loop's end.
     auto copy_chunk = [&](std::vector<Stmt> &into, const Expr &k0, const Expr &into_buf) {
-      std::vector<Stmt> whole, edge;
-      Expr inside = le(add(k0, i64(depth)), ke);
-      Expr aligned = eq(Binary::make(BinaryOp::BitAnd, kb, i64(vec - 1)), i64(0));
-      bool dense = true;
       for (Staged &s : staged) {
+        std::vector<Stmt> whole, edge;
         const Expr &base = s.pattern.axis == 0 ? i0 : j0;
         const Expr &extent = s.pattern.axis == 0 ? m : n;
-        dense &= !params_[s.pattern.array].strided;
-        inside = logical_and(inside, le(add(base, i64(s.extent)), extent));
-        aligned = logical_and(
-            aligned,
+        // Each operand on its own: one whose rows are multiples of 16 bytes copies whole chunks
+        // asynchronously even where the other's are element by element.
+        Expr inside =
+            logical_and(le(add(k0, i64(depth)), ke), le(add(base, i64(s.extent)), extent));
+        Expr aligned =
             eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(s.pattern.array, 1), i64(vec - 1)),
-               i64(0)));
+               i64(0));
+        if (s.k_last) // a group starts at a k: the loop's first one aligned too
+          aligned =
+              logical_and(aligned, eq(Binary::make(BinaryOp::BitAnd, kb, i64(vec - 1)), i64(0)));
         auto at = [&](const Expr &k, const Expr &x) {
           return s.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
         };
@@ -386,14 +387,14 @@ private:
                 Select::make(lt(k, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
           }
         }
+        if (params_[s.pattern.array].strided) {
+          into.push_back(Block::make(std::move(edge)));
+          continue;
+        }
+        whole.insert(whole.begin(), Assume::make(logical_and(inside, aligned)));
+        into.push_back(IfThenElse::make(logical_and(inside, aligned), Block::make(std::move(whole)),
+                                        Block::make(std::move(edge))));
       }
-      if (!dense) {
-        into.push_back(Block::make(std::move(edge)));
-        return;
-      }
-      whole.insert(whole.begin(), Assume::make(logical_and(inside, aligned)));
-      into.push_back(IfThenElse::make(logical_and(inside, aligned), Block::make(std::move(whole)),
-                                      Block::make(std::move(edge))));
     };
     std::vector<Stmt> out;
     copy_chunk(out, kb, i64(0));
