@@ -6,6 +6,7 @@
 #include "frontend/Complex.h"
 #include "frontend/Control.h"
 #include "frontend/LocalArray.h"
+#include "frontend/Mma.h"
 #include "frontend/Philox.h"
 #include "frontend/Print.h"
 #include "frontend/Simt.h"

@@ -42,6 +42,7 @@ public:
   }
   int64_t dim(int k) const { return array_->extents.at(k); }
   int64_t size() const { return array_->size(); }
+  const ir::Shared &array() const { return array_; }
 
 private:
   void check_scope() const {

@@ -134,11 +134,14 @@ inline void syncthreads() {
 }
 
 // One element of a shared array: reads as a value, assignment stores.
-template <DslScalar T>
-class SharedElementRef : public detail::CompoundAssign<SharedElementRef<T>, T> {
+// An element of an f16 or bf16 shared array reads as an f32 and stores an f32 rounded to 16 bits,
+// as an array parameter's does.
+template <DslScalar E>
+class SharedElementRef : public detail::CompoundAssign<SharedElementRef<E>, element_value_t<E>> {
 public:
+  using T = element_value_t<E>;
   using dsl_value_type = T;
-  using element_type = T;
+  using element_type = E;
 
   SharedElementRef(ir::Shared array, std::vector<ir::Expr> indices)
       : array_(std::move(array)), indices_(std::move(indices)) {}
@@ -187,23 +190,20 @@ public:
   }
   int64_t dim(int k) const { return array_->extents.at(k); }
   int64_t size() const { return array_->size(); }
+  const ir::Shared &array() const { return array_; }
 
 private:
   ir::Shared array_;
 };
 
 // shared_array<float>(256), shared_array<float>(16, 16): extents are C++ integers (the size is
-// fixed when the kernel is traced), together at most 48 KiB per kernel.
+// fixed when the kernel is traced), together at most 48 KiB per kernel. f16 and bf16 elements
+// read as f32 and store rounded (the operands of mma_sync, frontend/Mma.h).
 template <DslScalar T, class... E>
 requires(sizeof...(E) >= 1 && sizeof...(E) <= 3 &&
          (std::is_integral_v<E> && ...)) SharedArray<T, sizeof...(E)> shared_array(E... extents) {
   // Fires for shared_array<std::complex<float>>(256).
   static_assert(!is_complex_v<T>, "shared arrays do not hold complex numbers");
-  // Fires for shared_array<loom::f16>(256) and shared_array<loom::bf16>(256).
-  static_assert(!is_half_v<T>,
-                "shared arrays do not hold 16-bit floats (f16, bf16): make a "
-                "shared_array<float> (it holds them exactly) and loom::cast<loom::f16> "
-                "what it reads");
   frontend::Tracer &t = detail::simt_tracer("shared_array()");
   if (((extents == 0) || ...))
     throw DslError("shared_array() with an extent of 0: a shared array sized at launch is "

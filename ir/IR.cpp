@@ -296,7 +296,7 @@ Shared make_array(std::string name, ScalarType type, std::vector<int64_t> extent
   } else {
     if ((is_half_float(type) && !halves) || is_complex(type))
       ill_typed("shared array '" + name + "' of " + type_name(type) +
-                " (shared arrays hold bool, integers, f32 or f64)");
+                " (shared arrays hold bool, integers, f16, bf16, f32 or f64)");
     if (size * byte_size(type) > (int64_t(1) << 20))
       ill_typed("shared array '" + name + "' takes " + std::to_string(size * byte_size(type)) +
                 " bytes (a block's shared memory is far smaller)");
@@ -307,7 +307,7 @@ Shared make_array(std::string name, ScalarType type, std::vector<int64_t> extent
 } // namespace
 
 Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t> extents) {
-  return make_array(std::move(name), type, std::move(extents), MemorySpace::Block);
+  return make_array(std::move(name), type, std::move(extents), MemorySpace::Block, true);
 }
 
 Shared make_staging_array(std::string name, ScalarType type, std::vector<int64_t> extents) {

@@ -85,10 +85,11 @@ struct SharedArray {
   bool local() const { return space == MemorySpace::Thread; }
 };
 using Shared = std::shared_ptr<const SharedArray>;
+// A static shared array of any type but complex: f16 and bf16 elements read as f32 and a store
+// rounds to the type, as an array parameter's do (the operands of a SIMT kernel's ir::Mma).
 Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t> extents);
-// A shared array of f16 or bf16 elements, which only lowering passes make (the tensor-core tiles
-// of ir/TileMma.cpp): its elements read as f32 and a store rounds to the type, as an array
-// parameter's do.
+// A shared array of f16, bf16 or f32 elements that a lowering pass stages an operand in (the
+// tensor-core tiles of ir/TileMma.cpp).
 Shared make_staging_array(std::string name, ScalarType type, std::vector<int64_t> extents);
 // A dynamic shared array (SharedArray::dynamic) of `type` (bool, an integer, f32 or f64).
 Shared make_dynamic_shared_array(std::string name, ScalarType type);
@@ -351,8 +352,9 @@ struct SharedLoad : ExprNode {
   static constexpr ExprKind static_kind = ExprKind::SharedLoad;
   Shared array;
   std::vector<Expr> indices;
+  // An f16 or bf16 element reads as the f32 it is, as an array parameter's (Load).
   SharedLoad(Shared a, std::vector<Expr> idx)
-      : ExprNode(static_kind, a->type), array(std::move(a)), indices(std::move(idx)) {}
+      : ExprNode(static_kind, value_type(a->type)), array(std::move(a)), indices(std::move(idx)) {}
   static Expr make(Shared array, std::vector<Expr> indices);
 };
 // The extent of a dynamic shared array (SharedArray::dynamic): the launch's dynamic shared bytes

@@ -237,8 +237,9 @@ void Machine::exec_node(const Stmt &s) {
     const int a = shared_index(n->array);
     int64_t k = shared_element(a, n->indices, true, &uncertain);
     shared_buffers_[a].set(k, v.v);
-    if (track_)
-      shared_shadows_[a][k] = v.u;
+    if (track_) // an f16 or bf16 element: another backend's f32 may round to a neighbour
+      shared_shadows_[a][k] =
+          storage_uncertainty(shared_buffers_[a].type, shared_buffers_[a].get(k), v.u);
     return;
   }
   case StmtKind::Barrier:
@@ -471,18 +472,36 @@ int64_t Machine::array_element(const SharedArray &array, const std::vector<Expr>
 
 // A warp's 16 x 8 x 16 product (ir::Mma), this lane's four elements of it: each sums its 16
 // products in k order, in f32 (the products of 16-bit floats, or of f32s rounded to TF32, are
-// exact there).
+// exact there). Each block's rows must start on 16 bytes, as ldmatrix reads them: the last index
+// of its origin and the array's last extent multiples of 16 bytes' elements. With uncertainty
+// tracking, another backend's sum (in its own order, each addition rounded) is within
+// 2 * 17 * 2^-24 of the sum of the magnitudes, beyond what the operands' own uncertainties move.
 void Machine::mma(const Mma *n) {
   if (!thread_ || thread_->linear < 0)
     throw InterpreterError("kernel '" + name_ + "': mma outside a SIMT thread" + where());
   const int lane = thread_->linear % support::SimtBlock::warp_size;
-  // The linear index of element (row, kk) of the block at `origin`, checked against the extents.
-  auto element = [&](const Shared &array, const std::vector<Expr> &origin, bool k_last, int row,
-                     int kk) {
-    const int a = shared_index(array);
+  const int64_t row_elements = 16 / byte_size(n->input);
+  struct Element {
+    double value;
+    Uncertainty u;
+  };
+  // The origin's indices, checked for alignment.
+  auto origin = [&](const Shared &array, const std::vector<Expr> &indices) {
     std::vector<int64_t> at;
-    for (const Expr &e : origin)
+    for (const Expr &e : indices)
       at.push_back(eval(e).v.i);
+    if (at.back() % row_elements != 0 || array->extents.back() % row_elements != 0)
+      throw InterpreterError(
+          "kernel '" + name_ + "': mma reads shared array '" + array->name + "' from index " +
+          std::to_string(at.back()) + " of its last dimension (extent " +
+          std::to_string(array->extents.back()) + "); both must be multiples of " +
+          std::to_string(row_elements) + ", 16 bytes" + where());
+    return at;
+  };
+  const std::vector<int64_t> a_at = origin(n->a, n->a_origin), b_at = origin(n->b, n->b_origin);
+  // Element (row, kk) of the block at `at`, checked against the extents.
+  auto element = [&](const Shared &array, std::vector<int64_t> at, bool k_last, int row, int kk) {
+    const int a = shared_index(array);
     at[at.size() - 2] += k_last ? row : kk, at.back() += k_last ? kk : row;
     int64_t linear = 0;
     for (size_t d = 0; d < at.size(); ++d) {
@@ -494,14 +513,32 @@ void Machine::mma(const Mma *n) {
       linear = linear * array->extents[d] + at[d];
     }
     const double value = shared_buffers_[a].get(linear).f;
-    return n->input == ScalarType::F32 ? round_to_tf32(value) : value;
+    Uncertainty u = track_ ? shared_shadows_[a][size_t(linear)] : Uncertainty{};
+    if (n->input == ScalarType::F32) // the rounding to TF32 may go either way within u
+      u = unary_uncertainty(UnaryOp::RoundTF32, ScalarType::F32,
+                            float_value(ScalarType::F32, value), u,
+                            float_value(ScalarType::F32, round_to_tf32(value)));
+    return Element{n->input == ScalarType::F32 ? round_to_tf32(value) : value, u};
   };
   for (int r = 0; r < 4; ++r) {
-    float sum = static_cast<float>(lookup(n->acc[r]).v.f);
-    for (int kk = 0; kk < 16; ++kk)
-      sum += static_cast<float>(element(n->a, n->a_origin, n->a_k_last, mma_row(lane, r), kk)) *
-             static_cast<float>(element(n->b, n->b_origin, n->b_k_last, mma_col(lane, r), kk));
-    lookup(n->acc[r]) = Value{float_value(ScalarType::F32, sum), {}};
+    const Value acc = lookup(n->acc[r]);
+    float sum = static_cast<float>(acc.v.f);
+    double magnitude = std::fabs(acc.v.f), moved = acc.u.error + acc.u.fma_slack;
+    bool unknown = acc.u.unknown();
+    for (int kk = 0; kk < 16; ++kk) {
+      const Element a = element(n->a, a_at, n->a_k_last, mma_row(lane, r), kk);
+      const Element b = element(n->b, b_at, n->b_k_last, mma_col(lane, r), kk);
+      sum += static_cast<float>(a.value) * static_cast<float>(b.value);
+      magnitude += std::fabs(a.value * b.value);
+      unknown = unknown || a.u.unknown() || b.u.unknown();
+      moved +=
+          std::fabs(a.value) * b.u.error + std::fabs(b.value) * a.u.error + a.u.error * b.u.error;
+    }
+    Uncertainty u;
+    if (track_)
+      u = unknown || !std::isfinite(sum) ? Uncertainty::any()
+                                         : Uncertainty{moved + 2 * 17 * 0x1p-24 * magnitude, 0};
+    lookup(n->acc[r]) = Value{float_value(ScalarType::F32, sum), u};
   }
 }
 

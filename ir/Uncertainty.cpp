@@ -197,7 +197,8 @@ Uncertainty unary_uncertainty(UnaryOp op, ScalarType t, ScalarValue a, Uncertain
       if (lo == hi && std::signbit(lo) == std::signbit(hi))
         return {};
     }
-    // Else as a store into a 16-bit array rounds.
+    // Else as a store into a 16-bit array rounds (TF32 as bf16: its spacing is the wider, so the
+    // bound holds).
     return storage_uncertainty(op == UnaryOp::RoundF16 ? ScalarType::F16 : ScalarType::BF16, r, ua);
   }
   return int_result(ua);

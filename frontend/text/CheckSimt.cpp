@@ -69,9 +69,10 @@ std::string without_cuda(const std::string &callee) {
 bool is_simt_call(const std::string &callee) {
   if (callee.rfind("cuda.", 0) == 0)
     return true;
-  return callee == "syncthreads" || callee == "grid" || callee == "gridsize" ||
-         callee.rfind("shared.", 0) == 0 || callee.rfind("local.", 0) == 0 ||
-         callee.rfind("atomic.", 0) == 0 || warp_functions().count(callee);
+  return callee == "syncthreads" || callee == "mma_sync" || callee == "grid" ||
+         callee == "gridsize" || callee.rfind("shared.", 0) == 0 ||
+         callee.rfind("local.", 0) == 0 || callee.rfind("atomic.", 0) == 0 ||
+         warp_functions().count(callee);
 }
 
 void Checker::require_simt(SourceLocation at, const std::string &what) {
@@ -182,8 +183,14 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
   const ast::Expr &dtype = *call.operands[1];
   if (dtype.kind != ast::ExprKind::Name)
     fail(dtype.begin, "the second argument of " + function + "() is the element type: " + holds);
-  if (dtype.name == "f16" || dtype.name == "bf16" || dtype.name == "c64" || dtype.name == "c128")
-    fail(dtype.begin, what + "s hold " + holds + ", not " + dtype.name);
+  const bool half = dtype.name == "f16" || dtype.name == "bf16";
+  if (half && !local && call.operands[0]->kind == ast::ExprKind::Int &&
+      call.operands[0]->int_value == 0)
+    fail(dtype.begin, "a dynamic shared array holds " + holds + ", not " + dtype.name +
+                          " (a static one, shared.array((16, 24), f16), may)");
+  if ((half && local) || dtype.name == "c64" || dtype.name == "c128")
+    fail(dtype.begin,
+         what + "s hold " + holds + (local ? "" : ", f16 or bf16") + ", not " + dtype.name);
   ast::TypeExpr written;
   written.loc = dtype.begin;
   written.scalar = dtype.name;
@@ -252,7 +259,7 @@ void Checker::shared_store(const ast::Stmt &s, const Symbol &array) {
       error(s.op_loc, e.message);
     }
   }
-  emit(ir::SharedStore::make(a, idx, assigned(v, a->type, s.value->begin)));
+  emit(ir::SharedStore::make(a, idx, assigned(v, ir::value_type(a->type), s.value->begin)));
 }
 
 // `x, y = grid(2)`, `x, y, z = gridsize(3)`: each name bound to its axis, as by `name = value`.
@@ -293,6 +300,70 @@ void Checker::tuple_assignment(const ast::Stmt &s) {
   }
   if (!ok)
     throw CheckFailed{};
+}
+
+// `mma_sync(acc, A, row, k, B, k2, col)`: the warp's tensor-core product (ir::Mma) of the 16 x 16
+// block of shared array A at [row, k] (rows along A's first dimension, k along its last) and the
+// 16 x 8 block of shared array B at [k2, col] (k along B's first dimension), both 2-D, f16 or
+// bf16, into acc, a local f32 array of 4: acc[r] += sum over kk < 16 of A[row + m, k + kk] *
+// B[k2 + kk, col + n], where (m, n) = (laneid / 4 + 8 * (r / 2), 2 * (laneid % 4) + r % 2) is the
+// lane's element r (PTX's fragment layout). The accumulator passes through four fresh f32 locals.
+void Checker::mma_statement(const ast::Expr &call) {
+  require_simt(call.begin, call.name + "()");
+  const std::string usage = call.name + "(acc, A, row, k, B, k2, col)";
+  if (call.operands.size() != 7)
+    error(call.begin, usage + " takes 7 arguments, got " + std::to_string(call.operands.size()));
+  const Symbol *acc = shared_symbol(*call.operands[0]);
+  if (!acc || !acc->shared->local() || acc->shared->type != ir::ScalarType::F32 ||
+      acc->shared->extents != std::vector<int64_t>{4})
+    error(call.operands[0]->begin, "the first argument of " + usage +
+                                       " is the accumulator: a local array of 4 f32, as in "
+                                       "'acc = local.array(4, f32)'");
+  ir::Shared operands[2];
+  for (int s = 0; s < 2; ++s) {
+    const ast::Expr &e = *call.operands[s == 0 ? 1 : 4];
+    const Symbol *sym = shared_symbol(e);
+    const char *which = s == 0 ? "A" : "B";
+    if (!sym || sym->shared->local() || sym->shared->dynamic || sym->shared->extents.size() != 2 ||
+        !ir::is_half_float(sym->shared->type))
+      error(e.begin, std::string("operand ") + which + " of " + usage +
+                         " is a 2-D shared array of f16 or bf16, as in '" +
+                         (s == 0 ? "As = shared.array((64, 24), f16)'"
+                                 : "Bs = shared.array((16, 72), f16)'"));
+    if (sym->shared->extents[1] % 8 != 0)
+      error(e.begin, std::string("operand ") + which + " of " + usage + ", '" + sym->shared->name +
+                         "', has rows of " + std::to_string(sym->shared->extents[1]) +
+                         " elements; the tensor cores read rows of 16 bytes, so its last extent "
+                         "must be a multiple of 8");
+    operands[s] = sym->shared;
+  }
+  if (operands[0]->type != operands[1]->type)
+    error(call.operands[4]->begin,
+          "the operands of " + usage + " are " + ir::type_name(operands[0]->type) + " and " +
+              ir::type_name(operands[1]->type) + "; both must be f16 or both bf16");
+  std::vector<ir::Expr> at;
+  bool ok = true;
+  for (int k : {2, 3, 5, 6}) {
+    try {
+      at.push_back(index(*call.operands[size_t(k)]));
+    } catch (const CheckFailed &) {
+      ok = false;
+    }
+  }
+  if (!ok)
+    throw CheckFailed{};
+  std::array<ir::Var, 4> parts;
+  for (int r = 0; r < 4; ++r) {
+    parts[size_t(r)] = ir::make_var("acc", ir::ScalarType::F32);
+    emit(ir::Declare::make(
+        parts[size_t(r)],
+        ir::SharedLoad::make(acc->shared, {ir::IntConst::make(ir::ScalarType::I64, r)})));
+  }
+  emit(ir::Mma::make(operands[0], {at[0], at[1]}, true, operands[1], {at[2], at[3]}, false, parts));
+  for (int r = 0; r < 4; ++r)
+    emit(ir::SharedStore::make(acc->shared, {ir::IntConst::make(ir::ScalarType::I64, r)},
+                               ir::VarRef::make(parts[size_t(r)])));
+  ++simt_effects_;
 }
 
 // `syncthreads()`: CUDA's __syncthreads, a Barrier.
@@ -380,7 +451,7 @@ std::vector<ir::Expr> Checker::grid_axes(const ast::Expr &call, const std::strin
 
 // A call of the SIMT level's (`function` is its name without "cuda.").
 Value Checker::simt_call(const ast::Expr &e, const std::string &function) {
-  if (function == "syncthreads")
+  if (function == "syncthreads" || function == "mma_sync")
     error(e.begin, e.name + "() is a statement; it has no value");
   if (function == "grid" || function == "gridsize") {
     std::vector<ir::Expr> axes = grid_axes(e, function);
@@ -411,7 +482,7 @@ Value Checker::simt_call(const ast::Expr &e, const std::string &function) {
   error(e.begin, "unknown function '" + e.name +
                      "'; the SIMT level's functions are grid, gridsize, syncthreads, shared.array, "
                      "atomic.add/min/max/exch/cas, shfl_sync, shfl_up_sync, shfl_down_sync, "
-                     "shfl_xor_sync, any_sync, all_sync and ballot_sync");
+                     "shfl_xor_sync, any_sync, all_sync, ballot_sync and mma_sync");
 }
 
 // atomic.add(ary, idx, val) ... atomic.cas(ary, idx, old, val), Numba's signatures, on an array

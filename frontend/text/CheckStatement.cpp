@@ -139,6 +139,10 @@ void Checker::statement(const ast::Stmt &s, bool last) {
         barrier(e);
         return;
       }
+      if (simt == "mma_sync") {
+        mma_statement(e);
+        return;
+      }
       if (simt.rfind("atomic.", 0) == 0) {
         expr(e); // an atomic whose old value is not used
         return;

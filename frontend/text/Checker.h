@@ -135,6 +135,7 @@ private:
   void shared_store(const ast::Stmt &s, const Symbol &array);
   void tuple_assignment(const ast::Stmt &s);
   void barrier(const ast::Expr &call);
+  void mma_statement(const ast::Expr &call);
   // print("text", value, ...): a Print statement of text and scalar values.
   void print_statement(const ast::Expr &call);
   void assert_statement(const ast::Stmt &s);

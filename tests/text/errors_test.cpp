@@ -423,7 +423,7 @@ const BadProgram bad_programs[] = {
     {"UnknownCudaFunction", SIMT "    cuda.threadfence()\n",
      "3:5: error: unknown function 'cuda.threadfence'; the SIMT level's functions are grid, "
      "gridsize, syncthreads, shared.array, atomic.add/min/max/exch/cas, shfl_sync, shfl_up_sync, "
-     "shfl_down_sync, shfl_xor_sync, any_sync, all_sync and ballot_sync"},
+     "shfl_down_sync, shfl_xor_sync, any_sync, all_sync, ballot_sync and mma_sync"},
     {"TupleAsValue", SIMT "    t = (1, 2)\n",
      "3:9: error: a tuple can only be the shape of shared.array() or the index of an atomic, as in "
      "atomic.add(A, (i, j), v)"},
