@@ -44,7 +44,11 @@ Program Generator::run(uint64_t seed) {
   std::mt19937_64 simt_rng(seed * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull);
   const bool simt = std::uniform_real_distribution<double>(0, 1)(simt_rng) < options_.simt_fraction;
   make_params();
-  if (simt) {
+  std::mt19937_64 mma_rng(seed * 0x9e3779b97f4a7c15ull + 0xd6e8feb86659fd93ull);
+  const bool mma = std::uniform_real_distribution<double>(0, 1)(mma_rng) < options_.mma_fraction;
+  if (simt && mma) {
+    simt_mma_kernel(p);
+  } else if (simt) {
     simt_kernel(p);
   } else {
     std::vector<Stmt> top;
@@ -378,6 +382,72 @@ void Generator::simt_kernel(Program &p) {
       vt == ScalarType::Bool || is_complex(vt) ? read : bin(BinaryOp::Add, read, expr(vt, 3, ctx));
   body.push_back(IfThenElse::make(bin(BinaryOp::Lt, VarRef::make(gv), total),
                                   Store::make(out.param, idx, stored)));
+  p.kernel.body = Block::make(std::move(body));
+}
+
+// A SIMT kernel on the tensor cores: the threads of a block fill a 16 x 16 block of an f16 or bf16
+// shared array A (rows padded to 24 elements) and a 16 x 8 block of B (k-major, padded to 16),
+// each element an f32 expression of the inputs and the thread's index, rounded on the store; after
+// a barrier each warp multiplies them (ir::Mma) into four accumulators per lane, each started from
+// an expression, and stores them into a0 at 4g + r, where a0 has that many elements.
+void Generator::simt_mma_kernel(Program &p) {
+  const unsigned warps = 1 + static_cast<unsigned>(pick(2)), block = 32 * warps,
+                 grid = 1 + static_cast<unsigned>(pick(3));
+  const ScalarType h = chance(0.5) ? ScalarType::F16 : ScalarType::BF16;
+  Shared as = make_shared_array("As", h, {16, 24}), bs = make_shared_array("Bs", h, {16, 16});
+  p.kernel.schedule.mapping = Mapping::Simt;
+  p.kernel.shared = {as, bs};
+  p.simt_grid = grid;
+  p.simt_block = block;
+
+  Context ctx;
+  ctx.inputs_only = true;
+  std::vector<Stmt> body;
+  Var tv = make_var("t", ScalarType::I64), gv = make_var("g", ScalarType::I64);
+  body.push_back(Declare::make(tv, reg_i64(Reg::ThreadIdx, 0)));
+  body.push_back(Declare::make(
+      gv,
+      bin(BinaryOp::Add, bin(BinaryOp::Mul, reg_i64(Reg::BlockIdx, 0), reg_i64(Reg::BlockDim, 0)),
+          VarRef::make(tv))));
+  shared_.push_back({tv, false, true, 0, int64_t(block) - 1});
+  shared_.push_back({gv, false, true, 0, int64_t(grid) * block - 1});
+  // Element x = t + q * block of each block (16 columns of A's rows, 8 of B's), q unrolled.
+  auto fill = [&](const Shared &s, int64_t columns) {
+    for (int64_t q = 0; q < 16 * columns / int64_t(block); ++q) {
+      Expr x = bin(BinaryOp::Add, VarRef::make(tv), i64c(q * int64_t(block)));
+      Expr value = bin(BinaryOp::Add, Cast::make(ScalarType::F32, bin(BinaryOp::Mod, x, i64c(7))),
+                       expr(ScalarType::F32, 2, ctx));
+      body.push_back(SharedStore::make(
+          s, {bin(BinaryOp::Div, x, i64c(columns)), bin(BinaryOp::Mod, x, i64c(columns))}, value));
+    }
+  };
+  fill(as, 16);
+  fill(bs, 8);
+  body.push_back(Barrier::make());
+  std::array<Var, 4> acc;
+  for (int r = 0; r < 4; ++r) {
+    acc[size_t(r)] = make_var("acc", ScalarType::F32);
+    body.push_back(Declare::make(acc[size_t(r)], expr(ScalarType::F32, 2, ctx)));
+  }
+  body.push_back(Mma::make(as, {i64c(0), i64c(0)}, true, bs, {i64c(0), i64c(0)}, false, acc));
+  // a0 at 4g + r, its dimensions from that index's digits.
+  const ArrayInfo &out = arrays_.front();
+  Expr total = i64c(1);
+  for (int64_t e : out.shape)
+    total = bin(BinaryOp::Mul, total, i64c(e));
+  const ScalarType vt = value_type(out.type);
+  for (int r = 0; r < 4; ++r) {
+    Expr at = bin(BinaryOp::Add, bin(BinaryOp::Mul, VarRef::make(gv), i64c(4)), i64c(r));
+    std::vector<Expr> idx(out.shape.size());
+    Expr rest = at;
+    for (size_t d = out.shape.size(); d-- > 0;) {
+      idx[d] = bin(BinaryOp::Mod, rest, i64c(out.shape[d]));
+      rest = bin(BinaryOp::Div, rest, i64c(out.shape[d]));
+    }
+    body.push_back(IfThenElse::make(
+        bin(BinaryOp::Lt, at, total),
+        Store::make(out.param, idx, Cast::make(vt, VarRef::make(acc[size_t(r)])))));
+  }
   p.kernel.body = Block::make(std::move(body));
 }
 

@@ -92,6 +92,10 @@ struct GeneratorOptions {
   // each thread's index, a barrier, another thread's element read back; see Generator.cpp's
   // simt_kernel). Drawn apart like complex numbers.
   double simt_fraction = 0.1;
+  // Of those, the fraction that multiply on the tensor cores instead (ir::Mma, the SIMT level's
+  // mma_sync; see Generator.cpp's simt_mma_kernel), drawn apart so that the others are the SIMT
+  // kernels their seeds gave before.
+  double mma_fraction = 0.3;
   // The fraction of programs whose compiled runs pass arrays as strided views (ViewLayout), and
   // in those the fraction of array arguments that are views: transposed (permuted strides),
   // stepped (1 to 3), padded, reversed (negative strides), from an offset; a few read-only ones

@@ -181,6 +181,7 @@ private:
   Stmt assert_statement(const Context &ctx);
   // The body of a SIMT program, and its launch.
   void simt_kernel(Program &p);
+  void simt_mma_kernel(Program &p);
 
   // ---- 16-bit floats (values of them only in programs with half_) -----------------------------
 

@@ -277,6 +277,19 @@ public:
     }
     case StmtKind::Barrier:
       return "Barrier::make()";
+    case StmtKind::Mma: {
+      auto *n = s.as<Mma>();
+      std::string acc = "{";
+      for (size_t r = 0; r < n->acc.size(); ++r)
+        acc += (r ? ", " : "") + var(n->acc[r]);
+      return "Mma::make(" + local(n->a) + ", " + list(n->a_origin) + ", " +
+             (n->a_k_last ? "true" : "false") + ", " + local(n->b) + ", " + list(n->b_origin) +
+             ", " + (n->b_k_last ? "true" : "false") + ", " + acc + "})";
+    }
+    case StmtKind::Assume:
+    case StmtKind::AsyncCopy:
+    case StmtKind::AsyncWait:
+      break; // lowering passes make these, not the generator
     case StmtKind::Atomic:
       break; // the generator's SIMT kernels have none
     }

@@ -428,6 +428,7 @@ TEST(Generator, SimtKernelsInSomePrograms) {
 
   GeneratorOptions all;
   all.simt_fraction = 1;
+  all.mma_fraction = 0; // the shared-array kernels only (the next test has the others)
   int dynamic = 0, blocks = 0;
   for (uint64_t seed = 1; seed <= 40; ++seed) {
     Program p = generate_program(seed, all);
@@ -444,6 +445,35 @@ TEST(Generator, SimtKernelsInSomePrograms) {
   }
   EXPECT_GT(dynamic, 5);
   EXPECT_GT(blocks, 5);
+}
+
+// SIMT kernels on the tensor cores: about mma_fraction of the SIMT ones, each with one ir::Mma
+// over f16 or bf16 shared arrays; the interpreter and the CPU (each lane's elements) agree within
+// the bound the interpreter carries for the reordered sums, and the PTX assembles.
+TEST(Generator, MmaKernelsInSomeSimtPrograms) {
+  GeneratorOptions simt;
+  simt.simt_fraction = 1;
+  int mma = 0;
+  for (uint64_t seed = 1; seed <= 400; ++seed)
+    mma += generate_program(seed, simt).kernel.shared.size() == 2;
+  EXPECT_GE(mma, 400 * 0.2);
+  EXPECT_LE(mma, 400 * 0.4);
+  simt.mma_fraction = 1;
+  int bf16 = 0, warps2 = 0;
+  for (uint64_t seed = 1; seed <= 30; ++seed) {
+    Program p = generate_program(seed, simt);
+    ASSERT_EQ(p.kernel.shared.size(), 2u);
+    EXPECT_NE(ir::to_string(p.kernel).find("mma.m16n8k16"), std::string::npos);
+    bf16 += p.kernel.shared[0]->type == ir::ScalarType::BF16;
+    warps2 += p.simt_block == 64;
+    Verdict v = check_program(p, {});
+    EXPECT_TRUE(v.invalid.empty()) << "seed " << seed << ": " << v.invalid;
+    EXPECT_TRUE(v.failures.empty())
+        << "seed " << seed << ": "
+        << (v.failures.empty() ? "" : v.failures[0].check + ": " + v.failures[0].detail);
+  }
+  EXPECT_GT(bf16, 5);
+  EXPECT_GT(warps2, 5);
 }
 
 // Tracking uncertainty (for the GPU comparison) must not change what the reference computes:

@@ -5,7 +5,7 @@
 //   loom_differential [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] [--no-cpu]
 //                     [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] [--halves F]
 //                     [--views F] [--locals F] [--philox F] [--prints F] [--asserts F]
-//                     [--simt F]
+//                     [--simt F] [--mma F]
 // --jobs J runs J processes (job j takes seeds S + j, S + j + J, ...); --seconds T stops starting
 // programs after T seconds, so that a run fits a time slot (the summary says how many ran);
 // --complex F makes F of the programs ones with complex numbers (default 0.15; 1: all of them);
@@ -15,7 +15,8 @@
 // (default 0.3; in those, half the arrays are views);
 // --prints F makes F of the programs ones with print statements (default 0.15); --asserts F
 // ones with assertions (default 0.15); --simt F ones that are SIMT kernels with a shared array,
-// static or dynamic (default 0.1);
+// static or dynamic (default 0.1), and --mma F of those ones that multiply on the tensor cores
+// instead (default 0.3);
 // --locals F makes F of the programs ones whose parallel loops may have local arrays (default
 // 0.25). A job that dies (a signal, in loom or below it) keeps the programs it finished: its
 // progress is in memory shared with the parent, which names the seed it died at (rerun it alone
@@ -217,6 +218,8 @@ int main(int argc, char **argv) {
       run.generator.print_fraction = std::atof(next());
     else if (a == "--simt")
       run.generator.simt_fraction = std::atof(next());
+    else if (a == "--mma")
+      run.generator.mma_fraction = std::atof(next());
     else if (a == "--asserts")
       run.generator.assert_fraction = std::atof(next());
     else if (a == "--locals")
@@ -232,7 +235,7 @@ int main(int argc, char **argv) {
                    "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
                    "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] "
                    "[--halves F] [--views F] [--locals F] [--philox F] [--prints F] [--asserts F] "
-                   "[--simt F]\n",
+                   "[--simt F] [--mma F]\n",
                    argv[0]);
       return 2;
     }
