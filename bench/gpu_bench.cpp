@@ -941,6 +941,13 @@ int main(int argc, char **argv) {
       ok &= bench::section("sgemm_simt", [&] { return sgemm_simt_bench(seed + 95); });
     if (wanted("tensor_cores"))
       ok &= bench::section("tensor_cores", [&] { return tensor_core_bench(seed + 131); });
+    // Only when asked (not in the default run): the best f16 tile at 8192^2, for a profiler
+    // (bench/RESULTS.md's ncu counters: ncu -k regex:matmul -s 2 -c 1 ...).
+    if (!only.empty() && wanted("tensor_core_profile"))
+      ok &= bench::section("tensor_core_profile", [&] {
+        return half_matmul_bench<loom::f16>("f16", 8192, 8192, 8192, {128, 128, 8, 8, 32, 2},
+                                            "128x128_w8_d32_b2", false, seed + 7);
+      });
     if (wanted("scheduled_matmul"))
       ok &= bench::section("scheduled_matmul", [&] { return scheduled_matmul_bench(seed + 97); });
     if (wanted("ptx"))

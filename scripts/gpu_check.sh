@@ -61,6 +61,12 @@ if command -v compute-sanitizer >/dev/null; then
       --gtest_filter='*/gpu' --gtest_color=no
     compute-sanitizer --tool memcheck --leak-check full "$tree/tests/e2e_covering_test" \
       --gtest_filter='CoveringGpu.Matmul*:CoveringGpu.Row*' --gtest_color=no
+    # The tensor cores: the tile's asynchronous copies and ldmatrix, and the SIMT level's mma_sync.
+    for t in e2e_tensor_core_test e2e_simt_mma_test; do
+      compute-sanitizer --tool memcheck --leak-check full "$tree/tests/$t" --gtest_filter='*/gpu' \
+        --gtest_color=no
+      compute-sanitizer --tool racecheck "$tree/tests/$t" --gtest_filter='*/gpu' --gtest_color=no
+    done
     for tool in racecheck synccheck; do
       compute-sanitizer --tool $tool "$tree/tests/e2e_reductions_test" --gtest_filter='*/gpu' \
         --gtest_color=no

@@ -189,8 +189,9 @@ void Checker::shared_declaration(const ast::Stmt &s, const std::string &function
     fail(dtype.begin, "a dynamic shared array holds " + holds + ", not " + dtype.name +
                           " (a static one, shared.array((16, 24), f16), may)");
   if ((half && local) || dtype.name == "c64" || dtype.name == "c128")
-    fail(dtype.begin,
-         what + "s hold " + holds + (local ? "" : ", f16 or bf16") + ", not " + dtype.name);
+    fail(dtype.begin, what + "s hold " +
+                          (local ? holds : "bool, an integer type, f16, bf16, f32 or f64") +
+                          ", not " + dtype.name);
   ast::TypeExpr written;
   written.loc = dtype.begin;
   written.scalar = dtype.name;

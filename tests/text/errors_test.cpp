@@ -181,7 +181,7 @@ const BadProgram bad_programs[] = {
     {"AtomicOnComplex", "@kernel(simt=True)\ndef k(z: c64[n]):\n    atomic.add(z, 0, 1j)\n",
      "3:16: error: atomic.add() updates elements of i32, i64, u32, u64, f32 or f64; 'z' holds c64"},
     {"SharedComplex", "@kernel(simt=True)\ndef k(z: c64[n]):\n    s = shared.array(8, c64)\n",
-     "3:25: error: shared arrays hold bool, an integer type, f32 or f64, not c64"},
+     "3:25: error: shared arrays hold bool, an integer type, f16, bf16, f32 or f64, not c64"},
     {"NumpyComplexType", "@kernel\ndef k(x: complex64[n]):\n    pass\n",
      "2:10: error: unknown type 'complex64' (loom writes c64); the types are bool, i8, i16, i32, "
      "i64, u8, u16, u32, u64, f16, bf16, f32, f64, c64 and c128"},
@@ -492,7 +492,8 @@ const BadProgram bad_programs[] = {
     {"DynamicSharedOutsideSimt", HEAD "    t = shared.array(0, f32)\n",
      "3:9: error: shared.array() " IN_SIMT},
     {"DynamicSharedHalf", SIMT "    s = shared.array(0, bf16)\n",
-     "3:25: error: shared arrays hold bool, an integer type, f32 or f64, not bf16"},
+     "3:25: error: a dynamic shared array holds bool, an integer type, f32 or f64, not bf16 (a "
+     "static one, shared.array((16, 24), f16), may)"},
     {"DynamicSharedShapeIndex", SIMT "    s = shared.array(0, f32)\n    t = s.shape[1]\n",
      "4:17: error: s.shape takes one integer literal index below its rank, 1, as in s.shape[0]"},
     {"DynamicSharedAsValue", SIMT "    s = shared.array(0, f32)\n    t = s\n",
@@ -505,8 +506,8 @@ const BadProgram bad_programs[] = {
     {"SharedTypeNotAName", SIMT "    s = shared.array(8, np.float32)\n",
      "3:25: error: the second argument of shared.array() is the element type: bool, an integer "
      "type, f32 or f64"},
-    {"SharedHalf", SIMT "    s = shared.array(8, f16)\n",
-     "3:25: error: shared arrays hold bool, an integer type, f32 or f64, not f16"},
+    {"LocalHalf", SIMT "    s = local.array(8, f16)\n",
+     "3:24: error: local arrays hold bool, an integer type, f32 or f64, not f16"},
     {"HalfBitwise",
      "@kernel\ndef k(h: f16, x: f32[n]):\n    for i in parallel(n):\n"
      "        x[i] = h ^ h\n",
