@@ -10,7 +10,7 @@ function(loom_stage_headers out)
   set(tracing
     frontend/Array.h frontend/Assert.h frontend/Complex.h frontend/CompoundAssign.h frontend/Control.h
     frontend/DSL.h
-    frontend/DType.h frontend/LocalArray.h frontend/Philox.h frontend/PhiloxIR.h frontend/Print.h
+    frontend/DType.h frontend/LocalArray.h frontend/Mma.h frontend/Philox.h frontend/PhiloxIR.h frontend/Print.h
     frontend/Simt.h frontend/Trace.h frontend/Tracer.h frontend/Value.h frontend/Var.h
     frontend/text/Diagnostics.h
     ir/IR.h ir/ParallelRange.h ir/Schedule.h ir/Semantics.h ir/Type.h

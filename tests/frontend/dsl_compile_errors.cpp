@@ -1,5 +1,5 @@
 // What the embedded DSL refuses at compile time (loom::Philox, loom::local_array, loom::print,
-// loom::check, loom::dynamic_shared_array), one case per value of CASE (0 compiles): each is
+// loom::check, loom::dynamic_shared_array, loom::mma_sync), one case per value of CASE (0 compiles): each is
 // compiled by dsl_compile_errors.sh, which checks the compiler's message.
 #include <loom/loom.hpp>
 
@@ -69,6 +69,10 @@ void trace() {
       auto t = dynamic_shared_array<std::complex<double>>();
 #elif CASE == 21
       auto t = dynamic_shared_array<loom::bf16>();
+#elif CASE == 22
+      auto s = shared_array<float>(16, 16);
+      auto acc = local_array<float>(4);
+      mma_sync(acc, s, 0, 0, s, 0, 0);
 #endif
     });
   });

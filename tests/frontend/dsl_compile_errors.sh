@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The embedded DSL's compile-time errors (loom::Philox, loom::local_array, loom::print,
-# loom::check, loom::dynamic_shared_array): each case of dsl_compile_errors.cpp must fail to
+# loom::check, loom::dynamic_shared_array, loom::mma_sync): each case of dsl_compile_errors.cpp must fail to
 # compile with the message given here (case 0 must compile), against the staged header tree.
 # Usage: dsl_compile_errors.sh SOURCE STAGED_INCLUDE_DIR CXX
 set -uo pipefail
@@ -30,6 +30,7 @@ cases=(
   "19|loom::check takes a condition"
   "20|shared arrays do not hold complex numbers"
   "21|shared arrays do not hold 16-bit floats"
+  "22|mma_sync multiplies shared arrays of loom::f16 or of loom::bf16"
 )
 failed=0
 for entry in "${cases[@]}"; do

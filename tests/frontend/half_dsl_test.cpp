@@ -18,8 +18,8 @@
 // - ldexp(x, h): "ldexp's exponent must be an integer"
 // - shfl_sync(h, 0), shfl_down_sync(g, 1): "warp shuffles take i32, i64, f32 or f64, not 16-bit
 //   floats (f16, bf16): ..."
-// - shared_array<loom::f16>(256), shared_array<loom::bf16>(8): "shared arrays do not hold 16-bit
-//   floats (f16, bf16): ..."
+// - dynamic_shared_array<loom::f16>(): "shared arrays do not hold 16-bit floats (f16, bf16): ..."
+//   (static ones do: shared_array<loom::f16>(64, 24), the operands of mma_sync)
 // (An atomic on an element of an f16 array is refused when the kernel is traced, ir::Atomic::make:
 // tests/e2e/simt_test.cpp.)
 #include "ir/Printer.h"
