@@ -70,11 +70,11 @@ inline loom::Kernel make_sum(const std::string &name) {
 }
 
 // The naive matmul: one parallel iteration per element of C, an inner loop over k.
-inline loom::Kernel make_matmul(const std::string &name) {
+template <class T = float> loom::Kernel make_matmul(const std::string &name) {
   return loom::kernel(name,
-                      [](loom::Array2<float> A, loom::Array2<float> B, loom::Array2<float> C) {
+                      [](loom::Array2<T> A, loom::Array2<T> B, loom::Array2<T> C) {
                         loom::parallel_for({C.dim(0), C.dim(1)}, [&](loom::Index i, loom::Index j) {
-                          loom::Var<float> acc("acc", 0.0f);
+                          loom::Var<T> acc("acc", T(0));
                           loom::for_range(A.dim(1),
                                           [&](loom::Index k) { acc += A(i, k) * B(k, j); });
                           C(i, j) = acc;

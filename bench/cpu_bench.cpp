@@ -179,7 +179,10 @@ bool matmul_bench(int64_t n, uint64_t seed) {
   Floats A = random_floats(size_t(n * n), seed);
   Floats B = random_floats(size_t(n * n), seed ^ 0x5bd1e995);
   Floats C_loom(size_t(n * n), NAN), C_gpp(size_t(n * n), NAN);
+  // The default mapping as written, against the same loop order in C++ (natural_matmul_bench
+  // times the schedule loom chooses for it).
   loom::Kernel matmul = on_cpu(bench::make_matmul("matmul"));
+  matmul.schedule(loom::none);
   auto loom_call = [&] {
     matmul(loom::view(A, {n, n}), loom::view(B, {n, n}), loom::view(C_loom, {n, n}));
   };
@@ -203,6 +206,51 @@ bool matmul_bench(int64_t n, uint64_t seed) {
   PairTimes s = time_pair(loom_call, strict_call);
   report_pair(name_of("matmul %lld^2 (g++ without fma)", n), name_of("matmul_strict%lld", n), s,
               2.0 * n * n * n, "gflops", "GFLOP/s");
+  return ok;
+}
+
+// The natural matmul (i, j parallel, the k sum into a local) as loom runs it unasked: register
+// blocks of its own choosing (ir/AutoSchedule.cpp), against C++ with its loops in the order a C
+// programmer picks for speed (i, k, j: rows of C updated along j, vectorized, with fma). Each
+// element is checked on sampled rows against a long double reference, relative to the sum of
+// |products|.
+template <class T> bool natural_matmul_bench(int64_t n, uint64_t seed) {
+  const char *type = sizeof(T) == 4 ? "f32" : "f64";
+  loom::HostVector<T> A(size_t(n * n)), B(size_t(n * n)), C_loom(size_t(n * n), T(NAN)),
+      C_gpp(size_t(n * n), T(NAN));
+  Floats a = random_floats(size_t(n * n), seed), b = random_floats(size_t(n * n), seed + 1);
+  std::copy(a.begin(), a.end(), A.begin());
+  std::copy(b.begin(), b.end(), B.begin());
+  loom::Kernel matmul = on_cpu(bench::make_matmul<T>(std::string("natural_matmul_") + type));
+  auto loom_call = [&] {
+    matmul(loom::view(A, {n, n}), loom::view(B, {n, n}), loom::view(C_loom, {n, n}));
+  };
+  auto gpp_call = [&] { bench::matmul_ikj_gpp(A.data(), B.data(), C_gpp.data(), n); };
+  loom_call();
+  gpp_call();
+  auto error = [&](const loom::HostVector<T> &C) {
+    double worst = 0;
+    for (int64_t i = int64_t(seed % 7); i < n; i += std::max<int64_t>(1, n / 16))
+      for (int64_t j = 0; j < n; ++j) {
+        long double ref = 0, mag = 0;
+        for (int64_t k = 0; k < n; ++k) {
+          long double p = (long double)A[i * n + k] * B[k * n + j];
+          ref += p, mag += std::fabs(p);
+        }
+        const double e = double(std::fabs(C[i * n + j] - ref) / std::max(mag, 1e-30L));
+        worst = std::isnan(double(C[i * n + j])) ? INFINITY : std::max(worst, e);
+      }
+    return worst;
+  };
+  // float: n products each rounded (2^-24) and summed (n 2^-24); double: 2^-53.
+  const double tolerance = sizeof(T) == 4 ? 1e-4 : 1e-12;
+  bool ok = bench::check(name_of("natural matmul %lld^2 (loom, CPU)", n).c_str(), error(C_loom),
+                         tolerance);
+  ok &= bench::check(name_of("natural matmul %lld^2 (g++ i, k, j)", n).c_str(), error(C_gpp),
+                     tolerance);
+  PairTimes t = time_pair(loom_call, gpp_call);
+  report_pair(name_of("natural matmul %lld^2 ", n) + type + " (g++ i, k, j order, fma)",
+              name_of("natural_matmul_", n) + type, t, 2.0 * n * n * n, "gflops", "GFLOP/s");
   return ok;
 }
 
@@ -436,8 +484,10 @@ int main(int argc, char **argv) {
     std::string arg = argv[a];
     if (arg.rfind("--only=", 0) != 0) {
       std::fprintf(
-          stderr, "usage: loom_cpu_bench [--only=saxpy|sum|matmul|scheduled_matmul|stencil|softmax|"
-                  "allocation|local_array|asserts|compile time]\n");
+          stderr,
+          "usage: loom_cpu_bench [--only=saxpy|sum|matmul|natural_matmul|scheduled_matmul|stencil|"
+          "softmax|"
+          "allocation|local_array|asserts|compile time]\n");
       return 2;
     }
     only = arg.substr(7);
@@ -475,6 +525,15 @@ int main(int argc, char **argv) {
       passed &= matmul_bench(1024, seed + 30);
       return passed;
     });
+  if (wanted("natural_matmul", only))
+    ok &= bench::section("natural_matmul", [&] {
+      bool passed = true;
+      for (int64_t n : {512, 1024, 2048}) {
+        passed &= natural_matmul_bench<float>(n, seed + 90 + n);
+        passed &= natural_matmul_bench<double>(n, seed + 91 + n);
+      }
+      return passed;
+    });
   if (wanted("scheduled_matmul", only))
     ok &=
         bench::section("scheduled_matmul", [&] { return scheduled_matmul_bench(1024, seed + 35); });
@@ -495,12 +554,28 @@ int main(int argc, char **argv) {
           "saxpy, 16 elements", "loom_cpu_compile_saxpy_ms",
           [] { return bench::make_saxpy("saxpy_new"); },
           [&](loom::Kernel &k) { k(2.0f, tiny_x, tiny_y); });
+      auto matmul_8 = [&](loom::Kernel &k) {
+        k(loom::view(A, {8, 8}), loom::view(B, {8, 8}), loom::view(C, {8, 8}));
+      };
       compile_time(
-          "matmul, 8 x 8", "loom_cpu_compile_matmul_ms",
-          [] { return bench::make_matmul("matmul_new"); },
-          [&](loom::Kernel &k) {
-            k(loom::view(A, {8, 8}), loom::view(B, {8, 8}), loom::view(C, {8, 8}));
-          });
+          "matmul, 8 x 8, default mapping as written", "loom_cpu_compile_matmul_ms",
+          [] { return bench::make_matmul("matmul_new").schedule(loom::none); }, matmul_8);
+      compile_time(
+          "matmul, 8 x 8, the schedule loom chooses", "loom_cpu_compile_matmul_auto_ms",
+          [] { return bench::make_matmul("matmul_auto"); }, matmul_8);
+      compile_time(
+          "matmul, 8 x 8, tile {64, 128, 8, 32}", "loom_cpu_compile_matmul_tiled_ms",
+          [] {
+            return bench::make_matmul("matmul_tile").tile({64, 128, 8, 32});
+          },
+          matmul_8);
+      compile_time(
+          "matmul, 8 x 8, tile {64, 128, 8, 32}, bounds_check",
+          "loom_cpu_compile_matmul_tiled_checked_ms",
+          [] {
+            return bench::make_matmul("matmul_tile_bc").tile({64, 128, 8, 32}).bounds_check();
+          },
+          matmul_8);
       return true;
     });
   std::printf("loom_cpu_bench: %s\n", ok ? "all checks passed" : "SOME PART FAILED");

@@ -71,6 +71,30 @@ void matmul_gpp(const float *A, const float *B, float *C, int64_t n) {
   LOOM_MATMUL_BODY
 }
 
+namespace {
+template <class T> void matmul_ikj(const T *A, const T *B, T *C, int64_t n) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    T *c = C + i * n;
+    for (int64_t j = 0; j < n; ++j)
+      c[j] = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      const T a = A[i * n + k];
+      const T *b = B + k * n;
+      for (int64_t j = 0; j < n; ++j)
+        c[j] += a * b[j];
+    }
+  }
+}
+} // namespace
+
+void matmul_ikj_gpp(const float *A, const float *B, float *C, int64_t n) {
+  matmul_ikj(A, B, C, n);
+}
+void matmul_ikj_gpp(const double *A, const double *B, double *C, int64_t n) {
+  matmul_ikj(A, B, C, n);
+}
+
 // The matmul as the tile schedule runs it on the CPU (ir/Tile.cpp): tiles of 64 x 128 among the
 // threads, each tile in register blocks of ROWS x 32 outputs whose k loops run together (the block
 // in 16 vector registers: 8 rows of 512-bit vectors on AVX-512, 4 rows of 256-bit ones on AVX2).

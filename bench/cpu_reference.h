@@ -29,6 +29,12 @@ void matmul_strict_gpp(const float *A, const float *B, float *C, int64_t n);
 // The tile schedule's blocking in C++: 64 x 128 tiles, blocks of block_rows (8 or 4) x 32.
 void matmul_tiled_gpp(const float *A, const float *B, float *C, int64_t n, int block_rows);
 void matmul_tiled_strict_gpp(const float *A, const float *B, float *C, int64_t n, int block_rows);
+// The naive matmul as a C programmer orders its loops for speed: rows among threads, then k,
+// then j innermost (C[i, :] += A[i, k] * B[k, :], vectorized along j, a * b + c contracted into
+// fma as g++ does by default). The peer of loom's natural i, j, k loop under the schedule loom
+// chooses itself.
+void matmul_ikj_gpp(const float *A, const float *B, float *C, int64_t n);
+void matmul_ikj_gpp(const double *A, const double *B, double *C, int64_t n);
 // The 5-point stencil over the interior of an n x m row-major grid: rows among threads.
 void stencil_gpp(const float *u, float *v, int64_t n, int64_t m);
 // Softmax of each row of an n x m row-major matrix: rows among threads, expf from libm.

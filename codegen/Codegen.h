@@ -74,6 +74,12 @@ std::unique_ptr<CpuCode> compile_cpu(const ir::LoweredKernel &kernel);
 
 // The host CPU as LLVM names it (e.g. "znver3"), for explain().
 std::string host_cpu_name();
+// The host's vector registers as code generation uses them: width in bits and number (AVX-512:
+// 512 and 32; AVX2: 256 and 16; SSE: 128 and 16; AArch64's NEON: 128 and 32).
+struct VectorRegisters {
+  int bits = 0, count = 0;
+};
+VectorRegisters host_vector_registers();
 
 // What generated code depends on besides the IR and GpuTarget, for compile cache keys:
 // LLVM's version ("19.1.7"); the triple, CPU name and features CPU code is generated for; and

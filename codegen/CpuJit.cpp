@@ -216,6 +216,20 @@ std::string host_cpu_name() {
   return llvm::sys::getHostCPUName().str();
 }
 
+VectorRegisters host_vector_registers() {
+  Host &host = Host::get();
+  const llvm::Triple triple = host.machine->getTargetTriple();
+  if (triple.isAArch64())
+    return {128, 32};
+  if (host.avx512)
+    return {512, 32};
+  // LLVM's features: "+sse2,+avx,-avx512f,...".
+  const std::string features = "," + host.features + ",";
+  if (features.find(",+avx,") != std::string::npos)
+    return {256, 16};
+  return {128, 16};
+}
+
 std::string llvm_version() {
   return LLVM_VERSION_STRING;
 }

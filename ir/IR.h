@@ -787,6 +787,9 @@ struct Task {
   // Parallel tasks: how each array's updates (Reduce statements) run and why, one line per
   // array, in words (lower_reductions; explain() shows them).
   std::vector<std::string> updates = {};
+  // CPU tasks of a 2-D parallel loop under the default mapping: the register blocks loom chose
+  // for it and why, or why none (ir/AutoSchedule.cpp; explain() shows it); empty otherwise.
+  std::string auto_schedule = {};
 };
 // A sequential loop of the kernel around parallel loops (`for t in range(T):` enclosing them, at
 // the top level or inside such loops only): tasks [first, last) run in order once for each value

@@ -174,6 +174,21 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
       break;
     case Mapping::Parallel:
     case Mapping::Simt: // lowered above
+      // Loop schedules are hand tuning of the default mapping: loom then chooses nothing.
+      if (target == Target::CPU && schedule.automatic && schedule.loops.empty()) {
+        std::string why;
+        std::optional<TileSchedule> tile = auto_cpu_tile(t, out.params, options.cpu_vector_bits,
+                                                         options.cpu_vector_registers, why);
+        if (tile) {
+          t = map_parallel_loops(map_tile(t, kernel.name, out.params, *tile, out.shared, target),
+                                 out.params, target);
+          t.auto_schedule = why;
+          break;
+        }
+        t = map_parallel_loops(t, out.params, target, options.covering_launch, runs);
+        t.auto_schedule = why;
+        break;
+      }
       t = map_parallel_loops(t, out.params, target, options.covering_launch, runs);
       break;
     }

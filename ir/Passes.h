@@ -100,6 +100,14 @@ std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &par
                                  std::vector<Shared> &shared, std::string &why_not);
 Task map_tile(const Task &task, const std::string &kernel, const std::vector<Param> &params,
               const TileSchedule &tile, std::vector<Shared> &shared, Target target);
+// Why the tile schedule (unstaged) cannot take `task`'s 2-D parallel loop, or empty.
+std::string tile_form_problem(const Task &task, const std::vector<Param> &params);
+// The register blocks the CPU runs a task's loop of the matmul form in without being asked
+// (ir/AutoSchedule.cpp): a tile schedule sized to `vector_bits`-bit vector registers, `registers`
+// of them, where the loop has the form and the blocks pay; nullopt otherwise. `why` receives the
+// reason either way (explain()).
+std::optional<TileSchedule> auto_cpu_tile(const Task &task, const std::vector<Param> &params,
+                                          int vector_bits, int registers, std::string &why);
 
 // Folds constants and removes arithmetic identities (x + 0, x * 1, casts of constants).
 // A warp's tensor-core product (Mma) as the statements each of its lanes runs (ir/MmaLanes.cpp):

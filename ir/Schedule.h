@@ -83,6 +83,10 @@ struct Schedule {
   int threads = 0;          // BlockPerIteration: the block's threads, 0 otherwise
   TileSchedule tile = {};   // Tile: the tiles, empty otherwise
   LoopSchedules loops = {}; // by loop variable, under any mapping
+  // Under the default mapping, whether loom may choose a schedule itself where one keeps the
+  // results bit for bit and pays (ir/AutoSchedule.cpp: register blocks for a CPU loop of the
+  // matmul form). Kernel::schedule(loom::none) and @kernel(schedule=None) turn it off.
+  bool automatic = true;
 
   bool simt() const { return mapping == Mapping::Simt; }
   bool operator==(const Schedule &) const = default;

@@ -65,8 +65,8 @@ public:
   // CPU a parallel loop over tiles, each tile's threads' shares one after another. `tiles`
   // receives the number of tiles (the task's domain).
   Stmt map(const ParallelFor *loop, const Stmt &where, Expr &tiles) {
-    i_ = loop->vars[0].get(), j_ = loop->vars[1].get();
-    split_body(loop->body, where);
+    if (Problem p = split(loop, where); !p.what.empty())
+      fail(p.what, p.where);
 
     std::vector<Stmt> out;
     Var m = make_var("rows", ScalarType::I64), n = make_var("cols", ScalarType::I64);
@@ -88,16 +88,15 @@ public:
           tc = make_var("thread_col", ScalarType::I64);
       Expr r0 = add(var_ref(i0), mul(var_ref(tr), i64(tile_.thread_rows)));
       Expr c0 = add(var_ref(j0), mul(var_ref(tc), i64(tile_.thread_cols)));
-      std::vector<Stmt> interior, edge;
+      std::vector<Stmt> interior;
       thread_body(interior, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n), var_ref(tr),
                   var_ref(tc), Expr(), true);
-      thread_body(edge, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n), var_ref(tr), var_ref(tc),
-                  Expr(), false);
+      Stmt edge = edge_share(loop, r0, c0, var_ref(m), var_ref(n));
       Expr whole = logical_and(le(add(r0, i64(tile_.thread_rows)), var_ref(m)),
                                le(add(c0, i64(tile_.thread_cols)), var_ref(n)));
       Expr some = logical_and(lt(r0, var_ref(m)), lt(c0, var_ref(n)));
-      Stmt share = IfThenElse::make(whole, Block::make(std::move(interior)),
-                                    IfThenElse::make(some, Block::make(std::move(edge))));
+      Stmt share =
+          IfThenElse::make(whole, Block::make(std::move(interior)), IfThenElse::make(some, edge));
       body.push_back(For::make(tr, i64(0), i64(tile_.rows / tile_.thread_rows), i64(1),
                                For::make(tc, i64(0), i64(col_threads), i64(1), share)));
       out.push_back(ParallelFor::make({t}, {tiles}, Block::make(std::move(body))));
@@ -114,36 +113,44 @@ public:
     return Block::make(std::move(out));
   }
 
-private:
-  // The iteration's statements before its inner loop, the loop, and those after it.
-  void split_body(const Stmt &body, const Stmt &where) {
-    std::vector<Stmt> top = statements_of(body);
+  // Why the loop is not of the form the schedule takes (`what` empty where it is), and the
+  // statement in question.
+  struct Problem {
+    std::string what;
+    Stmt where;
+  };
+
+  // Splits the iteration's statements into those before its inner loop, the loop, and those
+  // after it, checking the form on the way.
+  Problem split(const ParallelFor *loop, const Stmt &where) {
+    i_ = loop->vars[0].get(), j_ = loop->vars[1].get();
+    std::vector<Stmt> top = statements_of(loop->body);
     for (const Stmt &s : top) {
       if (s.as<For>() || s.as<While>()) {
         if (inner_.defined())
-          fail("the iteration has more than one loop; the schedule fuses the inner loops of the "
-               "iterations a thread takes, and needs exactly one",
-               where);
+          return {"the iteration has more than one loop; the schedule fuses the inner loops of "
+                  "the iterations a thread takes, and needs exactly one",
+                  where};
         if (!s.as<For>())
-          fail("the iteration's loop is a while loop; the schedule needs a range loop", s);
+          return {"the iteration's loop is a while loop; the schedule needs a range loop", s};
         inner_ = s;
         continue;
       }
       (inner_.defined() ? after_ : before_).push_back(s);
     }
     if (!inner_.defined())
-      fail("the iteration has no inner range loop to fuse and stage (use the default mapping)",
-           where);
+      return {"the iteration has no inner range loop to fuse and stage (use the default mapping)",
+              where};
     const For *f = inner_.as<For>();
     Effects body_effects;
     body_effects.visit(f->body);
     if (!body_effects.written.empty())
-      fail("the inner loop writes to array '" + params_[*body_effects.written.begin()].name +
-               "'; the schedule fuses the inner loops of several iterations, so it may only "
-               "update locals",
-           inner_);
+      return {"the inner loop writes to array '" + params_[*body_effects.written.begin()].name +
+                  "'; the schedule fuses the inner loops of several iterations, so it may only "
+                  "update locals",
+              inner_};
     if (synchronizes(f->body))
-      fail("the inner loop has barriers or warp operations", inner_);
+      return {"the inner loop has barriers or warp operations", inner_};
     std::set<const Variable *> locals;
     for (const Stmt &s : before_)
       if (auto *d = s.as<Declare>())
@@ -152,18 +159,35 @@ private:
     bounds.visit(f->begin), bounds.visit(f->end), bounds.visit(f->step);
     for (const Variable *v : bounds.mentioned)
       if (v == i_ || v == j_ || locals.count(v))
-        fail("the inner loop's bounds depend on '" + v->name +
-                 "'; the iterations a block runs share the loop, so its bounds may depend only "
-                 "on parameters and array shapes",
-             inner_);
+        return {"the inner loop's bounds depend on '" + v->name +
+                    "'; the iterations a block runs share the loop, so its bounds may depend "
+                    "only on parameters and array shapes",
+                inner_};
     auto *step = f->step.as<IntConst>();
     if (tile_.depth > 0 && (!step || step->value != 1))
-      fail("the inner loop's step is not 1; staging takes `depth` consecutive steps at a time",
-           inner_);
+      return {"the inner loop's step is not 1; staging takes `depth` consecutive steps at a time",
+              inner_};
     Effects all;
     for (const Stmt &s : top)
       all.visit(s);
     written_ = all.written;
+    return {};
+  }
+
+private:
+  // A CPU share that reaches past the loop's extents: its iterations in range one after another,
+  // each the loop's own body as written (the share's rows, then its columns). Few shares are at
+  // an edge, and one copy of the body there keeps the code the compiler works on small.
+  Stmt edge_share(const ParallelFor *loop, const Expr &r0, const Expr &c0, const Expr &m,
+                  const Expr &n) {
+    Var r = make_var(i_->name + "_edge", ScalarType::I64);
+    Var c = make_var(j_->name + "_edge", ScalarType::I64);
+    Copy copy;
+    copy.values[i_] = var_ref(r);
+    copy.values[j_] = var_ref(c);
+    Stmt body = copy.mutate(loop->body);
+    return For::make(r, r0, min(add(r0, i64(tile_.thread_rows)), m), i64(1),
+                     For::make(c, c0, min(add(c0, i64(tile_.thread_cols)), n), i64(1), body));
   }
 
   // Where along its axis of the tile the r-th of a thread's iterations lies, for thread t of
@@ -263,13 +287,22 @@ private:
                           const Expr &kk) {
       Var kv = make_var(f->var->name, ScalarType::I64);
       into.push_back(Declare::make(kv, kval));
-      std::map<std::pair<const SharedArray *, int>, Expr> elements; // (tile, r or c) -> local
+      std::map<std::pair<Pattern, int>, Expr> elements; // (pattern, r or c) -> local
       for (const Staged &s : staged) {
         const Axis &along = s.pattern.axis == 0 ? rows : cols;
         for (size_t r = 0; r < along.position.size(); ++r) {
           Var e = make_var(params_[s.pattern.array].name + "_element", s.type);
-          into.push_back(Declare::make(e, SharedLoad::make(s.tile, {buf, kk, along.position[r]})));
-          elements[{s.tile.get(), int(r)}] = var_ref(e);
+          Expr value;
+          if (gpu_) {
+            value = SharedLoad::make(s.tile, {buf, kk, along.position[r]});
+          } else {
+            Expr x = along.index[r];
+            value = Load::make(s.type, s.pattern.array,
+                               s.pattern.k_dim == 0 ? std::vector<Expr>{var_ref(kv), x}
+                                                    : std::vector<Expr>{x, var_ref(kv)});
+          }
+          into.push_back(Declare::make(e, value));
+          elements[{s.pattern, int(r)}] = var_ref(e);
         }
       }
       for (Replica &x : replicas) {
@@ -277,13 +310,13 @@ private:
         x.copy.i = i_, x.copy.j = j_, x.copy.k = staged.empty() ? nullptr : k;
         x.copy.staged.clear();
         for (const Staged &s : staged)
-          x.copy.staged[s.pattern] = elements.at({s.tile.get(), s.pattern.axis == 0 ? x.r : x.c});
+          x.copy.staged[s.pattern] = elements.at({s.pattern, s.pattern.axis == 0 ? x.r : x.c});
         x.copy.valid = Expr(); // the loop body writes only locals
         into.push_back(x.copy.mutate(f->body));
       }
     };
 
-    if (staged.empty()) {
+    if (!gpu_ || staged.empty()) {
       Var kv = make_var(f->var->name + "_step", ScalarType::I64);
       std::vector<Stmt> step;
       fused_step(step, var_ref(kv), Expr(), Expr());
@@ -315,9 +348,13 @@ private:
   // The arrays worth staging: read at a pattern unconditionally in every step of the inner loop
   // (so the original reads every element the tile holds), never written, with an element type
   // shared memory holds.
+  //
+  // On the CPU the same arrays are read once per step into locals the thread's iterations share
+  // (their elements along the other axis of the block): the code holds one load per element
+  // instead of one per iteration, and compiles faster for it.
   std::vector<Staged> choose_staged(const For *f) {
     std::vector<Staged> out;
-    if (tile_.depth == 0 || !gpu_)
+    if (gpu_ && tile_.depth == 0)
       return out;
     Loads loads;
     loads.i = i_, loads.j = j_, loads.k = f->var.get();
@@ -340,6 +377,10 @@ private:
       s.pattern = p;
       s.type = t;
       s.extent = p.axis == 0 ? tile_.rows : tile_.cols;
+      if (!gpu_) {
+        out.push_back(s);
+        continue;
+      }
       s.tile = make_shared_array(param.name + "_tile", t, {2, tile_.depth, s.extent + row_padding});
       out.push_back(s);
       shared_.push_back(s.tile);
@@ -439,6 +480,17 @@ private:
 };
 
 } // namespace
+
+std::string tile_form_problem(const Task &task, const std::vector<Param> &params) {
+  if (!has_2d_parallel_loop(task))
+    return "the task has no 2-D parallel loop";
+  if (!task.reductions.empty())
+    return "the parallel loop reduces into an array element all iterations share";
+  std::vector<Shared> shared;
+  const TileSchedule tile{1, 1};
+  Tiler tiler("", params, tile, shared, Target::CPU);
+  return tiler.split(top_parallel_loop(task), Stmt()).what;
+}
 
 bool has_2d_parallel_loop(const Task &task) {
   if (task.kind != TaskKind::Parallel)

@@ -208,9 +208,16 @@ std::string Kernel::explain() const {
                       "threads\n")
        << "  code from: " << code_origin(last.cpu_times) << "\n"
        << task_loops_text(last.cpu->lowered, nullptr);
-    for (const ir::Task &task : last.cpu->lowered.tasks)
+    for (const ir::Task &task : last.cpu->lowered.tasks) {
+      if (task.tile.rows > 0 && task.auto_schedule.empty())
+        os << "  task " << task.name << ": the tile schedule {" << task.tile.rows << ", "
+           << task.tile.cols << ", " << task.tile.thread_rows << ", " << task.tile.thread_cols
+           << "}: tiles shared among threads, each thread's share a register block\n";
+      if (!task.auto_schedule.empty())
+        os << "  task " << task.name << ": " << task.auto_schedule << "\n";
       for (const std::string &u : task.updates)
         os << "  task " << task.name << ": " << u << "\n";
+    }
     for (const ir::Task &task : last.cpu->lowered.tasks)
       if (task.lanes > 1)
         os << "  task " << task.name << ": each chunk's float sums and products run in "

@@ -220,6 +220,15 @@ Kernel &Kernel::block_per_iteration(int threads) {
   return *this;
 }
 
+Kernel &Kernel::schedule(ScheduleChoice choice) {
+  ir::Schedule schedule = ir().schedule;
+  if (schedule.mapping != ir::Mapping::Simt)
+    schedule = ir::with_tile(ir::with_block_per_iteration(schedule, 0), {});
+  schedule.automatic = choice.automatic;
+  set_schedule(schedule);
+  return *this;
+}
+
 Kernel &Kernel::fast_math(bool on) {
   set_code_option(*state_, &ir::Kernel::fast_math, on);
   return *this;

@@ -2,6 +2,7 @@
 // for dsl-to-ptx alike (include/loom/Variant.hpp).
 #include "loom/KernelState.h"
 
+#include "codegen/Codegen.h"
 #include "ir/Lower.h"
 #include "support/Settings.h"
 
@@ -63,9 +64,14 @@ ir::LoweredKernel lower_variant(const ir::Kernel &kernel, const Variant &variant
     for (size_t k = 3;
          k < variant.sm.size() && std::isdigit(static_cast<unsigned char>(variant.sm[k])); ++k)
       sm = sm * 10 + (variant.sm[k] - '0');
-  return ir::lower(
-      kernel, variant.target, log ? log : dump_log(),
-      {.covering_launch = variant.target == Target::GPU && variant.covering, .sm = sm});
+  codegen::VectorRegisters vectors;
+  if (variant.target == Target::CPU)
+    vectors = codegen::host_vector_registers();
+  return ir::lower(kernel, variant.target, log ? log : dump_log(),
+                   {.covering_launch = variant.target == Target::GPU && variant.covering,
+                    .sm = sm,
+                    .cpu_vector_bits = vectors.bits,
+                    .cpu_vector_registers = vectors.count});
 }
 
 codegen::GpuTarget gpu_target_of(const Variant &variant) {

@@ -300,6 +300,16 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
     } else if (o.key == "blocks_per_sm") {
       integer(o, 1, 32, 1, tile.min_blocks,
               "the blocks of the tile schedule each SM should hold at once, from 1 to 32");
+    } else if (o.key == "schedule") {
+      // None: the default mapping and nothing of loom's choosing; "auto": loom may choose.
+      const ast::Expr &v = *o.value;
+      if (v.kind == ast::ExprKind::Name && v.name == "None")
+        k.schedule.automatic = false;
+      else if (v.kind == ast::ExprKind::String && v.name == "auto")
+        k.schedule.automatic = true;
+      else
+        diag_.error(v.begin, "option 'schedule' takes None (the default mapping, with no "
+                             "schedule of loom's choosing) or \"auto\" (loom may choose one)");
     } else if (o.key == "stage") {
       integer(o, 1, 64, 1, tile.depth,
               "the steps of the inner loop staged in shared memory at a time, from 1 to 64");
@@ -308,7 +318,8 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
       diag_.error(o.loc, "unknown option '" + o.key +
                              "' of @kernel; the options are fastmath, bounds_check, asserts, "
                              "simt, block_per_iteration, tile, thread_tile, stage, "
-                             "blocks_per_sm, tensor_cores, tf32, unroll and vectorize");
+                             "blocks_per_sm, tensor_cores, tf32, schedule, unroll and "
+                             "vectorize");
     } else if (o.value->kind != ast::ExprKind::Bool) {
       diag_.error(o.value->begin, "option '" + o.key + "' takes True or False");
     } else if (o.key == "tensor_cores") {

@@ -165,6 +165,14 @@ public:
   // FP32 units (text DSL: tensor_cores=True / False).
   Kernel &tile(const TileSchedule &tile);
 
+  // Schedule: back to the default mapping (from block_per_iteration or tile), and whether loom
+  // may choose a schedule itself: loom::automatic (where every kernel starts) lets the CPU run a
+  // 2-D loop of the matmul form in register blocks, results unchanged bit for bit, explain()
+  // saying what it chose and why; loom::none runs the loops as written. Unroll and vectorize
+  // settings stay (a kernel that has them gets no automatic schedule). Text DSL:
+  // @kernel(schedule=None).
+  Kernel &schedule(ScheduleChoice choice);
+
   // Schedule: the sequential loop over the variable named `loop` as ir_text() prints it (a
   // for_range's is k, then k.1, k.2, ... in order; the text DSL's `for k in range(...)` is k)
   // is unrolled `factor` times (1: not unrolled; 0: back to loom's choice, which is 16 for an

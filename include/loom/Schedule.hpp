@@ -17,4 +17,14 @@ using LoopSchedule = ir::LoopSchedule;
 // Kernel::launch_policy: a GPU block shape and/or grid cap instead of the automatic choice.
 using LaunchPolicy = runtime::LaunchPolicy;
 
+// Kernel::schedule(loom::none): the default mapping, and no schedule of loom's own choosing
+// (text DSL: @kernel(schedule=None)); Kernel::schedule(loom::automatic): the default mapping,
+// where loom chooses a schedule itself when one keeps the results and pays (the CPU's register
+// blocks for a loop of the matmul form; docs/semantics.md). Automatic is where a kernel starts.
+struct ScheduleChoice {
+  bool automatic;
+};
+inline constexpr ScheduleChoice none{false};
+inline constexpr ScheduleChoice automatic{true};
+
 } // namespace loom

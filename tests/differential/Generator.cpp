@@ -53,6 +53,11 @@ Program Generator::run(uint64_t seed) {
   } else {
     std::vector<Stmt> top;
     sections(top, 1 + pick(options_.max_sections), 0);
+    std::mt19937_64 matmul_rng(seed * 0xe7037ed1a0b428dbull + 0x8ebc6af09c88c6e3ull);
+    matmul_ = std::uniform_real_distribution<double>(0, 1)(matmul_rng) < options_.matmul_fraction;
+    if (matmul_)
+      if (Stmt loop = matmul_loop(); loop.defined())
+        top.push_back(loop);
     p.kernel.body = Block::make(std::move(top));
   }
   p.kernel.params = params_;
@@ -258,6 +263,73 @@ Stmt Generator::parallel_loop() {
     statement(ctx, body);
   scope_.clear();
   return ParallelFor::make(vars, extents, Block::make(std::move(body)));
+}
+
+Stmt Generator::matmul_loop() {
+  // Its arrays: the program's 2-D ones now and then, else three of its own (mostly of the types
+  // register blocks take), of shapes that hold whole 4 x 8 blocks as well as edges.
+  std::vector<const ArrayInfo *> outputs, inputs;
+  for (const ArrayInfo &a : arrays_)
+    if (a.shape.size() == 2)
+      (a.output ? outputs : inputs).push_back(&a);
+  if (outputs.empty() || inputs.empty() || chance(0.7)) {
+    static const ScalarType blockable[] = {ScalarType::F32, ScalarType::F64, ScalarType::I32,
+                                           ScalarType::I64};
+    auto type = [&] { return chance(0.8) ? blockable[pick(4)] : array_type(); };
+    const int64_t m = 1 + pick(12), n = 1 + pick(12), p = pick(10);
+    auto add = [&](const char *name, std::vector<int64_t> shape, bool output) {
+      const ScalarType t = type();
+      arrays_.push_back({static_cast<int>(params_.size()), t, shape, output});
+      params_.push_back({name, ParamKind::Array, t, 2, nullptr});
+    };
+    add("mA", {m, std::max<int64_t>(p, 1)}, false);
+    add("mB", {std::max<int64_t>(p, 1), n}, false);
+    add("mC", {m, n}, true);
+    outputs = {&arrays_[arrays_.size() - 1]};
+    inputs = {&arrays_[arrays_.size() - 3], &arrays_[arrays_.size() - 2]};
+  }
+  const ArrayInfo &C = *one_of(outputs), &A = *inputs[0], &B = *inputs.back();
+  auto extent = [](const ArrayInfo &x, int dx, const ArrayInfo &y, int dy) {
+    return bin(BinaryOp::Min, ArrayExtent::make(x.param, dx), ArrayExtent::make(y.param, dy));
+  };
+  Var i = make_var("i" + std::to_string(next_var_++), ScalarType::I64);
+  Var j = make_var("i" + std::to_string(next_var_++), ScalarType::I64);
+  Var k = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
+  scope_ = shared_;
+  scope_.push_back({i, false, true, 0, std::min(C.shape[0], A.shape[0]) - 1});
+  scope_.push_back({j, false, true, 0, std::min(C.shape[1], B.shape[1]) - 1});
+  Parallel par;
+  par.own[C.param] = {VarRef::make(i), VarRef::make(j)};
+  Context ctx;
+  ctx.parallel = &par;
+  ScalarType t = chance(0.5) ? value_type(B.type) : any_type();
+  if (t == ScalarType::Bool)
+    t = ScalarType::I64;
+  Var acc = make_var("acc" + std::to_string(next_var_++), t);
+  std::vector<Stmt> body;
+  body.push_back(Declare::make(acc, expr(t, 1, ctx)));
+  // The step: acc op A[i, k] * B[k, j] (either factor now and then times an expression of the
+  // scope), now and then a second update of the same form.
+  scope_.push_back({k, false, true, 0, std::min(A.shape[1], B.shape[0]) - 1});
+  static const BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Add, BinaryOp::Add, BinaryOp::Sub,
+                                 BinaryOp::Max};
+  std::vector<Stmt> step;
+  for (int u = 0, n = chance(0.2) ? 2 : 1; u < n; ++u) {
+    Expr a = Cast::make(t, Load::make(A.type, A.param, {VarRef::make(i), VarRef::make(k)}));
+    Expr b = Cast::make(t, Load::make(B.type, B.param, {VarRef::make(k), VarRef::make(j)}));
+    if (chance(0.2))
+      a = bin(BinaryOp::Mul, a, expr(t, 1, ctx));
+    const BinaryOp op = ops[pick(is_complex(t) ? 4 : 5)];
+    step.push_back(Assign::make(acc, bin(op, VarRef::make(acc), bin(BinaryOp::Mul, a, b))));
+  }
+  scope_.pop_back();
+  body.push_back(For::make(k, i64c(0), extent(A, 1, B, 0), i64c(1), Block::make(std::move(step))));
+  scope_.push_back({acc, true});
+  body.push_back(
+      Store::make(C.param, par.own[C.param], Cast::make(value_type(C.type), VarRef::make(acc))));
+  scope_.clear();
+  return ParallelFor::make({i, j}, {extent(C, 0, A, 0), extent(C, 1, B, 1)},
+                           Block::make(std::move(body)));
 }
 
 void Generator::local_array(Parallel &par, const Context &ctx, std::vector<Stmt> &body) {

@@ -96,6 +96,10 @@ struct GeneratorOptions {
   // mma_sync; see Generator.cpp's simt_mma_kernel), drawn apart so that the others are the SIMT
   // kernels their seeds gave before.
   double mma_fraction = 0.3;
+  // The fraction of programs (not SIMT) that end with a parallel loop of the matmul form over
+  // 2-D arrays (see Generator.cpp's matmul_loop), drawn apart like complex numbers: the others
+  // are the programs their seeds gave before.
+  double matmul_fraction = 0.2;
   // The fraction of programs whose compiled runs pass arrays as strided views (ViewLayout), and
   // in those the fraction of array arguments that are views: transposed (permuted strides),
   // stepped (1 to 3), padded, reversed (negative strides), from an offset; a few read-only ones

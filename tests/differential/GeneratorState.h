@@ -113,6 +113,11 @@ private:
   Stmt shared_local();
   void serial_group(std::vector<Stmt> &top);
   Stmt parallel_loop();
+  // for i, j in parallel(...): acc = e; for k in range(...): acc = acc op A[i, k] * B[k, j];
+  // C[i, j] = acc (only in programs with matmul_): the form the CPU runs in register blocks of
+  // its own choosing (ir/AutoSchedule.cpp). Null when the program has no 2-D output and 2-D
+  // inputs to make it of.
+  Stmt matmul_loop();
   // A local array of the parallel loop `par` (only in programs with local_): its declaration
   // joins the kernel's, and loops that write every element join `body`.
   void local_array(Parallel &par, const Context &ctx, std::vector<Stmt> &body);
@@ -199,6 +204,7 @@ private:
   bool complex_ = false;          // whether this program has complex numbers
   bool half_ = false;             // whether this program has f16 and bf16 values (not only arrays)
   bool local_ = false;            // whether this program's parallel loops may have local arrays
+  bool matmul_ = false;           // whether this program ends with a loop of the matmul form
   std::vector<Shared> locals_;    // the kernel's local arrays
   bool philox_ = false;           // whether this program has Philox generators
   bool print_ = false;            // whether this program prints

@@ -5,7 +5,7 @@
 //   loom_differential [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] [--no-cpu]
 //                     [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] [--halves F]
 //                     [--views F] [--locals F] [--philox F] [--prints F] [--asserts F]
-//                     [--simt F] [--mma F]
+//                     [--simt F] [--mma F] [--matmul F]
 // --jobs J runs J processes (job j takes seeds S + j, S + j + J, ...); --seconds T stops starting
 // programs after T seconds, so that a run fits a time slot (the summary says how many ran);
 // --complex F makes F of the programs ones with complex numbers (default 0.15; 1: all of them);
@@ -16,7 +16,8 @@
 // --prints F makes F of the programs ones with print statements (default 0.15); --asserts F
 // ones with assertions (default 0.15); --simt F ones that are SIMT kernels with a shared array,
 // static or dynamic (default 0.1), and --mma F of those ones that multiply on the tensor cores
-// instead (default 0.3);
+// instead (default 0.3); --matmul F makes F of the others end with a loop of the matmul form,
+// which the CPU runs in register blocks of its own choosing (default 0.2);
 // --locals F makes F of the programs ones whose parallel loops may have local arrays (default
 // 0.25). A job that dies (a signal, in loom or below it) keeps the programs it finished: its
 // progress is in memory shared with the parent, which names the seed it died at (rerun it alone
@@ -220,6 +221,8 @@ int main(int argc, char **argv) {
       run.generator.simt_fraction = std::atof(next());
     else if (a == "--mma")
       run.generator.mma_fraction = std::atof(next());
+    else if (a == "--matmul")
+      run.generator.matmul_fraction = std::atof(next());
     else if (a == "--asserts")
       run.generator.assert_fraction = std::atof(next());
     else if (a == "--locals")
@@ -235,7 +238,7 @@ int main(int argc, char **argv) {
                    "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
                    "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] "
                    "[--halves F] [--views F] [--locals F] [--philox F] [--prints F] [--asserts F] "
-                   "[--simt F] [--mma F]\n",
+                   "[--simt F] [--mma F] [--matmul F]\n",
                    argv[0]);
       return 2;
     }

@@ -280,7 +280,10 @@ const BadProgram bad_programs[] = {
     {"UnknownOption", "@kernel(fastmath=True, unroll_k=4)\ndef k(x: f32[n]):\n    pass\n",
      "1:24: error: unknown option 'unroll_k' of @kernel; the options are fastmath, bounds_check, "
      "asserts, simt, block_per_iteration, tile, thread_tile, stage, blocks_per_sm, tensor_cores, "
-     "tf32, unroll and vectorize"},
+     "tf32, schedule, unroll and vectorize"},
+    {"ScheduleValue", "@kernel(schedule=True)\ndef k(x: f32[n]):\n    pass\n",
+     "1:18: error: option 'schedule' takes None (the default mapping, with no schedule of loom's "
+     "choosing) or \"auto\" (loom may choose one)"},
     {"UnrollValue", "@kernel(unroll=4)\ndef k(x: f32[n]):\n    pass\n",
      "1:16: error: option 'unroll' takes a loop variable and a factor, as in unroll=(k, 4), or "
      "several pairs: unroll=((k, 4), (j, 2))"},
