@@ -589,6 +589,79 @@ bool scheduled_matmul_bench(uint64_t seed) {
   return ok;
 }
 
+// Autotuning (Kernel::autotune) against the best hand-picked tile schedule of the same sweep as
+// scheduled_matmul_bench (for f64, those whose staged tiles fit 48 KiB of shared memory), at
+// 1024, 4096 and 8192, f32 and f64, on device arrays: `autotune_<type><n>_ratio` is the
+// hand-picked best's time over the autotuned kernel's (target >= 0.95). Also the first call of
+// a new object whose tuning and code are cached against the same with the chosen tile given
+// (`autotune_start_overhead_ms`, target <= 1).
+template <class T> bool autotune_bench(int64_t n, uint64_t seed) {
+  const char *type = sizeof(T) == 4 ? "f32" : "f64";
+  std::vector<float> a = bench::random_vector(size_t(n * n), seed),
+                     b = bench::random_vector(size_t(n * n), seed ^ 0x5bd1e995);
+  std::vector<T> A(a.begin(), a.end()), B(b.begin(), b.end());
+  DeviceArray<T> dA(A, {n, n}), dB(B, {n, n}), dC(std::vector<T>(size_t(n * n), T(0)), {n, n});
+  const int runs = n >= 8192 ? 5 : 20;
+  const loom::ir::TileSchedule hand[] = {{128, 128, 8, 8, 8, 2},  {128, 128, 8, 8, 8, 0},
+                                         {128, 128, 8, 8, 16, 2}, {128, 64, 8, 4, 8, 2},
+                                         {64, 64, 4, 4, 8, 0},    {256, 128, 16, 8, 8, 1}};
+  double best_ms = 0;
+  loom::ir::TileSchedule best_tile;
+  for (const loom::ir::TileSchedule &tile : hand) {
+    loom::Kernel k = bench::make_matmul<T>(std::string("autotune_hand_") + type);
+    k.tile(tile);
+    try {
+      const double ms = bench::median(time_calls([&] { k(dA, dB, dC); }, 1, runs).gpu_ms);
+      if (best_ms == 0 || ms < best_ms)
+        best_ms = ms, best_tile = tile;
+    } catch (const loom::CompileError &) { // f64 tiles past 48 KiB of shared memory
+    }
+  }
+  loom::Kernel tuned = bench::make_matmul<T>(std::string("autotune_") + type);
+  tuned.autotune();
+  const bench::Clock::time_point start = bench::Clock::now();
+  tuned(dA, dB, dC);
+  const double first_ms = bench::ms_since(start);
+  std::vector<T> C = dC.to_host();
+  // The check: the tile schedule's results are the default mapping's, a sum of products in order.
+  std::vector<float> Cf(C.begin(), C.end());
+  bool ok =
+      bench::check((std::string("autotuned matmul ") + type + " " + std::to_string(n)).c_str(),
+                   bench::matmul_error(a.data(), b.data(), Cf.data(), n, 16, seed),
+                   sizeof(T) == 4 ? bench::matmul_tolerance : 1e-6);
+  const double ms = bench::median(time_calls([&] { tuned(dA, dB, dC); }, 1, runs).gpu_ms);
+  std::printf("  autotuned matmul %s %lld^2: %.3f ms (%.1f TFLOP/s; first call with the trials "
+              "%.0f ms), best hand-picked {%d, %d, %d, %d, %d, %d} %.3f ms: ratio %.3f\n",
+              type, (long long)n, ms, 2.0 * n * n * n / (ms * 1e9), first_ms, best_tile.rows,
+              best_tile.cols, best_tile.thread_rows, best_tile.thread_cols, best_tile.depth,
+              best_tile.min_blocks, best_ms, best_ms / ms);
+  std::printf("%s", tuned.explain().c_str());
+  const std::string key = std::string("autotune_") + type + std::to_string(n);
+  result((key + "_ms").c_str(), ms, "ms");
+  result((key + "_hand_ms").c_str(), best_ms, "ms");
+  result((key + "_ratio").c_str(), best_ms / ms, "x");
+  result((key + "_first_call_ms").c_str(), first_ms, "ms");
+  if (n == 1024) {
+    // New objects: one autotuned (its tuning from the disk cache), one with the chosen tile.
+    loom::Kernel again = bench::make_matmul<T>(std::string("autotune_") + type);
+    again.autotune();
+    loom::Kernel fixed = bench::make_matmul<T>(std::string("autotune_") + type);
+    fixed.tile(tuned.ir().schedule.tile);
+    auto first_call = [&](loom::Kernel &k) {
+      const bench::Clock::time_point t0 = bench::Clock::now();
+      k(dA, dB, dC);
+      return bench::ms_since(t0);
+    };
+    const double fixed_ms = first_call(fixed), again_ms = first_call(again);
+    std::printf("  first call of a new object, tuning and code cached: autotuned %.3f ms, the "
+                "tile given %.3f ms: %.3f ms more\n",
+                again_ms, fixed_ms, again_ms - fixed_ms);
+    result((std::string("autotune_start_overhead_") + type + "_ms").c_str(), again_ms - fixed_ms,
+           "ms");
+  }
+  return ok;
+}
+
 // C = A*B (+ bias, ReLU) over f16 or bf16 inputs with f32 accumulation: the natural matmul under
 // the tile schedule, which runs it on the tensor cores (ir/TileMma.cpp). Its peer is cuBLAS's
 // cublasGemmEx of the same types in cublas_reference.cu (cublas_gemm_<type><n>_tflops).
@@ -648,9 +721,9 @@ bool half_matmul_bench(const char *type, int64_t m, int64_t n, int64_t kk,
   DeviceArray<float> dC(std::vector<float>(size_t(m * n), NAN), {m, n});
   matmul(dA, dB, dbias, dC);
   std::vector<float> C = dC.to_host();
-  const std::string shape = m == n && n == kk ? std::to_string(n) + "^2"
-                                              : std::to_string(m) + "x" + std::to_string(n) +
-                                                    "x" + std::to_string(kk);
+  const std::string shape =
+      m == n && n == kk ? std::to_string(n) + "^2"
+                        : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kk);
   std::string what = std::string(type) + " matmul " + shape + ", f32 accumulation" +
                      (epilogue ? " + bias + ReLU" : "") + ", tile " + label;
   int bad = 0;
@@ -669,11 +742,11 @@ bool half_matmul_bench(const char *type, int64_t m, int64_t n, int64_t kk,
   CallTimes t = time_calls([&] { matmul(dA, dB, dbias, dC); }, 2, 20);
   print_times(what, t);
   double ms = bench::median(t.gpu_ms);
-  const std::string prefix = std::string("loom_") + type + "_matmul" + (epilogue ? "_relu" : "") +
-                             (m == n && n == kk ? std::to_string(n)
-                                                : std::to_string(m) + "x" + std::to_string(n) +
-                                                      "x" + std::to_string(kk)) +
-                             "_" + label;
+  const std::string prefix =
+      std::string("loom_") + type + "_matmul" + (epilogue ? "_relu" : "") +
+      (m == n && n == kk ? std::to_string(n)
+                         : std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(kk)) +
+      "_" + label;
   const double rate = 2.0 * double(m) * double(n) * double(kk) / (ms * 1e9);
   result((prefix + "_ms").c_str(), ms, "ms");
   result((prefix + "_tflops").c_str(), rate, "TFLOP/s");
@@ -707,8 +780,8 @@ bool tensor_core_bench(uint64_t seed) {
     for (const Choice &c : choices) {
       double f = 0, b = 0;
       ok &= half_matmul_bench<loom::f16>("f16", n, n, n, c.tile, c.label, false, seed + n, &f);
-      ok &= half_matmul_bench<loom::bf16>("bf16", n, n, n, c.tile, c.label, false, seed + n + 1,
-                                          &b);
+      ok &=
+          half_matmul_bench<loom::bf16>("bf16", n, n, n, c.tile, c.label, false, seed + n + 1, &b);
       if (f > best[0])
         best[0] = f, best_choice = &c;
       best[1] = std::max(best[1], b);
@@ -726,9 +799,8 @@ bool tensor_core_bench(uint64_t seed) {
   }
   // Shapes that are not multiples of the tile, at the best 4096 tile: their TFLOP/s over the
   // square 4096 figure's (the target: at least 0.8).
-  for (auto [m, n, kk] : {std::array<int64_t, 3>{4095, 4095, 4095},
-                          {4097, 4097, 4097},
-                          {1000, 3000, 700}}) {
+  for (auto [m, n, kk] :
+       {std::array<int64_t, 3>{4095, 4095, 4095}, {4097, 4097, 4097}, {1000, 3000, 700}}) {
     double f = 0;
     ok &= half_matmul_bench<loom::f16>("f16", m, n, kk, best4096->tile, best4096->label, false,
                                        seed + m + 3, &f);
@@ -950,6 +1022,15 @@ int main(int argc, char **argv) {
       });
     if (wanted("scheduled_matmul"))
       ok &= bench::section("scheduled_matmul", [&] { return scheduled_matmul_bench(seed + 97); });
+    if (wanted("autotune"))
+      ok &= bench::section("autotune", [&] {
+        bool passed = true;
+        for (int64_t n : {1024, 4096, 8192}) {
+          passed &= autotune_bench<float>(n, seed + 201);
+          passed &= autotune_bench<double>(n, seed + 202);
+        }
+        return passed;
+      });
     if (wanted("ptx"))
       ok &= ptx_section();
     if (wanted("linkers"))

@@ -87,6 +87,11 @@ struct Schedule {
   // results bit for bit and pays (ir/AutoSchedule.cpp: register blocks for a CPU loop of the
   // matmul form). Kernel::schedule(loom::none) and @kernel(schedule=None) turn it off.
   bool automatic = true;
+  // The tile schedule with its values chosen by trials (Kernel::autotune, @kernel(tile="auto")):
+  // at the first call of each shape class a bounded set of tiles is timed and the fastest kept,
+  // also in the disk cache (loom/Autotune.cpp). Until then the mapping is the default one; after,
+  // the tile schedule with the tile chosen for the last call's shape class.
+  bool autotune = false;
 
   bool simt() const { return mapping == Mapping::Simt; }
   bool operator==(const Schedule &) const = default;

@@ -27,6 +27,10 @@ std::string toolchain() {
 
 } // namespace
 
+CacheKey autotune_key(const std::string &kernel_text, const std::string &shape_class) {
+  return make_key("autotune", toolchain() + shape_class + "kernel:\n" + kernel_text);
+}
+
 CacheKey cpu_object_key(const ir::LoweredKernel &kernel) {
   return make_key("cpu-object", toolchain() + "host: " + codegen::host_cpu_identity() +
                                     "\nfast_math: " + (kernel.fast_math ? "1" : "0") + "\nir:\n" +

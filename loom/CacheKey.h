@@ -36,4 +36,8 @@ CacheKey gpu_ptx_key(const ir::LoweredKernel &kernel, const codegen::GpuTarget &
 CacheKey gpu_cubin_key(const CacheKey &ptx_key, const runtime::DeviceInfo &device,
                        const std::string &linker);
 
+// An autotuning result (loom/Autotune.cpp): the kernel's text and options, the shape class and
+// the machine (in `shape_class`), and loom's build.
+CacheKey autotune_key(const std::string &kernel_text, const std::string &shape_class);
+
 } // namespace loom

@@ -98,6 +98,10 @@ std::string Kernel::explain() const {
   } else {
     os << "  target: CPU " << codegen::host_cpu_name() << ", because " << choice.reason << "\n";
   }
+  if (k.schedule.autotune && state_->last_tuning >= 0)
+    os << tuning_text(state_->tunings[size_t(state_->last_tuning)]);
+  else if (k.schedule.autotune)
+    os << "  autotune: on; the first call of each shape class times candidate tiles\n";
   if (k.bounds_check)
     os << "  bounds checks: every array access (an out-of-range index throws BoundsError)\n";
   if (!k.assert_sites.empty())

@@ -11,6 +11,7 @@
 #include "support/Settings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <sstream>
 
@@ -40,13 +41,22 @@ template <class T> void set_code_option(KernelState &state, T ir::Kernel::*optio
   if (state.kernel.*option == on)
     return;
   state.kernel.*option = on;
-  state.drop_copies();
-  state.gpu.reset();
-  state.gpu_variants = {};
-  state.optimizing = {}; // waits for background compiles of the old code
-  state.cpu.reset();
-  state.launches.invalidate();
+  state.drop_code();
+  state.tunings.clear(), state.last_tuning = -1; // tuned for other code
 }
+
+} // namespace
+
+void KernelState::drop_code() {
+  drop_copies();
+  gpu.reset();
+  gpu_variants = {};
+  optimizing = {}; // waits for background compiles of the old code
+  cpu.reset();
+  launches.invalidate();
+}
+
+namespace {
 
 // The state whose code a call runs: the kernel's own, or, where arguments are views with strides
 // of their own (or a device array not 16-byte aligned, which the GPU's vector loads need) that
@@ -175,7 +185,9 @@ Kernel &Kernel::asserts(bool on) {
 }
 
 Kernel &Kernel::tile(const TileSchedule &tile) {
-  set_schedule(ir::with_tile(ir().schedule, tile));
+  ir::Schedule schedule = ir::with_tile(ir().schedule, tile);
+  schedule.autotune = false; // the caller's tile
+  set_schedule(schedule);
   return *this;
 }
 
@@ -216,7 +228,27 @@ void Kernel::set_schedule(ir::Schedule schedule) {
 }
 
 Kernel &Kernel::block_per_iteration(int threads) {
-  set_schedule(ir::with_block_per_iteration(ir().schedule, threads));
+  ir::Schedule schedule = ir::with_block_per_iteration(ir().schedule, threads);
+  schedule.autotune = false;
+  set_schedule(schedule);
+  return *this;
+}
+
+Kernel &Kernel::autotune(bool on) {
+  ir::Schedule schedule = ir().schedule;
+  if (on && schedule.mapping != ir::Mapping::Parallel && schedule.mapping != ir::Mapping::Tile)
+    throw ArgumentError("kernel '" + name() +
+                        "': autotune chooses a tile schedule, which does not combine with " +
+                        ir::mapping_name(schedule.mapping));
+  if (on == schedule.autotune)
+    return *this;
+  if (!on)
+    schedule = ir::with_tile(schedule, {}); // back to the default mapping
+  schedule.autotune = on;
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  state_->tunings.clear(), state_->last_tuning = -1;
+  state_->kernel.schedule = schedule;
+  state_->drop_code();
   return *this;
 }
 
@@ -225,6 +257,7 @@ Kernel &Kernel::schedule(ScheduleChoice choice) {
   if (schedule.mapping != ir::Mapping::Simt)
     schedule = ir::with_tile(ir::with_block_per_iteration(schedule, 0), {});
   schedule.automatic = choice.automatic;
+  schedule.autotune = false;
   set_schedule(schedule);
   return *this;
 }
@@ -287,6 +320,11 @@ void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
   if (!state_->target)
     state_->target = choose_target();
   if (state_->target->target != ir::Target::GPU) {
+    if (state_->kernel.schedule.autotune)
+      loom::autotune(*state_, args, ir::Target::CPU, 0, -1, "CPU " + codegen::host_cpu_name(),
+                     [&](std::span<const Argument> trial) {
+                       run_on_cpu(views_state(*state_, trial, values), trial, values);
+                     });
     run_on_cpu(views_state(*state_, args, values), args, values);
     return;
   }
@@ -294,6 +332,18 @@ void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
   check_devices(*state_, args, device, stream);
   runtime::DeviceScope scope(device); // the call's GPU work goes to its device
   state_->last_device = device;
+  if (state_->kernel.schedule.autotune) {
+    const runtime::Device gpu(device);
+    const std::string sm = resolve_variant(*state_, {}).sm;
+    int sm_number = 0;
+    for (size_t k = 3; k < sm.size() && std::isdigit(static_cast<unsigned char>(sm[k])); ++k)
+      sm_number = sm_number * 10 + (sm[k] - '0');
+    loom::autotune(*state_, args, ir::Target::GPU, sm_number, device, gpu.name() + " " + sm,
+                   [&](std::span<const Argument> trial) {
+                     run_on_gpu(views_state(state_->on_device(device), trial, values), trial,
+                                values, nullptr);
+                   });
+  }
   run_on_gpu(views_state(state_->on_device(device), args, values), args, values, stream);
 }
 

@@ -8,6 +8,7 @@
 #include "ir/IR.h"
 #include "ir/Lower.h"
 #include "loom/Arguments.hpp"
+#include "loom/Autotune.h"
 #include "loom/Cache.hpp"
 #include "loom/Split.h"
 #include "loom/Target.hpp"
@@ -189,6 +190,14 @@ struct KernelState {
   runtime::DeviceBuffer bounds_record;
   std::array<uint64_t, bounds_record::slots> cpu_bounds_record{};
 
+  // Kernel::autotune: what was chosen for each shape class met so far, and the index of the
+  // last call's (-1: none); explain() shows it.
+  std::vector<Tuning> tunings;
+  int last_tuning = -1;
+
+  // Drops the code compiled for the kernel's present options (and the copies below): after a
+  // change of them. The mutex must be held.
+  void drop_code();
   // Drops the copies made for views and for other devices (their code compiles, or comes from the
   // caches, again on next use): after a change of the kernel's options or launch settings.
   void drop_copies() {

@@ -238,7 +238,7 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
   // The mapping's options, made into the kernel's one mapping at the end.
   int threads = 0;
   ir::TileSchedule tile;
-  bool simt = false;
+  bool simt = false, autotune = false;
   // An integer option from lo to hi, a multiple of `multiple`; else `takes` says what it takes.
   auto integer = [&](const ast::Option &o, int64_t lo, int64_t hi, int64_t multiple, int &into,
                      const char *takes) {
@@ -254,6 +254,13 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
     } else if (o.key == "block_per_iteration") {
       integer(o, 32, 1024, 32, threads,
               "a multiple of 32 from 32 to 1024 (the threads of the block each iteration runs on)");
+    } else if (o.key == "tile" && o.value->kind == ast::ExprKind::String) {
+      // tile="auto": the tile's values chosen by trials (Kernel::autotune).
+      if (o.value->name != "auto")
+        diag_.error(o.value->begin, "option 'tile' takes two integers, as in tile=(128, 128), "
+                                    "or \"auto\" (the tile chosen by trials)");
+      else
+        autotune = true;
     } else if (o.key == "tile" || o.key == "thread_tile") {
       // A tuple of two positive integers.
       const ast::Expr &v = *o.value;
@@ -333,9 +340,20 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
                             : k.bounds_check) = o.value->bool_value;
     }
   }
-  const bool tiled = seen.count("tile") != 0;
-  if (!tiled && (seen.count("thread_tile") || seen.count("stage") || seen.count("blocks_per_sm") ||
-                 seen.count("tensor_cores") || seen.count("tf32"))) {
+  const bool tiled = seen.count("tile") != 0 && !autotune;
+  if (autotune && (seen.count("thread_tile") || seen.count("stage") ||
+                   seen.count("blocks_per_sm") || seen.count("tensor_cores"))) {
+    diag_.error(f.loc, "under tile=\"auto\" trials choose the tile's values: give "
+                       "'thread_tile', 'stage', 'blocks_per_sm' and 'tensor_cores' only with a "
+                       "tile of your own, as in tile=(128, 128)");
+  } else if (autotune && (simt || threads > 0)) {
+    diag_.error(f.loc, std::string("tile=\"auto\" does not combine with ") +
+                           (simt ? "simt=True" : "block_per_iteration"));
+  } else if (autotune) {
+    k.schedule.autotune = true;
+  } else if (!tiled &&
+             (seen.count("thread_tile") || seen.count("stage") || seen.count("blocks_per_sm") ||
+              seen.count("tensor_cores") || seen.count("tf32"))) {
     diag_.error(f.loc, "options 'thread_tile', 'stage', 'blocks_per_sm', 'tensor_cores' and 'tf32' "
                        "belong to the tile schedule: give 'tile' too, as in @kernel(tile=(128, "
                        "128), thread_tile=(8, 8), stage=8)");

@@ -173,6 +173,18 @@ public:
   // @kernel(schedule=None).
   Kernel &schedule(ScheduleChoice choice);
 
+  // Schedule: the tile schedule with its values chosen by trials (Triton's autotuning). At the
+  // first call of each shape class (every array extent rounded up to a power of two) on each
+  // machine, a bounded set of candidate tiles for the target and the element types is compiled
+  // and timed on copies of the call's arrays (device copies on the GPU; the call's own arrays are
+  // untouched until the call itself), and the fastest is kept: in this object, and in the disk
+  // cache, so that later processes make no trials. A candidate that does not apply (too much
+  // shared memory for f64) is skipped; none applying is a CompileError. Results are the default
+  // mapping's, whichever tile wins. explain() lists the candidates and their times. The first
+  // call of a shape class takes the trials' time (about a second on a GPU); autotune(false)
+  // goes back to the default mapping. Text DSL: @kernel(tile="auto").
+  Kernel &autotune(bool on = true);
+
   // Schedule: the sequential loop over the variable named `loop` as ir_text() prints it (a
   // for_range's is k, then k.1, k.2, ... in order; the text DSL's `for k in range(...)` is k)
   // is unrolled `factor` times (1: not unrolled; 0: back to loom's choice, which is 16 for an
