@@ -80,7 +80,8 @@ std::string schedule_problem(const Schedule &schedule, const Kernel &kernel) {
   if (schedule.mapping != Mapping::BlockPerIteration && threads != 0)
     return of + "a block_per_iteration of " + std::to_string(threads) + " threads under " +
            mapping_name(schedule.mapping);
-  if (schedule.autotune && schedule.mapping != Mapping::Parallel && schedule.mapping != Mapping::Tile)
+  if (schedule.autotune && schedule.mapping != Mapping::Parallel &&
+      schedule.mapping != Mapping::Tile)
     return of + "autotune chooses a tile schedule, which does not combine with " +
            mapping_name(schedule.mapping);
   if (schedule.mapping == Mapping::Tile) {
