@@ -1,5 +1,6 @@
 #include "codegen/GpuWorkarounds.h"
 
+#include <algorithm>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/InlineAsm.h>
@@ -363,6 +364,65 @@ void float_abs_as_bit_and(llvm::Module &module) {
   replace_with_inline_ptx(module, float_abs_ptx);
 }
 
+void restore_nan_after_max_zero_min_one(llvm::Module &module) {
+  auto is_constant = [](llvm::Value *v, double value) {
+    auto *c = llvm::dyn_cast<llvm::ConstantFP>(v);
+    return c && c->getValueAPF().convertToDouble() == value;
+  };
+  // loom's float min and max on the GPU (CodegenPTX::float_min_max): inline min.f32 / max.f64 ...
+  auto inline_ptx = [](llvm::Value *v, const char *op) -> llvm::CallInst * {
+    auto *call = llvm::dyn_cast<llvm::CallInst>(v);
+    auto *ptx = call ? llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand()) : nullptr;
+    if (!ptx || call->arg_size() != 2 ||
+        !(call->getType()->isFloatTy() || call->getType()->isDoubleTy()))
+      return nullptr;
+    const std::string &text = ptx->getAsmString();
+    return text.rfind(std::string(op) + ".f32 $0, $1, $2;", 0) == 0 ||
+                   text.rfind(std::string(op) + ".f64 $0, $1, $2;", 0) == 0
+               ? call
+               : nullptr;
+  };
+  // Each max(0, min(x, 1)) (either operand order) and its x.
+  std::vector<std::pair<llvm::CallInst *, llvm::Value *>> clamps;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block) {
+        llvm::CallInst *max = inline_ptx(&inst, "max");
+        if (!max)
+          continue;
+        for (unsigned k = 0; k < 2; ++k) {
+          llvm::CallInst *min = inline_ptx(max->getArgOperand(k), "min");
+          if (!min || !is_constant(max->getArgOperand(1 - k), 0.0))
+            continue;
+          for (unsigned m = 0; m < 2; ++m)
+            if (is_constant(min->getArgOperand(1 - m), 1.0) &&
+                !llvm::isa<llvm::Constant>(min->getArgOperand(m))) {
+              clamps.push_back({max, min->getArgOperand(m)});
+              break;
+            }
+          break;
+        }
+      }
+  for (auto [max, x] : clamps) {
+    llvm::Type *type = max->getType();
+    const bool f32 = type->isFloatTy();
+    const std::string t = f32 ? "f32" : "f64";
+    // isnan(x) ? 1 : max(0, min(x, 1)): what ptxas takes for a saturation of x, with a NaN x's
+    // result (1) restored; ptxas, taking the two to differ for a NaN, keeps the select.
+    const std::string text = "{\n\t.reg .pred %ln;\n\tsetp.nan." + t + " %ln, $1, $1;\n\tselp." +
+                             t + " $0, " + (f32 ? "0f3F800000" : "0d3FF0000000000000") +
+                             ", $2, %ln;\n\t}";
+    llvm::InlineAsm *ptx =
+        llvm::InlineAsm::get(llvm::FunctionType::get(type, {type, type}, false), text,
+                             f32 ? "=f,f,f" : "=d,d,d", /*hasSideEffects=*/false);
+    auto *fixed = llvm::CallInst::Create(ptx, {x, max}, max->getName() + ".nan");
+    fixed->insertAfter(max);
+    fixed->setDoesNotAccessMemory();
+    fixed->setDoesNotThrow();
+    max->replaceUsesWithIf(fixed, [&](llvm::Use &use) { return use.getUser() != fixed; });
+  }
+}
+
 void work_around_gpu_miscompiles(llvm::Module &module) {
   scalarize_packed_narrow_integers(module);
   negate_16_bits_in_32(module);
@@ -371,6 +431,7 @@ void work_around_gpu_miscompiles(llvm::Module &module) {
   hide_integer_min_max_abs_from_ptxas(module);
   select_instead_of_sitofp_i1(module);
   float_abs_as_bit_and(module);
+  restore_nan_after_max_zero_min_one(module);
 }
 
 } // namespace loom::codegen

@@ -61,6 +61,15 @@ void multiply_narrow_integers_in_32(llvm::Module &module);
 // Every integer vector operation on 8- or 16-bit lanes becomes one scalar operation per lane.
 void scalarize_packed_narrow_integers(llvm::Module &module);
 
+// A bug of ptxas (CUDA 13.0, sm_90): it takes max(0, min(1, x)) for a saturation to [0, 1]
+// (FADD.SAT in f32; in f64 it reorders the two into min(1, max(0, x))), which gives 0 for a NaN
+// x where fmin/fmax give 1 (min(1, NaN) is 1). The H200 gave 0 for x = -inf / -inf (seed
+// 71020392). Every max(0.0, min(x, 1.0)) of CodegenPTX's inline min.f32 / max.f64 (either
+// operand order) is therefore followed by isnan(x) ? 1 : it, as inline PTX (setp.nan, selp),
+// which ptxas keeps since by its reading the two differ for a NaN. The other order,
+// min(1, max(0, x)), is a saturation also for NaN and stays.
+void restore_nan_after_max_zero_min_one(llvm::Module &module);
+
 // Every workaround above, in order: what PtxTarget runs after optimization.
 void work_around_gpu_miscompiles(llvm::Module &module);
 

@@ -1032,9 +1032,9 @@ TEST(DifferentialRegression, Seed70005215) {
 
 // Found on the H200 (driver 580.159.04): -inf / -inf is NaN, min(1.0, NaN) is 1.0 in loom (the
 // non-NaN operand, as PTX's min.f64 and C's fmin), and max(0.0, 1.0) is 1; the interpreter and the
-// CPU give 1, the GPU gave 0, with div.rn.f64, min.f64 and max.f64 in the PTX. Disabled until it
-// is understood on the GPU (bench/RESULTS.md, forty-second run); it passes on the CPU.
-TEST(DifferentialRegression, DISABLED_Gpu_MinOfNanSeed71020392) {
+// CPU give 1, the GPU gave 0: ptxas takes max(0, min(1, x)) for a saturation to [0, 1], which
+// maps NaN to 0 (codegen/GpuWorkarounds.h, restore_nan_after_max_zero_min_one).
+TEST(DifferentialRegression, Gpu_MinOfNanSeed71020392) {
   Program p;
   p.seed = 71020392u;
   p.kernel.name = "diff_71020392";
