@@ -82,9 +82,17 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
   const Kernel parts = expand_complex(halves);
   if (!parts.body.same_as(halves.body))
     dump("expand_complex", parts);
-  const Kernel kernel = lower_asserts(parts);
+  Kernel kernel = lower_asserts(parts);
   if (!kernel.body.same_as(parts.body))
     dump("lower_asserts", kernel);
+  if (Stmt pruned = drop_empty_parallel_loops(kernel.body); !pruned.same_as(kernel.body)) {
+    kernel.body = pruned;
+    dump("drop_empty_parallel_loops", kernel);
+  }
+  if (Stmt live = drop_dead_locals(kernel.body, kernel.bounds_check); !live.same_as(kernel.body)) {
+    kernel.body = live;
+    dump("drop_dead_locals", kernel);
+  }
 
   LoweredKernel out;
   out.name = kernel.name;

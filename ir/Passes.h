@@ -117,4 +117,12 @@ Stmt mma_by_lane(const Mma &n);
 Stmt simplify(const Stmt &s);
 Expr simplify(const Expr &e);
 
+// Removes the parallel loops whose extent in some dimension is a constant 0 or less: they run no
+// iteration, and their code is not compiled. (ptxas 13.0 crashed on the grid-stride loop of
+// `for i in parallel(0)` around a dead cos, whose libdevice range reduction LLVM keeps.)
+Stmt drop_empty_parallel_loops(const Stmt &s);
+// Removes the declarations and assignments of locals nothing reads, where what they compute has
+// no effect (no warp operation; no array read when `bounds_checked`), repeatedly (ir/DeadLocals.cpp).
+Stmt drop_dead_locals(const Stmt &body, bool bounds_checked);
+
 } // namespace loom::ir

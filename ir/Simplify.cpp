@@ -72,7 +72,22 @@ protected:
   }
 };
 
+// A parallel loop with a constant extent of 0 or less runs no iteration.
+class DropEmptyParallelLoops : public Mutator {
+protected:
+  Stmt mutate_node(const ParallelFor *n, const Stmt &self) override {
+    for (const Expr &extent : n->extents)
+      if (auto *c = extent.as<IntConst>(); c && c->value <= 0)
+        return Block::make({});
+    return Mutator::mutate_node(n, self);
+  }
+};
+
 } // namespace
+
+Stmt drop_empty_parallel_loops(const Stmt &s) {
+  return DropEmptyParallelLoops().mutate(s);
+}
 
 Stmt simplify(const Stmt &s) {
   return Simplify().mutate(s);

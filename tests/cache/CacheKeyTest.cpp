@@ -37,7 +37,8 @@ Kernel same_names(bool use_second) {
   return kernel("names", [use_second](Array<float> y) {
     parallel_for(y.size(), [&](Index i) {
       Var<float> a("x", 1.0f), b("x", 2.0f), c("x.1", 3.0f);
-      y[i] = use_second ? b.value() : c.value();
+      // Every local read (none is dropped), b - c or c - b: "x.1 - x.1" either way.
+      y[i] = a + (use_second ? b - c : c - b);
     });
   });
 }

@@ -83,9 +83,12 @@ TEST(QuickTier, GeneratedProgramsCompileToPtx) {
   for (uint64_t seed = base; seed < base + total; ++seed) {
     Program p = generate_program(seed);
     target.index32 = seed % 2 == 0;
-    std::string ptx = codegen::emit_ptx(
-        ir::lower(p.kernel, ir::Target::GPU, nullptr, {.covering_launch = seed % 3 != 0}), target);
-    ASSERT_NE(ptx.find(".entry"), std::string::npos) << "seed " << seed << "\n" << ptx;
+    ir::LoweredKernel lowered =
+        ir::lower(p.kernel, ir::Target::GPU, nullptr, {.covering_launch = seed % 3 != 0});
+    std::string ptx = codegen::emit_ptx(lowered, target);
+    // A kernel whose parallel loops all run over constant empty ranges has no task left.
+    if (!lowered.tasks.empty())
+      ASSERT_NE(ptx.find(".entry"), std::string::npos) << "seed " << seed << "\n" << ptx;
   }
 }
 
