@@ -1,33 +1,55 @@
-// Locals whose value nothing reads (but their own assignments): their declarations and
-// assignments are removed, when what they compute has no effect (no warp operation, and no array
-// read that a bounds check could fail), until none is left; a chain of them goes too, and a range
-// loop left empty. Besides smaller code, the GPU needs it:
-// ptxas 13.0 crashed on a grid-stride loop of constant trip count around a dead cos, whose
-// libdevice range reduction LLVM keeps (its inline carry-chain PTX), in a differential program
-// (seed 71025163).
+// Locals whose value nothing with an effect reads (directly or through other locals): their
+// declarations and assignments are removed, when what they compute has no effect (no warp
+// operation, and no array read that a bounds check could fail), until none is left; a chain of them
+// goes too, and a range loop left empty. Besides smaller code, the GPU needs it: ptxas 13.0 crashed
+// on a grid-stride loop of constant trip count around a dead cos, whose libdevice range reduction
+// LLVM keeps (its inline carry-chain PTX), in a differential program (seed 71025163).
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 
+#include <map>
 #include <set>
+#include <vector>
 
 namespace loom::ir {
 
 namespace {
 
-// The variables a statement reads: every VarRef, but for a local's reads in its own
-// assignments (an accumulator nothing else reads is dead too).
-struct Reads : Visitor {
-  std::set<const Variable *> vars;
-  const Variable *assigning = nullptr;
+// Which locals are live: those read where a value has an effect (a store, a condition, a
+// loop's bounds, a print, ...), and those a live local's declaration or assignment reads, and so
+// on; a local read only by dead ones (an accumulator read by its own assignments, two locals
+// assigned from each other) is dead.
+struct Liveness : Visitor {
+  std::set<const Variable *> roots;
+  std::map<const Variable *, std::set<const Variable *>> deps;
+  const Variable *target = nullptr; // the local whose declaration or assignment is visited
   void visit_node(const VarRef *n) override {
-    if (n->var.get() != assigning)
-      vars.insert(n->var.get());
+    (target ? deps[target] : roots).insert(n->var.get());
+  }
+  void visit_node(const Declare *n) override {
+    target = n->var.get();
+    Visitor::visit_node(n);
+    target = nullptr;
   }
   void visit_node(const Assign *n) override {
-    const Variable *outer = assigning;
-    assigning = n->var.get();
+    target = n->var.get();
     Visitor::visit_node(n);
-    assigning = outer;
+    target = nullptr;
+  }
+  // The closure of `roots` and `kept` over what each live local reads.
+  std::set<const Variable *> live(const std::set<const Variable *> &kept) const {
+    std::set<const Variable *> out;
+    std::vector<const Variable *> work(roots.begin(), roots.end());
+    work.insert(work.end(), kept.begin(), kept.end());
+    while (!work.empty()) {
+      const Variable *v = work.back();
+      work.pop_back();
+      if (!out.insert(v).second)
+        continue;
+      if (auto it = deps.find(v); it != deps.end())
+        work.insert(work.end(), it->second.begin(), it->second.end());
+    }
+    return out;
   }
 };
 
@@ -91,12 +113,11 @@ struct Kept : Visitor {
 
 class DropDeadLocals : public Mutator {
 public:
-  DropDeadLocals(const std::set<const Variable *> &read, const std::set<const Variable *> &kept,
-                 bool bounds_checked)
-      : read_(read), kept_(kept), bounds_checked_(bounds_checked) {}
+  DropDeadLocals(const std::set<const Variable *> &live, bool bounds_checked)
+      : live_(live), bounds_checked_(bounds_checked) {}
 
 protected:
-  bool dead(const Var &v) const { return !read_.count(v.get()) && !kept_.count(v.get()); }
+  bool dead(const Var &v) const { return !live_.count(v.get()); }
   Stmt mutate_node(const Declare *n, const Stmt &self) override {
     return dead(n->var) ? Block::make({}) : Mutator::mutate_node(n, self);
   }
@@ -116,7 +137,7 @@ protected:
   }
 
 private:
-  const std::set<const Variable *> &read_, &kept_;
+  const std::set<const Variable *> &live_;
   bool bounds_checked_;
 };
 
@@ -125,12 +146,12 @@ private:
 Stmt drop_dead_locals(const Stmt &body, bool bounds_checked) {
   Stmt s = body;
   for (int round = 0; round < 64; ++round) {
-    Reads reads;
-    reads.visit(s);
+    Liveness liveness;
+    liveness.visit(s);
     Kept kept;
     kept.bounds_checked = bounds_checked;
     kept.visit(s);
-    Stmt next = DropDeadLocals(reads.vars, kept.vars, bounds_checked).mutate(s);
+    Stmt next = DropDeadLocals(liveness.live(kept.vars), bounds_checked).mutate(s);
     if (next.same_as(s))
       break;
     s = next;
