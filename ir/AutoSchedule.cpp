@@ -79,17 +79,12 @@ struct Unsuitable : Visitor {
 // compiles in about 40 ms on a 2-core machine.
 constexpr int64_t node_budget = 3072;
 
+// The element types a row of vector registers holds (as the tile schedule stages): their bytes,
+// else 0.
 int bytes_of(ScalarType t) {
-  switch (t) {
-  case ScalarType::F32:
-  case ScalarType::I32:
-    return 4;
-  case ScalarType::F64:
-  case ScalarType::I64:
-    return 8;
-  default:
-    return 0;
-  }
+  const bool blockable =
+      t == ScalarType::F32 || t == ScalarType::F64 || t == ScalarType::I32 || t == ScalarType::I64;
+  return blockable ? byte_size(t) : 0;
 }
 
 } // namespace

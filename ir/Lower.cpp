@@ -181,24 +181,20 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
               : map_parallel_loops(t, out.params, target, options.covering_launch, runs);
       break;
     case Mapping::Parallel:
-    case Mapping::Simt: // lowered above
-      // Loop schedules are hand tuning of the default mapping: loom then chooses nothing.
-      if (target == Target::CPU && schedule.automatic && schedule.loops.empty()) {
-        std::string why;
-        std::optional<TileSchedule> tile = auto_cpu_tile(t, out.params, options.cpu_vector_bits,
-                                                         options.cpu_vector_registers, why);
-        if (tile) {
-          t = map_parallel_loops(map_tile(t, kernel.name, out.params, *tile, out.shared, target),
-                                 out.params, target);
-          t.auto_schedule = why;
-          break;
-        }
-        t = map_parallel_loops(t, out.params, target, options.covering_launch, runs);
-        t.auto_schedule = why;
-        break;
-      }
-      t = map_parallel_loops(t, out.params, target, options.covering_launch, runs);
+    case Mapping::Simt: { // lowered above
+      // The CPU's register blocks where loom chooses them (ir/AutoSchedule.cpp); loop schedules
+      // are hand tuning of the default mapping, so loom then chooses nothing.
+      std::string why;
+      std::optional<TileSchedule> tile;
+      if (target == Target::CPU && schedule.automatic && schedule.loops.empty())
+        tile = auto_cpu_tile(t, out.params, options.cpu_vector_bits, options.cpu_vector_registers,
+                             why);
+      t = tile ? map_parallel_loops(map_tile(t, kernel.name, out.params, *tile, out.shared, target),
+                                    out.params, target)
+               : map_parallel_loops(t, out.params, target, options.covering_launch, runs);
+      t.auto_schedule = why;
       break;
+    }
     }
   }
   dump("map_parallel_loops", out);

@@ -122,7 +122,8 @@ Expr simplify(const Expr &e);
 // `for i in parallel(0)` around a dead cos, whose libdevice range reduction LLVM keeps.)
 Stmt drop_empty_parallel_loops(const Stmt &s);
 // Removes the declarations and assignments of locals nothing reads, where what they compute has
-// no effect (no warp operation; no array read when `bounds_checked`), repeatedly (ir/DeadLocals.cpp).
+// no effect (no warp operation; no array read when `bounds_checked`), repeatedly
+// (ir/DeadLocals.cpp).
 Stmt drop_dead_locals(const Stmt &body, bool bounds_checked);
 
 } // namespace loom::ir

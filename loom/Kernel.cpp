@@ -11,7 +11,6 @@
 #include "support/Settings.h"
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <sstream>
 
@@ -245,10 +244,7 @@ Kernel &Kernel::autotune(bool on) {
   if (!on)
     schedule = ir::with_tile(schedule, {}); // back to the default mapping
   schedule.autotune = on;
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->tunings.clear(), state_->last_tuning = -1;
-  state_->kernel.schedule = schedule;
-  state_->drop_code();
+  set_schedule(schedule); // forgets the tunings with the code
   return *this;
 }
 
@@ -335,10 +331,7 @@ void Kernel::run(std::span<const Argument> args, runtime::Stream *stream) {
   if (state_->kernel.schedule.autotune) {
     const runtime::Device gpu(device);
     const std::string sm = resolve_variant(*state_, {}).sm;
-    int sm_number = 0;
-    for (size_t k = 3; k < sm.size() && std::isdigit(static_cast<unsigned char>(sm[k])); ++k)
-      sm_number = sm_number * 10 + (sm[k] - '0');
-    loom::autotune(*state_, args, ir::Target::GPU, sm_number, device, gpu.name() + " " + sm,
+    loom::autotune(*state_, args, ir::Target::GPU, sm_number(sm), device, gpu.name() + " " + sm,
                    [&](std::span<const Argument> trial) {
                      run_on_gpu(views_state(state_->on_device(device), trial, values), trial,
                                 values, nullptr);

@@ -267,6 +267,8 @@ const codegen::GpuTarget &gpu_target_for_this_machine();
 // The variant `request` asks of this kernel, its empty fields filled with what a call runs
 // (include/loom/Variant.hpp): the one function that decides it, for calls, dumps and tools.
 Variant resolve_variant(const KernelState &state, const VariantRequest &request);
+// The architecture's number of "sm_90" or "sm_90a" (90); 0 for anything else.
+int sm_number(const std::string &sm);
 // The kernel lowered for `variant` (`log`, else LOOM_DUMP's, sees the IR after each pass), and
 // the target code generation takes for it: every compile and every dump goes through these two.
 ir::LoweredKernel lower_variant(const ir::Kernel &kernel, const Variant &variant,

@@ -56,14 +56,17 @@ ir::PassLog dump_log() {
 
 } // namespace
 
+int sm_number(const std::string &sm) {
+  int number = 0;
+  if (sm.rfind("sm_", 0) == 0)
+    for (size_t k = 3; k < sm.size() && std::isdigit(static_cast<unsigned char>(sm[k])); ++k)
+      number = number * 10 + (sm[k] - '0');
+  return number;
+}
+
 ir::LoweredKernel lower_variant(const ir::Kernel &kernel, const Variant &variant,
                                 const ir::PassLog &log) {
-  // "sm_90a" is 90: the architecture's number, whatever its suffix.
-  int sm = 0;
-  if (variant.target == Target::GPU && variant.sm.rfind("sm_", 0) == 0)
-    for (size_t k = 3;
-         k < variant.sm.size() && std::isdigit(static_cast<unsigned char>(variant.sm[k])); ++k)
-      sm = sm * 10 + (variant.sm[k] - '0');
+  const int sm = variant.target == Target::GPU ? sm_number(variant.sm) : 0;
   codegen::VectorRegisters vectors;
   if (variant.target == Target::CPU)
     vectors = codegen::host_vector_registers();
