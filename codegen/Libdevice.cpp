@@ -4,9 +4,12 @@
 #include "support/Env.h"
 #include "support/Settings.h"
 
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -34,6 +37,31 @@ const llvm::MemoryBuffer *libdevice_bitcode(const std::string &path) {
     slot = std::move(*file);
   }
   return slot.get();
+}
+
+// Tells LLVM that every loop of libdevice's functions ends (they all do: the longest, fmod's and
+// remainder's, runs once per bit of the exponents' difference), so that LLVM deletes the loop of a
+// call whose result ends up unused. LLVM cannot prove it alone (libdevice is not compiled with
+// `mustprogress`) and ptxas then deletes the loop itself, which ptxas 13.0 gets wrong in one case
+// at least: when the loop was all of an if's then branch, ptxas turned the branch around it into
+// an EXIT whose two predicates it combined wrongly, and the H200 ran the else branch
+// (DifferentialRegression.Ptxas_AcosConditionSeed26122974, tests/golden/dead_loop_ptx.loom).
+void mark_loops_finite(llvm::Function &f) {
+  llvm::DominatorTree dominators(f);
+  llvm::LoopInfo loops(dominators);
+  llvm::LLVMContext &context = f.getContext();
+  for (llvm::Loop *loop : loops.getLoopsInPreorder()) {
+    llvm::SmallVector<llvm::Metadata *, 4> operands{nullptr};
+    if (llvm::MDNode *id = loop->getLoopID())
+      for (unsigned i = 1; i < id->getNumOperands(); ++i)
+        operands.push_back(id->getOperand(i));
+    operands.push_back(
+        llvm::MDNode::get(context, llvm::MDString::get(context, "llvm.loop.mustprogress")));
+    llvm::MDNode *id = llvm::MDNode::getDistinct(context, operands);
+    id->replaceOperandWith(0, id);
+    loop->setLoopID(id);
+  }
+  f.addFnAttr(llvm::Attribute::MustProgress);
 }
 
 // The libdevice functions `needed` with everything they use (helpers, tables), as the bitcode of a
@@ -69,6 +97,9 @@ std::shared_ptr<const std::string> libdevice_subset(const std::string &path,
                              subset);
   if (llvm::Linker::linkModules(subset, std::move(library), llvm::Linker::Flags::LinkOnlyNeeded))
     throw CompileError("extracting functions from libdevice " + path + " failed: " + *errors);
+  for (llvm::Function &f : subset)
+    if (!f.isDeclaration())
+      mark_loops_finite(f);
   auto out = std::make_shared<std::string>();
   llvm::raw_string_ostream os(*out);
   llvm::WriteBitcodeToFile(subset, os);

@@ -809,15 +809,18 @@ TEST(DifferentialRegression, Ptxas_U16ReductionInAWhileLoopSeed30004239) {
   expect_backends_agree(p);
 }
 
-// On the H200 the GPU takes the else branch of this if, whose condition an acos and an extent test
-// make (the interpreter and the CPU take the then branch). Not loom's: loom's PTX computes the
-// condition right (acos(0) rounded, setp.ltu against 0, and.pred with the extent test), and the
-// toolkit's nvJitLink (LOOM_PTX_LINKER=nvjitlink) gives the same wrong result as the driver, so
-// it is ptxas (CUDA 13.0, sm_90). Bisected on the H200 by changing one thing at a time: it also
-// fails with the acos in f32 (no 16-bit value at all); it passes without the erf store before
-// the if, without the `| extent` half of the condition, with sqrt in place of acos, and with the
-// then branch's fmod (a loop in libdevice) made an add. No workaround is known yet: disabled.
-TEST(DifferentialRegression, DISABLED_Ptxas_AcosConditionSeed26122974) {
+// On the H200 the GPU took the else branch of this if, whose condition an acos and an extent test
+// make (the interpreter and the CPU take the then branch). loom's PTX computes the condition right
+// (setp.ltu against 0, and.pred with the extent test, a branch to the else block); ptxas (CUDA
+// 13.0, sm_90, also inside the driver and nvJitLink) deleted the then branch's fmod, whose result
+// nothing reads but whose libdevice loop LLVM had kept, and turned the branch around the emptied
+// block into `@!P1 EXIT !P0`: both predicates negated but still and-ed, so the else branch ran
+// when the condition held (read in the SASS of a local ptxas). Since ir/DeadLocals.cpp the dead
+// local is gone before LLVM sees it; here the fmod's only reader is a store under a condition
+// LLVM folds to false, so its loop still reaches LLVM, which now deletes it: libdevice's loops are
+// marked finite (codegen/Libdevice.cpp, mark_loops_finite). tests/golden/dead_loop_ptx.loom
+// checks the PTX in CI.
+TEST(DifferentialRegression, Ptxas_AcosConditionSeed26122974) {
   Program p;
   p.seed = 26122974u;
   p.kernel.name = "diff_26122974";
@@ -834,10 +837,16 @@ TEST(DifferentialRegression, DISABLED_Ptxas_AcosConditionSeed26122974) {
                bin(BinaryOp::Ge, call(MathFn::Acos, {fc(ScalarType::F16, 0x0p+0)}),
                    fc(ScalarType::F16, 0x0p+0)),
                bin(BinaryOp::Ne, extent(0, 1), ic(ScalarType::I64, 0))),
-           block({decl(v0, bin(BinaryOp::Mod, fc(ScalarType::F32, 0x1.9p+1),
-                               load(ScalarType::F32, 3,
-                                    {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0),
-                                     ic(ScalarType::I64, 0)})))}),
+           block(
+               {decl(v0, bin(BinaryOp::Mod, fc(ScalarType::F32, 0x1.9p+1),
+                             load(ScalarType::F32, 3,
+                                  {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0),
+                                   ic(ScalarType::I64, 0)}))),
+                if_(bin(BinaryOp::Lt, fc(ScalarType::F32, 1.0), fc(ScalarType::F32, 0.0)),
+                    block({store(
+                        2, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0), ic(ScalarType::I64, 1)},
+                        var(v0))}),
+                    Stmt())}),
            block({store(0, {ic(ScalarType::I64, 0), ic(ScalarType::I64, 0), ic(ScalarType::I64, 0)},
                         fc(ScalarType::F32, 0x0p+0))}))});
   p.args = {fbuffer(ScalarType::BF16, {1, 2, 1}, {0x1.34p+3, 0x1.88p+2}),
