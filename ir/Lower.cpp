@@ -199,6 +199,19 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
   }
   dump("map_parallel_loops", out);
 
+  // After the mappings, which read the loops as the program wrote them; under bounds checks each
+  // access stays where the program has it, so that the first bad index is the one reported.
+  if (!kernel.bounds_check) {
+    bool promoted = false;
+    for (Task &t : out.tasks) {
+      Task p = promote_element_updates(t, out.params);
+      promoted = promoted || !p.body.same_as(t.body);
+      t = std::move(p);
+    }
+    if (promoted)
+      dump("promote_element_updates", out);
+  }
+
   if (target == Target::CPU && !kernel.fast_math) {
     for (Task &t : out.tasks)
       t = accumulate_in_lanes(t);

@@ -42,6 +42,13 @@ std::vector<Param> task_loop_params(const std::vector<Param> &params,
 // - anything else stays a Reduce, which code generation makes an atomic read-modify-write.
 Task lower_reductions(const Task &task, const std::vector<Param> &params);
 
+// An element a sequential loop stores at the same indices in every step, unconditionally, while
+// its other reads of that array are provably of other elements (from the ranges of the loops
+// around them), lives in a local for the loop: read before its first step and written after its
+// last, under `if begin < end` (ir/PromoteUpdates.cpp). Serial and parallel tasks, after
+// lower_reductions; loops holding parallel loops, atomics or warp operations are left alone.
+Task promote_element_updates(const Task &task, const std::vector<Param> &params);
+
 // Turns a parallel task's ParallelFor into loops over the iterations one worker runs:
 // GPU: grid-stride loops, innermost dimension on threadIdx.x so neighbouring threads touch
 //      neighbouring elements; a 1-D loop whose accesses are all at [i] (or, for the parts of a

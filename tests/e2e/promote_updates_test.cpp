@@ -1,0 +1,102 @@
+// An element a sequential loop updates in every step lives in a local for the loop
+// (ir/PromoteUpdates.cpp): lud's diagonal block, whose reads of the same array are of other
+// elements (k < i <= j), is promoted and computes what the loop in C++ computes, bit for bit;
+// where another read may be of the element (k reaches j), or the store is conditional, the
+// element stays in memory. Random inputs; on both targets.
+#include "support/TestUtil.h"
+
+#include <random>
+
+using namespace loom;
+
+namespace {
+
+class PromoteUpdates : public loomtest::TargetTest {};
+
+const char *source = R"(
+@kernel
+def diagonal(a: f32[n, n], o: i64):
+    for i in range(16):
+        for j in range(i, 16):
+            for k in range(i):
+                a[o + i, o + j] = a[o + i, o + j] - a[o + i, o + k] * a[o + k, o + j]
+        inverse = 1.0 / a[o + i, o + i]
+        for j in range(i + 1, 16):
+            for k in range(i):
+                a[o + j, o + i] = a[o + j, o + i] - a[o + j, o + k] * a[o + k, o + i]
+            a[o + j, o + i] = a[o + j, o + i] * inverse
+
+@kernel
+def overlapping(a: f32[n, n]):
+    for i in parallel(n):
+        for j in range(n):
+            for k in range(n):
+                a[i, j] = a[i, j] - a[i, k] * f32(0.25)
+
+@kernel
+def conditional(x: f32[n], y: f32[m]):
+    for i in parallel(1):
+        for k in range(n):
+            if x[k] > 0.0:
+                y[0] = y[0] + x[k]
+)";
+
+// Rodinia's lud_diagonal_omp in C++, in its order of operations.
+void diagonal_reference(std::vector<float> &a, int64_t n, int64_t o) {
+  auto at = [&](int64_t i, int64_t j) -> float & { return a[(o + i) * n + o + j]; };
+  for (int i = 0; i < 16; ++i) {
+    for (int j = i; j < 16; ++j)
+      for (int k = 0; k < i; ++k)
+        at(i, j) = at(i, j) - at(i, k) * at(k, j);
+    float inverse = 1.0f / at(i, i);
+    for (int j = i + 1; j < 16; ++j) {
+      for (int k = 0; k < i; ++k)
+        at(j, i) = at(j, i) - at(j, k) * at(k, i);
+      at(j, i) = at(j, i) * inverse;
+    }
+  }
+}
+
+} // namespace
+
+TEST_P(PromoteUpdates, ElementsProvablyAloneLiveInLocals) {
+  Module m = compile(source);
+  Kernel diagonal = m["diagonal"], overlapping = m["overlapping"], conditional = m["conditional"];
+  diagonal.on(target());
+  overlapping.on(target());
+  conditional.on(target());
+
+  const int64_t n = 48, o = 16;
+  std::mt19937 rng(20261204);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> a(n * n);
+  for (float &v : a)
+    v = u(rng);
+  for (int64_t i = 0; i < n; ++i)
+    a[i * n + i] += 4.0f; // diagonally dominant: no tiny pivots
+  std::vector<float> want = a;
+  diagonal_reference(want, n, o);
+  diagonal(loom::view(a.data(), {n, n}), o);
+  for (int64_t e = 0; e < n * n; ++e)
+    ASSERT_EQ(a[e], want[e]) << "element " << e; // the same operations in the same order
+  EXPECT_NE(diagonal.lowered().find("a_element"), std::string::npos) << diagonal.lowered();
+
+  std::vector<float> b(6 * 6);
+  for (float &v : b)
+    v = u(rng);
+  std::vector<float> b_want = b;
+  for (int64_t i = 0; i < 6; ++i)
+    for (int64_t j = 0; j < 6; ++j)
+      for (int64_t k = 0; k < 6; ++k)
+        b_want[i * 6 + j] = b_want[i * 6 + j] - b_want[i * 6 + k] * 0.25f;
+  overlapping(loom::view(b.data(), {6, 6}));
+  EXPECT_EQ(b, b_want);
+  EXPECT_EQ(overlapping.lowered().find("a_element"), std::string::npos) << overlapping.lowered();
+
+  std::vector<float> x = {0.5f, -1.0f, 2.0f, -0.25f}, y = {1.0f};
+  conditional(x, y);
+  EXPECT_EQ(y[0], 3.5f);
+  EXPECT_EQ(conditional.lowered().find("y_element"), std::string::npos) << conditional.lowered();
+}
+
+LOOM_INSTANTIATE_TARGETS(PromoteUpdates);
