@@ -77,8 +77,15 @@ TEST_P(PromoteUpdates, ElementsProvablyAloneLiveInLocals) {
   std::vector<float> want = a;
   diagonal_reference(want, n, o);
   diagonal(loom::view(a.data(), {n, n}), o);
+  // The same operations in the same order: bit for bit on the CPU; the GPU may contract a product
+  // and a difference into an fma (docs/semantics.md, "Floats"), a rounding less per step: within
+  // a few ulps of the block's entries (they stay below 8 in magnitude, the pivots above 3).
+  const bool exact = target() == loom::ir::Target::CPU;
   for (int64_t e = 0; e < n * n; ++e)
-    ASSERT_EQ(a[e], want[e]) << "element " << e; // the same operations in the same order
+    if (exact)
+      ASSERT_EQ(a[e], want[e]) << "element " << e;
+    else
+      ASSERT_NEAR(a[e], want[e], 1e-5) << "element " << e;
   EXPECT_NE(diagonal.lowered().find("a_element"), std::string::npos) << diagonal.lowered();
 
   std::vector<float> b(6 * 6);
@@ -90,7 +97,11 @@ TEST_P(PromoteUpdates, ElementsProvablyAloneLiveInLocals) {
       for (int64_t k = 0; k < 6; ++k)
         b_want[i * 6 + j] = b_want[i * 6 + j] - b_want[i * 6 + k] * 0.25f;
   overlapping(loom::view(b.data(), {6, 6}));
-  EXPECT_EQ(b, b_want);
+  for (size_t e = 0; e < b.size(); ++e)
+    if (exact)
+      ASSERT_EQ(b[e], b_want[e]) << "element " << e;
+    else
+      ASSERT_NEAR(b[e], b_want[e], 1e-5) << "element " << e;
   EXPECT_EQ(overlapping.lowered().find("a_element"), std::string::npos) << overlapping.lowered();
 
   std::vector<float> x = {0.5f, -1.0f, 2.0f, -0.25f}, y = {1.0f};
