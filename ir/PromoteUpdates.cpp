@@ -19,23 +19,31 @@ namespace {
 
 // An integer expression as a sum of terms (atoms times constants) plus a constant. Atoms are
 // the subexpressions the form does not look into: variables, shapes, loads, products of two
-// non-constants.
+// non-constants. A form whose arithmetic overflowed proves nothing (`exact` false).
 struct Linear {
   std::vector<std::pair<Expr, int64_t>> terms;
   int64_t constant = 0;
+  bool exact = true;
 
+  int64_t times(int64_t a, int64_t b) {
+    int64_t r = 0;
+    exact = exact && !__builtin_mul_overflow(a, b, &r);
+    return r;
+  }
+  void plus(int64_t &to, int64_t c) { exact = exact && !__builtin_add_overflow(to, c, &to); }
   void add(const Expr &atom, int64_t c) {
     for (auto &[a, k] : terms)
       if (equal(a, atom)) {
-        k += c;
+        plus(k, c);
         return;
       }
     terms.emplace_back(atom, c);
   }
   void add(const Linear &o, int64_t scale) {
+    exact = exact && o.exact;
     for (const auto &[a, k] : o.terms)
-      add(a, k * scale);
-    constant += o.constant * scale;
+      add(a, times(k, scale));
+    plus(constant, times(o.constant, scale));
   }
   int64_t coefficient(const Variable *v) const {
     for (const auto &[a, k] : terms)
@@ -53,7 +61,7 @@ struct Linear {
 
 void linearize(const Expr &e, int64_t scale, Linear &out) {
   if (auto *c = e.as<IntConst>()) {
-    out.constant += c->value * scale;
+    out.plus(out.constant, out.times(c->value, scale));
     return;
   }
   if (auto *b = e.as<Binary>()) {
@@ -64,20 +72,20 @@ void linearize(const Expr &e, int64_t scale, Linear &out) {
       return;
     case BinaryOp::Sub:
       linearize(b->a, scale, out);
-      linearize(b->b, -scale, out);
+      linearize(b->b, out.times(scale, -1), out);
       return;
     case BinaryOp::Mul:
       if (auto *c = b->a.as<IntConst>())
-        return linearize(b->b, scale * c->value, out);
+        return linearize(b->b, out.times(scale, c->value), out);
       if (auto *c = b->b.as<IntConst>())
-        return linearize(b->a, scale * c->value, out);
+        return linearize(b->a, out.times(scale, c->value), out);
       break;
     default:
       break;
     }
   }
   if (auto *u = e.as<Unary>(); u && u->op == UnaryOp::Neg)
-    return linearize(u->a, -scale, out);
+    return linearize(u->a, out.times(scale, -1), out);
   // A widening of an integer index keeps its value.
   if (auto *c = e.as<Cast>();
       c && c->type == ScalarType::I64 &&
@@ -111,7 +119,7 @@ std::optional<int64_t> max_of(Linear d, const std::vector<Range> &ranges) {
         k = 0;
     d.add(c > 0 ? r->last : r->begin, c);
   }
-  if (!d.constant_only())
+  if (!d.exact || !d.constant_only())
     return std::nullopt;
   return d.constant;
 }
