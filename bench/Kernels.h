@@ -262,6 +262,33 @@ def doitgen(A: f64[R, Q, P], C4: f64[P, P]):
   return m["doitgen"];
 }
 
+// PolyBench's syrk (C = alpha * A * A^T + beta * C on the lower triangle, f64), the two ways a
+// Numba user writes it: the rows in parallel, each updating its triangle row in PolyBench's i, k, j
+// order (`updates`), or one iteration per element of the square, the k sum into a local
+// (`sums`).
+inline loom::Kernel make_syrk(const std::string &form) {
+  loom::Module m = loom::compile(R"(
+@kernel
+def updates(C: f64[n, n], A: f64[n, m], alpha: f64, beta: f64):
+    for i in parallel(n):
+        for j in range(i + 1):
+            C[i, j] *= beta
+        for k in range(m):
+            for j in range(i + 1):
+                C[i, j] += alpha * A[i, k] * A[j, k]
+
+@kernel
+def sums(C: f64[n, n], A: f64[n, m], alpha: f64, beta: f64):
+    for i, j in parallel(n, n):
+        if j <= i:
+            s = 0.0
+            for k in range(m):
+                s += alpha * A[i, k] * A[j, k]
+            C[i, j] = C[i, j] * beta + s
+)");
+  return m[form];
+}
+
 inline loom::Kernel make_sgemm_simt(const std::string &name) {
   using namespace loom;
   return simt_kernel(name,

@@ -378,6 +378,53 @@ bool local_array_bench(uint64_t seed) {
   return ok;
 }
 
+// PolyBench's syrk (LARGE: n = 1200, m = 1000, f64), a rank-k update of a triangle, in the two
+// natural forms (bench::make_syrk) against PolyBench's OpenMP loop without fma. The i, k, j form
+// computes PolyBench's operations in its order: the same bits; the sums form adds each element's
+// products first, then scales: within a few ulps of the sum of |terms|.
+bool syrk_bench(uint64_t seed) {
+  const int64_t n = 1200, m = 1000;
+  const double alpha = 1.5, beta = 1.2;
+  loom::HostVector<double> A(size_t(n * m)), C0(size_t(n * n));
+  Floats a = random_floats(A.size(), seed), c = random_floats(C0.size(), seed + 1);
+  std::copy(a.begin(), a.end(), A.begin());
+  std::copy(c.begin(), c.end(), C0.begin());
+  loom::HostVector<double> C_loom = C0, C_gpp = C0;
+  bench::syrk_strict_gpp(C_gpp.data(), A.data(), n, m, alpha, beta);
+  bool ok = true;
+  for (const char *form : {"updates", "sums"}) {
+    loom::Kernel syrk = on_cpu(bench::make_syrk(form));
+    std::copy(C0.begin(), C0.end(), C_loom.begin());
+    syrk(loom::view(C_loom, {n, n}), loom::view(A, {n, m}), alpha, beta);
+    double worst = 0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const double got = C_loom[i * n + j], want = C_gpp[i * n + j];
+        const double scale = j <= i ? std::fabs(beta) + std::fabs(alpha) * double(m) : 1.0;
+        worst = std::isnan(got) ? INFINITY : std::max(worst, std::fabs(got - want) / scale);
+      }
+    const bool exact = std::string(form) == "updates";
+    const double tolerance = exact ? 0.0 : 1e-14;
+    std::printf("  syrk (%s) against PolyBench's loop: largest difference %.3g (relative to the "
+                "sum of |terms|), tolerance %.3g: %s\n",
+                form, worst, tolerance, worst <= tolerance ? "PASS" : "FAIL");
+    ok &= worst <= tolerance;
+    loom::HostVector<double> C_peer = C0;
+    PairTimes t = time_pair(
+        [&] {
+          std::copy(C0.begin(), C0.end(), C_loom.begin());
+          syrk(loom::view(C_loom, {n, n}), loom::view(A, {n, m}), alpha, beta);
+        },
+        [&] {
+          std::copy(C0.begin(), C0.end(), C_peer.begin());
+          bench::syrk_strict_gpp(C_peer.data(), A.data(), n, m, alpha, beta);
+        });
+    report_pair(std::string("syrk 1200 x 1000 f64, ") + form + " form", std::string("syrk_") + form,
+                t, double(n) * double(n + 1) * double(m), "gflops", "GFLOP/s");
+  }
+  return ok;
+}
+
 // What the arrays' memory is worth: loom's stencil and saxpy on std::vector's memory (4 KiB
 // pages, for a large block glibc's own mapping) against the same kernels on loom::HostVector's
 // (2 MiB aligned, huge pages advised), alternating in one process. Same code, same inputs.
@@ -483,11 +530,10 @@ int main(int argc, char **argv) {
   for (int a = 1; a < argc; ++a) {
     std::string arg = argv[a];
     if (arg.rfind("--only=", 0) != 0) {
-      std::fprintf(
-          stderr,
-          "usage: loom_cpu_bench [--only=saxpy|sum|matmul|natural_matmul|scheduled_matmul|stencil|"
-          "softmax|"
-          "allocation|local_array|asserts|compile time]\n");
+      std::fprintf(stderr, "usage: loom_cpu_bench "
+                           "[--only=saxpy|sum|matmul|natural_matmul|scheduled_matmul|stencil|syrk|"
+                           "softmax|"
+                           "allocation|local_array|asserts|compile time]\n");
       return 2;
     }
     only = arg.substr(7);
@@ -545,6 +591,8 @@ int main(int argc, char **argv) {
     ok &= bench::section("allocation", [&] { return allocation_bench(seed + 70); });
   if (wanted("local_array", only))
     ok &= bench::section("local_array", [&] { return local_array_bench(seed + 80); });
+  if (wanted("syrk", only))
+    ok &= bench::section("syrk", [&] { return syrk_bench(seed + 90); });
   if (wanted("compile time", only))
     ok &= bench::section("compile time", [&] {
       std::vector<float> A = bench::random_vector(64, seed + 40),

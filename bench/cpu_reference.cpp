@@ -204,6 +204,16 @@ void doitgen_strict_gpp(double *A, const double *C4, int64_t R, int64_t Q, int64
       }
   }
 }
+void syrk_strict_gpp(double *C, const double *A, int64_t n, int64_t m, double alpha, double beta) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j <= i; ++j)
+      C[i * n + j] *= beta;
+    for (int64_t k = 0; k < m; ++k)
+      for (int64_t j = 0; j <= i; ++j)
+        C[i * n + j] += alpha * A[i * m + k] * A[j * m + k];
+  }
+}
 #pragma GCC pop_options
 
 int gpp_threads() {

@@ -43,6 +43,9 @@ void softmax_gpp(const float *x, float *y, int64_t n, int64_t m);
 // PolyBench's doitgen: A[r, q, :] = A[r, q, :] * C4 through a scratch row of each (r, q), private
 // to the OpenMP thread (at most 256 elements), compiled without contraction as loom computes.
 void doitgen_strict_gpp(double *A, const double *C4, int64_t R, int64_t Q, int64_t P);
+// PolyBench's syrk with its OpenMP loop (rows among threads; i, k, j), compiled without
+// contraction as loom computes: C = alpha * A * A^T + beta * C on the lower triangle, f64.
+void syrk_strict_gpp(double *C, const double *A, int64_t n, int64_t m, double alpha, double beta);
 
 int gpp_threads();
 
