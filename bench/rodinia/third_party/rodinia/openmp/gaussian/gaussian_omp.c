@@ -12,10 +12,14 @@
  ** Modified by Chris Gregg for CUDA, 07/20/2009
  **-----------------------------------------------------------
  */
+/* loom bench: Rodinia 3.1 has no OpenMP gaussian. This file is gaussian.cu with each kernel's
+   body run as an OpenMP parallel loop over the kernel's index space (Fan1 over its Size-1-t
+   threads, Fan2 over its (Size-1-t) x (Size-t) threads, the outer loop parallel), the same
+   statements in the same order, and the CUDA calls removed (ADAPTATIONS.md). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/time.h>
-#include "cuda.h"
+#include <omp.h> /* loom bench: was "cuda.h" */
 #include <string.h>
 #include <math.h>
 
@@ -66,14 +70,13 @@ void InitProblemOnce(char *filename);
 void InitPerRun();
 void ForwardSub();
 void BackSub();
-__global__ void Fan1(float *m, float *a, int Size, int t);
-__global__ void Fan2(float *m, float *a, float *b,int Size, int j1, int t);
+void Fan1(float *m, float *a, int Size, int t); /* loom bench: not __global__ */
+void Fan2(float *m, float *a, float *b,int Size, int j1, int t);
 void InitMat(float *ary, int nrow, int ncol);
 void InitAry(float *ary, int ary_size);
 void PrintMat(float *ary, int nrow, int ncolumn);
 void PrintAry(float *ary, int ary_size);
-void PrintDeviceProperties();
-void checkCUDAError(const char *msg);
+/* loom bench: PrintDeviceProperties and checkCUDAError removed (CUDA only) */
 
 unsigned int totalKernelTime = 0;
 
@@ -137,7 +140,7 @@ int main(int argc, char *argv[])
         exit(0);
     }
     
-    PrintDeviceProperties();
+    /* loom bench: PrintDeviceProperties(); removed (CUDA only) */
     //char filename[100];
     //sprintf(filename,"matrices/matrix%d.txt",size);
 
@@ -202,6 +205,15 @@ int main(int argc, char *argv[])
     }
     printf("\nTime total (including memory transfers)\t%f sec\n", time_total * 1e-6);
     printf("Time for CUDA kernels:\t%f sec\n",totalKernelTime * 1e-6);
+    { /* loom bench: the results, every bit, for the driver: a, b and m after ForwardSub, then
+         finalVec after BackSub */
+      FILE *loom_bench_out = fopen("output.bin", "wb");
+      fwrite(a, sizeof(float), (size_t)Size * Size, loom_bench_out);
+      fwrite(b, sizeof(float), (size_t)Size, loom_bench_out);
+      fwrite(m, sizeof(float), (size_t)Size * Size, loom_bench_out);
+      fwrite(finalVec, sizeof(float), (size_t)Size, loom_bench_out);
+      fclose(loom_bench_out);
+    }
     
     /*printf("%d,%d\n",size,time_total);
     fprintf(stderr,"%d,%d\n",size,time_total);*/
@@ -214,44 +226,8 @@ int main(int argc, char *argv[])
 	printf("Exec: %f\n", kernel_time);
 #endif
 }
-/*------------------------------------------------------
- ** PrintDeviceProperties
- **-----------------------------------------------------
- */
-void PrintDeviceProperties(){
-	cudaDeviceProp deviceProp;  
-	int nDevCount = 0;  
-	
-	cudaGetDeviceCount( &nDevCount );  
-	printf( "Total Device found: %d", nDevCount );  
-	for (int nDeviceIdx = 0; nDeviceIdx < nDevCount; ++nDeviceIdx )  
-	{  
-	    memset( &deviceProp, 0, sizeof(deviceProp));  
-	    if( cudaSuccess == cudaGetDeviceProperties(&deviceProp, nDeviceIdx))  
-	        {
-				printf( "\nDevice Name \t\t - %s ", deviceProp.name );  
-			    printf( "\n**************************************");  
-			    printf( "\nTotal Global Memory\t\t\t - %lu KB", deviceProp.totalGlobalMem/1024 );  
-			    printf( "\nShared memory available per block \t - %lu KB", deviceProp.sharedMemPerBlock/1024 );  
-			    printf( "\nNumber of registers per thread block \t - %d", deviceProp.regsPerBlock );  
-			    printf( "\nWarp size in threads \t\t\t - %d", deviceProp.warpSize );  
-			    printf( "\nMemory Pitch \t\t\t\t - %zu bytes", deviceProp.memPitch );  
-			    printf( "\nMaximum threads per block \t\t - %d", deviceProp.maxThreadsPerBlock );  
-			    printf( "\nMaximum Thread Dimension (block) \t - %d %d %d", deviceProp.maxThreadsDim[0], deviceProp.maxThreadsDim[1], deviceProp.maxThreadsDim[2] );  
-			    printf( "\nMaximum Thread Dimension (grid) \t - %d %d %d", deviceProp.maxGridSize[0], deviceProp.maxGridSize[1], deviceProp.maxGridSize[2] );  
-			    printf( "\nTotal constant memory \t\t\t - %zu bytes", deviceProp.totalConstMem );  
-			    printf( "\nCUDA ver \t\t\t\t - %d.%d", deviceProp.major, deviceProp.minor );  
-			    printf( "\nClock rate \t\t\t\t - %d KHz", deviceProp.clockRate );  
-			    printf( "\nTexture Alignment \t\t\t - %zu bytes", deviceProp.textureAlignment );  
-			    printf( "\nDevice Overlap \t\t\t\t - %s", deviceProp. deviceOverlap?"Allowed":"Not Allowed" );  
-			    printf( "\nNumber of Multi processors \t\t - %d\n\n", deviceProp.multiProcessorCount );  
-			}  
-	    else  
-	        printf( "\n%s", cudaGetErrorString(cudaGetLastError()));  
-	}  
-}
- 
- 
+/* loom bench: PrintDeviceProperties removed (CUDA only) */
+
 /*------------------------------------------------------
  ** InitProblemOnce -- Initialize all of matrices and
  ** vectors by opening a data file specified by the user.
@@ -306,13 +282,14 @@ void InitPerRun()
  ** of t which is defined on the ForwardSub().
  **-------------------------------------------------------
  */
-__global__ void Fan1(float *m_cuda, float *a_cuda, int Size, int t)
+/* loom bench: a parallel loop over the kernel's threads; x stands for
+   blockDim.x*blockIdx.x+threadIdx.x, and the loop's bound for the kernel's early return */
+void Fan1(float *m_cuda, float *a_cuda, int Size, int t)
 {   
-	//if(threadIdx.x + blockIdx.x * blockDim.x >= Size-1-t) printf(".");
-	//printf("blockIDx.x:%d,threadIdx.x:%d,Size:%d,t:%d,Size-1-t:%d\n",blockIdx.x,threadIdx.x,Size,t,Size-1-t);
-
-	if(threadIdx.x + blockIdx.x * blockDim.x >= Size-1-t) return;
-	*(m_cuda+Size*(blockDim.x*blockIdx.x+threadIdx.x+t+1)+t) = *(a_cuda+Size*(blockDim.x*blockIdx.x+threadIdx.x+t+1)+t) / *(a_cuda+Size*t+t);
+	int x;
+	#pragma omp parallel for
+	for (x = 0; x < Size-1-t; x++)
+	*(m_cuda+Size*(x+t+1)+t) = *(a_cuda+Size*(x+t+1)+t) / *(a_cuda+Size*t+t);
 }
 
 /*-------------------------------------------------------
@@ -320,21 +297,21 @@ __global__ void Fan1(float *m_cuda, float *a_cuda, int Size, int t)
  **-------------------------------------------------------
  */ 
 
-__global__ void Fan2(float *m_cuda, float *a_cuda, float *b_cuda,int Size, int j1, int t)
+/* loom bench: a parallel loop over xidx (the kernel's x threads), each running its y threads
+   in order; the loops' bounds stand for the kernel's early returns */
+void Fan2(float *m_cuda, float *a_cuda, float *b_cuda,int Size, int j1, int t)
 {
-	if(threadIdx.x + blockIdx.x * blockDim.x >= Size-1-t) return;
-	if(threadIdx.y + blockIdx.y * blockDim.y >= Size-t) return;
-	
-	int xidx = blockIdx.x * blockDim.x + threadIdx.x;
-	int yidx = blockIdx.y * blockDim.y + threadIdx.y;
-	//printf("blockIdx.x:%d,threadIdx.x:%d,blockIdx.y:%d,threadIdx.y:%d,blockDim.x:%d,blockDim.y:%d\n",blockIdx.x,threadIdx.x,blockIdx.y,threadIdx.y,blockDim.x,blockDim.y);
-	
+	int xidx, yidx;
+	#pragma omp parallel for private(yidx)
+	for (xidx = 0; xidx < Size-1-t; xidx++)
+	for (yidx = 0; yidx < Size-t; yidx++) {
 	a_cuda[Size*(xidx+1+t)+(yidx+t)] -= m_cuda[Size*(xidx+1+t)+t] * a_cuda[Size*t+(yidx+t)];
 	//a_cuda[xidx+1+t][yidx+t] -= m_cuda[xidx+1+t][t] * a_cuda[t][yidx+t];
 	if(yidx == 0){
 		//printf("blockIdx.x:%d,threadIdx.x:%d,blockIdx.y:%d,threadIdx.y:%d,blockDim.x:%d,blockDim.y:%d\n",blockIdx.x,threadIdx.x,blockIdx.y,threadIdx.y,blockDim.x,blockDim.y);
 		//printf("xidx:%d,yidx:%d\n",xidx,yidx);
 		b_cuda[xidx+1+t] -= m_cuda[Size*(xidx+1+t)+(yidx+t)] * b_cuda[t];
+	}
 	}
 }
 
@@ -346,37 +323,9 @@ __global__ void Fan2(float *m_cuda, float *a_cuda, float *b_cuda,int Size, int j
 void ForwardSub()
 {
 	int t;
-    float *m_cuda,*a_cuda,*b_cuda;
-	
-	// allocate memory on GPU
-	cudaMalloc((void **) &m_cuda, Size * Size * sizeof(float));
-	 
-	cudaMalloc((void **) &a_cuda, Size * Size * sizeof(float));
-	
-	cudaMalloc((void **) &b_cuda, Size * sizeof(float));	
-
-	// copy memory to GPU
-	cudaMemcpy(m_cuda, m, Size * Size * sizeof(float),cudaMemcpyHostToDevice );
-	cudaMemcpy(a_cuda, a, Size * Size * sizeof(float),cudaMemcpyHostToDevice );
-	cudaMemcpy(b_cuda, b, Size * sizeof(float),cudaMemcpyHostToDevice );
-	
-	int block_size,grid_size;
-	
-	block_size = MAXBLOCKSIZE;
-	grid_size = (Size/block_size) + (!(Size%block_size)? 0:1);
-	//printf("1d grid size: %d\n",grid_size);
-
-
-	dim3 dimBlock(block_size);
-	dim3 dimGrid(grid_size);
-	//dim3 dimGrid( (N/dimBlock.x) + (!(N%dimBlock.x)?0:1) );
-	
-	int blockSize2d, gridSize2d;
-	blockSize2d = BLOCK_SIZE_XY;
-	gridSize2d = (Size/blockSize2d) + (!(Size%blockSize2d?0:1)); 
-	
-	dim3 dimBlockXY(blockSize2d,blockSize2d);
-	dim3 dimGridXY(gridSize2d,gridSize2d);
+    /* loom bench: the kernels work on the host's arrays; the device's allocations, copies and
+       launch shapes removed */
+    float *m_cuda = m, *a_cuda = a, *b_cuda = b;
 
 #ifdef  TIMING
 	gettimeofday(&tv_kernel_start, NULL);
@@ -386,29 +335,22 @@ void ForwardSub()
     struct timeval time_start;
     gettimeofday(&time_start, NULL);
 	for (t=0; t<(Size-1); t++) {
-		Fan1<<<dimGrid,dimBlock>>>(m_cuda,a_cuda,Size,t);
-		cudaThreadSynchronize();
-		Fan2<<<dimGridXY,dimBlockXY>>>(m_cuda,a_cuda,b_cuda,Size,Size-t,t);
-		cudaThreadSynchronize();
-		checkCUDAError("Fan2");
+		Fan1(m_cuda,a_cuda,Size,t); /* loom bench: calls, not launches; the */
+		Fan2(m_cuda,a_cuda,b_cuda,Size,Size-t,t); /* synchronizations and checks removed */
 	}
 	// end timing kernels
 	struct timeval time_end;
     gettimeofday(&time_end, NULL);
     totalKernelTime = (time_end.tv_sec * 1000000 + time_end.tv_usec) - (time_start.tv_sec * 1000000 + time_start.tv_usec);
+    printf("RODINIA_KERNEL_MS %.6f\n", (time_end.tv_sec - time_start.tv_sec) * 1e3 +
+           (time_end.tv_usec - time_start.tv_usec) / 1e3); /* loom bench: for the driver */
 	
 #ifdef  TIMING
 	tvsub(&time_end, &tv_kernel_start, &tv);
 	kernel_time += tv.tv_sec * 1000.0 + (float) tv.tv_usec / 1000.0;
 #endif
 
-	// copy memory back to CPU
-	cudaMemcpy(m, m_cuda, Size * Size * sizeof(float),cudaMemcpyDeviceToHost );
-	cudaMemcpy(a, a_cuda, Size * Size * sizeof(float),cudaMemcpyDeviceToHost );
-	cudaMemcpy(b, b_cuda, Size * sizeof(float),cudaMemcpyDeviceToHost );
-	cudaFree(m_cuda);
-	cudaFree(a_cuda);
-	cudaFree(b_cuda);
+	/* loom bench: the copies back and cudaFree removed */
 }
 
 /*------------------------------------------------------
@@ -486,14 +428,4 @@ void PrintAry(float *ary, int ary_size)
 	}
 	printf("\n\n");
 }
-void checkCUDAError(const char *msg)
-{
-    cudaError_t err = cudaGetLastError();
-    if( cudaSuccess != err) 
-    {
-        fprintf(stderr, "Cuda error: %s: %s.\n", msg, 
-                                  cudaGetErrorString( err) );
-        exit(EXIT_FAILURE);
-    }                         
-}
-
+/* loom bench: checkCUDAError removed (CUDA only) */
