@@ -250,9 +250,13 @@ void PrintDeviceProperties(){
 			    printf( "\nMaximum Thread Dimension (grid) \t - %d %d %d", deviceProp.maxGridSize[0], deviceProp.maxGridSize[1], deviceProp.maxGridSize[2] );  
 			    printf( "\nTotal constant memory \t\t\t - %zu bytes", deviceProp.totalConstMem );  
 			    printf( "\nCUDA ver \t\t\t\t - %d.%d", deviceProp.major, deviceProp.minor );  
+#if CUDART_VERSION < 13000 /* loom bench: CUDA 13 removed this field */
 			    printf( "\nClock rate \t\t\t\t - %d KHz", deviceProp.clockRate );  
+#endif
 			    printf( "\nTexture Alignment \t\t\t - %zu bytes", deviceProp.textureAlignment );  
+#if CUDART_VERSION < 13000 /* loom bench: CUDA 13 removed this field */
 			    printf( "\nDevice Overlap \t\t\t\t - %s", deviceProp. deviceOverlap?"Allowed":"Not Allowed" );  
+#endif
 			    printf( "\nNumber of Multi processors \t\t - %d\n\n", deviceProp.multiProcessorCount );  
 			}  
 	    else  
