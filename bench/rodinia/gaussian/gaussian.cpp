@@ -14,7 +14,8 @@ namespace {
 
 // create_matrix in gaussian.cu: the symmetric Toeplitz matrix 10 exp(-0.01 |i - j|). The OpenMP
 // peer is C, where exp takes the float product in double; the CUDA peer's host code is C++,
-// where exp of a float is the float overload (expf) and 10 times it a float product.
+// where exp of a float is the float overload (expf) and 10 times it a float product (checked:
+// gaussian.cu's create_matrix built by nvcc 13.0 makes this path's matrix, bit for bit).
 std::vector<float> create_matrix(int size, bool cxx) {
   const float lamda = -0.01f;
   std::vector<float> coe(2 * size_t(size) - 1);
