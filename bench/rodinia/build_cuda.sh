@@ -3,9 +3,9 @@
 # one program per kernel named after it (OUT_DIR/hotspot, ...), for the GPU machine's nvcc.
 #   bash bench/rodinia/build_cuda.sh OUT_DIR     environment: NVCC=nvcc, CUDA_ARCH=sm_90
 # Flags: nvcc -O3 -arch=$CUDA_ARCH (nvcc contracts a * b + c into fma by default, as loom's GPU
-# code may). Where the toolkit no longer declares cudaThreadSynchronize (Rodinia's nn, srad and
-# backprop call it), it is defined as cudaDeviceSynchronize, its replacement, on the command line;
-# the sources stay as vendored (third_party/rodinia/ADAPTATIONS.md).
+# code may). Where the toolkit no longer declares cudaThreadSynchronize (Rodinia's nn, srad,
+# backprop and gaussian call it), it is defined as cudaDeviceSynchronize, its replacement, on the
+# command line; the sources stay as vendored (third_party/rodinia/ADAPTATIONS.md).
 set -euo pipefail
 [[ $# -eq 1 ]] || { echo "usage: $0 OUT_DIR" >&2; exit 2; }
 out=$(mkdir -p "$1" && cd "$1" && pwd)
@@ -40,6 +40,7 @@ build pathfinder "$nvcc" "${flags[@]}" -o "$out/pathfinder" "$src/pathfinder/pat
 build nn "$nvcc" "${flags[@]}" -o "$out/nn" "$src/nn/nn_cuda.cu"
 build srad "$nvcc" "${flags[@]}" -o "$out/srad" "$src/srad/srad_v2/srad.cu"
 build hotspot3D "$nvcc" "${flags[@]}" -o "$out/hotspot3D" "$src/hotspot3D/3D.cu"
+build gaussian "$nvcc" "${flags[@]}" -o "$out/gaussian" "$src/gaussian/gaussian.cu"
 objects="$probe/objects"
 mkdir -p "$objects"
 # lud: common.c by nvcc too, as Rodinia's makefile does (without its -use_fast_math: loom's
