@@ -10,6 +10,7 @@ set -euo pipefail
 [[ $# -eq 1 ]] || { echo "usage: $0 OUT_DIR" >&2; exit 2; }
 out=$(mkdir -p "$1" && cd "$1" && pwd)
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/third_party/rodinia/cuda" && pwd)
+sdk=$(cd "$(dirname "${BASH_SOURCE[0]}")/cuda_sdk" && pwd)
 nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 flags=(-O3 "-arch=${CUDA_ARCH:-sm_90}" -w)
 
@@ -41,6 +42,9 @@ build nn "$nvcc" "${flags[@]}" -o "$out/nn" "$src/nn/nn_cuda.cu"
 build srad "$nvcc" "${flags[@]}" -o "$out/srad" "$src/srad/srad_v2/srad.cu"
 build hotspot3D "$nvcc" "${flags[@]}" -o "$out/hotspot3D" "$src/hotspot3D/3D.cu"
 build gaussian "$nvcc" "${flags[@]}" -o "$out/gaussian" "$src/gaussian/gaussian.cu"
+# cfd: it includes the CUDA samples' helper_cuda.h and helper_timer.h, which its makefile takes
+# from the SDK and the toolkit does not ship; cuda_sdk/ has stand-ins for what it uses.
+build cfd "$nvcc" "${flags[@]}" -I"$sdk" -o "$out/cfd" "$src/cfd/euler3d.cu"
 objects="$probe/objects"
 mkdir -p "$objects"
 # lud: common.c by nvcc too, as Rodinia's makefile does (without its -use_fast_math: loom's
