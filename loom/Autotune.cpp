@@ -41,6 +41,8 @@ int64_t power_of_two_ceiling(int64_t v) {
 }
 
 std::string tile_text(const ir::TileSchedule &t) {
+  if (t.rows == 0)
+    return "the default mapping";
   return "{" + std::to_string(t.rows) + ", " + std::to_string(t.cols) + ", " +
          std::to_string(t.thread_rows) + ", " + std::to_string(t.thread_cols) + ", " +
          std::to_string(t.depth) + ", " + std::to_string(t.min_blocks) + "}";
@@ -81,7 +83,8 @@ ir::TileSchedule read_tile(std::istream &in) {
   int tensor_cores = 0;
   if (!(in >> t.rows >> t.cols >> t.thread_rows >> t.thread_cols >> t.depth >> t.min_blocks >>
         tensor_cores) ||
-      tensor_cores < 0 || tensor_cores > 2 || !ir::tile_problem(t).empty() || t.rows == 0)
+      tensor_cores < 0 || tensor_cores > 2 || !ir::tile_problem(t).empty() ||
+      (t.rows == 0) != (t.cols == 0))
     throw Error("an autotune entry holds a malformed tile");
   t.tensor_cores = ir::TensorCores(tensor_cores);
   return t;
@@ -242,7 +245,15 @@ void autotune(KernelState &state, std::span<const Argument> args, ir::Target tar
     Scratch scratch = make_scratch(args, target, device);
     double best = -1;
     std::string first_error;
-    for (const ir::TileSchedule &tile : tile_candidates(state.kernel, target, sm, vector_bits)) {
+    // The default mapping is timed too, last, as the baseline a tile must beat: a tile sized
+    // for large products can lose to it on small ones (lud's trailing updates of 16 columns on
+    // the GPU). It alone does not make the request succeed: if no tile applies, that is an error.
+    std::vector<ir::TileSchedule> candidates =
+        tile_candidates(state.kernel, target, sm, vector_bits);
+    candidates.push_back(ir::TileSchedule{});
+    for (const ir::TileSchedule &tile : candidates) {
+      if (tile.rows == 0 && best < 0)
+        break; // no tile applied
       TuneTrial trial;
       trial.tile = tile;
       try {
@@ -286,7 +297,8 @@ void autotune(KernelState &state, std::span<const Argument> args, ir::Target tar
 
 std::string tuning_text(const Tuning &t) {
   std::ostringstream os;
-  os << "  autotune: shape class " << t.shape_class << ": tile " << tile_text(t.best) << ", "
+  os << "  autotune: shape class " << t.shape_class << ": " << (t.best.rows ? "tile " : "")
+     << tile_text(t.best) << ", "
      << (t.from_disk ? "from the disk cache (an earlier process's trials)"
                      : "chosen by trials on copies of the call's arrays")
      << " in " << t.tuning_ms << " ms\n";
