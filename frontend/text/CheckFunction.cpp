@@ -57,11 +57,13 @@ const std::set<std::string> &builtin_functions() {
 }
 
 // The (loop, n) pairs of an unroll or vectorize option: (k, 4), or several: ((k, 4), (j, 2));
-// empty when the value is neither.
+// empty when the value is neither. A loop may be named by a string too: ("k.1", 4) for the second
+// loop over k (the IR's name for it, which is no identifier).
 std::vector<const ast::Expr *> loop_pairs(const ast::Expr &v) {
   auto pair = [](const ast::Expr &e) {
     return e.kind == ast::ExprKind::Tuple && e.operands.size() == 2 &&
-           e.operands[0]->kind == ast::ExprKind::Name;
+           (e.operands[0]->kind == ast::ExprKind::Name ||
+            e.operands[0]->kind == ast::ExprKind::String);
   };
   if (pair(v))
     return {&v};
@@ -286,7 +288,8 @@ void Checker::options(const ast::Function &f, ir::Kernel &k) {
         diag_.error(o.value->begin, "option '" + o.key + "' takes a loop variable and " +
                                         (unroll ? "a factor, as in unroll=(k, 4)"
                                                 : "a width, as in vectorize=(i, 8)") +
-                                        ", or several pairs: " + o.key + "=((k, 4), (j, 2))");
+                                        ", or several pairs: " + o.key +
+                                        "=((k, 4), (j, 2)); a second loop over k is \"k.1\"");
       for (const ast::Expr *p : pairs) {
         const std::string &loop = p->operands[0]->name;
         const ast::Expr &n = *p->operands[1];

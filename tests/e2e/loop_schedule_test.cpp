@@ -295,6 +295,32 @@ TEST_P(LoopSchedule, TextDslOptions) {
   EXPECT_TRUE(same_bits(y, want));
 }
 
+// A second loop over one variable is "k.1" (its IR name, no identifier), named by a string.
+TEST(LoopScheduleText, ASecondLoopOverAVariableIsNamedByAString) {
+  Module m = compile(R"(
+@kernel(unroll=("k.1", 2))
+def two_loops(x: f32[n], y: f32[n]):
+    for i in parallel(n):
+        s: f32 = 0.0
+        for k in range(4):
+            s += x[k]
+        for k in range(8):
+            s += y[k]
+        y[i] = s
+)");
+  Kernel &k = m["two_loops"];
+  ASSERT_EQ(k.ir().schedule.loops.size(), 1u);
+  EXPECT_EQ(k.ir().schedule.loops.at("k.1").unroll, 2);
+  EXPECT_TRUE(contains(k.lowered(ir::Target::CPU), "unroll 2 {")) << k.lowered(ir::Target::CPU);
+  try {
+    compile("@kernel(unroll=(\"k.2\", 2))\ndef f(x: f32[n]):\n    for i in parallel(n):\n"
+            "        for k in range(4):\n            x[i] += 1.0\n");
+    ADD_FAILURE() << "expected a SourceError";
+  } catch (const SourceError &e) {
+    EXPECT_TRUE(contains(e.what(), "k.2")) << e.what();
+  }
+}
+
 LOOM_INSTANTIATE_TARGETS(LoopSchedule);
 
 } // namespace

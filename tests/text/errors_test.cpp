@@ -286,7 +286,7 @@ const BadProgram bad_programs[] = {
      "choosing) or \"auto\" (loom may choose one)"},
     {"UnrollValue", "@kernel(unroll=4)\ndef k(x: f32[n]):\n    pass\n",
      "1:16: error: option 'unroll' takes a loop variable and a factor, as in unroll=(k, 4), or "
-     "several pairs: unroll=((k, 4), (j, 2))"},
+     "several pairs: unroll=((k, 4), (j, 2)); a second loop over k is \"k.1\""},
     {"UnrollFactor", "@kernel(unroll=(k, 65))\n" NESTED,
      "1:20: error: option 'unroll' takes a factor from 1 to 64 for loop 'k' (1: not unrolled)"},
     {"UnrollLoopTwice", "@kernel(unroll=((k, 2), (k, 4)))\n" NESTED,
