@@ -213,7 +213,7 @@ struct LoopBody : Visitor {
     }
     r.begin = linear(n.begin);
     r.last = linear(n.end);
-    r.last.constant -= 1;
+    r.last.plus(r.last.constant, -1);
     return r;
   }
 };
@@ -262,7 +262,7 @@ protected:
       names.fixed = &fixed;
       names.visit(n->extents[k]);
       Range r{names.ok ? n->vars[k].get() : nullptr, {}, linear(n->extents[k])};
-      r.last.constant -= 1;
+      r.last.plus(r.last.constant, -1);
       ranges.push_back(r);
     }
     Stmt out = Mutator::mutate_node(n, self);
