@@ -151,6 +151,22 @@ struct BoundNames : Visitor {
   void visit_node(const WarpOp *) override { ok = false; }
 };
 
+// The range of a loop's variable, begin <= var <= end - 1, when its bounds hold throughout the
+// body (they name only `fixed` variables); else a range of no variable, which proves nothing (a
+// variable with no range is left in the difference).
+Range range_of(const Variable *var, const Expr &begin, const Expr &end,
+               const std::set<const Variable *> &fixed) {
+  BoundNames names;
+  names.fixed = &fixed;
+  names.visit(begin);
+  names.visit(end);
+  if (!names.ok)
+    return Range{nullptr, {}, {}};
+  Range r{var, linear(begin), linear(end)};
+  r.last.plus(r.last.constant, -1);
+  return r;
+}
+
 // What a loop's body does to one array, and everything that rules a promotion out.
 struct LoopBody : Visitor {
   int array;
@@ -194,27 +210,9 @@ struct LoopBody : Visitor {
     visit(n->begin);
     visit(n->end);
     visit(n->step);
-    ranges.push_back(range_of(*n, *fixed));
+    ranges.push_back(range_of(n->var.get(), n->begin, n->end, *fixed));
     visit(n->body);
     ranges.pop_back();
-  }
-
-  // The range of a loop's variable, when its bounds hold throughout the body; else an empty
-  // range that proves nothing (a variable with no range is left in the difference).
-  static Range range_of(const For &n, const std::set<const Variable *> &fixed) {
-    BoundNames names;
-    names.fixed = &fixed;
-    names.visit(n.begin);
-    names.visit(n.end);
-    Range r{n.var.get(), {}, {}};
-    if (!names.ok) {
-      r.var = nullptr;
-      return r;
-    }
-    r.begin = linear(n.begin);
-    r.last = linear(n.end);
-    r.last.plus(r.last.constant, -1);
-    return r;
   }
 };
 
@@ -258,12 +256,8 @@ protected:
   Stmt mutate_node(const ParallelFor *n, const Stmt &self) override {
     for (size_t k = 0; k < n->vars.size(); ++k) {
       fixed.insert(n->vars[k].get());
-      BoundNames names;
-      names.fixed = &fixed;
-      names.visit(n->extents[k]);
-      Range r{names.ok ? n->vars[k].get() : nullptr, {}, linear(n->extents[k])};
-      r.last.plus(r.last.constant, -1);
-      ranges.push_back(r);
+      ranges.push_back(
+          range_of(n->vars[k].get(), IntConst::make(ScalarType::I64, 0), n->extents[k], fixed));
     }
     Stmt out = Mutator::mutate_node(n, self);
     ranges.resize(ranges.size() - n->vars.size());
@@ -271,7 +265,8 @@ protected:
   }
   Stmt mutate_node(const For *n, const Stmt &self) override {
     fixed.insert(n->var.get());
-    ranges.push_back(LoopBody::range_of(*n, fixed));
+    const Range own = range_of(n->var.get(), n->begin, n->end, fixed);
+    ranges.push_back(own);
     Stmt inner = Mutator::mutate_node(n, self);
     ranges.pop_back();
     auto *loop = inner.as<For>();
@@ -295,7 +290,7 @@ protected:
       use.element = store->indices;
       use.fixed = &fixed;
       use.ranges = ranges;
-      use.ranges.push_back(LoopBody::range_of(*loop, fixed));
+      use.ranges.push_back(own);
       use.visit(loop->body);
       // The indices are the same in every step: they read no array and no variable the body
       // changes, nor the loop's own.
