@@ -214,6 +214,21 @@ int report(const Options &options, const std::string &kernel, const std::string 
   return pass ? 0 : 1;
 }
 
+std::vector<float> create_matrix(int size, float lamda, bool float_exp) {
+  std::vector<float> coe(2 * size_t(size) - 1);
+  for (int i = 0; i < size; i++) {
+    const float coe_i =
+        float_exp ? 10 * std::exp(lamda * i) : float(10 * std::exp(double(lamda * i)));
+    coe[size - 1 + i] = coe_i;
+    coe[size - 1 - i] = coe_i;
+  }
+  std::vector<float> m(size_t(size) * size);
+  for (int i = 0; i < size; i++)
+    for (int j = 0; j < size; j++)
+      m[size_t(i) * size + j] = coe[size - 1 - i + j];
+  return m;
+}
+
 int guarded(const std::string &kernel, const std::function<int()> &body) {
   try {
     return body();

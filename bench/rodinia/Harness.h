@@ -133,6 +133,12 @@ int report(const Options &options, const std::string &kernel, const std::string 
 // Runs `body` and turns an exception into a FAIL line and exit status 1.
 int guarded(const std::string &kernel, const std::function<int()> &body);
 
+// create_matrix of Rodinia's lud (lamda -0.001) and gaussian (-0.01): the symmetric Toeplitz
+// matrix 10 exp(lamda |i - j|), size x size, row-major, in the peer's types. A C peer's exp
+// takes the float product lamda * i in double (`float_exp` false); a C++ peer's host code calls
+// the float overload, and 10 times it is a float product (`float_exp` true: gaussian.cu).
+std::vector<float> create_matrix(int size, float lamda, bool float_exp);
+
 // Deterministic inputs: splitmix64's stream from `seed`, uniform in [0, 1).
 class Random {
 public:

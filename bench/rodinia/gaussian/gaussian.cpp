@@ -12,25 +12,6 @@
 
 namespace {
 
-// create_matrix in gaussian.cu: the symmetric Toeplitz matrix 10 exp(-0.01 |i - j|). The OpenMP
-// peer is C, where exp takes the float product in double; the CUDA peer's host code is C++,
-// where exp of a float is the float overload (expf) and 10 times it a float product (checked:
-// gaussian.cu's create_matrix built by nvcc 13.0 makes this path's matrix, bit for bit).
-std::vector<float> create_matrix(int size, bool cxx) {
-  const float lamda = -0.01f;
-  std::vector<float> coe(2 * size_t(size) - 1);
-  for (int i = 0; i < size; i++) {
-    float coe_i = cxx ? 10 * std::exp(lamda * i) : float(10 * std::exp(double(lamda * i)));
-    coe[size - 1 + i] = coe_i;
-    coe[size - 1 - i] = coe_i;
-  }
-  std::vector<float> m(size_t(size) * size);
-  for (int i = 0; i < size; i++)
-    for (int j = 0; j < size; j++)
-      m[size_t(i) * size + j] = coe[size - 1 - i + j];
-  return m;
-}
-
 // BackSub in gaussian.cu, its statements in its order (this file is built without FMA: no
 // contraction, as in the peers).
 std::vector<float> back_sub(const std::vector<float> &a, const std::vector<float> &b, int size) {
@@ -62,7 +43,11 @@ int run(const rodinia::Options &options) {
   // of launches on a 16 x 16 matrix, a smoke test, so both targets run OpenCL's 2048 (the
   // OpenMP peer: about 1 s on 2 cores). CI's: 96.
   const int n = options.small ? 96 : 2048;
-  std::vector<float> matrix = create_matrix(n, options.cuda_peer);
+  // create_matrix in gaussian.cu: 10 exp(-0.01 |i - j|). The OpenMP peer is C, where exp takes
+  // the float product in double; the CUDA peer's host code is C++, where exp of a float is the
+  // float overload (checked: gaussian.cu's create_matrix built by nvcc 13.0 makes that matrix,
+  // bit for bit).
+  std::vector<float> matrix = rodinia::create_matrix(n, -0.01f, options.cuda_peer);
   std::vector<float> ones(n, 1.0f), zeros(size_t(n) * n, 0.0f);
 
   rodinia::WorkDir dir(options.keep);

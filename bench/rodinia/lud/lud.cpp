@@ -11,28 +11,13 @@
 
 namespace {
 
-// create_matrix in common.c: the symmetric Toeplitz matrix 10 exp(-0.001 |i - j|), in its types.
-std::vector<float> create_matrix(int size) {
-  const float lamda = -0.001f;
-  std::vector<float> coe(2 * size_t(size) - 1);
-  for (int i = 0; i < size; i++) {
-    float coe_i = 10 * std::exp(double(lamda * i)); // C's exp of the float product, in double
-    coe[size - 1 + i] = coe_i;
-    coe[size - 1 - i] = coe_i;
-  }
-  std::vector<float> m(size_t(size) * size);
-  for (int i = 0; i < size; i++)
-    for (int j = 0; j < size; j++)
-      m[size_t(i) * size + j] = coe[size - 1 - i + j];
-  return m;
-}
-
 int run(const rodinia::Options &options) {
   // Rodinia's run files: -s 8000 for OpenMP, -s 256 for CUDA. 8000 is 0.34 TFLOP, minutes for
   // loom's scalar code on 2 cores (README.md); 2048, the largest of Rodinia's lud data files,
   // is the CPU's size here.
   const int n = options.small ? 64 : options.cuda_peer ? 256 : 2048;
-  std::vector<float> matrix = create_matrix(n);
+  // create_matrix in common.c: 10 exp(-0.001 |i - j|), C's exp of the float product in double.
+  std::vector<float> matrix = rodinia::create_matrix(n, -0.001f, false);
 
   rodinia::WorkDir dir(options.keep);
   std::vector<std::string> args = {"-s", std::to_string(n)};
