@@ -130,7 +130,10 @@ protected:
   // ir::AsyncCopy and ir::AsyncWait. CPU: the elements copied at once, and nothing to wait for;
   // CodegenPTX: cp.async.cg.shared.global of 16 bytes, cp.async.wait_all.
   virtual void emit_async_copy(const ir::AsyncCopy *op);
-  virtual void emit_async_wait() {}
+  virtual void emit_async_wait(const ir::AsyncWait &) {}
+  // A warpgroup's chunk of products (ir::WarpgroupMma). CPU: a CompileError (only the GPU's
+  // tensor-core tile for sm_90 makes one); CodegenPTX: wgmma.mma_async.
+  virtual void emit_warpgroup_mma(const ir::WarpgroupMma *op);
   // A warp collective on `value` (of IR type `t`); `operand` is null for votes.
   virtual llvm::Value *warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
                                llvm::Value *operand);

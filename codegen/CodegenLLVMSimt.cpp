@@ -243,8 +243,16 @@ void CodegenLLVM::visit_node(const ir::AsyncCopy *op) {
   emit_async_copy(op);
 }
 
-void CodegenLLVM::visit_node(const ir::AsyncWait *) {
-  emit_async_wait();
+void CodegenLLVM::visit_node(const ir::AsyncWait *op) {
+  emit_async_wait(*op);
+}
+
+void CodegenLLVM::visit_node(const ir::WarpgroupMma *op) {
+  emit_warpgroup_mma(op);
+}
+
+void CodegenLLVM::emit_warpgroup_mma(const ir::WarpgroupMma *) {
+  throw CompileError("a warpgroup mma (wgmma) is GPU code; the CPU has no code for it");
 }
 
 void CodegenLLVM::emit_async_copy(const ir::AsyncCopy *op) {

@@ -378,7 +378,7 @@ llvm::Value *CodegenPTX::shared_base(const ir::Shared &array, int index) {
     auto *global =
         new llvm::GlobalVariable(*module, type, false, llvm::GlobalValue::ExternalLinkage, nullptr,
                                  name, nullptr, llvm::GlobalValue::NotThreadLocal, 3);
-    global->setAlignment(llvm::Align(16));
+    global->setAlignment(llvm::Align(uint64_t(std::max<int64_t>(array->align, 16))));
     return global;
   }
   std::string name = "loom_shared_" + std::to_string(index);
@@ -527,8 +527,98 @@ void CodegenPTX::emit_async_copy(const ir::AsyncCopy *op) {
   builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {}, {dst, src});
 }
 
-void CodegenPTX::emit_async_wait() {
-  builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+void CodegenPTX::emit_async_wait(const ir::AsyncWait &op) {
+  if (op.pending < 0) {
+    builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
+  } else {
+    builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});
+    builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_group, {},
+                            {builder.getInt32(op.pending)});
+  }
+  if (op.async_proxy) {
+    // LLVM 19 has no intrinsic for it.
+    auto *type = llvm::FunctionType::get(builder.getVoidTy(), {}, false);
+    builder.CreateCall(type,
+                       llvm::InlineAsm::get(type, "fence.proxy.async.shared::cta;", "~{memory}",
+                                            /*hasSideEffects=*/true));
+  }
+}
+
+// A warpgroup's chunk of products as one inline PTX block (LLVM 19 has no wgmma intrinsics):
+// wgmma.fence, then for each 16 of k every product's wgmma.mma_async, then wgmma.commit_group and
+// wgmma.wait_group 0. One block, so that nothing LLVM schedules touches the accumulators while
+// the products run. Each operand's matrix descriptor (PTX ISA, "Matrix Descriptor Format"): bits
+// 0-13 the start address / 16, 16-29 the leading byte offset / 16, 32-45 the stride byte offset
+// / 16, 62-63 the swizzle (1: 128 bytes); the next 16 of k adds k_step_bytes / 16 to the start.
+void CodegenPTX::emit_warpgroup_mma(const ir::WarpgroupMma *op) {
+  llvm::Type *i64 = builder.getInt64Ty(), *f32 = builder.getFloatTy();
+  llvm::Type *shared = llvm::PointerType::get(context, 3);
+  auto descriptor = [&](const ir::Expr &offset, const ir::WarpgroupMma::Layout &l) {
+    // The element's address in the shared window (an addrspace(3) pointer's value).
+    llvm::Value *element = shared_address(op->smem, {offset});
+    if (element->getType() != shared)
+      element = builder.CreateAddrSpaceCast(element, shared);
+    llvm::Value *address = builder.CreateZExt(builder.CreatePtrToInt(element, builder.getInt32Ty()), i64);
+    llvm::Value *start =
+        builder.CreateAnd(builder.CreateLShr(address, 4), builder.getInt64(0x3fff));
+    const uint64_t fixed = (uint64_t((l.lbo >> 4) & 0x3fff) << 16) |
+                           (uint64_t((l.sbo >> 4) & 0x3fff) << 32) | (uint64_t(1) << 62);
+    return builder.CreateOr(start, builder.getInt64(fixed));
+  };
+  const int64_t per = op->n / 2;
+  const size_t products = op->products.size();
+  std::vector<llvm::Value *> args;
+  std::vector<llvm::Type *> outs;
+  std::string constraints;
+  for (size_t p = 0; p < products; ++p)
+    for (int64_t e = 0; e < per; ++e) {
+      args.push_back(builder.CreateLoad(f32, lookup(op->products[p].acc[size_t(e)])));
+      outs.push_back(f32);
+      constraints += (constraints.empty() ? "" : ",") + std::string("=f");
+    }
+  const size_t accs = args.size();
+  for (size_t p = 0; p < products; ++p) {
+    args.push_back(descriptor(op->products[p].a_offset, op->a));
+    args.push_back(descriptor(op->products[p].b_offset, op->b));
+    constraints += ",l,l";
+  }
+  for (size_t k = 0; k < accs; ++k) // tied: each accumulator is read and written
+    constraints += "," + std::to_string(k);
+  constraints += ",~{memory}";
+  const char *type = op->input == ir::ScalarType::F16 ? "f16" : "bf16";
+  std::string text = "{\n.reg .pred p;\n.reg .b64 da, db;\nsetp.ne.b32 p, 1, 0;\n"
+                     "wgmma.fence.sync.aligned;\n";
+  for (int ks = 0; ks < op->k_steps; ++ks)
+    for (size_t p = 0; p < products; ++p) {
+      const size_t a = accs + 2 * p, b = a + 1;
+      text += "add.s64 da, $" + std::to_string(a) + ", " +
+              std::to_string(ks * op->a.k_step_bytes / 16) + ";\n";
+      text += "add.s64 db, $" + std::to_string(b) + ", " +
+              std::to_string(ks * op->b.k_step_bytes / 16) + ";\n";
+      text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(op->n) + "k16.f32." + type +
+              "." + type + " {";
+      for (int64_t e = 0; e < per; ++e)
+        text += (e ? ", $" : "$") + std::to_string(int64_t(p) * per + e);
+      // scale-d (accumulate), scale-a, scale-b, then A and B transposed: m- or n-major.
+      text += "}, da, db, p, 1, 1, " + std::string(op->a.k_major ? "0" : "1") + ", " +
+              (op->b.k_major ? "0" : "1") + ";\n";
+    }
+  text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}";
+  std::vector<llvm::Type *> in_types;
+  for (size_t k = accs; k < args.size(); ++k)
+    in_types.push_back(i64);
+  for (size_t k = 0; k < accs; ++k)
+    in_types.push_back(f32);
+  std::vector<llvm::Value *> operands(args.begin() + long(accs), args.end());
+  operands.insert(operands.end(), args.begin(), args.begin() + long(accs));
+  auto *result_type = llvm::StructType::get(context, outs);
+  auto *fn_type = llvm::FunctionType::get(result_type, in_types, false);
+  llvm::Value *d = builder.CreateCall(
+      fn_type, llvm::InlineAsm::get(fn_type, text, constraints, /*hasSideEffects=*/true), operands);
+  for (size_t p = 0; p < products; ++p)
+    for (int64_t e = 0; e < per; ++e)
+      builder.CreateStore(builder.CreateExtractValue(d, {unsigned(int64_t(p) * per + e)}),
+                          lookup(op->products[p].acc[size_t(e)]));
 }
 
 llvm::Value *CodegenPTX::warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,

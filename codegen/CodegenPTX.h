@@ -83,7 +83,8 @@ protected:
   // ldmatrix.sync.aligned.m8n8 (x4 for A, x2 for B) and mma.sync.aligned.m16n8k16.row.col.f32.
   void emit_mma(const ir::Mma *op) override;
   void emit_async_copy(const ir::AsyncCopy *op) override;
-  void emit_async_wait() override;
+  void emit_async_wait(const ir::AsyncWait &op) override;
+  void emit_warpgroup_mma(const ir::WarpgroupMma *op) override;
 
 private:
   llvm::Value *sreg(llvm::Intrinsic::ID id);

@@ -92,8 +92,20 @@ struct ResolvedTarget {
   int ptx_version;
 };
 
-ResolvedTarget resolve(const GpuTarget &gpu) {
+ResolvedTarget resolve(const GpuTarget &requested, const ir::LoweredKernel &kernel) {
   const NvptxCapabilities &caps = capabilities();
+  GpuTarget gpu = requested;
+  // A task that needs its SM's architecture-specific instructions (wgmma: sm_90a) takes the
+  // kernel there; such code runs on that architecture only, which the lowering chose it for.
+  bool arch_specific = false;
+  for (const ir::Task &t : kernel.tasks)
+    arch_specific = arch_specific || t.arch_specific;
+  if (arch_specific && !gpu.sm.ends_with("a")) {
+    if (std::find(caps.specific.begin(), caps.specific.end(), gpu.sm + "a") == caps.specific.end())
+      throw CompileError("kernel '" + kernel.name + "' needs " + gpu.sm +
+                         "a, which LLVM's NVPTX backend does not know");
+    gpu.sm += "a";
+  }
   llvm::StringRef sm_text(gpu.sm);
   int sm = 0;
   const bool specific =
@@ -161,7 +173,7 @@ std::unique_ptr<llvm::Module> gpu_module(const ir::LoweredKernel &kernel,
                                          bool optimize, StageTimes *times) {
   if (kernel.target != ir::Target::GPU)
     throw CompileError("kernel '" + kernel.name + "' was lowered for the CPU, not the GPU");
-  CachedMachine &cached = target_machine(resolve(gpu), kernel.fast_math, gpu.quick);
+  CachedMachine &cached = target_machine(resolve(gpu, kernel), kernel.fast_math, gpu.quick);
   std::unique_ptr<llvm::Module> module;
   {
     StageTimer timer(times ? &times->llvm_ir_ms : nullptr);
@@ -191,7 +203,7 @@ std::string emit_ptx(const ir::LoweredKernel &kernel, const GpuTarget &gpu, Stag
   llvm::LLVMContext context;
   std::shared_ptr<std::string> errors = collect_diagnostics(context);
   std::unique_ptr<llvm::Module> module = gpu_module(kernel, context, gpu, true, times);
-  CachedMachine &cached = target_machine(resolve(gpu), kernel.fast_math, gpu.quick);
+  CachedMachine &cached = target_machine(resolve(gpu, kernel), kernel.fast_math, gpu.quick);
 
   llvm::SmallString<0> ptx;
   {

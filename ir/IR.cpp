@@ -325,6 +325,15 @@ Shared make_dynamic_shared_array(std::string name, ScalarType type) {
   return std::make_shared<const SharedArray>(std::move(a));
 }
 
+Shared make_dynamic_staging_array(std::string name, ScalarType type) {
+  if (!is_half_float(type))
+    ill_typed("dynamic staging array '" + name + "' of " + type_name(type) + " (f16 or bf16 only)");
+  SharedArray a{std::move(name), type, {0}, MemorySpace::Block};
+  a.dynamic = true;
+  a.align = 1024;
+  return std::make_shared<const SharedArray>(std::move(a));
+}
+
 Shared make_local_array(std::string name, ScalarType type, std::vector<int64_t> extents) {
   return make_array(std::move(name), type, std::move(extents), MemorySpace::Thread);
 }
@@ -463,8 +472,34 @@ Stmt AsyncCopy::make(Shared dst, std::vector<Expr> dst_index, int array, ScalarT
                                                 std::move(src_index), count));
 }
 
-Stmt AsyncWait::make() {
-  return Stmt(std::make_shared<const AsyncWait>());
+Stmt AsyncWait::make(int pending, bool async_proxy) {
+  if (pending < -1)
+    ill_typed("async wait for a negative number of pending groups");
+  return Stmt(std::make_shared<const AsyncWait>(pending, async_proxy));
+}
+
+Stmt WarpgroupMma::make(Shared smem, int64_t n, int k_steps, Layout a, Layout b,
+                        std::vector<Product> products) {
+  if (!smem || smem->local() || !is_half_float(smem->type))
+    ill_typed("warpgroup mma over something other than a shared array of f16 or bf16");
+  if (n < 8 || n > 256 || n % 8 != 0 || k_steps < 1)
+    ill_typed("warpgroup mma of n " + std::to_string(n) + " (a multiple of 8 up to 256) and " +
+              std::to_string(k_steps) + " steps of k");
+  if (products.empty())
+    ill_typed("warpgroup mma without products");
+  for (const Product &p : products) {
+    if (p.a_offset.type() != ScalarType::I64 || p.b_offset.type() != ScalarType::I64)
+      ill_typed("warpgroup mma offset that is not an i64");
+    if (p.acc.size() != static_cast<size_t>(n / 2))
+      ill_typed("warpgroup mma with " + std::to_string(p.acc.size()) + " accumulators, not " +
+                std::to_string(n / 2));
+    for (const Var &v : p.acc)
+      if (!v || v->type != ScalarType::F32)
+        ill_typed("warpgroup mma accumulator that is not an f32 local");
+  }
+  const ScalarType input = smem->type;
+  return Stmt(std::make_shared<const WarpgroupMma>(input, std::move(smem), n, k_steps, a, b,
+                                                   std::move(products)));
 }
 
 Stmt Barrier::make() {

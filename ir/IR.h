@@ -81,6 +81,9 @@ struct SharedArray {
   std::vector<int64_t> extents; // 1 to 3, each positive, outermost first; {0} when dynamic
   MemorySpace space = MemorySpace::Block;
   bool dynamic = false; // the extent is given at launch (shared arrays only)
+  // The alignment of its start in bytes, 16 or more (GPU: the tensor cores' swizzled tiles of
+  // ir/TileWgmma.cpp need 1024; the CPU and the interpreter lay out at 16).
+  int64_t align = 16;
   int64_t size() const; // elements in all (0 for a dynamic array: its size is the launch's)
   bool local() const { return space == MemorySpace::Thread; }
 };
@@ -93,6 +96,9 @@ Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t>
 Shared make_staging_array(std::string name, ScalarType type, std::vector<int64_t> extents);
 // A dynamic shared array (SharedArray::dynamic) of `type` (bool, an integer, f32 or f64).
 Shared make_dynamic_shared_array(std::string name, ScalarType type);
+// A dynamic shared array of f16 or bf16 elements, 1024-byte aligned, that a lowering pass stages
+// operands in (the warpgroup tiles of ir/TileWgmma.cpp; its task's launch sizes it).
+Shared make_dynamic_staging_array(std::string name, ScalarType type);
 // A local array (SharedArray::space Thread) of at most max_local_bytes.
 Shared make_local_array(std::string name, ScalarType type, std::vector<int64_t> extents);
 // Where each of a kernel's shared arrays starts in its block's shared memory (the static ones in
@@ -408,7 +414,8 @@ struct WarpOp : ExprNode {
   X(Mma)                                                                                           \
   X(Assume)                                                                                        \
   X(AsyncCopy)                                                                                     \
-  X(AsyncWait)
+  X(AsyncWait)                                                                                     \
+  X(WarpgroupMma)
 
 enum class StmtKind : uint8_t {
 #define LOOM_X(name) name,
@@ -636,11 +643,62 @@ struct AsyncCopy : StmtNode {
   static Stmt make(Shared dst, std::vector<Expr> dst_index, int array, ScalarType element,
                    std::vector<Expr> src_index);
 };
-// Waits until the thread's asynchronous copies are complete (cp.async.wait_all).
+// Waits until the thread's asynchronous copies are complete (cp.async.wait_all). With `pending`
+// >= 0, the copies the thread made since its last AsyncWait form a group (cp.async.commit_group),
+// and it waits until at most `pending` of its groups are incomplete, the newest ones
+// (cp.async.wait_group): a pipeline of several chunks in flight. With `async_proxy`, the
+// thread's writes to shared memory so far are then made visible to the tensor cores' reads
+// (fence.proxy.async.shared::cta: WarpgroupMma reads shared memory through the async proxy).
+// The CPU and the interpreter copy at once: nothing to wait for.
 struct AsyncWait : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::AsyncWait;
-  AsyncWait() : StmtNode(static_kind) {}
-  static Stmt make();
+  int pending = -1;
+  bool async_proxy = false;
+  AsyncWait(int p, bool proxy) : StmtNode(static_kind), pending(p), async_proxy(proxy) {}
+  static Stmt make(int pending = -1, bool async_proxy = false);
+};
+
+// One chunk of a warpgroup's matrix products on Hopper's tensor cores (PTX's
+// wgmma.mma_async.sync.aligned.m64nNk16.f32 with f16 or bf16 inputs, sm_90a): the 128 threads of
+// the warpgroup (four consecutive warps, the first a multiple of 4) run it together, each
+// product D = D + A * B of a 64 x k_steps*16 block A and a k_steps*16 x n block B, both read by
+// the tensor cores straight from shared array `smem` (no registers), in the 128-byte swizzled
+// layouts PTX's matrix descriptors describe (ir/TileWgmma.cpp lays them out):
+//   k-major (A[i, k], B[j, k]): rows of 64 elements along k, 8 rows to a 1024-byte atom, the
+//     16-byte group g of row r at g ^ (r % 8); `sbo` the bytes from one 8 rows to the next;
+//   m- or n-major (A[k, i], B[k, j]): rows of 64 elements along m or n, one per k, 8 k to an
+//     atom; `lbo` the bytes from one 64 elements of m or n to the next, `sbo` from 8 k to the
+//     next 8.
+// Each product's block starts `*_offset` elements into `smem` (an atom's first element), and
+// each next 16 of k `k_step_bytes` further. The accumulators are f32 locals, read and assigned:
+// thread t of the warpgroup holds in acc[e] the element (16 (t / 32) + (t % 32) / 4 + 8 (e % 4 /
+// 2), 8 (e / 4) + 2 (t % 4) + e % 2) of the 64 x n block, as wgmma's D fragment lays them out.
+// The products of two 16-bit floats are exact; their sum rounds to f32 in an order the hardware
+// chooses (docs/semantics.md). The statement completes the chunk before the next one starts
+// (wgmma.fence, the products, wgmma.commit_group, wgmma.wait_group 0). GPU only: the pass that
+// makes one does so for sm_90 (code generation then targets sm_90a).
+struct WarpgroupMma : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::WarpgroupMma;
+  struct Layout {
+    bool k_major;
+    int64_t lbo, sbo, k_step_bytes;
+  };
+  struct Product {
+    Expr a_offset, b_offset; // i64, elements of smem
+    std::vector<Var> acc;    // n / 2
+  };
+  ScalarType input;
+  Shared smem;
+  int64_t n;
+  int k_steps;
+  Layout a, b;
+  std::vector<Product> products;
+  WarpgroupMma(ScalarType in, Shared s, int64_t n_, int k, Layout a_, Layout b_,
+               std::vector<Product> p)
+      : StmtNode(static_kind), input(in), smem(std::move(s)), n(n_), k_steps(k), a(a_), b(b_),
+        products(std::move(p)) {}
+  static Stmt make(Shared smem, int64_t n, int k_steps, Layout a, Layout b,
+                   std::vector<Product> products);
 };
 
 // The element of the 16 x 8 accumulator block that lane `lane`'s acc[r] holds (Mma).
@@ -777,6 +835,12 @@ struct Task {
   // GPU tasks under the tile schedule: how the tensor cores run the tile (ir/TileMma.cpp), or
   // "not used: " and why; empty otherwise.
   std::string tensor_cores = {};
+  // GPU tasks whose shared memory is a dynamic array the lowering sized (the warpgroup tiles of
+  // ir/TileWgmma.cpp): the bytes each block's launch gives it; 0 otherwise.
+  int64_t dynamic_shared_bytes = 0;
+  // GPU tasks whose code needs the architecture-specific target of their SM (sm_90a: wgmma);
+  // code generation then targets it for the whole kernel.
+  bool arch_specific = false;
   // GPU parallel tasks lowered for a launch that covers the domain: one iteration per thread,
   // each dimension's index guarded by an `if` instead of stepped by a grid-stride loop
   // (ir/MapParallelLoops.cpp); the launch must then give every iteration its own thread.

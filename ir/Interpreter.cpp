@@ -267,6 +267,11 @@ void Machine::exec_node(const Stmt &s) {
   }
   case StmtKind::AsyncWait:
     return;
+  case StmtKind::WarpgroupMma:
+    // Made only for the GPU (sm_90), whose code the interpreter never runs.
+    throw InterpreterError("kernel '" + name_ +
+                           "': a warpgroup mma (wgmma) is GPU code the interpreter does not run" +
+                           where());
   case StmtKind::Assume:
     if (!decide(eval(s.as<Assume>()->cond), "an assumption"))
       throw InterpreterError("kernel '" + name_ + "': the assumption " +

@@ -54,6 +54,12 @@ void Visitor::visit_node(const AsyncCopy *n) {
     visit(i);
 }
 void Visitor::visit_node(const AsyncWait *) {}
+void Visitor::visit_node(const WarpgroupMma *n) {
+  for (const WarpgroupMma::Product &p : n->products) {
+    visit(p.a_offset);
+    visit(p.b_offset);
+  }
+}
 void Visitor::visit_node(const Assume *n) {
   visit(n->cond);
 }
@@ -229,6 +235,17 @@ Stmt Mutator::mutate_node(const AsyncCopy *n, const Stmt &self) {
 Stmt Mutator::mutate_node(const AsyncWait *, const Stmt &self) {
   return self;
 }
+Stmt Mutator::mutate_node(const WarpgroupMma *n, const Stmt &self) {
+  bool changed = false;
+  std::vector<WarpgroupMma::Product> products = n->products;
+  for (WarpgroupMma::Product &p : products) {
+    Expr a = mutate(p.a_offset), b = mutate(p.b_offset);
+    changed = changed || !a.same_as(p.a_offset) || !b.same_as(p.b_offset);
+    p.a_offset = a, p.b_offset = b;
+  }
+  return changed ? WarpgroupMma::make(n->smem, n->n, n->k_steps, n->a, n->b, std::move(products))
+                 : self;
+}
 Stmt Mutator::mutate_node(const Assume *n, const Stmt &self) {
   Expr c = mutate(n->cond);
   return c.same_as(n->cond) ? self : Assume::make(c);
@@ -387,6 +404,18 @@ Stmt RenameVars::mutate_node(const Mma *n, const Stmt &self) {
     if (auto it = to.find(v.get()); it != to.end())
       v = it->second, renamed = true;
   return renamed ? Mma::make(m->a, m->a_origin, m->a_k_last, m->b, m->b_origin, m->b_k_last, acc)
+                 : s;
+}
+Stmt RenameVars::mutate_node(const WarpgroupMma *n, const Stmt &self) {
+  Stmt s = Mutator::mutate_node(n, self);
+  auto *m = s.as<WarpgroupMma>();
+  std::vector<WarpgroupMma::Product> products = m->products;
+  bool renamed = false;
+  for (WarpgroupMma::Product &p : products)
+    for (Var &v : p.acc)
+      if (auto it = to.find(v.get()); it != to.end())
+        v = it->second, renamed = true;
+  return renamed ? WarpgroupMma::make(m->smem, m->n, m->k_steps, m->a, m->b, std::move(products))
                  : s;
 }
 Stmt RenameVars::mutate_node(const Declare *n, const Stmt &self) {

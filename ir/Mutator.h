@@ -72,6 +72,7 @@ protected:
   Stmt mutate_node(const Assign *n, const Stmt &self) override;
   Stmt mutate_node(const Atomic *n, const Stmt &self) override;
   Stmt mutate_node(const Mma *n, const Stmt &self) override;
+  Stmt mutate_node(const WarpgroupMma *n, const Stmt &self) override;
   Stmt mutate_node(const Declare *n, const Stmt &self) override;
   Stmt mutate_node(const For *n, const Stmt &self) override;
 

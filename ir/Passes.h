@@ -105,6 +105,17 @@ bool has_2d_parallel_loop(const Task &task);
 std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &params,
                                  const TileSchedule &tile, int sm, bool tf32,
                                  std::vector<Shared> &shared, std::string &why_not);
+// On sm_90, the tile of map_tile_mma on Hopper's warpgroup instructions (ir/TileWgmma.cpp):
+// wgmma.mma_async reading its operands from swizzled stages of a dynamic shared array (appended
+// to `shared`; Task::dynamic_shared_bytes sizes it). nullopt, with `why_not`, where the tile or
+// the form does not allow it (f32 arrays, a tile not of whole warpgroups, a depth other than 64
+// with an operand read along k, too little shared memory); map_tile_mma then runs mma.sync.
+namespace tile {
+struct MatmulForm;
+}
+std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &params,
+                                   const TileSchedule &tile, const tile::MatmulForm &form,
+                                   std::vector<Shared> &shared, std::string &why_not);
 Task map_tile(const Task &task, const std::string &kernel, const std::vector<Param> &params,
               const TileSchedule &tile, std::vector<Shared> &shared, Target target);
 // Why the tile schedule (unstaged) cannot take `task`'s 2-D parallel loop, or empty.

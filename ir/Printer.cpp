@@ -121,9 +121,28 @@ public:
          << array_name(n->array) << "[" << list(n->src_index) << "], " << n->count << " elements\n";
       return;
     }
-    case StmtKind::AsyncWait:
-      os << pad << "async_wait\n";
+    case StmtKind::AsyncWait: {
+      auto *n = s.as<AsyncWait>();
+      os << pad << "async_wait";
+      if (n->pending >= 0)
+        os << " (commit; at most " << n->pending << " groups pending)";
+      os << (n->async_proxy ? " + async proxy fence\n" : "\n");
       return;
+    }
+    case StmtKind::WarpgroupMma: {
+      auto *n = s.as<WarpgroupMma>();
+      auto layout = [](const WarpgroupMma::Layout &l) {
+        return std::string(l.k_major ? "k-major" : "mn-major") + " lbo " + std::to_string(l.lbo) +
+               " sbo " + std::to_string(l.sbo);
+      };
+      os << pad << "wgmma.m64n" << n->n << "k16." << type_name(n->input) << " x " << n->k_steps
+         << " steps of k, A " << layout(n->a) << ", B " << layout(n->b) << ":\n";
+      for (const WarpgroupMma::Product &p : n->products)
+        os << pad << "  " << name_of(p.acc.front()) << " .. " << name_of(p.acc.back())
+           << " += " << shared_name(n->smem) << "[" << expr(p.a_offset) << "] * "
+           << shared_name(n->smem) << "[" << expr(p.b_offset) << "]\n";
+      return;
+    }
     case StmtKind::Assume:
       os << pad << "assume " << expr(s.as<Assume>()->cond) << "\n";
       return;

@@ -104,6 +104,47 @@ private:
   Stmt guarded(Stmt s) { return valid.defined() ? IfThenElse::make(valid, std::move(s)) : s; }
 };
 
+// The matmul form of a 2-D parallel loop's iteration (ir/TileMma.cpp says which loops have it):
+// C[i, j] from an f32 local `acc` that one inner loop sums A[i, k] * B[k, j] into.
+struct MatmulForm {
+  const Variable *i = nullptr, *j = nullptr;
+  std::vector<Stmt> before, after; // the iteration's statements around its inner loop
+  const For *inner = nullptr;
+  Var acc;
+  Pattern a{}, b{}; // a.axis == 0 (rows), b.axis == 1 (columns)
+  ScalarType input = ScalarType::F32;
+};
+// Why `loop` is not of the matmul form, or empty (and `form` filled in); f32 arrays only when
+// `tf32`.
+std::string match_matmul(const ParallelFor *loop, const std::vector<Param> &params, bool tf32,
+                         MatmulForm &form);
+
+// The loop over the tiles of rows x cols iterations of a 2-D parallel loop that the tensor-core
+// tiles run, a block per tile at a time (tile blockIdx.x, then + gridDim.x, ...), each row of
+// tiles in turn; `tiles` becomes their number. `body(stmts, i0, j0, m, n)` adds the statements
+// of the tile whose first iteration is (i0, j0), of a loop of m x n iterations; a barrier ends
+// each tile, so that the next one's stores wait for this one's last reads.
+template <class Body>
+Stmt tile_loop(const ParallelFor *loop, int64_t rows, int64_t cols, Expr &tiles, Body body) {
+  std::vector<Stmt> out;
+  Var m = make_var("rows", ScalarType::I64), n = make_var("cols", ScalarType::I64);
+  out.push_back(Declare::make(m, loop->extents[0]));
+  out.push_back(Declare::make(n, loop->extents[1]));
+  Expr tiles_j = div(add(var_ref(n), i64(cols - 1)), i64(cols));
+  tiles = mul(div(add(loop->extents[0], i64(rows - 1)), i64(rows)),
+              div(add(loop->extents[1], i64(cols - 1)), i64(cols)));
+  Var t = make_var("tile", ScalarType::I64);
+  Var i0 = make_var("tile_row", ScalarType::I64), j0 = make_var("tile_col", ScalarType::I64);
+  std::vector<Stmt> each;
+  each.push_back(Declare::make(i0, mul(div(var_ref(t), tiles_j), i64(rows))));
+  each.push_back(Declare::make(j0, mul(mod(var_ref(t), tiles_j), i64(cols))));
+  body(each, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n));
+  each.push_back(Barrier::make());
+  out.push_back(For::make(t, reg_i64(Reg::BlockIdx, 0), tiles, reg_i64(Reg::GridDim, 0),
+                          Block::make(std::move(each))));
+  return Block::make(std::move(out));
+}
+
 // The last parallel loop at the top of the task's body (split_into_tasks leaves one), or null.
 inline const ParallelFor *top_parallel_loop(const Task &task) {
   const ParallelFor *loop = nullptr;

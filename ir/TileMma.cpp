@@ -59,19 +59,10 @@ Expr strip_casts(Expr e) {
   return e;
 }
 
-// The matmul form of an iteration, once found.
-struct Form {
-  const Variable *i = nullptr, *j = nullptr;
-  std::vector<Stmt> before, after;
-  const For *inner = nullptr;
-  Var acc;
-  Pattern a{}, b{}; // a.axis == 0 (rows), b.axis == 1 (columns)
-  ScalarType input = ScalarType::F32;
-};
+} // namespace
 
-// Why `loop` is not of the matmul form, or empty (and `form` filled in).
-std::string match(const ParallelFor *loop, const std::vector<Param> &params, bool tf32,
-                  Form &form) {
+std::string tile::match_matmul(const ParallelFor *loop, const std::vector<Param> &params,
+                               bool tf32, MatmulForm &form) {
   form.i = loop->vars[0].get(), form.j = loop->vars[1].get();
   Stmt inner;
   for (const Stmt &s : statements_of(loop->body)) {
@@ -151,6 +142,8 @@ std::string match(const ParallelFor *loop, const std::vector<Param> &params, boo
   return "";
 }
 
+namespace {
+
 // How a tile's threads split it: warps_m x warps_n warps, each computing a block of
 // warp_rows x warp_cols as blocks_m x blocks_n products of 16 x 8.
 struct Plan {
@@ -207,35 +200,8 @@ std::string plan_tiles(const TileSchedule &tile, ScalarType input, Plan &plan) {
 class MmaTiler {
 public:
   MmaTiler(const std::vector<Param> &params, const TileSchedule &tile, const Plan &plan,
-           const Form &form, std::vector<Shared> &shared)
+           const MatmulForm &form, std::vector<Shared> &shared)
       : params_(params), tile_(tile), plan_(plan), form_(form), shared_(shared) {}
-
-  Stmt map(const ParallelFor *loop, Expr &tiles) {
-    std::vector<Stmt> out;
-    Var m = make_var("rows", ScalarType::I64), n = make_var("cols", ScalarType::I64);
-    out.push_back(Declare::make(m, loop->extents[0]));
-    out.push_back(Declare::make(n, loop->extents[1]));
-    Expr tiles_j = div(add(var_ref(n), i64(tile_.cols - 1)), i64(tile_.cols));
-    tiles = mul(div(add(loop->extents[0], i64(tile_.rows - 1)), i64(tile_.rows)),
-                div(add(loop->extents[1], i64(tile_.cols - 1)), i64(tile_.cols)));
-    Var t = make_var("tile", ScalarType::I64);
-    std::vector<Stmt> body;
-    Var i0 = make_var("tile_row", ScalarType::I64), j0 = make_var("tile_col", ScalarType::I64);
-    body.push_back(Declare::make(i0, mul(div(var_ref(t), tiles_j), i64(tile_.rows))));
-    body.push_back(Declare::make(j0, mul(mod(var_ref(t), tiles_j), i64(tile_.cols))));
-    thread_body(body, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n));
-    body.push_back(Barrier::make()); // the next tile's stores wait for this one's last reads
-    out.push_back(For::make(t, reg_i64(Reg::BlockIdx, 0), tiles, reg_i64(Reg::GridDim, 0),
-                            Block::make(std::move(body))));
-    return Block::make(std::move(out));
-  }
-
-private:
-  Var declare(std::vector<Stmt> &out, const std::string &name, const Expr &value) {
-    Var v = make_var(name, value.type());
-    out.push_back(Declare::make(v, value));
-    return v;
-  }
 
   void thread_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
                    const Expr &n) {
@@ -308,6 +274,13 @@ private:
         out.push_back(IfThenElse::make(logical_and(rows[e.row].valid, cols[e.col].valid),
                                        Block::make(std::move(after))));
     }
+  }
+
+private:
+  Var declare(std::vector<Stmt> &out, const std::string &name, const Expr &value) {
+    Var v = make_var(name, value.type());
+    out.push_back(Declare::make(v, value));
+    return v;
   }
 
   // An operand staged through shared memory in its array's own layout: tile[buffer][row][k]
@@ -433,7 +406,7 @@ private:
   const std::vector<Param> &params_;
   const TileSchedule &tile_;
   const Plan &plan_;
-  const Form &form_;
+  const MatmulForm &form_;
   std::vector<Shared> &shared_;
 };
 
@@ -443,7 +416,7 @@ std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &par
                                  const TileSchedule &tile, int sm, bool tf32,
                                  std::vector<Shared> &shared, std::string &why_not) {
   const ParallelFor *loop = top_parallel_loop(task);
-  Form form;
+  MatmulForm form;
   Plan plan;
   if (!loop || loop->vars.size() != 2) {
     why_not = "the task has no 2-D parallel loop";
@@ -453,13 +426,22 @@ std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &par
     why_not = "the loop reduces into an array element all iterations share";
     return std::nullopt;
   }
-  why_not = match(loop, params, tf32, form);
+  why_not = match_matmul(loop, params, tf32, form);
   if (!why_not.empty())
     return std::nullopt;
   if (sm < 80) {
     why_not = sm > 0 ? "the GPU is sm_" + std::to_string(sm) + "; mma.sync needs sm_80 or later"
                      : "the GPU's architecture is not known";
     return std::nullopt;
+  }
+  // Hopper: its warpgroup instructions where the tile allows them.
+  std::string not_wgmma;
+  if (sm == 90) {
+    std::vector<Shared> with = shared;
+    if (std::optional<Task> mapped = map_tile_wgmma(task, params, tile, form, with, not_wgmma)) {
+      shared = std::move(with);
+      return mapped;
+    }
   }
   why_not = plan_tiles(tile, form.input, plan);
   if (!why_not.empty())
@@ -469,7 +451,12 @@ std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &par
   Expr tiles;
   for (const Stmt &s : statements_of(task.body))
     out.push_back(s.as<ParallelFor>() == loop
-                      ? MmaTiler(params, tile, plan, form, staged).map(loop, tiles)
+                      ? tile_loop(loop, tile.rows, tile.cols, tiles,
+                                  [&](std::vector<Stmt> &body, const Expr &i0, const Expr &j0,
+                                      const Expr &m, const Expr &n) {
+                                    MmaTiler(params, tile, plan, form, staged)
+                                        .thread_body(body, i0, j0, m, n);
+                                  })
                       : s);
   shared = std::move(staged);
   Task mapped = task;
@@ -484,7 +471,8 @@ std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &par
       " products into f32: " + std::to_string(plan.warps_m) + " x " + std::to_string(plan.warps_n) +
       " warps, each a " + std::to_string(plan.warp_rows) + " x " + std::to_string(plan.warp_cols) +
       " block (" + std::to_string(plan.blocks_m) + " x " + std::to_string(plan.blocks_n) +
-      " products of 16 x 8) per " + std::to_string(tile.depth) + " steps of k";
+      " products of 16 x 8) per " + std::to_string(tile.depth) + " steps of k" +
+      (not_wgmma.empty() ? "" : "; not wgmma: " + not_wgmma);
   return mapped;
 }
 

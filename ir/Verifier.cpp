@@ -166,6 +166,19 @@ public:
     case StmtKind::AsyncWait:
       simt_only("an async wait", s);
       return;
+    case StmtKind::WarpgroupMma: {
+      auto *n = s.as<WarpgroupMma>();
+      simt_only("a warpgroup mma", s);
+      shared(n->smem, s);
+      for (const WarpgroupMma::Product &p : n->products) {
+        expr(p.a_offset, s);
+        expr(p.b_offset, s);
+        for (const Var &v : p.acc)
+          if (!scope_.count(v.get()))
+            fail("warpgroup mma accumulator '" + v->name + "', which is not in scope", s);
+      }
+      return;
+    }
     case StmtKind::Assume:
       expr(s.as<Assume>()->cond, s);
       return;

@@ -61,7 +61,9 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
                          " registers per thread, more than a block of that many threads may "
                          "have (65536 in all); use fewer threads");
     shape = runtime::choose_block_per_iteration_grid(g.functions[t], domain[0], task.threads,
-                                                     device, state.launch_policy);
+                                                     device, state.launch_policy,
+                                                     unsigned(task.dynamic_shared_bytes));
+    shape.dynamic_shared_bytes = unsigned(task.dynamic_shared_bytes);
     shape.reason =
         (task.tile.rows > 0
              ? "tile: one block of " + std::to_string(task.threads) + " threads per " +
@@ -224,6 +226,9 @@ struct GpuCall final : CallTarget {
   }
 
   void prepare_task(size_t t, const std::vector<int64_t> &domain) override {
+    if (const int64_t bytes = gpu->lowered.tasks[t].dynamic_shared_bytes; bytes > 0)
+      runtime::allow_dynamic_shared(gpu->functions[t], bytes, runtime::GpuContext::get().info(),
+                                    state.kernel.name);
     shape = &grid_for(state, *gpu, t, domain);
     if (gpu->lowered.tasks[t].kind == ir::TaskKind::Simt && state.shape->dynamic_shared_bytes > 0)
       runtime::allow_dynamic_shared(gpu->functions[t], state.shape->dynamic_shared_bytes,

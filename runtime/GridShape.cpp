@@ -219,7 +219,8 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
 }
 
 GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &domain,
-                      const DeviceInfo &device, const LaunchPolicy &policy) {
+                      const DeviceInfo &device, const LaunchPolicy &policy,
+                      unsigned dynamic_shared_bytes) {
   if (domain.empty())
     return compute_grid(domain, 1, 1, device.sm_count);
   const Driver &cu = GpuContext::activate();
@@ -229,7 +230,8 @@ GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &d
     int active_blocks = 0;
     std::string call = "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + function.name + ")";
     cu.check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&active_blocks, function.handle,
-                                                            static_cast<int>(threads), 0),
+                                                            static_cast<int>(threads),
+                                                            dynamic_shared_bytes),
              call.c_str());
     return compute_grid(domain, static_cast<int>(threads), active_blocks, device.sm_count, policy);
   }
@@ -276,11 +278,11 @@ GridShape choose_covering_grid(const GpuFunction &function, const std::vector<in
 
 GridShape choose_block_per_iteration_grid(const GpuFunction &function, int64_t iterations,
                                           int threads, const DeviceInfo &device,
-                                          LaunchPolicy policy) {
+                                          LaunchPolicy policy, unsigned dynamic_shared_bytes) {
   // (No .maxntid in the PTX to bound the registers instead: ptxas then scheduled the softmax
   // slower; docs/decisions.md.)
   policy.block = {unsigned(threads), 1, 1};
-  return choose_grid(function, {iterations * threads}, device, policy);
+  return choose_grid(function, {iterations * threads}, device, policy, dynamic_shared_bytes);
 }
 
 } // namespace loom::runtime

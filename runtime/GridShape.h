@@ -80,8 +80,11 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
 
 // compute_grid with the block size the driver's occupancy calculator suggests for `function`
 // (after spread_block_size) and the number of blocks of that size an SM holds at once.
+// `dynamic_shared_bytes`: what each block's launch gives its dynamic shared memory (the occupancy
+// the grid is sized by counts it).
 GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &domain,
-                      const DeviceInfo &device, const LaunchPolicy &policy = LaunchPolicy());
+                      const DeviceInfo &device, const LaunchPolicy &policy = LaunchPolicy(),
+                      unsigned dynamic_shared_bytes = 0);
 
 // The launch of a task whose code takes one iteration per thread (ir::Task::covering): no cap on
 // the grid, which must cover the domain; 2-D and 3-D automatic blocks small for a domain of a few
@@ -95,6 +98,7 @@ GridShape choose_covering_grid(const GpuFunction &function, const std::vector<in
 // (the block_per_iteration and tile schedules): a block per iteration, capped as usual in waves.
 GridShape choose_block_per_iteration_grid(const GpuFunction &function, int64_t iterations,
                                           int threads, const DeviceInfo &device,
-                                          LaunchPolicy policy = LaunchPolicy());
+                                          LaunchPolicy policy = LaunchPolicy(),
+                                          unsigned dynamic_shared_bytes = 0);
 
 } // namespace loom::runtime

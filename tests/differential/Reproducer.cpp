@@ -289,6 +289,7 @@ public:
     case StmtKind::Assume:
     case StmtKind::AsyncCopy:
     case StmtKind::AsyncWait:
+    case StmtKind::WarpgroupMma:
       break; // lowering passes make these, not the generator
     case StmtKind::Atomic:
       break; // the generator's SIMT kernels have none

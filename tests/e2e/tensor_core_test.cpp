@@ -318,6 +318,50 @@ def add(A: f16[m, n], C: f32[m, n]):
       "iteration has no inner range loop");
 }
 
+// sm_90: a tile of whole warpgroups whose operands read along k are staged 64 steps deep runs
+// on wgmma, its stages in dynamic shared memory; other tiles keep mma.sync and say why not.
+TEST(TensorCoreLowering, WarpgroupInstructionsOnSm90) {
+  Kernel h = half_matmul<f16>(true), t = half_matmul<bf16>(false, true);
+  ir::LoweredKernel wide = lower_for(h, {128, 256, 8, 16, 64}, 90);
+  EXPECT_EQ(wide.tasks[0].tensor_cores,
+            "wgmma m64n256k16 (sm_90a), f16 products into f32: 2 x 1 warpgroups, each 1 product "
+            "of 64 x 256 per 16 steps of k; 4 stages of 64 steps in 196608 bytes of dynamic "
+            "shared memory (A staged along k, B along its rows or columns, 128-byte swizzle), "
+            "cp.async copies");
+  EXPECT_EQ(wide.tasks[0].dynamic_shared_bytes, 4 * (128 + 256) * 64 * 2);
+  EXPECT_TRUE(wide.tasks[0].arch_specific);
+  // Two blocks an SM: three stages of 32 KiB each.
+  ir::LoweredKernel two = lower_for(h, {128, 128, 8, 8, 64, 2}, 90);
+  EXPECT_EQ(two.tasks[0].dynamic_shared_bytes, 3 * (128 + 128) * 64 * 2);
+  // A[k, i] and B[j, k]: A along its rows, B along k; 256 x 128 in two products a warpgroup.
+  EXPECT_EQ(lower_for(t, {256, 128, 16, 8, 64}, 90)
+                .tasks[0]
+                .tensor_cores.rfind("wgmma m64n128k16 (sm_90a), bf16 products into f32: 2 x 1 "
+                                    "warpgroups, each 2 products of 64 x 128",
+                                    0),
+            0u);
+  // Where it does not apply: mma.sync, saying why not.
+  EXPECT_EQ(lower_for(h, {128, 128, 8, 8, 32}, 90).tasks[0].tensor_cores,
+            "mma.sync m16n8k16, f16 products into f32: 2 x 4 warps, each a 64 x 32 block (4 x 4 "
+            "products of 16 x 8) per 32 steps of k; not wgmma: an operand read along k (A[i, k] "
+            "or B[j, k]) is staged in rows of 64 steps of k (128 swizzled bytes), and the depth "
+            "is 32, not 64");
+  EXPECT_NE(lower_for(h, {64, 64, 8, 8, 64}, 90).tasks[0].tensor_cores.find(
+                "not wgmma: the tile's 64 threads are not whole warpgroups of 128"),
+            std::string::npos);
+  EXPECT_NE(lower_for(h, {64, 64, 4, 8, 64, 8}, 90)
+                .tasks[0]
+                .tensor_cores.find("; not wgmma: two stages of the tile take 32768 bytes of "
+                                   "shared memory, more than the 28160 a block has with 8 blocks "
+                                   "an SM"),
+            std::string::npos)
+      << lower_for(h, {64, 64, 4, 8, 64, 8}, 90).tasks[0].tensor_cores;
+  ir::LoweredKernel ampere = lower_for(h, {128, 256, 8, 16, 64}, 80);
+  EXPECT_EQ(ampere.tasks[0].tensor_cores.find("wgmma"), std::string::npos);
+  EXPECT_FALSE(ampere.tasks[0].arch_specific);
+  EXPECT_EQ(ampere.tasks[0].dynamic_shared_bytes, 0);
+}
+
 class TensorCore : public loomtest::TargetTest {};
 
 // Calls on each target (the CPU runs the FP32 tile; its instance also assembles the tensor-core
@@ -389,6 +433,58 @@ TEST_P(TensorCore, Tf32Matmul) {
                 std::string::npos)
           << k.explain();
   }
+}
+
+// Hopper's wgmma (sm_90 GPUs; elsewhere the tile runs mma.sync or the FP32 units, and the
+// results are the same within the bound): f16 and bf16, both layouts of each operand, the
+// epilogue, shapes that are not multiples of the tile or of the depth, tiles of 2 or 3 stages,
+// one or two products a warpgroup. The CPU instance assembles the sm_90a PTX with ptxas.
+// One call of the (epilogue) matmul over H arrays, checked against the double reference.
+template <class H>
+void check_call(Kernel &k, int64_t m, int64_t n, int64_t kk, bool epilogue, bool transposed,
+                uint64_t seed) {
+  Operand<H> A(size_t(m * kk), seed), B(size_t(kk * n), seed + 1);
+  std::vector<float> bias = random_vector<float>(size_t(n), -1, 1, seed + 2);
+  std::vector<float> C0 = random_vector<float>(size_t(m * n), -1, 1, seed + 3), C = C0;
+  k(view(A.h, transposed ? std::vector<int64_t>{kk, m} : std::vector<int64_t>{m, kk}),
+    view(B.h, transposed ? std::vector<int64_t>{n, kk} : std::vector<int64_t>{kk, n}), bias,
+    view(C, {m, n}), 1.5f, 0.5f);
+  EXPECT_LE(worst_error(A.f, B.f, bias, C0, C, m, n, kk, epilogue, transposed, 1.5f, 0.5f), 1.0)
+      << k.name() << " " << m << "x" << n << "x" << kk << (transposed ? " transposed" : "");
+}
+
+TEST_P(TensorCore, WarpgroupMatmul) {
+  const std::vector<ir::TileSchedule> tiles = {
+      {128, 256, 8, 16, 64}, {128, 128, 8, 8, 64, 2}, {256, 128, 16, 8, 64}};
+  if (target() == ir::Target::CPU) {
+    Kernel k = half_matmul<f16>(true);
+    k.tile(tiles[0]);
+    prepare(k);
+    std::string ptx = k.ptx("sm_90");
+    EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"), std::string::npos);
+    EXPECT_NE(ptx.find(".target sm_90a"), std::string::npos);
+  }
+  const bool hopper = target() == ir::Target::GPU && runtime::GpuContext::get().info().cc_major == 9;
+  int run = 0;
+  for (bool transposed : {false, true})
+    for (const ir::TileSchedule &tile : tiles) {
+      const bool epilogue = run++ % 2 == 0;
+      Kernel f = half_matmul<f16>(epilogue, transposed), b = half_matmul<bf16>(!epilogue, transposed);
+      f.tile(tile).on(target());
+      b.tile(tile).on(target());
+      std::vector<std::array<int64_t, 3>> shapes = {{300, 200, 170}, {256, 512, 192}, {1, 3, 1}};
+      if (target() == ir::Target::GPU && run == 1)
+        shapes.push_back({1000, 3000, 700});
+      for (auto [m, n, kk] : shapes) {
+        const uint64_t seed = uint64_t(m * 7 + n + kk + run);
+        check_call<f16>(f, m, n, kk, epilogue, transposed, seed);
+        check_call<bf16>(b, m, n, kk, !epilogue, transposed, seed + 10);
+      }
+      if (hopper)
+        for (Kernel *k : {&f, &b})
+          EXPECT_NE(k->explain().find("tile on the tensor cores, wgmma m64n"), std::string::npos)
+              << k->explain();
+    }
 }
 
 LOOM_INSTANTIATE_TARGETS(TensorCore);

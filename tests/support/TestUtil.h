@@ -71,7 +71,8 @@ inline std::string ptxas_path() {
 }
 
 // Assembles the kernel's PTX with ptxas for sm_80 and sm_90 (skips the check, saying so, when
-// ptxas is missing). Returns ptxas's output on failure.
+// ptxas is missing); PTX that targets an architecture-specific variant (sm_90a: wgmma) for that
+// variant. Returns ptxas's output on failure.
 inline void expect_ptx_assembles(const loom::Kernel &k) {
   std::string ptxas = ptxas_path();
   if (ptxas.empty()) {
@@ -80,19 +81,22 @@ inline void expect_ptx_assembles(const loom::Kernel &k) {
   }
   for (const char *sm : {"sm_80", "sm_90"}) {
     std::string ptx = k.ptx(sm);
+    std::string arch = sm;
+    if (ptx.find(std::string(".target ") + sm + "a") != std::string::npos)
+      arch += "a";
     char path[] = "/tmp/loom_ptx_XXXXXX";
     int fd = mkstemp(path);
     ASSERT_GE(fd, 0);
     close(fd);
     std::ofstream(path) << ptx;
     std::string log = std::string(path) + ".log";
-    std::string cmd = ptxas + " -arch=" + sm + " " + path + " -o /dev/null >" + log + " 2>&1";
+    std::string cmd = ptxas + " -arch=" + arch + " " + path + " -o /dev/null >" + log + " 2>&1";
     int rc = std::system(cmd.c_str());
     std::ifstream in(log);
     std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::remove(path);
     std::remove(log.c_str());
-    EXPECT_EQ(rc, 0) << "ptxas -arch=" << sm << " rejected the PTX of " << k.name() << ":\n"
+    EXPECT_EQ(rc, 0) << "ptxas -arch=" << arch << " rejected the PTX of " << k.name() << ":\n"
                      << out << "\n"
                      << ptx;
   }

@@ -1,0 +1,420 @@
+// The tile schedule on Hopper's warpgroup tensor-core instructions (sm_90a's wgmma.mma_async),
+// for the matmul form over f16 or bf16 arrays (ir/TileMma.cpp finds it, and takes mma.sync where
+// this does not apply):
+//
+//   for tile = blockIdx.x; tile < tiles; tile += gridDim.x:
+//     each element e the thread holds: acc_e = 0.0
+//     chunks 0 .. S-2 into stages 0 .. S-2 (cp.async, a group each)
+//     for k0 in range(k_begin, k_end, depth):
+//       the chunk S-1 ahead into the stage the last one left (cp.async)
+//       wait until this chunk's group is in; fence the async proxy; barrier
+//       each warpgroup: its products of this chunk, 64 rows x n columns each (wgmma, the
+//         operands read by the tensor cores straight from shared memory)
+//       barrier
+//     each element in range: C[i, j] = acc_e
+//
+// The S stages live in one dynamic shared array, 1024-byte aligned, in the 128-byte swizzled
+// layouts wgmma's matrix descriptors describe (ir::WarpgroupMma): an operand read along k (A[i, k],
+// B[j, k]) in rows of its 64 steps of k, one per row or column of the tile; one read along i or
+// j (A[k, i], B[k, j]) in rows of 64 rows or columns, one per step of k. A 16-byte group of 8
+// elements neighbouring in the array stays together either way, so each thread's copies are
+// cp.async's 16 bytes as on the mma.sync tile. The thread holding accumulator e of a product
+// is the one wgmma's fragment layout names (ir::WarpgroupMma).
+#include "ir/Build.h"
+#include "ir/Passes.h"
+#include "ir/TileForm.h"
+
+namespace loom::ir {
+
+namespace {
+
+using namespace tile;
+
+constexpr int64_t vec = 8;          // 16-bit elements in a 16-byte group (one cp.async)
+constexpr int64_t swizzle_row = 64; // 16-bit elements in a swizzled 128-byte row
+constexpr int64_t atom_bytes = 1024;
+// sm_90's shared memory: at most 227 KiB a block, 228 KiB an SM, 1 KiB of it reserved a block.
+constexpr int64_t block_limit = 227 * 1024, sm_limit = 228 * 1024, reserved = 1024;
+constexpr int64_t max_stages = 4;
+// The most f32 accumulators a thread keeps (a warpgroup's 64 x 256 block: 128).
+constexpr int64_t max_accumulators = 128;
+
+// How a tile's warpgroups split it: groups_m x groups_n of them, each blocks_m products of 64
+// rows x n columns per 16 steps of k; `stages` chunks of depth steps in flight.
+struct Plan {
+  int64_t threads = 0, groups_m = 0, groups_n = 0, blocks_m = 0, n = 0, stages = 0;
+  int64_t stage_a = 0, stage_b = 0; // elements of a stage of A, of B
+  bool a_k_major = false, b_k_major = false;
+  int64_t bytes() const { return stages * (stage_a + stage_b) * 2; }
+};
+
+// Why `tile` cannot run on the warpgroup instructions, or empty (and `plan` filled in).
+std::string plan_tiles(const TileSchedule &tile, const MatmulForm &form, Plan &plan) {
+  plan.threads = tile.threads();
+  plan.a_k_major = form.a.k_dim == 1; // A[i, k]
+  plan.b_k_major = form.b.k_dim == 1; // B[j, k]
+  if (!is_half_float(form.input))
+    return "its arrays are f32 (TF32 runs on mma.sync)";
+  if (plan.threads % 128 != 0)
+    return "the tile's " + std::to_string(plan.threads) + " threads are not whole warpgroups of 128";
+  if ((plan.a_k_major || plan.b_k_major) && tile.depth != swizzle_row)
+    return "an operand read along k (A[i, k] or B[j, k]) is staged in rows of 64 steps of k "
+           "(128 swizzled bytes), and the depth is " +
+           std::to_string(tile.depth) + ", not 64";
+  if (tile.depth <= 0 || tile.depth % 16 != 0)
+    return "the depth " + std::to_string(tile.depth) + " is not a positive multiple of 16";
+  const int64_t groups = plan.threads / 128;
+  for (int64_t gm = groups; gm >= 1 && plan.groups_m == 0; --gm) {
+    if (groups % gm != 0)
+      continue;
+    const int64_t gn = groups / gm;
+    if (tile.rows % (64 * gm) != 0 || tile.cols % gn != 0)
+      continue;
+    const int64_t n = tile.cols / gn, blocks_m = tile.rows / (64 * gm);
+    if (n % 8 != 0 || n > 256 || (!plan.b_k_major && n % swizzle_row != 0) ||
+        blocks_m * n / 2 > max_accumulators)
+      continue;
+    plan.groups_m = gm, plan.groups_n = gn, plan.blocks_m = blocks_m, plan.n = n;
+  }
+  if (plan.groups_m == 0)
+    return "the " + std::to_string(tile.rows) + " x " + std::to_string(tile.cols) +
+           " tile does not split among " + std::to_string(groups) +
+           " warpgroups into blocks of 64 rows and at most 256 columns (multiples of 64 where B "
+           "is read along its columns), at most " +
+           std::to_string(max_accumulators) + " accumulators a thread";
+  if ((tile.rows * tile.depth / vec) % plan.threads != 0 ||
+      (tile.cols * tile.depth / vec) % plan.threads != 0)
+    return "the tile's threads do not divide its chunks into equal shares of 8-element groups";
+  plan.stage_a = tile.rows * tile.depth;
+  plan.stage_b = tile.cols * tile.depth;
+  const int64_t blocks = std::max(tile.min_blocks, 1);
+  const int64_t limit = std::min(block_limit, sm_limit / blocks - reserved);
+  const int64_t stage_bytes = (plan.stage_a + plan.stage_b) * 2;
+  plan.stages = std::min(max_stages, limit / stage_bytes);
+  if (plan.stages < 2)
+    return "two stages of the tile take " + std::to_string(2 * stage_bytes) +
+           " bytes of shared memory, more than the " + std::to_string(limit) + " a block has" +
+           (blocks > 1 ? " with " + std::to_string(blocks) + " blocks an SM" : "");
+  return "";
+}
+
+Expr bits(BinaryOp op, Expr a, int64_t b) {
+  return Binary::make(op, std::move(a), i64(b));
+}
+Expr bit_xor(Expr a, Expr b) {
+  return Binary::make(BinaryOp::BitXor, std::move(a), std::move(b));
+}
+
+class WgmmaTiler {
+public:
+  WgmmaTiler(const std::vector<Param> &params, const TileSchedule &tile, const Plan &plan,
+             const MatmulForm &form, Shared smem)
+      : params_(params), tile_(tile), plan_(plan), form_(form), smem_(std::move(smem)) {}
+
+  void thread_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
+                   const Expr &n) {
+    Var tid = declare(out, "thread", reg_i64(Reg::ThreadIdx, 0));
+    Var group = declare(out, "warpgroup", div(var_ref(tid), i64(128)));
+    Var warp = declare(out, "warp", div(mod(var_ref(tid), i64(128)), i64(32)));
+    Var lane = declare(out, "lane", mod(var_ref(tid), i64(32)));
+    Var group_row = declare(out, "group_row", mul(div(var_ref(group), i64(plan_.groups_n)),
+                                                  i64(plan_.blocks_m * 64)));
+    Var group_col =
+        declare(out, "group_col", mul(mod(var_ref(group), i64(plan_.groups_n)), i64(plan_.n)));
+    Var quad = declare(out, "quad", div(var_ref(lane), i64(4)));
+    Var pair = declare(out, "pair", mul(mod(var_ref(lane), i64(4)), i64(2)));
+    struct Position {
+      Expr in_range, clamped, valid;
+    };
+    auto position = [&](const std::string &name, const Expr &origin, const Expr &extent) {
+      Var at = declare(out, name, origin);
+      Var clamped = declare(out, name, min(var_ref(at), sub(extent, i64(1))));
+      Var valid = declare(out, name + "_valid", lt(var_ref(at), extent));
+      return Position{var_ref(at), var_ref(clamped), var_ref(valid)};
+    };
+    // rows[bm * 2 + h]: block bm's row 16 warp + quad + 8 h; cols[c * 2 + q]: column 8 c + pair + q.
+    // Declared before the loop for the statements before it, and again after it for the ones
+    // after (those before it seldom read them: an accumulator's 0): no register holds them
+    // through the loop.
+    std::vector<Position> rows, cols;
+    auto positions = [&] {
+      rows.clear(), cols.clear();
+      for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+        for (int h = 0; h < 2; ++h)
+          rows.push_back(position(
+              form_.i->name,
+              add(add(i0, var_ref(group_row)),
+                  add(add(mul(var_ref(warp), i64(16)), var_ref(quad)), i64(bm * 64 + h * 8))),
+              m));
+      for (int64_t c = 0; c < plan_.n / 8; ++c)
+        for (int q = 0; q < 2; ++q)
+          cols.push_back(position(
+              form_.j->name, add(add(j0, var_ref(group_col)), add(var_ref(pair), i64(c * 8 + q))),
+              n));
+    };
+    positions();
+    struct Element {
+      int64_t row, col;
+      Copy copy;
+      Var acc;
+    };
+    std::vector<Element> elements; // product bm's accumulator e at bm * n / 2 + e
+    elements.reserve(size_t(plan_.blocks_m * plan_.n / 2));
+    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+      for (int64_t e = 0; e < plan_.n / 2; ++e) {
+        Element &el = elements.emplace_back(
+            Element{bm * 2 + (e % 4) / 2, (e / 4) * 2 + e % 2, Copy(), {}});
+        el.copy.values[form_.i] = rows[size_t(el.row)].clamped;
+        el.copy.values[form_.j] = cols[size_t(el.col)].clamped;
+        el.copy.valid = logical_and(rows[size_t(el.row)].valid, cols[size_t(el.col)].valid);
+        for (const Stmt &s : form_.before)
+          out.push_back(el.copy.mutate(s));
+        el.acc = el.copy.to.at(form_.acc.get());
+      }
+    std::vector<std::vector<Var>> acc(size_t(plan_.blocks_m));
+    for (size_t k = 0; k < elements.size(); ++k)
+      acc[k / size_t(plan_.n / 2)].push_back(elements[k].acc);
+
+    Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
+    Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
+    // A tile inside both arrays, whose k range is whole chunks of 16-byte groups, runs a loop of
+    // asynchronous copies only; the others (at the loops' ends, or of odd extents) one that copies
+    // element by element where it must. Two loops: the second one's indices would otherwise take
+    // registers through the first.
+    auto loop = [&](bool whole) {
+      return staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid), var_ref(group_row),
+                         var_ref(group_col), acc, whole);
+    };
+    Expr whole = logical_and(logical_and(le(add(i0, i64(tile_.rows)), m),
+                                         le(add(j0, i64(tile_.cols)), n)),
+                             eq(mod(sub(var_ref(ke), var_ref(kb)), i64(tile_.depth)), i64(0)));
+    for (const Pattern &p : {form_.a, form_.b}) {
+      if (params_[p.array].strided)
+        whole = BoolConst::make(false);
+      whole = logical_and(whole, eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(p.array, 1),
+                                                 i64(vec - 1)),
+                                    i64(0)));
+      if (p.k_dim == 1) // a group starts at a k: the loop's first one aligned too
+        whole = logical_and(
+            whole, eq(Binary::make(BinaryOp::BitAnd, var_ref(kb), i64(vec - 1)), i64(0)));
+    }
+    Var fast = declare(out, "whole_tile", whole);
+    out.push_back(IfThenElse::make(
+        lt(var_ref(kb), var_ref(ke)),
+        IfThenElse::make(var_ref(fast), Block::make({Assume::make(var_ref(fast)), loop(true)}),
+                         loop(false))));
+
+    positions();
+    for (Element &e : elements) {
+      e.copy.values[form_.i] = rows[size_t(e.row)].in_range;
+      e.copy.values[form_.j] = cols[size_t(e.col)].in_range;
+      e.copy.valid = Expr();
+      std::vector<Stmt> after;
+      for (const Stmt &s : form_.after)
+        after.push_back(e.copy.mutate(s));
+      if (!after.empty())
+        out.push_back(IfThenElse::make(
+            logical_and(rows[size_t(e.row)].valid, cols[size_t(e.col)].valid),
+            Block::make(std::move(after))));
+    }
+  }
+
+private:
+  Var declare(std::vector<Stmt> &out, const std::string &name, const Expr &value) {
+    Var v = make_var(name, value.type());
+    out.push_back(Declare::make(v, value));
+    return v;
+  }
+
+  // An operand's part of a stage: `extent` rows (A) or columns (B), `k_major` as it lies.
+  struct Operand {
+    Pattern pattern;
+    int64_t extent;
+    bool k_major;
+    Expr stage_base(const Expr &stage, const Plan &p, bool is_a) const {
+      return is_a ? mul(stage, i64(p.stage_a))
+                  : add(i64(p.stages * p.stage_a), mul(stage, i64(p.stage_b)));
+    }
+    // Where element (x, kk) of a stage lies from the stage's start: the swizzled layouts of
+    // ir::WarpgroupMma.
+    Expr index(const Expr &x, const Expr &kk) const {
+      if (k_major)
+        return add(add(mul(x, i64(swizzle_row)),
+                       bits(BinaryOp::Shl,
+                            bit_xor(bits(BinaryOp::Shr, kk, 3), bits(BinaryOp::BitAnd, x, 7)), 3)),
+                   bits(BinaryOp::BitAnd, kk, 7));
+      Expr atom = add(mul(bits(BinaryOp::Shr, kk, 3), i64(extent / swizzle_row)),
+                      bits(BinaryOp::Shr, x, 6));
+      Expr group = bit_xor(bits(BinaryOp::BitAnd, bits(BinaryOp::Shr, x, 3), 7),
+                           bits(BinaryOp::BitAnd, kk, 7));
+      return add(add(mul(atom, i64(atom_bytes / 2)), bits(BinaryOp::Shl, bits(BinaryOp::BitAnd, kk, 7), 6)),
+                 add(bits(BinaryOp::Shl, group, 3), bits(BinaryOp::BitAnd, x, 7)));
+    }
+    // The first element of the block of 64 rows or n columns at x0 (a multiple of 64, or of 8
+    // when k-major), and its descriptor's layout.
+    Expr block(const Expr &x0) const {
+      return k_major ? mul(x0, i64(swizzle_row)) : mul(div(x0, i64(swizzle_row)), i64(atom_bytes / 2));
+    }
+    WarpgroupMma::Layout layout(int64_t depth) const {
+      (void)depth;
+      if (k_major) // 8 rows of 128 bytes to the next 8 rows; 16 steps of k are 32 bytes on
+        return {true, 16, atom_bytes, 32};
+      const int64_t sbo = extent / swizzle_row * atom_bytes; // the next 8 steps of k
+      return {false, atom_bytes, sbo, 2 * sbo};
+    }
+  };
+
+  Stmt staged_loop(const Expr &kb, const Expr &ke, const Expr &i0, const Expr &j0, const Expr &m,
+                   const Expr &n, const Expr &tid, const Expr &group_row, const Expr &group_col,
+                   const std::vector<std::vector<Var>> &acc, bool whole_tile) {
+    const int64_t depth = tile_.depth, threads = plan_.threads, stages = plan_.stages;
+    const Operand ops[2] = {{form_.a, tile_.rows, plan_.a_k_major},
+                            {form_.b, tile_.cols, plan_.b_k_major}};
+    // The chunk at k0 into stage `stage`, each operand on its own: where the chunk lies whole
+    // inside the array and its rows are multiples of 16 bytes, cp.async's 16-byte copies; elsewhere
+    // element by element, clamped into the array, zeros past the inner loop's end.
+    auto copy_chunk = [&](std::vector<Stmt> &into, const Expr &k0, const Expr &stage) {
+      for (int s = 0; s < 2; ++s) {
+        const Operand &op = ops[s];
+        const Expr &base = s == 0 ? i0 : j0;
+        const Expr &extent = s == 0 ? m : n;
+        const int64_t fast = op.k_major ? depth : op.extent; // along the array's last dimension
+        Expr region = op.stage_base(stage, plan_, s == 0);
+        std::vector<Stmt> whole, edge;
+        auto at = [&](const Expr &k, const Expr &x) {
+          return op.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
+        };
+        for (int64_t l = 0; l < op.extent * depth / vec / threads; ++l) {
+          Expr g = add(tid, i64(l * threads));
+          Expr along = mul(mod(g, i64(fast / vec)), i64(vec)), across = div(g, i64(fast / vec));
+          Expr kk = op.k_major ? along : across, x = op.k_major ? across : along;
+          whole.push_back(AsyncCopy::make(smem_, {add(region, op.index(x, kk))},
+                                          op.pattern.array, form_.input,
+                                          at(add(k0, kk), add(base, x))));
+          for (int v = 0; v < vec; ++v) {
+            Expr kv = op.k_major ? add(kk, i64(v)) : kk, xv = op.k_major ? x : add(x, i64(v));
+            Expr k = add(k0, kv), xa = add(base, xv);
+            Expr clamped = Load::make(form_.input, op.pattern.array,
+                                      at(min(k, sub(ke, i64(1))), min(xa, sub(extent, i64(1)))));
+            edge.push_back(SharedStore::make(
+                smem_, {add(region, op.index(xv, kv))},
+                Select::make(lt(k, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
+          }
+        }
+        if (whole_tile) {
+          into.push_back(Block::make(std::move(whole)));
+          continue;
+        }
+        if (params_[op.pattern.array].strided) {
+          into.push_back(Block::make(std::move(edge)));
+          continue;
+        }
+        Expr inside =
+            logical_and(le(add(k0, i64(depth)), ke), le(add(base, i64(op.extent)), extent));
+        Expr aligned = eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(op.pattern.array, 1),
+                                       i64(vec - 1)),
+                          i64(0));
+        if (op.pattern.k_dim == 1) // a group starts at a k: the loop's first one aligned too
+          aligned =
+              logical_and(aligned, eq(Binary::make(BinaryOp::BitAnd, kb, i64(vec - 1)), i64(0)));
+        whole.insert(whole.begin(), Assume::make(logical_and(inside, aligned)));
+        into.push_back(IfThenElse::make(logical_and(inside, aligned), Block::make(std::move(whole)),
+                                        Block::make(std::move(edge))));
+      }
+    };
+
+    std::vector<Stmt> out;
+    for (int64_t s = 0; s + 1 < stages; ++s) {
+      std::vector<Stmt> copy;
+      copy_chunk(copy, add(kb, i64(s * depth)), i64(s));
+      out.push_back(IfThenElse::make(lt(add(kb, i64(s * depth)), ke), Block::make(std::move(copy))));
+      out.push_back(AsyncWait::make(int(stages - 1))); // a group per chunk, complete or not
+    }
+    Var stage = make_var("stage", ScalarType::I64), ahead = make_var("stage_ahead", ScalarType::I64);
+    out.push_back(Declare::make(stage, i64(0)));
+    out.push_back(Declare::make(ahead, i64(stages - 1)));
+    Var k0 = make_var("chunk", ScalarType::I64);
+    std::vector<Stmt> chunk, next;
+    Expr k_ahead = add(var_ref(k0), i64((stages - 1) * depth));
+    copy_chunk(next, k_ahead, var_ref(ahead));
+    chunk.push_back(IfThenElse::make(lt(k_ahead, ke), Block::make(std::move(next))));
+    // This chunk's group is in once at most stages - 1 newer ones are pending; then its bytes,
+    // written through the generic proxy, are fenced for the tensor cores' async proxy.
+    chunk.push_back(AsyncWait::make(int(stages - 1), true));
+    chunk.push_back(Barrier::make());
+    std::vector<WarpgroupMma::Product> products;
+    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+      products.push_back(
+          {add(ops[0].stage_base(var_ref(stage), plan_, true),
+               ops[0].block(add(group_row, i64(bm * 64)))),
+           add(ops[1].stage_base(var_ref(stage), plan_, false), ops[1].block(group_col)),
+           acc[size_t(bm)]});
+    chunk.push_back(WarpgroupMma::make(smem_, plan_.n, int(depth / 16), ops[0].layout(depth),
+                                       ops[1].layout(depth), std::move(products)));
+    chunk.push_back(Barrier::make()); // every warpgroup's reads of the stage are done
+    auto advance = [&](const Var &v) {
+      Expr up = add(var_ref(v), i64(1));
+      return Assign::make(v, Select::make(eq(up, i64(stages)), i64(0), up));
+    };
+    chunk.push_back(advance(stage));
+    chunk.push_back(advance(ahead));
+    out.push_back(For::make(k0, kb, ke, i64(depth), Block::make(std::move(chunk))));
+    return Block::make(std::move(out));
+  }
+
+  const std::vector<Param> &params_;
+  const TileSchedule &tile_;
+  const Plan &plan_;
+  const MatmulForm &form_;
+  Shared smem_;
+};
+
+} // namespace
+
+std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &params,
+                                   const TileSchedule &tile, const MatmulForm &form,
+                                   std::vector<Shared> &shared, std::string &why_not) {
+  const ParallelFor *loop = top_parallel_loop(task);
+  Plan plan;
+  why_not = plan_tiles(tile, form, plan);
+  if (!why_not.empty())
+    return std::nullopt;
+  Shared smem = make_dynamic_staging_array("tiles", form.input);
+  for (const Shared &s : shared)
+    if (s->dynamic) {
+      why_not = "the kernel has a dynamic shared array of its own";
+      return std::nullopt;
+    }
+  WgmmaTiler tiler(params, tile, plan, form, smem);
+  Expr tiles;
+  std::vector<Stmt> out;
+  for (const Stmt &s : statements_of(task.body))
+    out.push_back(s.as<ParallelFor>() == loop
+                      ? tile_loop(loop, tile.rows, tile.cols, tiles,
+                                  [&](std::vector<Stmt> &body, const Expr &i0, const Expr &j0,
+                                      const Expr &m, const Expr &n) {
+                                    tiler.thread_body(body, i0, j0, m, n);
+                                  })
+                      : s);
+  shared.push_back(smem);
+  Task mapped = task;
+  mapped.body = out.size() == 1 ? out[0] : Block::make(std::move(out));
+  mapped.domain = {tiles};
+  mapped.tile = tile;
+  mapped.threads = tile.threads();
+  mapped.dynamic_shared_bytes = plan.bytes();
+  mapped.arch_specific = true;
+  auto major = [](bool k_major) { return k_major ? "along k" : "along its rows or columns"; };
+  mapped.tensor_cores =
+      std::string("wgmma m64n") + std::to_string(plan.n) + "k16 (sm_90a), " +
+      type_name(form.input) + " products into f32: " + std::to_string(plan.groups_m) + " x " +
+      std::to_string(plan.groups_n) + " warpgroups, each " + std::to_string(plan.blocks_m) +
+      " product" + (plan.blocks_m > 1 ? "s" : "") + " of 64 x " + std::to_string(plan.n) +
+      " per 16 steps of k; " + std::to_string(plan.stages) + " stages of " +
+      std::to_string(tile.depth) + " steps in " + std::to_string(plan.bytes()) +
+      " bytes of dynamic shared memory (A staged " + major(plan.a_k_major) + ", B " +
+      major(plan.b_k_major) + ", 128-byte swizzle), cp.async copies";
+  return mapped;
+}
+
+} // namespace loom::ir
