@@ -577,7 +577,7 @@ void CodegenPTX::emit_warpgroup_mma(const ir::WarpgroupMma *op) {
       constraints += (constraints.empty() ? "" : ",") + std::string("=f");
     }
   const size_t accs = args.size();
-  for (size_t p = 0; p < products; ++p) {
+  for (size_t p = 0; p < products && op->k_steps > 0; ++p) {
     args.push_back(descriptor(op->products[p].a_offset, op->a));
     args.push_back(descriptor(op->products[p].b_offset, op->b));
     constraints += ",l,l";
@@ -586,8 +586,9 @@ void CodegenPTX::emit_warpgroup_mma(const ir::WarpgroupMma *op) {
     constraints += "," + std::to_string(k);
   constraints += ",~{memory}";
   const char *type = op->input == ir::ScalarType::F16 ? "f16" : "bf16";
-  std::string text = "{\n.reg .pred p;\n.reg .b64 da, db;\nsetp.ne.b32 p, 1, 0;\n"
-                     "wgmma.fence.sync.aligned;\n";
+  std::string text = op->k_steps == 0 ? "{\n"
+                                      : "{\n.reg .pred p;\n.reg .b64 da, db;\nsetp.ne.b32 p, 1, 0;\n"
+                                        "wgmma.fence.sync.aligned;\n";
   for (int ks = 0; ks < op->k_steps; ++ks)
     for (size_t p = 0; p < products; ++p) {
       const size_t a = accs + 2 * p, b = a + 1;
@@ -603,7 +604,9 @@ void CodegenPTX::emit_warpgroup_mma(const ir::WarpgroupMma *op) {
       text += "}, da, db, p, 1, 1, " + std::string(op->a.k_major ? "0" : "1") + ", " +
               (op->b.k_major ? "0" : "1") + ";\n";
     }
-  text += "wgmma.commit_group.sync.aligned;\nwgmma.wait_group.sync.aligned 0;\n}";
+  if (op->k_steps > 0)
+    text += "wgmma.commit_group.sync.aligned;\n";
+  text += "wgmma.wait_group.sync.aligned " + std::to_string(op->pending) + ";\n}";
   std::vector<llvm::Type *> in_types;
   for (size_t k = accs; k < args.size(); ++k)
     in_types.push_back(i64);

@@ -479,10 +479,12 @@ Stmt AsyncWait::make(int pending, bool async_proxy) {
 }
 
 Stmt WarpgroupMma::make(Shared smem, int64_t n, int k_steps, Layout a, Layout b,
-                        std::vector<Product> products) {
+                        std::vector<Product> products, int pending) {
   if (!smem || smem->local() || !is_half_float(smem->type))
     ill_typed("warpgroup mma over something other than a shared array of f16 or bf16");
-  if (n < 8 || n > 256 || n % 8 != 0 || k_steps < 1)
+  if (pending < 0 || pending > 1 || (k_steps == 0 && pending != 0))
+    ill_typed("warpgroup mma leaving " + std::to_string(pending) + " chunks pending");
+  if (n < 8 || n > 256 || n % 8 != 0 || k_steps < 0)
     ill_typed("warpgroup mma of n " + std::to_string(n) + " (a multiple of 8 up to 256) and " +
               std::to_string(k_steps) + " steps of k");
   if (products.empty())
@@ -499,7 +501,7 @@ Stmt WarpgroupMma::make(Shared smem, int64_t n, int k_steps, Layout a, Layout b,
   }
   const ScalarType input = smem->type;
   return Stmt(std::make_shared<const WarpgroupMma>(input, std::move(smem), n, k_steps, a, b,
-                                                   std::move(products)));
+                                                   std::move(products), pending));
 }
 
 Stmt Barrier::make() {

@@ -674,9 +674,13 @@ struct AsyncWait : StmtNode {
 // thread t of the warpgroup holds in acc[e] the element (16 (t / 32) + (t % 32) / 4 + 8 (e % 4 /
 // 2), 8 (e / 4) + 2 (t % 4) + e % 2) of the 64 x n block, as wgmma's D fragment lays them out.
 // The products of two 16-bit floats are exact; their sum rounds to f32 in an order the hardware
-// chooses (docs/semantics.md). The statement completes the chunk before the next one starts
-// (wgmma.fence, the products, wgmma.commit_group, wgmma.wait_group 0). GPU only: the pass that
-// makes one does so for sm_90 (code generation then targets sm_90a).
+// chooses (docs/semantics.md). The statement issues the chunk (wgmma.fence, the products,
+// wgmma.commit_group), then waits until at most `pending` (0 or 1) of the warpgroup's chunks are
+// still running (wgmma.wait_group): with 1, this chunk runs on while the threads go on, and the
+// previous one is done (its stage of shared memory free again). With k_steps 0 it issues nothing
+// and only waits (the products' accumulators are then those still being written). The
+// accumulators of a running chunk must not be read or written by other statements. GPU only:
+// the pass that makes one does so for sm_90 (code generation then targets sm_90a).
 struct WarpgroupMma : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::WarpgroupMma;
   struct Layout {
@@ -693,12 +697,13 @@ struct WarpgroupMma : StmtNode {
   int k_steps;
   Layout a, b;
   std::vector<Product> products;
+  int pending;
   WarpgroupMma(ScalarType in, Shared s, int64_t n_, int k, Layout a_, Layout b_,
-               std::vector<Product> p)
+               std::vector<Product> p, int pend)
       : StmtNode(static_kind), input(in), smem(std::move(s)), n(n_), k_steps(k), a(a_), b(b_),
-        products(std::move(p)) {}
+        products(std::move(p)), pending(pend) {}
   static Stmt make(Shared smem, int64_t n, int k_steps, Layout a, Layout b,
-                   std::vector<Product> products);
+                   std::vector<Product> products, int pending = 0);
 };
 
 // The element of the 16 x 8 accumulator block that lane `lane`'s acc[r] holds (Mma).

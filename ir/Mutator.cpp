@@ -243,7 +243,8 @@ Stmt Mutator::mutate_node(const WarpgroupMma *n, const Stmt &self) {
     changed = changed || !a.same_as(p.a_offset) || !b.same_as(p.b_offset);
     p.a_offset = a, p.b_offset = b;
   }
-  return changed ? WarpgroupMma::make(n->smem, n->n, n->k_steps, n->a, n->b, std::move(products))
+  return changed ? WarpgroupMma::make(n->smem, n->n, n->k_steps, n->a, n->b, std::move(products),
+                                      n->pending)
                  : self;
 }
 Stmt Mutator::mutate_node(const Assume *n, const Stmt &self) {
@@ -415,7 +416,8 @@ Stmt RenameVars::mutate_node(const WarpgroupMma *n, const Stmt &self) {
     for (Var &v : p.acc)
       if (auto it = to.find(v.get()); it != to.end())
         v = it->second, renamed = true;
-  return renamed ? WarpgroupMma::make(m->smem, m->n, m->k_steps, m->a, m->b, std::move(products))
+  return renamed ? WarpgroupMma::make(m->smem, m->n, m->k_steps, m->a, m->b, std::move(products),
+                                      m->pending)
                  : s;
 }
 Stmt RenameVars::mutate_node(const Declare *n, const Stmt &self) {

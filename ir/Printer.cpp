@@ -135,8 +135,13 @@ public:
         return std::string(l.k_major ? "k-major" : "mn-major") + " lbo " + std::to_string(l.lbo) +
                " sbo " + std::to_string(l.sbo);
       };
+      if (n->k_steps == 0) {
+        os << pad << "wgmma.wait 0 (" << name_of(n->products.front().acc.front()) << " ..)\n";
+        return;
+      }
       os << pad << "wgmma.m64n" << n->n << "k16." << type_name(n->input) << " x " << n->k_steps
-         << " steps of k, A " << layout(n->a) << ", B " << layout(n->b) << ":\n";
+         << " steps of k, A " << layout(n->a) << ", B " << layout(n->b) << ", then at most "
+         << n->pending << " pending:\n";
       for (const WarpgroupMma::Product &p : n->products)
         os << pad << "  " << name_of(p.acc.front()) << " .. " << name_of(p.acc.back())
            << " += " << shared_name(n->smem) << "[" << expr(p.a_offset) << "] * "

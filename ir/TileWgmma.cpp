@@ -35,7 +35,7 @@ constexpr int64_t swizzle_row = 64; // 16-bit elements in a swizzled 128-byte ro
 constexpr int64_t atom_bytes = 1024;
 // sm_90's shared memory: at most 227 KiB a block, 228 KiB an SM, 1 KiB of it reserved a block.
 constexpr int64_t block_limit = 227 * 1024, sm_limit = 228 * 1024, reserved = 1024;
-constexpr int64_t max_stages = 4;
+constexpr int64_t max_stages = 5;
 // The most f32 accumulators a thread keeps (a warpgroup's 64 x 256 block: 128).
 constexpr int64_t max_accumulators = 128;
 
@@ -255,9 +255,8 @@ private:
     Expr block(const Expr &x0) const {
       return k_major ? mul(x0, i64(swizzle_row)) : mul(div(x0, i64(swizzle_row)), i64(atom_bytes / 2));
     }
-    WarpgroupMma::Layout layout(int64_t depth) const {
-      (void)depth;
-      if (k_major) // 8 rows of 128 bytes to the next 8 rows; 16 steps of k are 32 bytes on
+    WarpgroupMma::Layout layout() const {
+      if (k_major) // 8 rows of 128 bytes to the next 8; the next 16 steps of k 32 bytes on
         return {true, 16, atom_bytes, 32};
       const int64_t sbo = extent / swizzle_row * atom_bytes; // the next 8 steps of k
       return {false, atom_bytes, sbo, 2 * sbo};
@@ -323,24 +322,31 @@ private:
       }
     };
 
+    // With three stages or more, each chunk's products run on while the next chunk's copies are
+    // made: a stage is copied into two chunks after it was read (the chunk before it, still
+    // running, reads another). With two, a chunk's products end before the next copies.
+    const bool overlap = stages >= 3;
+    const int64_t ahead = overlap ? stages - 2 : stages - 1;
     std::vector<Stmt> out;
-    for (int64_t s = 0; s + 1 < stages; ++s) {
+    for (int64_t s = 0; s < ahead; ++s) {
       std::vector<Stmt> copy;
       copy_chunk(copy, add(kb, i64(s * depth)), i64(s));
       out.push_back(IfThenElse::make(lt(add(kb, i64(s * depth)), ke), Block::make(std::move(copy))));
-      out.push_back(AsyncWait::make(int(stages - 1))); // a group per chunk, complete or not
+      out.push_back(AsyncWait::make(int(ahead))); // a group per chunk, complete or not
     }
-    Var stage = make_var("stage", ScalarType::I64), ahead = make_var("stage_ahead", ScalarType::I64);
+    Var stage = make_var("stage", ScalarType::I64), next = make_var("stage_ahead", ScalarType::I64);
     out.push_back(Declare::make(stage, i64(0)));
-    out.push_back(Declare::make(ahead, i64(stages - 1)));
+    out.push_back(Declare::make(next, i64(ahead)));
     Var k0 = make_var("chunk", ScalarType::I64);
-    std::vector<Stmt> chunk, next;
-    Expr k_ahead = add(var_ref(k0), i64((stages - 1) * depth));
-    copy_chunk(next, k_ahead, var_ref(ahead));
-    chunk.push_back(IfThenElse::make(lt(k_ahead, ke), Block::make(std::move(next))));
-    // This chunk's group is in once at most stages - 1 newer ones are pending; then its bytes,
+    std::vector<Stmt> chunk, copy;
+    if (overlap) // every warpgroup is done with the chunk two before: its stage is free
+      chunk.push_back(Barrier::make());
+    Expr k_ahead = add(var_ref(k0), i64(ahead * depth));
+    copy_chunk(copy, k_ahead, var_ref(next));
+    chunk.push_back(IfThenElse::make(lt(k_ahead, ke), Block::make(std::move(copy))));
+    // This chunk's group is in once at most `ahead` newer ones are pending; then its bytes,
     // written through the generic proxy, are fenced for the tensor cores' async proxy.
-    chunk.push_back(AsyncWait::make(int(stages - 1), true));
+    chunk.push_back(AsyncWait::make(int(ahead), true));
     chunk.push_back(Barrier::make());
     std::vector<WarpgroupMma::Product> products;
     for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
@@ -349,16 +355,20 @@ private:
                ops[0].block(add(group_row, i64(bm * 64)))),
            add(ops[1].stage_base(var_ref(stage), plan_, false), ops[1].block(group_col)),
            acc[size_t(bm)]});
-    chunk.push_back(WarpgroupMma::make(smem_, plan_.n, int(depth / 16), ops[0].layout(depth),
-                                       ops[1].layout(depth), std::move(products)));
-    chunk.push_back(Barrier::make()); // every warpgroup's reads of the stage are done
+    const WarpgroupMma::Layout a = ops[0].layout(), b = ops[1].layout();
+    chunk.push_back(WarpgroupMma::make(smem_, plan_.n, int(depth / 16), a, b, products,
+                                       overlap ? 1 : 0));
+    if (!overlap)
+      chunk.push_back(Barrier::make()); // every warpgroup's reads of the stage are done
     auto advance = [&](const Var &v) {
       Expr up = add(var_ref(v), i64(1));
       return Assign::make(v, Select::make(eq(up, i64(stages)), i64(0), up));
     };
     chunk.push_back(advance(stage));
-    chunk.push_back(advance(ahead));
+    chunk.push_back(advance(next));
     out.push_back(For::make(k0, kb, ke, i64(depth), Block::make(std::move(chunk))));
+    if (overlap) // the last chunk's products, before anything reads the accumulators
+      out.push_back(WarpgroupMma::make(smem_, plan_.n, 0, a, b, std::move(products), 0));
     return Block::make(std::move(out));
   }
 
