@@ -182,6 +182,8 @@ protected:
   llvm::AllocaInst *lookup(const ir::Var &var) const;
   // The address of shared[indices] (row-major, static extents).
   llvm::Value *shared_address(const ir::Shared &array, const std::vector<ir::Expr> &indices);
+  // An expression's value, for the hooks.
+  llvm::Value *value_of(const ir::Expr &e) { return codegen(e); }
 
 private:
   void compile_task(const ir::Task &task);

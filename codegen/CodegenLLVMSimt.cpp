@@ -262,7 +262,14 @@ void CodegenLLVM::emit_async_copy(const ir::AsyncCopy *op) {
         ir::Binary::make(ir::BinaryOp::Add, src.back(), ir::IntConst::make(ir::ScalarType::I64, v));
     dst.back() =
         ir::Binary::make(ir::BinaryOp::Add, dst.back(), ir::IntConst::make(ir::ScalarType::I64, v));
-    codegen(ir::SharedStore::make(op->dst, dst, ir::Load::make(op->dst->type, op->array, src)));
+    ir::Stmt copy =
+        ir::SharedStore::make(op->dst, dst, ir::Load::make(op->dst->type, op->array, src));
+    if (op->valid.defined()) // the elements past `valid` zero-filled, unread
+      copy = ir::IfThenElse::make(
+          ir::Binary::make(ir::BinaryOp::Lt, ir::IntConst::make(ir::ScalarType::I64, v), op->valid),
+          copy,
+          ir::SharedStore::make(op->dst, dst, ir::FloatConst::make(ir::ScalarType::F32, 0.0)));
+    codegen(copy);
   }
 }
 

@@ -514,7 +514,9 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
     builder.CreateStore(acc[e], lookup(op->acc[e]));
 }
 
-// cp.async.cg.shared.global [dst], [src], 16: the 16 bytes bypass L1 and the registers.
+// cp.async.cg.shared.global [dst], [src], 16: the 16 bytes bypass L1 and the registers (8 and 4
+// bytes: cp.async.ca, through L1); with a valid count, its bytes as the src-size operand, the rest
+// zero-filled.
 void CodegenPTX::emit_async_copy(const ir::AsyncCopy *op) {
   llvm::Value *dst = shared_address(op->dst, op->dst_index);
   llvm::Value *src = element_address(op->array, op->src_index);
@@ -524,7 +526,22 @@ void CodegenPTX::emit_async_copy(const ir::AsyncCopy *op) {
     dst = builder.CreateAddrSpaceCast(dst, shared);
   if (src->getType() != global)
     src = builder.CreateAddrSpaceCast(src, global);
-  builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_cg_shared_global_16, {}, {dst, src});
+  const int64_t bytes = op->count * ir::byte_size(op->dst->type);
+  using namespace llvm::Intrinsic;
+  if (!op->valid.defined()) {
+    builder.CreateIntrinsic(bytes == 16  ? nvvm_cp_async_cg_shared_global_16
+                            : bytes == 8 ? nvvm_cp_async_ca_shared_global_8
+                                         : nvvm_cp_async_ca_shared_global_4,
+                            {}, {dst, src});
+    return;
+  }
+  llvm::Value *src_bytes = builder.CreateTrunc(
+      builder.CreateMul(value_of(op->valid), builder.getInt64(ir::byte_size(op->dst->type))),
+      builder.getInt32Ty());
+  builder.CreateIntrinsic(bytes == 16  ? nvvm_cp_async_cg_shared_global_16_s
+                          : bytes == 8 ? nvvm_cp_async_ca_shared_global_8_s
+                                       : nvvm_cp_async_ca_shared_global_4_s,
+                          {}, {dst, src, src_bytes});
 }
 
 void CodegenPTX::emit_async_wait(const ir::AsyncWait &op) {

@@ -460,16 +460,22 @@ Stmt Assume::make(Expr cond) {
 }
 
 Stmt AsyncCopy::make(Shared dst, std::vector<Expr> dst_index, int array, ScalarType element,
-                     std::vector<Expr> src_index) {
+                     std::vector<Expr> src_index, int bytes, Expr valid) {
+  if (bytes != 16 && bytes != 8 && bytes != 4)
+    ill_typed("async copy of " + std::to_string(bytes) + " bytes (16, 8 or 4)");
+  if (valid.defined() && valid.type() != ScalarType::I64)
+    ill_typed("async copy whose valid count is not an i64");
   if (!dst || dst->local() || dst->type != element)
     ill_typed("async copy into something other than a shared array of the source's type");
   check_indices(dst_index, dst->extents.size(), "shared array '" + dst->name + "'");
   for (const Expr &i : src_index)
     if (i.type() != ScalarType::I64)
       ill_typed("async copy source index of type " + std::string(type_name(i.type())));
-  const int count = static_cast<int>(16 / byte_size(element));
+  const int count = static_cast<int>(bytes / byte_size(element));
+  if (count < 1)
+    ill_typed("async copy of " + std::to_string(bytes) + " bytes of " + type_name(element));
   return Stmt(std::make_shared<const AsyncCopy>(std::move(dst), std::move(dst_index), array,
-                                                std::move(src_index), count));
+                                                std::move(src_index), count, std::move(valid)));
 }
 
 Stmt AsyncWait::make(int pending, bool async_proxy) {

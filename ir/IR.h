@@ -622,13 +622,15 @@ struct Assume : StmtNode {
   static Stmt make(Expr cond);
 };
 
-// A copy of 16 bytes, `count` neighbouring elements along the last dimension, from array
-// parameter `array` at [src...] into shared array `dst` at [dst_index...] (their elements of one
-// type), which may complete asynchronously (CUDA's cp.async.cg, sm_80 and later): the copy is
+// A copy of `bytes` (16, 8 or 4), `count` neighbouring elements along the last dimension, from
+// array parameter `array` at [src...] into shared array `dst` at [dst_index...] (their elements
+// of one type), which may complete asynchronously (CUDA's cp.async, sm_80 and later): the copy is
 // complete, for the thread that made it, at its next AsyncWait, and a barrier after that makes
-// it visible to the block. Both addresses are 16-byte aligned and every element is in bounds:
-// the pass that makes one guarantees it (ir/TileMma.cpp tests it on the path). The CPU and the
-// interpreter copy at once.
+// it visible to the block. Both addresses are aligned to `bytes` and every element copied is in
+// bounds: the pass that makes one guarantees it (ir/TileMma.cpp tests it on the path). With
+// `valid` (an i64, 0 to count), only the first `valid` elements are read and the rest of the
+// destination's become zeros (cp.async's src-size); with `valid` 0 nothing is read. The CPU and
+// the interpreter copy at once.
 struct AsyncCopy : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::AsyncCopy;
   Shared dst;
@@ -636,12 +638,13 @@ struct AsyncCopy : StmtNode {
   int array;
   std::vector<Expr> src_index;
   int count;
-  AsyncCopy(Shared d, std::vector<Expr> di, int a, std::vector<Expr> si, int c)
+  Expr valid;
+  AsyncCopy(Shared d, std::vector<Expr> di, int a, std::vector<Expr> si, int c, Expr v)
       : StmtNode(static_kind), dst(std::move(d)), dst_index(std::move(di)), array(a),
-        src_index(std::move(si)), count(c) {}
+        src_index(std::move(si)), count(c), valid(std::move(v)) {}
   // `element` is the array's element type (the shared array's too).
   static Stmt make(Shared dst, std::vector<Expr> dst_index, int array, ScalarType element,
-                   std::vector<Expr> src_index);
+                   std::vector<Expr> src_index, int bytes = 16, Expr valid = Expr());
 };
 // Waits until the thread's asynchronous copies are complete (cp.async.wait_all). With `pending`
 // >= 0, the copies the thread made since its last AsyncWait form a group (cp.async.commit_group),

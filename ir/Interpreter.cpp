@@ -251,10 +251,17 @@ void Machine::exec_node(const Stmt &s) {
   case StmtKind::AsyncCopy: {
     // At once: every read of the copy comes after an AsyncWait and a barrier.
     auto *n = s.as<AsyncCopy>();
+    const int64_t valid = n->valid.defined() ? eval(n->valid).v.i : n->count;
     for (int v = 0; v < n->count; ++v) {
       std::vector<Expr> src = n->src_index, dst = n->dst_index;
       src.back() = add(src.back(), i64(v));
       dst.back() = add(dst.back(), i64(v));
+      if (v >= valid) { // zero-filled
+        exec(SharedStore::make(n->dst, dst, n->dst->type == ScalarType::F64
+                                                ? FloatConst::make(ScalarType::F64, 0.0)
+                                                : FloatConst::make(ScalarType::F32, 0.0)));
+        continue;
+      }
       bool uncertain;
       const int64_t from = element(n->array, src, false, &uncertain);
       const int a = shared_index(n->dst);

@@ -52,6 +52,8 @@ void Visitor::visit_node(const AsyncCopy *n) {
     visit(i);
   for (const Expr &i : n->src_index)
     visit(i);
+  if (n->valid.defined())
+    visit(n->valid);
 }
 void Visitor::visit_node(const AsyncWait *) {}
 void Visitor::visit_node(const WarpgroupMma *n) {
@@ -229,7 +231,10 @@ Stmt Mutator::mutate_node(const AsyncCopy *n, const Stmt &self) {
   bool changed = false;
   auto d = mutate_all(n->dst_index, changed);
   auto src = mutate_all(n->src_index, changed);
-  return changed ? AsyncCopy::make(n->dst, std::move(d), n->array, n->dst->type, std::move(src))
+  Expr valid = n->valid.defined() ? mutate(n->valid) : Expr();
+  changed = changed || !valid.same_as(n->valid);
+  return changed ? AsyncCopy::make(n->dst, std::move(d), n->array, n->dst->type, std::move(src),
+                                   int(n->count * byte_size(n->dst->type)), valid)
                  : self;
 }
 Stmt Mutator::mutate_node(const AsyncWait *, const Stmt &self) {

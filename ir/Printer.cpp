@@ -118,7 +118,9 @@ public:
     case StmtKind::AsyncCopy: {
       auto *n = s.as<AsyncCopy>();
       os << pad << "async_copy " << shared_name(n->dst) << "[" << list(n->dst_index) << "] <- "
-         << array_name(n->array) << "[" << list(n->src_index) << "], " << n->count << " elements\n";
+         << array_name(n->array) << "[" << list(n->src_index) << "], " << n->count << " elements"
+         << (n->valid.defined() ? ", the first " + expr(n->valid) + " read, zeros after" : "")
+         << "\n";
       return;
     }
     case StmtKind::AsyncWait: {

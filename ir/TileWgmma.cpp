@@ -38,6 +38,9 @@ constexpr int64_t block_limit = 227 * 1024, sm_limit = 228 * 1024, reserved = 10
 constexpr int64_t max_stages = 5;
 // The most f32 accumulators a thread keeps (a warpgroup's 64 x 256 block: 128).
 constexpr int64_t max_accumulators = 128;
+// Rows of tiles in a group of the tile order (tile_loop): the blocks running at once read a few
+// rows of A and columns of B, which L2 keeps, rather than every column of B.
+constexpr int64_t tile_group = 8;
 
 // How a tile's warpgroups split it: groups_m x groups_n of them, each blocks_m products of 64
 // rows x n columns per 16 steps of k; `stages` chunks of depth steps in flight.
@@ -177,17 +180,15 @@ public:
 
     Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
     Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
-    // A tile inside both arrays, whose k range is whole chunks of 16-byte groups, runs a loop of
-    // asynchronous copies only; the others (at the loops' ends, or of odd extents) one that copies
-    // element by element where it must. Two loops: the second one's indices would otherwise take
-    // registers through the first.
+    // A tile inside the loop's extents whose operands' rows are multiples of 16 bytes runs a loop
+    // of 16-byte asynchronous copies only; the others (at the loop's ends, or of odd extents) one
+    // that chooses narrower copies or element ones where it must. Two loops: the second one's
+    // indices would otherwise take registers through the first.
     auto loop = [&](bool whole) {
       return staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid), var_ref(group_row),
                          var_ref(group_col), acc, whole);
     };
-    Expr whole = logical_and(logical_and(le(add(i0, i64(tile_.rows)), m),
-                                         le(add(j0, i64(tile_.cols)), n)),
-                             eq(mod(sub(var_ref(ke), var_ref(kb)), i64(tile_.depth)), i64(0)));
+    Expr whole = logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n));
     for (const Pattern &p : {form_.a, form_.b}) {
       if (params_[p.array].strided)
         whole = BoolConst::make(false);
@@ -269,9 +270,21 @@ private:
     const int64_t depth = tile_.depth, threads = plan_.threads, stages = plan_.stages;
     const Operand ops[2] = {{form_.a, tile_.rows, plan_.a_k_major},
                             {form_.b, tile_.cols, plan_.b_k_major}};
-    // The chunk at k0 into stage `stage`, each operand on its own: where the chunk lies whole
-    // inside the array and its rows are multiples of 16 bytes, cp.async's 16-byte copies; elsewhere
-    // element by element, clamped into the array, zeros past the inner loop's end.
+    // The chunk at k0 into stage `stage`, each operand on its own, as 16-byte groups of 8 elements
+    // neighbouring along the array's last dimension (which stay together in the swizzled
+    // layout): where the array's rows are multiples of 16 bytes, cp.async copies of 16 bytes; of 8
+    // bytes, two of 8; the elements past the inner loop's end or the loop's extent zero-filled
+    // (cp.async's src-size). Elsewhere element by element, clamped into the array, zeros past the
+    // inner loop's end. In a whole tile (both operands' rows multiples of 16 bytes, the tile
+    // inside the loop's extents) only the first.
+    auto aligned = [&](const Operand &op, int64_t elements) {
+      Expr ok = eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(op.pattern.array, 1),
+                                i64(elements - 1)),
+                   i64(0));
+      if (op.k_major) // a group starts at a k: the loop's first one aligned too
+        ok = logical_and(ok, eq(Binary::make(BinaryOp::BitAnd, kb, i64(elements - 1)), i64(0)));
+      return ok;
+    };
     auto copy_chunk = [&](std::vector<Stmt> &into, const Expr &k0, const Expr &stage) {
       for (int s = 0; s < 2; ++s) {
         const Operand &op = ops[s];
@@ -279,7 +292,7 @@ private:
         const Expr &extent = s == 0 ? m : n;
         const int64_t fast = op.k_major ? depth : op.extent; // along the array's last dimension
         Expr region = op.stage_base(stage, plan_, s == 0);
-        std::vector<Stmt> whole, edge;
+        std::vector<Stmt> wide, narrow, single;
         auto at = [&](const Expr &k, const Expr &x) {
           return op.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
         };
@@ -287,38 +300,46 @@ private:
           Expr g = add(tid, i64(l * threads));
           Expr along = mul(mod(g, i64(fast / vec)), i64(vec)), across = div(g, i64(fast / vec));
           Expr kk = op.k_major ? along : across, x = op.k_major ? across : along;
-          whole.push_back(AsyncCopy::make(smem_, {add(region, op.index(x, kk))},
-                                          op.pattern.array, form_.input,
-                                          at(add(k0, kk), add(base, x))));
+          Expr k = add(k0, kk), xa = add(base, x);
+          Expr dst = add(region, op.index(x, kk));
+          // The elements of the group from its element `from` on that are in range (at most
+          // `count`), and where a copy of them reads (an element in range when there is none).
+          auto copy = [&](int64_t from, int64_t count) {
+            Expr valid, src;
+            if (op.k_major) {
+              Expr left = sub(ke, add(k, i64(from)));
+              valid = Select::make(lt(xa, extent), max(min(left, i64(count)), i64(0)), i64(0));
+            } else {
+              Expr left = sub(extent, add(xa, i64(from)));
+              valid = Select::make(lt(k, ke), max(min(left, i64(count)), i64(0)), i64(0));
+            }
+            Expr some = gt(valid, i64(0));
+            Expr sk = Select::make(some, op.k_major ? add(k, i64(from)) : k, kb);
+            Expr sx = Select::make(some, op.k_major ? xa : add(xa, i64(from)), i64(0));
+            return AsyncCopy::make(smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
+                                   at(sk, sx), int(count * 2), valid);
+          };
+          wide.push_back(copy(0, vec));
+          narrow.push_back(copy(0, vec / 2));
+          narrow.push_back(copy(vec / 2, vec / 2));
           for (int v = 0; v < vec; ++v) {
-            Expr kv = op.k_major ? add(kk, i64(v)) : kk, xv = op.k_major ? x : add(x, i64(v));
-            Expr k = add(k0, kv), xa = add(base, xv);
+            Expr kv = op.k_major ? add(k, i64(v)) : k, xv = op.k_major ? xa : add(xa, i64(v));
             Expr clamped = Load::make(form_.input, op.pattern.array,
-                                      at(min(k, sub(ke, i64(1))), min(xa, sub(extent, i64(1)))));
-            edge.push_back(SharedStore::make(
-                smem_, {add(region, op.index(xv, kv))},
-                Select::make(lt(k, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
+                                      at(min(kv, sub(ke, i64(1))), min(xv, sub(extent, i64(1)))));
+            single.push_back(SharedStore::make(
+                smem_, {add(dst, i64(v))},
+                Select::make(lt(kv, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
           }
         }
-        if (whole_tile) {
-          into.push_back(Block::make(std::move(whole)));
-          continue;
-        }
-        if (params_[op.pattern.array].strided) {
-          into.push_back(Block::make(std::move(edge)));
-          continue;
-        }
-        Expr inside =
-            logical_and(le(add(k0, i64(depth)), ke), le(add(base, i64(op.extent)), extent));
-        Expr aligned = eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(op.pattern.array, 1),
-                                       i64(vec - 1)),
-                          i64(0));
-        if (op.pattern.k_dim == 1) // a group starts at a k: the loop's first one aligned too
-          aligned =
-              logical_and(aligned, eq(Binary::make(BinaryOp::BitAnd, kb, i64(vec - 1)), i64(0)));
-        whole.insert(whole.begin(), Assume::make(logical_and(inside, aligned)));
-        into.push_back(IfThenElse::make(logical_and(inside, aligned), Block::make(std::move(whole)),
-                                        Block::make(std::move(edge))));
+        if (whole_tile)
+          into.push_back(Block::make(std::move(wide)));
+        else if (params_[op.pattern.array].strided)
+          into.push_back(Block::make(std::move(single)));
+        else
+          into.push_back(IfThenElse::make(
+              aligned(op, vec), Block::make(std::move(wide)),
+              IfThenElse::make(aligned(op, vec / 2), Block::make(std::move(narrow)),
+                               Block::make(std::move(single)))));
       }
     };
 
@@ -404,7 +425,8 @@ std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &p
                                   [&](std::vector<Stmt> &body, const Expr &i0, const Expr &j0,
                                       const Expr &m, const Expr &n) {
                                     tiler.thread_body(body, i0, j0, m, n);
-                                  })
+                                  },
+                                  tile_group)
                       : s);
   shared.push_back(smem);
   Task mapped = task;

@@ -161,6 +161,8 @@ public:
         expr(i, s);
       for (const Expr &i : n->src_index)
         expr(i, s);
+      if (n->valid.defined())
+        expr(n->valid, s);
       return;
     }
     case StmtKind::AsyncWait:
