@@ -766,13 +766,11 @@ bool tensor_core_bench(uint64_t seed) {
     loom::ir::TileSchedule tile;
   };
   const Choice choices[] = {
-      // mma.sync's best tiles of earlier runs (bench/RESULTS.md)
+      // mma.sync's best tile of earlier runs (bench/RESULTS.md)
       {"128x128_w8_d32_b2", {128, 128, 8, 8, 32, 2}},
-      {"128x64_w4_d32_b3", {128, 64, 8, 8, 32, 3}},
       // Depth 64 in whole warpgroups: wgmma on sm_90 (ir/TileWgmma.cpp), mma.sync elsewhere.
       {"128x256_wg2_d64", {128, 256, 8, 16, 64, 1}},
       {"256x128_wg2_d64", {256, 128, 16, 8, 64, 1}},
-      {"128x128_wg2_d64", {128, 128, 8, 8, 64, 1}},
       {"128x128_wg2_d64_b2", {128, 128, 8, 8, 64, 2}},
   };
   bool ok = true;

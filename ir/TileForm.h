@@ -120,39 +120,24 @@ std::string match_matmul(const ParallelFor *loop, const std::vector<Param> &para
                          MatmulForm &form);
 
 // The loop over the tiles of rows x cols iterations of a 2-D parallel loop that the tensor-core
-// tiles run, a block per tile at a time (tile blockIdx.x, then + gridDim.x, ...); `tiles` becomes
-// their number. With `group` > 1 the tiles go by groups of that many rows of tiles, column by
-// column within a group (Triton's grouped order), so that the blocks running at once share
-// operand rows and columns in L2; else row by row. `body(stmts, i0, j0, m, n)` adds the
-// statements of the tile whose first iteration is (i0, j0), of a loop of m x n iterations; a
-// barrier ends each tile, so that the next one's stores wait for this one's last reads.
+// tiles run, a block per tile at a time (tile blockIdx.x, then + gridDim.x, ...), each row of
+// tiles in turn; `tiles` becomes their number. `body(stmts, i0, j0, m, n)` adds the statements
+// of the tile whose first iteration is (i0, j0), of a loop of m x n iterations; a barrier ends
+// each tile, so that the next one's stores wait for this one's last reads.
 template <class Body>
-Stmt tile_loop(const ParallelFor *loop, int64_t rows, int64_t cols, Expr &tiles, Body body,
-               int64_t group = 1) {
+Stmt tile_loop(const ParallelFor *loop, int64_t rows, int64_t cols, Expr &tiles, Body body) {
   std::vector<Stmt> out;
   Var m = make_var("rows", ScalarType::I64), n = make_var("cols", ScalarType::I64);
   out.push_back(Declare::make(m, loop->extents[0]));
   out.push_back(Declare::make(n, loop->extents[1]));
-  Expr tiles_i = div(add(var_ref(m), i64(rows - 1)), i64(rows));
   Expr tiles_j = div(add(var_ref(n), i64(cols - 1)), i64(cols));
   tiles = mul(div(add(loop->extents[0], i64(rows - 1)), i64(rows)),
               div(add(loop->extents[1], i64(cols - 1)), i64(cols)));
   Var t = make_var("tile", ScalarType::I64);
   Var i0 = make_var("tile_row", ScalarType::I64), j0 = make_var("tile_col", ScalarType::I64);
   std::vector<Stmt> each;
-  if (group > 1) {
-    Var first = make_var("group_first", ScalarType::I64), in = make_var("in_group", ScalarType::I64);
-    Var height = make_var("group_rows", ScalarType::I64);
-    each.push_back(Declare::make(first, mul(div(var_ref(t), mul(tiles_j, i64(group))), i64(group))));
-    each.push_back(Declare::make(in, mod(var_ref(t), mul(tiles_j, i64(group)))));
-    each.push_back(Declare::make(height, min(sub(tiles_i, var_ref(first)), i64(group))));
-    each.push_back(Declare::make(
-        i0, mul(add(var_ref(first), mod(var_ref(in), var_ref(height))), i64(rows))));
-    each.push_back(Declare::make(j0, mul(div(var_ref(in), var_ref(height)), i64(cols))));
-  } else {
-    each.push_back(Declare::make(i0, mul(div(var_ref(t), tiles_j), i64(rows))));
-    each.push_back(Declare::make(j0, mul(mod(var_ref(t), tiles_j), i64(cols))));
-  }
+  each.push_back(Declare::make(i0, mul(div(var_ref(t), tiles_j), i64(rows))));
+  each.push_back(Declare::make(j0, mul(mod(var_ref(t), tiles_j), i64(cols))));
   body(each, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n));
   each.push_back(Barrier::make());
   out.push_back(For::make(t, reg_i64(Reg::BlockIdx, 0), tiles, reg_i64(Reg::GridDim, 0),

@@ -38,9 +38,6 @@ constexpr int64_t block_limit = 227 * 1024, sm_limit = 228 * 1024, reserved = 10
 constexpr int64_t max_stages = 5;
 // The most f32 accumulators a thread keeps (a warpgroup's 64 x 256 block: 128).
 constexpr int64_t max_accumulators = 128;
-// Rows of tiles in a group of the tile order (tile_loop): the blocks running at once read a few
-// rows of A and columns of B, which L2 keeps, rather than every column of B.
-constexpr int64_t tile_group = 8;
 
 // How a tile's warpgroups split it: groups_m x groups_n of them, each blocks_m products of 64
 // rows x n columns per 16 steps of k; `stages` chunks of depth steps in flight.
@@ -180,15 +177,17 @@ public:
 
     Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
     Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
-    // A tile inside the loop's extents whose operands' rows are multiples of 16 bytes runs a loop
-    // of 16-byte asynchronous copies only; the others (at the loop's ends, or of odd extents) one
-    // that chooses narrower copies or element ones where it must. Two loops: the second one's
+    // A tile inside the loop's extents, of whole chunks, whose operands' rows are multiples of 16
+    // bytes runs a loop of 16-byte asynchronous copies only; the others (at the loops' ends, or of
+    // odd extents) one that zero-fills and chooses narrower copies or element ones where it must. Two loops: the second one's
     // indices would otherwise take registers through the first.
     auto loop = [&](bool whole) {
       return staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid), var_ref(group_row),
                          var_ref(group_col), acc, whole);
     };
-    Expr whole = logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n));
+    Expr whole = logical_and(logical_and(le(add(i0, i64(tile_.rows)), m),
+                                         le(add(j0, i64(tile_.cols)), n)),
+                             eq(mod(sub(var_ref(ke), var_ref(kb)), i64(tile_.depth)), i64(0)));
     for (const Pattern &p : {form_.a, form_.b}) {
       if (params_[p.array].strided)
         whole = BoolConst::make(false);
@@ -275,8 +274,9 @@ private:
     // layout): where the array's rows are multiples of 16 bytes, cp.async copies of 16 bytes; of 8
     // bytes, two of 8; the elements past the inner loop's end or the loop's extent zero-filled
     // (cp.async's src-size). Elsewhere element by element, clamped into the array, zeros past the
-    // inner loop's end. In a whole tile (both operands' rows multiples of 16 bytes, the tile
-    // inside the loop's extents) only the first.
+    // inner loop's end. A whole tile (both operands' rows multiples of 16 bytes, the tile inside
+    // the loop's extents, its k range whole chunks) copies 16 bytes at a time, nothing to fill:
+    // the valid counts' arithmetic cost it a fifth of its speed on the H200 (bench/RESULTS.md).
     auto aligned = [&](const Operand &op, int64_t elements) {
       Expr ok = eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(op.pattern.array, 1),
                                 i64(elements - 1)),
@@ -292,7 +292,7 @@ private:
         const Expr &extent = s == 0 ? m : n;
         const int64_t fast = op.k_major ? depth : op.extent; // along the array's last dimension
         Expr region = op.stage_base(stage, plan_, s == 0);
-        std::vector<Stmt> wide, narrow, single;
+        std::vector<Stmt> whole, wide, narrow, single;
         auto at = [&](const Expr &k, const Expr &x) {
           return op.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
         };
@@ -319,6 +319,7 @@ private:
             return AsyncCopy::make(smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
                                    at(sk, sx), int(count * 2), valid);
           };
+          whole.push_back(AsyncCopy::make(smem_, {dst}, op.pattern.array, form_.input, at(k, xa)));
           wide.push_back(copy(0, vec));
           narrow.push_back(copy(0, vec / 2));
           narrow.push_back(copy(vec / 2, vec / 2));
@@ -332,7 +333,7 @@ private:
           }
         }
         if (whole_tile)
-          into.push_back(Block::make(std::move(wide)));
+          into.push_back(Block::make(std::move(whole)));
         else if (params_[op.pattern.array].strided)
           into.push_back(Block::make(std::move(single)));
         else
@@ -425,8 +426,7 @@ std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &p
                                   [&](std::vector<Stmt> &body, const Expr &i0, const Expr &j0,
                                       const Expr &m, const Expr &n) {
                                     tiler.thread_body(body, i0, j0, m, n);
-                                  },
-                                  tile_group)
+                                  })
                       : s);
   shared.push_back(smem);
   Task mapped = task;
