@@ -196,6 +196,11 @@ std::vector<ir::TileSchedule> tile_candidates(const ir::Kernel &kernel, ir::Targ
             {64, 4 * lanes, 8, lanes},
             {48, 8 * lanes, 6, 2 * lanes}};
   }
+  if (element == ir::ScalarType::F16 && sm == 90)
+    // Hopper's wgmma for 16-bit inputs (ir/TileWgmma.cpp: whole warpgroups, depth 64), and
+    // mma.sync's best tiles.
+    return {{128, 256, 8, 16, 64, 1}, {256, 128, 16, 8, 64, 1}, {128, 128, 8, 8, 64, 2},
+            {128, 128, 8, 8, 32, 2},  {128, 64, 8, 8, 32, 2},   {64, 64, 8, 8, 32, 4}};
   if ((element == ir::ScalarType::F16 || (kernel.tf32 && element == ir::ScalarType::F32)) &&
       sm >= 80)
     // The tensor cores: 16-bit inputs (or f32 as TF32), f32 accumulation (ir/TileMma.cpp), depth

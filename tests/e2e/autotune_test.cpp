@@ -185,6 +185,20 @@ TEST(AutotuneCandidates, AreValidTilesForTheTarget) {
   EXPECT_NE(std::find(gpu.begin(), gpu.end(), ir::TileSchedule{256, 128, 16, 8, 8, 1}), gpu.end());
   EXPECT_EQ(tile_candidates(f32.ir(), ir::Target::CPU, 0, 512)[0],
             (ir::TileSchedule{64, 128, 8, 32}));
+  // 16-bit inputs on the H200: wgmma's tiles first (whole warpgroups, depth 64); on sm_80 none.
+  Kernel half = kernel("c16",
+                       [](Array2<f16> A, Array2<f16> B, Array2<float> C) {
+                         parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
+                           Var<float> acc("acc", 0.0f);
+                           for_range(A.dim(1), [&](Index k) { acc += A(i, k) * B(k, j); });
+                           C(i, j) = acc;
+                         });
+                       },
+                       {"A", "B", "C"});
+  EXPECT_EQ(tile_candidates(half.ir(), ir::Target::GPU, 90, 0)[0],
+            (ir::TileSchedule{128, 256, 8, 16, 64, 1}));
+  for (const ir::TileSchedule &t : tile_candidates(half.ir(), ir::Target::GPU, 80, 0))
+    EXPECT_NE(t.depth, 64);
 }
 
 // The API's and the text DSL's bad input.
