@@ -1,20 +1,23 @@
 // The tile schedule on Hopper's warpgroup tensor-core instructions (sm_90a's wgmma.mma_async),
 // for the matmul form over f16 or bf16 arrays (ir/TileMma.cpp finds it, and takes mma.sync where
-// this does not apply):
+// this does not apply). With S stages (S >= 3; A = S - 2 chunks copied ahead):
 //
 //   for tile = blockIdx.x; tile < tiles; tile += gridDim.x:
 //     each element e the thread holds: acc_e = 0.0
-//     chunks 0 .. S-2 into stages 0 .. S-2 (cp.async, a group each)
+//     chunks 0 .. A-1 into stages 0 .. A-1 (cp.async, a group each)
 //     for k0 in range(k_begin, k_end, depth):
-//       the chunk S-1 ahead into the stage the last one left (cp.async)
+//       barrier (every warpgroup is done with the chunk two before)
+//       the chunk A ahead into that chunk's stage (cp.async)
 //       wait until this chunk's group is in; fence the async proxy; barrier
 //       each warpgroup: its products of this chunk, 64 rows x n columns each (wgmma, the
-//         operands read by the tensor cores straight from shared memory)
-//       barrier
+//         operands read by the tensor cores straight from shared memory), left running while
+//         the previous chunk's are waited for
+//     wait for the last chunk's products
 //     each element in range: C[i, j] = acc_e
 //
-// The S stages live in one dynamic shared array, 1024-byte aligned, in the 128-byte swizzled
-// layouts wgmma's matrix descriptors describe (ir::WarpgroupMma): an operand read along k (A[i, k],
+// (With two stages: one chunk ahead, each chunk's products waited for, then a barrier.) The
+// stages live in one dynamic shared array, 1024-byte aligned, in the 128-byte swizzled layouts
+// wgmma's matrix descriptors describe (ir::WarpgroupMma): an operand read along k (A[i, k],
 // B[j, k]) in rows of its 64 steps of k, one per row or column of the tile; one read along i or
 // j (A[k, i], B[k, j]) in rows of 64 rows or columns, one per step of k. A 16-byte group of 8
 // elements neighbouring in the array stays together either way, so each thread's copies are

@@ -228,7 +228,12 @@ std::string link_with_nvjitlink(const std::string &ptx, const std::string &name,
   const NvJitLink &lib = NvJitLink::get();
   if (!lib.available())
     throw LinkerError("nvJitLink cannot be used: " + lib.unavailable_reason(), "dlopen");
-  LinkHandle link(lib, {"-arch=sm_" + std::to_string(cc_major) + std::to_string(cc_minor), "-O3"});
+  // PTX for the architecture-specific variant of this GPU's (".target sm_90a": wgmma) links for
+  // that variant; -arch=sm_90 refuses it.
+  std::string arch = "sm_" + std::to_string(cc_major) + std::to_string(cc_minor);
+  if (ptx.find(".target " + arch + "a") != std::string::npos)
+    arch += "a";
+  LinkHandle link(lib, {"-arch=" + arch, "-O3"});
   // PTX with its terminating NUL, as for the driver's linker.
   if (nvJitLinkResult r = lib.nvJitLinkAddData(link.get(), NVJITLINK_INPUT_PTX, ptx.c_str(),
                                                ptx.size() + 1, name.c_str());

@@ -5,6 +5,7 @@
 // order of the blocks.
 #include "support/TestUtil.h"
 
+#include "ir/Build.h"
 #include "ir/Interpreter.h"
 #include "ir/Lower.h"
 #include "ir/Semantics.h"
@@ -617,6 +618,37 @@ TEST(SimtInterpreter, AgreesBitForBitWithTheCompiledCpuCode) {
     expect_same_bits_as_cpu(votes(), {4, 1, 1}, {threads, 1, 1}, x, std::vector<int32_t>(warps, 0),
                             std::vector<int32_t>(warps, 0));
   }
+}
+
+} // namespace
+
+namespace {
+
+// ir::AsyncCopy with a count of valid elements (the wgmma tile's copies at the loops' ends): the
+// first `valid` of its elements copied, the rest of the destination zeros, nothing else read.
+// Thread t of one block of 4 copies src[4t .. 4t+3] with t valid, then stores what landed.
+TEST(SimtInterpreter, AsyncCopyZeroFillsPastItsValidCount) {
+  using namespace ir;
+  ir::Kernel k;
+  k.name = "zero_fill";
+  k.params = {{"src", ParamKind::Array, ScalarType::F32, 1, nullptr},
+              {"dst", ParamKind::Array, ScalarType::F32, 1, nullptr}};
+  Shared s = make_shared_array("s", ScalarType::F32, {16});
+  k.shared = {s};
+  k.schedule.mapping = Mapping::Simt;
+  Expr t = reg_i64(Reg::ThreadIdx, 0), first = mul(t, i64(4));
+  std::vector<Stmt> body = {AsyncCopy::make(s, {first}, 0, ScalarType::F32, {first}, 16, t),
+                            AsyncWait::make(), Barrier::make()};
+  for (int v = 0; v < 4; ++v)
+    body.push_back(Store::make(1, {add(first, i64(v))}, SharedLoad::make(s, {add(first, i64(v))})));
+  k.body = Block::make(std::move(body));
+  const std::vector<float> src = random_vector<float>(16, 1, 2, 41);
+  std::vector<InterpreterArg> args = {array(src), array(std::vector<float>(16, -1.0f))};
+  interpret(k, args, launch({1, 1, 1}, {4, 1, 1}));
+  const std::vector<float> dst = values_of<float>(args[1]);
+  for (int e = 0; e < 16; ++e)
+    EXPECT_EQ(dst[size_t(e)], e % 4 < e / 4 ? src[size_t(e)] : 0.0f) << "element " << e;
+  expect_same_bits_as_cpu(k, {1, 1, 1}, {4, 1, 1}, src, std::vector<float>(16, -1.0f));
 }
 
 } // namespace
