@@ -41,6 +41,9 @@ constexpr int64_t block_limit = 227 * 1024, sm_limit = 228 * 1024, reserved = 10
 constexpr int64_t max_stages = 5;
 // The most f32 accumulators a thread keeps (a warpgroup's 64 x 256 block: 128).
 constexpr int64_t max_accumulators = 128;
+// The registers a thread needs beside its accumulators: ptxas asked for 154 for a 64 x 256 block
+// (128 accumulators) and assembled a 64 x 128 one (64) in 128.
+constexpr int64_t reserved_registers = 32;
 
 // How a tile's warpgroups split it: groups_m x groups_n of them, each blocks_m products of 64
 // rows x n columns per 16 steps of k; `stages` chunks of depth steps in flight.
@@ -85,6 +88,19 @@ std::string plan_tiles(const TileSchedule &tile, const MatmulForm &form, Plan &p
            " warpgroups into blocks of 64 rows and at most 256 columns (multiples of 64 where B "
            "is read along its columns), at most " +
            std::to_string(max_accumulators) + " accumulators a thread";
+  // A launch bound leaves each thread 65536 / (threads x blocks) registers (ptxas's cap: 255);
+  // wgmma's accumulators must fit in them with the descriptors, addresses and indices beside
+  // (ptxas refuses the instruction otherwise).
+  if (tile.min_blocks > 0) {
+    const int64_t registers =
+        std::min<int64_t>(255, 65536 / (plan.threads * tile.min_blocks) / 8 * 8);
+    const int64_t needed = plan.blocks_m * plan.n / 2 + reserved_registers;
+    if (needed > registers)
+      return "with " + std::to_string(tile.min_blocks) + " blocks an SM a thread has " +
+             std::to_string(registers) + " registers, fewer than its " +
+             std::to_string(plan.blocks_m * plan.n / 2) + " accumulators and " +
+             std::to_string(reserved_registers) + " others need";
+  }
   if ((tile.rows * tile.depth / vec) % plan.threads != 0 ||
       (tile.cols * tile.depth / vec) % plan.threads != 0)
     return "the tile's threads do not divide its chunks into equal shares of 8-element groups";

@@ -333,10 +333,17 @@ TEST(TensorCoreLowering, WarpgroupInstructionsOnSm90) {
   // Two blocks an SM: three stages of 32 KiB each.
   ir::LoweredKernel two = lower_for(h, {128, 128, 8, 8, 64, 2}, 90);
   EXPECT_EQ(two.tasks[0].dynamic_shared_bytes, 3 * (128 + 128) * 64 * 2);
-  // 128 x 256 with two blocks an SM: two stages, each chunk's products waited for.
-  ir::LoweredKernel pair = lower_for(h, {128, 256, 8, 16, 64, 2}, 90);
-  EXPECT_EQ(pair.tasks[0].dynamic_shared_bytes, 2 * (128 + 256) * 64 * 2);
+  // 64 x 128 with four blocks an SM: two stages, each chunk's products waited for.
+  ir::LoweredKernel pair = lower_for(h, {64, 128, 4, 16, 64, 4}, 90);
+  EXPECT_EQ(pair.tasks[0].dynamic_shared_bytes, 2 * (64 + 128) * 64 * 2);
   EXPECT_EQ(ir::to_string(pair).find("wgmma.wait 0"), std::string::npos);
+  // A launch bound whose registers cannot hold the accumulators: mma.sync.
+  EXPECT_NE(lower_for(h, {64, 64, 4, 8, 64, 16}, 90)
+                .tasks[0]
+                .tensor_cores.find("; not wgmma: with 16 blocks an SM a thread has 32 registers, "
+                                   "fewer than its 32 accumulators and 32 others need"),
+            std::string::npos)
+      << lower_for(h, {64, 64, 4, 8, 64, 16}, 90).tasks[0].tensor_cores;
   // A[k, i] and B[j, k]: A along its rows, B along k; 256 x 128 in two products a warpgroup.
   EXPECT_EQ(lower_for(t, {256, 128, 16, 8, 64}, 90)
                 .tasks[0]
@@ -458,12 +465,12 @@ void check_call(Kernel &k, int64_t m, int64_t n, int64_t kk, bool epilogue, bool
 }
 
 TEST_P(TensorCore, WarpgroupMatmul) {
-  // Four stages; three (2 blocks an SM); four, two products a warpgroup; two (each chunk's
-  // products waited for before the next copies).
+  // Four stages; three (2 blocks an SM); four, two products a warpgroup; two (4 blocks an SM:
+  // each chunk's products waited for before the next copies).
   const std::vector<ir::TileSchedule> tiles = {{128, 256, 8, 16, 64},
                                                {128, 128, 8, 8, 64, 2},
                                                {256, 128, 16, 8, 64},
-                                               {128, 256, 8, 16, 64, 2}};
+                                               {64, 128, 4, 16, 64, 4}};
   if (target() == ir::Target::CPU) {
     Kernel k = half_matmul<f16>(true);
     k.tile(tiles[0]);
