@@ -80,7 +80,8 @@ protected:
   void emit_print(llvm::Value *format, llvm::Value *slots) override;
   llvm::Value *warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
                        llvm::Value *operand) override;
-  // ldmatrix.sync.aligned.m8n8 (x4 for A, x2 for B) and mma.sync.aligned.m16n8k16.row.col.f32.
+  // The tensor cores and cp.async (CodegenPTXMma.cpp): ldmatrix.sync.aligned.m8n8 (x4 for A, x2
+  // for B) and mma.sync.aligned.m16n8k16.row.col.f32; cp.async and its groups; wgmma.mma_async.
   void emit_mma(const ir::Mma *op) override;
   void emit_async_copy(const ir::AsyncCopy *op) override;
   void emit_async_wait(const ir::AsyncWait &op) override;

@@ -257,9 +257,10 @@ void Machine::exec_node(const Stmt &s) {
       src.back() = add(src.back(), i64(v));
       dst.back() = add(dst.back(), i64(v));
       if (v >= valid) { // zero-filled
-        exec(SharedStore::make(n->dst, dst, n->dst->type == ScalarType::F64
-                                                ? FloatConst::make(ScalarType::F64, 0.0)
-                                                : FloatConst::make(ScalarType::F32, 0.0)));
+        exec(SharedStore::make(n->dst, dst,
+                               n->dst->type == ScalarType::F64
+                                   ? FloatConst::make(ScalarType::F64, 0.0)
+                                   : FloatConst::make(ScalarType::F32, 0.0)));
         continue;
       }
       bool uncertain;

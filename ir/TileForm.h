@@ -119,6 +119,64 @@ struct MatmulForm {
 std::string match_matmul(const ParallelFor *loop, const std::vector<Param> &params, bool tf32,
                          MatmulForm &form);
 
+// A local `name` = `value` declared in `out`.
+inline Var declare(std::vector<Stmt> &out, const std::string &name, const Expr &value) {
+  Var v = make_var(name, value.type());
+  out.push_back(Declare::make(v, value));
+  return v;
+}
+
+// The elements of the matmul form's loop that a thread of a tensor-core tile holds (ir/TileMma.cpp,
+// ir/TileWgmma.cpp): the rows and columns it holds, and each element as a row and a column of
+// those, with its copy of the iteration and its accumulator.
+struct TileElements {
+  struct Position {
+    Expr in_range, clamped, valid; // where; clamped into the loop; whether in range
+  };
+  struct Element {
+    int64_t row, col; // indices into rows and cols
+    Copy copy;
+    Var acc;
+  };
+  std::vector<Position> rows, cols;
+  std::vector<Element> elements;
+
+  // A row or column named `name` at `origin` of a loop of `extent` iterations, declared in `out`.
+  static Position position(std::vector<Stmt> &out, const std::string &name, const Expr &origin,
+                           const Expr &extent) {
+    Var at = declare(out, name, origin);
+    Var clamped = declare(out, name, min(var_ref(at), sub(extent, i64(1))));
+    Var valid = declare(out, name + "_valid", lt(var_ref(at), extent));
+    return Position{var_ref(at), var_ref(clamped), var_ref(valid)};
+  }
+  // Element (rows[row], cols[col]): its copies of the statements before the inner loop, at the
+  // clamped position, writing only where it is in range; its accumulator is that copy's.
+  void add(std::vector<Stmt> &out, const MatmulForm &form, int64_t row, int64_t col) {
+    Element &e = elements.emplace_back(Element{row, col, Copy(), {}});
+    e.copy.values[form.i] = rows[size_t(row)].clamped;
+    e.copy.values[form.j] = cols[size_t(col)].clamped;
+    e.copy.valid = logical_and(rows[size_t(row)].valid, cols[size_t(col)].valid);
+    for (const Stmt &s : form.before)
+      out.push_back(e.copy.mutate(s));
+    e.acc = e.copy.to.at(form.acc.get());
+  }
+  // The statements after the inner loop, for each element in range.
+  void finish(std::vector<Stmt> &out, const MatmulForm &form) {
+    for (Element &e : elements) {
+      const Position &r = rows[size_t(e.row)], &c = cols[size_t(e.col)];
+      e.copy.values[form.i] = r.in_range;
+      e.copy.values[form.j] = c.in_range;
+      e.copy.valid = Expr();
+      std::vector<Stmt> after;
+      for (const Stmt &s : form.after)
+        after.push_back(e.copy.mutate(s));
+      if (!after.empty())
+        out.push_back(
+            IfThenElse::make(logical_and(r.valid, c.valid), Block::make(std::move(after))));
+    }
+  }
+};
+
 // The loop over the tiles of rows x cols iterations of a 2-D parallel loop that the tensor-core
 // tiles run, a block per tile at a time (tile blockIdx.x, then + gridDim.x, ...), each row of
 // tiles in turn; `tiles` becomes their number. `body(stmts, i0, j0, m, n)` adds the statements

@@ -61,8 +61,8 @@ Expr strip_casts(Expr e) {
 
 } // namespace
 
-std::string tile::match_matmul(const ParallelFor *loop, const std::vector<Param> &params,
-                               bool tf32, MatmulForm &form) {
+std::string tile::match_matmul(const ParallelFor *loop, const std::vector<Param> &params, bool tf32,
+                               MatmulForm &form) {
   form.i = loop->vars[0].get(), form.j = loop->vars[1].get();
   Stmt inner;
   for (const Stmt &s : statements_of(loop->body)) {
@@ -215,74 +215,32 @@ public:
     // The rows (16 x 8 block bm, half h) and columns (block bn, pair member q) the lane holds.
     Var group = declare(out, "group", div(var_ref(lane), i64(4)));
     Var pair = declare(out, "pair", mul(mod(var_ref(lane), i64(4)), i64(2)));
-    struct Position {
-      Expr in_range, clamped, valid;
-    };
-    auto position = [&](const std::string &name, const Expr &origin, const Expr &extent) {
-      Var at = declare(out, name, origin);
-      Var clamped = declare(out, name, min(var_ref(at), sub(extent, i64(1))));
-      Var valid = declare(out, name + "_valid", lt(var_ref(at), extent));
-      return Position{var_ref(at), var_ref(clamped), var_ref(valid)};
-    };
-    std::vector<Position> rows, cols; // rows[bm * 2 + h], cols[bn * 2 + q]
+    TileElements held; // rows[bm * 2 + h], cols[bn * 2 + q]
     for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
       for (int h = 0; h < 2; ++h)
-        rows.push_back(position(
-            form_.i->name,
+        held.rows.push_back(TileElements::position(
+            out, form_.i->name,
             add(add(i0, var_ref(warp_row)), add(var_ref(group), i64(bm * 16 + h * 8))), m));
     for (int64_t bn = 0; bn < plan_.blocks_n; ++bn)
       for (int q = 0; q < 2; ++q)
-        cols.push_back(
-            position(form_.j->name,
-                     add(add(j0, var_ref(warp_col)), add(var_ref(pair), i64(bn * 8 + q))), n));
-
-    // Each element the lane holds: its copy of the iteration, and its accumulator.
-    struct Element {
-      int64_t row, col; // indices into rows and cols
-      Copy copy;
-      Var acc;
-    };
-    std::vector<Element> elements;
-    elements.reserve(size_t(plan_.blocks_m * plan_.blocks_n * 4));
+        held.cols.push_back(TileElements::position(
+            out, form_.j->name,
+            add(add(j0, var_ref(warp_col)), add(var_ref(pair), i64(bn * 8 + q))), n));
     for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
       for (int64_t bn = 0; bn < plan_.blocks_n; ++bn)
-        for (int r = 0; r < 4; ++r) {
-          Element &e = elements.emplace_back(Element{bm * 2 + r / 2, bn * 2 + r % 2, Copy(), {}});
-          e.copy.values[form_.i] = rows[e.row].clamped;
-          e.copy.values[form_.j] = cols[e.col].clamped;
-          e.copy.valid = logical_and(rows[e.row].valid, cols[e.col].valid);
-          for (const Stmt &s : form_.before)
-            out.push_back(e.copy.mutate(s));
-          e.acc = e.copy.to.at(form_.acc.get());
-        }
+        for (int r = 0; r < 4; ++r)
+          held.add(out, form_, bm * 2 + r / 2, bn * 2 + r % 2);
 
     Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
     Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
-    out.push_back(IfThenElse::make(lt(var_ref(kb), var_ref(ke)),
-                                   staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid),
-                                               var_ref(warp_row), var_ref(warp_col), elements)));
-
-    // The statements after the inner loop, for the elements in range.
-    for (Element &e : elements) {
-      e.copy.values[form_.i] = rows[e.row].in_range;
-      e.copy.values[form_.j] = cols[e.col].in_range;
-      e.copy.valid = Expr();
-      std::vector<Stmt> after;
-      for (const Stmt &s : form_.after)
-        after.push_back(e.copy.mutate(s));
-      if (!after.empty())
-        out.push_back(IfThenElse::make(logical_and(rows[e.row].valid, cols[e.col].valid),
-                                       Block::make(std::move(after))));
-    }
+    out.push_back(
+        IfThenElse::make(lt(var_ref(kb), var_ref(ke)),
+                         staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid),
+                                     var_ref(warp_row), var_ref(warp_col), held.elements)));
+    held.finish(out, form_);
   }
 
 private:
-  Var declare(std::vector<Stmt> &out, const std::string &name, const Expr &value) {
-    Var v = make_var(name, value.type());
-    out.push_back(Declare::make(v, value));
-    return v;
-  }
-
   // An operand staged through shared memory in its array's own layout: tile[buffer][row][k]
   // (k_last, A[i, k] or B[j, k]) or tile[buffer][k][row] (A[k, i], B[k, j]). Each thread copies
   // groups of 8 elements neighbouring along the last dimension (16 bytes).
@@ -450,14 +408,15 @@ std::optional<Task> map_tile_mma(const Task &task, const std::vector<Param> &par
   std::vector<Stmt> out;
   Expr tiles;
   for (const Stmt &s : statements_of(task.body))
-    out.push_back(s.as<ParallelFor>() == loop
-                      ? tile_loop(loop, tile.rows, tile.cols, tiles,
-                                  [&](std::vector<Stmt> &body, const Expr &i0, const Expr &j0,
-                                      const Expr &m, const Expr &n) {
-                                    MmaTiler(params, tile, plan, form, staged)
-                                        .thread_body(body, i0, j0, m, n);
-                                  })
-                      : s);
+    out.push_back(
+        s.as<ParallelFor>() == loop
+            ? tile_loop(
+                  loop, tile.rows, tile.cols, tiles,
+                  [&](std::vector<Stmt> &body, const Expr &i0, const Expr &j0, const Expr &m,
+                      const Expr &n) {
+                    MmaTiler(params, tile, plan, form, staged).thread_body(body, i0, j0, m, n);
+                  })
+            : s);
   shared = std::move(staged);
   Task mapped = task;
   mapped.body = out.size() == 1 ? out[0] : Block::make(std::move(out));

@@ -62,7 +62,8 @@ std::string plan_tiles(const TileSchedule &tile, const MatmulForm &form, Plan &p
   if (!is_half_float(form.input))
     return "its arrays are f32 (TF32 runs on mma.sync)";
   if (plan.threads % 128 != 0)
-    return "the tile's " + std::to_string(plan.threads) + " threads are not whole warpgroups of 128";
+    return "the tile's " + std::to_string(plan.threads) +
+           " threads are not whole warpgroups of 128";
   if ((plan.a_k_major || plan.b_k_major) && tile.depth != swizzle_row)
     return "an operand read along k (A[i, k] or B[j, k]) is staged in rows of 64 steps of k "
            "(128 swizzled bytes), and the depth is " +
@@ -117,6 +118,16 @@ std::string plan_tiles(const TileSchedule &tile, const MatmulForm &form, Plan &p
   return "";
 }
 
+// Whether the rows of the array `p` reads are multiples of `elements` (a copy's bytes), and a
+// group read along k starts at one: where the loop's first k is a multiple too.
+Expr rows_aligned(const Pattern &p, const Expr &kb, int64_t elements) {
+  Expr ok =
+      eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(p.array, 1), i64(elements - 1)), i64(0));
+  if (p.k_dim == 1)
+    ok = logical_and(ok, eq(Binary::make(BinaryOp::BitAnd, kb, i64(elements - 1)), i64(0)));
+  return ok;
+}
+
 Expr bits(BinaryOp op, Expr a, int64_t b) {
   return Binary::make(op, std::move(a), i64(b));
 }
@@ -136,87 +147,57 @@ public:
     Var group = declare(out, "warpgroup", div(var_ref(tid), i64(128)));
     Var warp = declare(out, "warp", div(mod(var_ref(tid), i64(128)), i64(32)));
     Var lane = declare(out, "lane", mod(var_ref(tid), i64(32)));
-    Var group_row = declare(out, "group_row", mul(div(var_ref(group), i64(plan_.groups_n)),
-                                                  i64(plan_.blocks_m * 64)));
+    Var group_row = declare(
+        out, "group_row", mul(div(var_ref(group), i64(plan_.groups_n)), i64(plan_.blocks_m * 64)));
     Var group_col =
         declare(out, "group_col", mul(mod(var_ref(group), i64(plan_.groups_n)), i64(plan_.n)));
     Var quad = declare(out, "quad", div(var_ref(lane), i64(4)));
     Var pair = declare(out, "pair", mul(mod(var_ref(lane), i64(4)), i64(2)));
-    struct Position {
-      Expr in_range, clamped, valid;
-    };
-    auto position = [&](const std::string &name, const Expr &origin, const Expr &extent) {
-      Var at = declare(out, name, origin);
-      Var clamped = declare(out, name, min(var_ref(at), sub(extent, i64(1))));
-      Var valid = declare(out, name + "_valid", lt(var_ref(at), extent));
-      return Position{var_ref(at), var_ref(clamped), var_ref(valid)};
-    };
-    // rows[bm * 2 + h]: block bm's row 16 warp + quad + 8 h; cols[c * 2 + q]: column 8 c + pair + q.
-    // Declared before the loop for the statements before it, and again after it for the ones
+    // rows[bm * 2 + h]: block bm's row 16 warp + quad + 8 h; cols[c * 2 + q]: column 8 c + pair +
+    // q. Declared before the loop for the statements before it, and again after it for the ones
     // after (those before it seldom read them: an accumulator's 0): no register holds them
     // through the loop.
-    std::vector<Position> rows, cols;
+    TileElements held;
     auto positions = [&] {
-      rows.clear(), cols.clear();
+      held.rows.clear(), held.cols.clear();
       for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
         for (int h = 0; h < 2; ++h)
-          rows.push_back(position(
-              form_.i->name,
+          held.rows.push_back(TileElements::position(
+              out, form_.i->name,
               add(add(i0, var_ref(group_row)),
                   add(add(mul(var_ref(warp), i64(16)), var_ref(quad)), i64(bm * 64 + h * 8))),
               m));
       for (int64_t c = 0; c < plan_.n / 8; ++c)
         for (int q = 0; q < 2; ++q)
-          cols.push_back(position(
-              form_.j->name, add(add(j0, var_ref(group_col)), add(var_ref(pair), i64(c * 8 + q))),
-              n));
+          held.cols.push_back(TileElements::position(
+              out, form_.j->name,
+              add(add(j0, var_ref(group_col)), add(var_ref(pair), i64(c * 8 + q))), n));
     };
     positions();
-    struct Element {
-      int64_t row, col;
-      Copy copy;
-      Var acc;
-    };
-    std::vector<Element> elements; // product bm's accumulator e at bm * n / 2 + e
-    elements.reserve(size_t(plan_.blocks_m * plan_.n / 2));
+    // Product bm's accumulator e is element bm * n / 2 + e.
+    std::vector<std::vector<Var>> acc(size_t(plan_.blocks_m));
     for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
       for (int64_t e = 0; e < plan_.n / 2; ++e) {
-        Element &el = elements.emplace_back(
-            Element{bm * 2 + (e % 4) / 2, (e / 4) * 2 + e % 2, Copy(), {}});
-        el.copy.values[form_.i] = rows[size_t(el.row)].clamped;
-        el.copy.values[form_.j] = cols[size_t(el.col)].clamped;
-        el.copy.valid = logical_and(rows[size_t(el.row)].valid, cols[size_t(el.col)].valid);
-        for (const Stmt &s : form_.before)
-          out.push_back(el.copy.mutate(s));
-        el.acc = el.copy.to.at(form_.acc.get());
+        held.add(out, form_, bm * 2 + (e % 4) / 2, (e / 4) * 2 + e % 2);
+        acc[size_t(bm)].push_back(held.elements.back().acc);
       }
-    std::vector<std::vector<Var>> acc(size_t(plan_.blocks_m));
-    for (size_t k = 0; k < elements.size(); ++k)
-      acc[k / size_t(plan_.n / 2)].push_back(elements[k].acc);
 
     Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
     Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
     // A tile inside the loop's extents, of whole chunks, whose operands' rows are multiples of 16
     // bytes runs a loop of 16-byte asynchronous copies only; the others (at the loops' ends, or of
-    // odd extents) one that zero-fills and chooses narrower copies or element ones where it must. Two loops: the second one's
-    // indices would otherwise take registers through the first.
+    // odd extents) one that zero-fills and chooses narrower copies or element ones where it must.
+    // Two loops: the second one's indices would otherwise take registers through the first.
     auto loop = [&](bool whole) {
       return staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid), var_ref(group_row),
                          var_ref(group_col), acc, whole);
     };
-    Expr whole = logical_and(logical_and(le(add(i0, i64(tile_.rows)), m),
-                                         le(add(j0, i64(tile_.cols)), n)),
-                             eq(mod(sub(var_ref(ke), var_ref(kb)), i64(tile_.depth)), i64(0)));
-    for (const Pattern &p : {form_.a, form_.b}) {
-      if (params_[p.array].strided)
-        whole = BoolConst::make(false);
-      whole = logical_and(whole, eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(p.array, 1),
-                                                 i64(vec - 1)),
-                                    i64(0)));
-      if (p.k_dim == 1) // a group starts at a k: the loop's first one aligned too
-        whole = logical_and(
-            whole, eq(Binary::make(BinaryOp::BitAnd, var_ref(kb), i64(vec - 1)), i64(0)));
-    }
+    Expr whole =
+        logical_and(logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n)),
+                    eq(mod(sub(var_ref(ke), var_ref(kb)), i64(tile_.depth)), i64(0)));
+    for (const Pattern &p : {form_.a, form_.b})
+      whole = params_[p.array].strided ? BoolConst::make(false)
+                                       : logical_and(whole, rows_aligned(p, var_ref(kb), vec));
     Var fast = declare(out, "whole_tile", whole);
     out.push_back(IfThenElse::make(
         lt(var_ref(kb), var_ref(ke)),
@@ -224,27 +205,10 @@ public:
                          loop(false))));
 
     positions();
-    for (Element &e : elements) {
-      e.copy.values[form_.i] = rows[size_t(e.row)].in_range;
-      e.copy.values[form_.j] = cols[size_t(e.col)].in_range;
-      e.copy.valid = Expr();
-      std::vector<Stmt> after;
-      for (const Stmt &s : form_.after)
-        after.push_back(e.copy.mutate(s));
-      if (!after.empty())
-        out.push_back(IfThenElse::make(
-            logical_and(rows[size_t(e.row)].valid, cols[size_t(e.col)].valid),
-            Block::make(std::move(after))));
-    }
+    held.finish(out, form_);
   }
 
 private:
-  Var declare(std::vector<Stmt> &out, const std::string &name, const Expr &value) {
-    Var v = make_var(name, value.type());
-    out.push_back(Declare::make(v, value));
-    return v;
-  }
-
   // An operand's part of a stage: `extent` rows (A) or columns (B), `k_major` as it lies.
   struct Operand {
     Pattern pattern;
@@ -266,13 +230,15 @@ private:
                       bits(BinaryOp::Shr, x, 6));
       Expr group = bit_xor(bits(BinaryOp::BitAnd, bits(BinaryOp::Shr, x, 3), 7),
                            bits(BinaryOp::BitAnd, kk, 7));
-      return add(add(mul(atom, i64(atom_bytes / 2)), bits(BinaryOp::Shl, bits(BinaryOp::BitAnd, kk, 7), 6)),
+      return add(add(mul(atom, i64(atom_bytes / 2)),
+                     bits(BinaryOp::Shl, bits(BinaryOp::BitAnd, kk, 7), 6)),
                  add(bits(BinaryOp::Shl, group, 3), bits(BinaryOp::BitAnd, x, 7)));
     }
     // The first element of the block of 64 rows or n columns at x0 (a multiple of 64, or of 8
     // when k-major), and its descriptor's layout.
     Expr block(const Expr &x0) const {
-      return k_major ? mul(x0, i64(swizzle_row)) : mul(div(x0, i64(swizzle_row)), i64(atom_bytes / 2));
+      return k_major ? mul(x0, i64(swizzle_row))
+                     : mul(div(x0, i64(swizzle_row)), i64(atom_bytes / 2));
     }
     WarpgroupMma::Layout layout() const {
       if (k_major) // 8 rows of 128 bytes to the next 8; the next 16 steps of k 32 bytes on
@@ -296,14 +262,6 @@ private:
     // inner loop's end. A whole tile (both operands' rows multiples of 16 bytes, the tile inside
     // the loop's extents, its k range whole chunks) copies 16 bytes at a time, nothing to fill:
     // the valid counts' arithmetic cost it a fifth of its speed on the H200 (bench/RESULTS.md).
-    auto aligned = [&](const Operand &op, int64_t elements) {
-      Expr ok = eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(op.pattern.array, 1),
-                                i64(elements - 1)),
-                   i64(0));
-      if (op.k_major) // a group starts at a k: the loop's first one aligned too
-        ok = logical_and(ok, eq(Binary::make(BinaryOp::BitAnd, kb, i64(elements - 1)), i64(0)));
-      return ok;
-    };
     auto copy_chunk = [&](std::vector<Stmt> &into, const Expr &k0, const Expr &stage) {
       for (int s = 0; s < 2; ++s) {
         const Operand &op = ops[s];
@@ -312,6 +270,7 @@ private:
         const int64_t fast = op.k_major ? depth : op.extent; // along the array's last dimension
         Expr region = op.stage_base(stage, plan_, s == 0);
         std::vector<Stmt> whole, wide, narrow, single;
+        const bool strided = params_[op.pattern.array].strided; // element by element only
         auto at = [&](const Expr &k, const Expr &x) {
           return op.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
         };
@@ -338,10 +297,16 @@ private:
             return AsyncCopy::make(smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
                                    at(sk, sx), int(count * 2), valid);
           };
-          whole.push_back(AsyncCopy::make(smem_, {dst}, op.pattern.array, form_.input, at(k, xa)));
-          wide.push_back(copy(0, vec));
-          narrow.push_back(copy(0, vec / 2));
-          narrow.push_back(copy(vec / 2, vec / 2));
+          if (whole_tile) {
+            whole.push_back(
+                AsyncCopy::make(smem_, {dst}, op.pattern.array, form_.input, at(k, xa)));
+            continue;
+          }
+          if (!strided) {
+            wide.push_back(copy(0, vec));
+            narrow.push_back(copy(0, vec / 2));
+            narrow.push_back(copy(vec / 2, vec / 2));
+          }
           for (int v = 0; v < vec; ++v) {
             Expr kv = op.k_major ? add(k, i64(v)) : k, xv = op.k_major ? xa : add(xa, i64(v));
             Expr clamped = Load::make(form_.input, op.pattern.array,
@@ -353,13 +318,13 @@ private:
         }
         if (whole_tile)
           into.push_back(Block::make(std::move(whole)));
-        else if (params_[op.pattern.array].strided)
+        else if (strided)
           into.push_back(Block::make(std::move(single)));
         else
           into.push_back(IfThenElse::make(
-              aligned(op, vec), Block::make(std::move(wide)),
-              IfThenElse::make(aligned(op, vec / 2), Block::make(std::move(narrow)),
-                               Block::make(std::move(single)))));
+              rows_aligned(op.pattern, kb, vec), Block::make(std::move(wide)),
+              IfThenElse::make(rows_aligned(op.pattern, kb, vec / 2),
+                               Block::make(std::move(narrow)), Block::make(std::move(single)))));
       }
     };
 
@@ -372,7 +337,8 @@ private:
     for (int64_t s = 0; s < ahead; ++s) {
       std::vector<Stmt> copy;
       copy_chunk(copy, add(kb, i64(s * depth)), i64(s));
-      out.push_back(IfThenElse::make(lt(add(kb, i64(s * depth)), ke), Block::make(std::move(copy))));
+      out.push_back(
+          IfThenElse::make(lt(add(kb, i64(s * depth)), ke), Block::make(std::move(copy))));
       out.push_back(AsyncWait::make(int(ahead))); // a group per chunk, complete or not
     }
     Var stage = make_var("stage", ScalarType::I64), next = make_var("stage_ahead", ScalarType::I64);
@@ -397,8 +363,8 @@ private:
            add(ops[1].stage_base(var_ref(stage), plan_, false), ops[1].block(group_col)),
            acc[size_t(bm)]});
     const WarpgroupMma::Layout a = ops[0].layout(), b = ops[1].layout();
-    chunk.push_back(WarpgroupMma::make(smem_, plan_.n, int(depth / 16), a, b, products,
-                                       overlap ? 1 : 0));
+    chunk.push_back(
+        WarpgroupMma::make(smem_, plan_.n, int(depth / 16), a, b, products, overlap ? 1 : 0));
     if (!overlap)
       chunk.push_back(Barrier::make()); // every warpgroup's reads of the stage are done
     auto advance = [&](const Var &v) {
@@ -440,13 +406,12 @@ std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &p
   Expr tiles;
   std::vector<Stmt> out;
   for (const Stmt &s : statements_of(task.body))
-    out.push_back(s.as<ParallelFor>() == loop
-                      ? tile_loop(loop, tile.rows, tile.cols, tiles,
-                                  [&](std::vector<Stmt> &body, const Expr &i0, const Expr &j0,
-                                      const Expr &m, const Expr &n) {
-                                    tiler.thread_body(body, i0, j0, m, n);
-                                  })
-                      : s);
+    out.push_back(
+        s.as<ParallelFor>() == loop
+            ? tile_loop(loop, tile.rows, tile.cols, tiles,
+                        [&](std::vector<Stmt> &body, const Expr &i0, const Expr &j0, const Expr &m,
+                            const Expr &n) { tiler.thread_body(body, i0, j0, m, n); })
+            : s);
   shared.push_back(smem);
   Task mapped = task;
   mapped.body = out.size() == 1 ? out[0] : Block::make(std::move(out));

@@ -226,13 +226,15 @@ struct GpuCall final : CallTarget {
   }
 
   void prepare_task(size_t t, const std::vector<int64_t> &domain) override {
-    if (const int64_t bytes = gpu->lowered.tasks[t].dynamic_shared_bytes; bytes > 0)
+    // The dynamic shared memory the launch gives: Kernel::shape's for a SIMT task, the lowering's
+    // for a warpgroup tile; allowed before the grid's occupancy is asked with it.
+    const ir::Task &task = gpu->lowered.tasks[t];
+    if (const int64_t bytes = task.kind == ir::TaskKind::Simt ? state.shape->dynamic_shared_bytes
+                                                              : task.dynamic_shared_bytes;
+        bytes > 0)
       runtime::allow_dynamic_shared(gpu->functions[t], bytes, runtime::GpuContext::get().info(),
                                     state.kernel.name);
     shape = &grid_for(state, *gpu, t, domain);
-    if (gpu->lowered.tasks[t].kind == ir::TaskKind::Simt && state.shape->dynamic_shared_bytes > 0)
-      runtime::allow_dynamic_shared(gpu->functions[t], state.shape->dynamic_shared_bytes,
-                                    runtime::GpuContext::get().info(), state.kernel.name);
     if (gpu->lowered.tasks[t].covering &&
         (!covers(*shape, domain) || (gpu->variant.index32 && !grid_allows_index32(*shape)))) {
       // CUDA's grid limits, or the 32-bit code's bound on blocks, leave iterations without a

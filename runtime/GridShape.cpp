@@ -229,9 +229,8 @@ GridShape choose_grid(const GpuFunction &function, const std::vector<int64_t> &d
         policy.block[0] * std::max(policy.block[1], 1u) * std::max(policy.block[2], 1u);
     int active_blocks = 0;
     std::string call = "cuOccupancyMaxActiveBlocksPerMultiprocessor(" + function.name + ")";
-    cu.check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&active_blocks, function.handle,
-                                                            static_cast<int>(threads),
-                                                            dynamic_shared_bytes),
+    cu.check(cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                 &active_blocks, function.handle, static_cast<int>(threads), dynamic_shared_bytes),
              call.c_str());
     return compute_grid(domain, static_cast<int>(threads), active_blocks, device.sm_count, policy);
   }

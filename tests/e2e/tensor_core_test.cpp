@@ -357,9 +357,11 @@ TEST(TensorCoreLowering, WarpgroupInstructionsOnSm90) {
             "products of 16 x 8) per 32 steps of k; not wgmma: an operand read along k (A[i, k] "
             "or B[j, k]) is staged in rows of 64 steps of k (128 swizzled bytes), and the depth "
             "is 32, not 64");
-  EXPECT_NE(lower_for(h, {64, 64, 8, 8, 64}, 90).tasks[0].tensor_cores.find(
-                "not wgmma: the tile's 64 threads are not whole warpgroups of 128"),
-            std::string::npos);
+  EXPECT_NE(
+      lower_for(h, {64, 64, 8, 8, 64}, 90)
+          .tasks[0]
+          .tensor_cores.find("not wgmma: the tile's 64 threads are not whole warpgroups of 128"),
+      std::string::npos);
   EXPECT_NE(lower_for(h, {64, 64, 4, 8, 64, 8}, 90)
                 .tasks[0]
                 .tensor_cores.find("; not wgmma: two stages of the tile take 32768 bytes of "
@@ -479,12 +481,14 @@ TEST_P(TensorCore, WarpgroupMatmul) {
     EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16"), std::string::npos);
     EXPECT_NE(ptx.find(".target sm_90a"), std::string::npos);
   }
-  const bool hopper = target() == ir::Target::GPU && runtime::GpuContext::get().info().cc_major == 9;
+  const bool hopper =
+      target() == ir::Target::GPU && runtime::GpuContext::get().info().cc_major == 9;
   int run = 0;
   for (bool transposed : {false, true})
     for (const ir::TileSchedule &tile : tiles) {
       const bool epilogue = run++ % 2 == 0;
-      Kernel f = half_matmul<f16>(epilogue, transposed), b = half_matmul<bf16>(!epilogue, transposed);
+      Kernel f = half_matmul<f16>(epilogue, transposed),
+             b = half_matmul<bf16>(!epilogue, transposed);
       f.tile(tile).on(target());
       b.tile(tile).on(target());
       std::vector<std::array<int64_t, 3>> shapes = {{300, 200, 170}, {256, 512, 192}, {1, 3, 1}};
