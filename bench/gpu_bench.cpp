@@ -773,6 +773,12 @@ bool tensor_core_bench(uint64_t seed) {
       {"256x128_wg2_d64", {256, 128, 16, 8, 64, 1}},
       {"128x128_wg2_d64_b2", {128, 128, 8, 8, 64, 2}},
   };
+  // LOOM_BENCH_TILES=label,label,...: only those tiles (of either list), for a shorter run.
+  const char *only = std::getenv("LOOM_BENCH_TILES");
+  auto chosen = [&](const Choice &c) {
+    return !only || ("," + std::string(only) + ",").find("," + std::string(c.label) + ",") !=
+                        std::string::npos;
+  };
   bool ok = true;
   const Choice *best4096 = &choices[0];
   double square4096 = 0;
@@ -780,6 +786,8 @@ bool tensor_core_bench(uint64_t seed) {
     double best[2] = {0, 0};
     const Choice *best_choice = &choices[0];
     for (const Choice &c : choices) {
+      if (!chosen(c))
+        continue;
       double f = 0, b = 0;
       ok &= half_matmul_bench<loom::f16>("f16", n, n, n, c.tile, c.label, false, seed + n, &f);
       ok &=
@@ -821,11 +829,14 @@ bool tensor_core_bench(uint64_t seed) {
   for (int64_t n : {int64_t(4096), int64_t(8192)}) {
     double best = 0;
     for (const Choice &c : tf32_choices) {
+      if (!chosen(c))
+        continue;
       double f = 0;
       ok &= half_matmul_bench<float>("tf32", n, n, n, c.tile, c.label, false, seed + n + 5, &f);
       best = std::max(best, f);
     }
-    result(("loom_tf32_matmul" + std::to_string(n) + "_tflops").c_str(), best, "TFLOP/s");
+    if (best > 0)
+      result(("loom_tf32_matmul" + std::to_string(n) + "_tflops").c_str(), best, "TFLOP/s");
   }
   return ok;
 }

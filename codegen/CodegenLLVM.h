@@ -134,6 +134,8 @@ protected:
   // A warpgroup's chunk of products (ir::WarpgroupMma). CPU: a CompileError (only the GPU's
   // tensor-core tile for sm_90 makes one); CodegenPTX: wgmma.mma_async.
   virtual void emit_warpgroup_mma(const ir::WarpgroupMma *op);
+  // A memory barrier's operation (ir::Mbarrier). CPU: a CompileError (GPU code only).
+  virtual void emit_mbarrier(const ir::Mbarrier *op);
   // A warp collective on `value` (of IR type `t`); `operand` is null for votes.
   virtual llvm::Value *warp_op(ir::WarpOpKind op, ir::ScalarType t, llvm::Value *value,
                                llvm::Value *operand);

@@ -251,6 +251,14 @@ void CodegenLLVM::visit_node(const ir::WarpgroupMma *op) {
   emit_warpgroup_mma(op);
 }
 
+void CodegenLLVM::visit_node(const ir::Mbarrier *op) {
+  emit_mbarrier(op);
+}
+
+void CodegenLLVM::emit_mbarrier(const ir::Mbarrier *) {
+  throw CompileError("a memory barrier (mbarrier) is GPU code; the CPU has no code for it");
+}
+
 void CodegenLLVM::emit_warpgroup_mma(const ir::WarpgroupMma *) {
   throw CompileError("a warpgroup mma (wgmma) is GPU code; the CPU has no code for it");
 }

@@ -86,6 +86,7 @@ protected:
   void emit_async_copy(const ir::AsyncCopy *op) override;
   void emit_async_wait(const ir::AsyncWait &op) override;
   void emit_warpgroup_mma(const ir::WarpgroupMma *op) override;
+  void emit_mbarrier(const ir::Mbarrier *op) override;
 
 private:
   llvm::Value *sreg(llvm::Intrinsic::ID id);

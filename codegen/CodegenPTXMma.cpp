@@ -252,4 +252,45 @@ void CodegenPTX::emit_warpgroup_mma(const ir::WarpgroupMma *op) {
                           lookup(op->products[p].acc[size_t(e)]));
 }
 
+// A memory barrier's operation (ir::Mbarrier): init and the arrivals through LLVM's intrinsics; the
+// wait, for which LLVM 19 has none, as a loop around one inline mbarrier.try_wait.parity (which
+// itself waits a while, in hardware, before it answers false).
+void CodegenPTX::emit_mbarrier(const ir::Mbarrier *op) {
+  llvm::Type *shared = llvm::PointerType::get(context, 3);
+  llvm::Value *at = shared_address(op->barriers, {op->index});
+  if (at->getType() != shared)
+    at = builder.CreateAddrSpaceCast(at, shared);
+  switch (op->op) {
+  case ir::Mbarrier::Op::Init:
+    builder.CreateIntrinsic(llvm::Intrinsic::nvvm_mbarrier_init_shared, {},
+                            {at, builder.CreateTrunc(value_of(op->value), builder.getInt32Ty())});
+    return;
+  case ir::Mbarrier::Op::Arrive:
+    builder.CreateIntrinsic(llvm::Intrinsic::nvvm_mbarrier_arrive_shared, {}, {at});
+    return;
+  case ir::Mbarrier::Op::ArriveOnCopies:
+    builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_mbarrier_arrive_noinc_shared, {}, {at});
+    return;
+  case ir::Mbarrier::Op::Wait:
+    break;
+  }
+  llvm::Type *i32 = builder.getInt32Ty();
+  llvm::Value *address = builder.CreatePtrToInt(at, i32);
+  llvm::Value *parity = builder.CreateTrunc(value_of(op->value), i32);
+  auto *type = llvm::FunctionType::get(i32, {i32, i32}, false);
+  auto *try_wait = llvm::InlineAsm::get(
+      type,
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2;\n"
+      "selp.u32 $0, 1, 0, p;\n}",
+      "=r,r,r,~{memory}", /*hasSideEffects=*/true);
+  llvm::Function *fn = builder.GetInsertBlock()->getParent();
+  auto *loop = llvm::BasicBlock::Create(context, "mbarrier.wait", fn);
+  auto *done = llvm::BasicBlock::Create(context, "mbarrier.done", fn);
+  builder.CreateBr(loop);
+  builder.SetInsertPoint(loop);
+  llvm::Value *complete = builder.CreateCall(type, try_wait, {address, parity});
+  builder.CreateCondBr(builder.CreateICmpNE(complete, builder.getInt32(0)), done, loop);
+  builder.SetInsertPoint(done);
+}
+
 } // namespace loom::codegen

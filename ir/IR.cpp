@@ -484,6 +484,21 @@ Stmt AsyncWait::make(int pending, bool async_proxy) {
   return Stmt(std::make_shared<const AsyncWait>(pending, async_proxy));
 }
 
+Stmt Mbarrier::make(Op op, Shared barriers, Expr index, Expr value) {
+  if (!barriers || barriers->local() || (!barriers->dynamic && barriers->type != ScalarType::I64))
+    ill_typed("memory barrier outside a shared array of i64 or the dynamic shared array");
+  if (!index.defined() || index.type() != ScalarType::I64)
+    ill_typed("memory barrier index that is not an i64");
+  const bool arrival = op == Op::Arrive || op == Op::ArriveOnCopies;
+  if (arrival == value.defined())
+    ill_typed(arrival ? "memory barrier arrival with a value"
+                      : "memory barrier init or wait without its count or parity");
+  if (value.defined() && value.type() != ScalarType::I64)
+    ill_typed("memory barrier count or parity that is not an i64");
+  return Stmt(std::make_shared<const Mbarrier>(op, std::move(barriers), std::move(index),
+                                               std::move(value)));
+}
+
 Stmt WarpgroupMma::make(Shared smem, int64_t n, int k_steps, Layout a, Layout b,
                         std::vector<Product> products, int pending) {
   if (!smem || smem->local() || !is_half_float(smem->type))

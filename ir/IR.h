@@ -415,7 +415,8 @@ struct WarpOp : ExprNode {
   X(Assume)                                                                                        \
   X(AsyncCopy)                                                                                     \
   X(AsyncWait)                                                                                     \
-  X(WarpgroupMma)
+  X(WarpgroupMma)                                                                                  \
+  X(Mbarrier)
 
 enum class StmtKind : uint8_t {
 #define LOOM_X(name) name,
@@ -707,6 +708,36 @@ struct WarpgroupMma : StmtNode {
         products(std::move(p)), pending(pend) {}
   static Stmt make(Shared smem, int64_t n, int k_steps, Layout a, Layout b,
                    std::vector<Product> products, int pending = 0);
+};
+
+// An operation on a memory barrier (PTX's mbarrier, sm_80 and later): the 8 bytes at element
+// `index` (i64) of shared array `barriers`, an i64 array or the dynamic shared array (whose
+// element `index` then starts 8-byte aligned), which count arrivals in phases. A phase completes
+// when as many threads have arrived as the count it was initialised with; the next phase then
+// begins, with the same count. Threads of a block that play different roles (a warpgroup copying
+// operands, others multiplying them: ir/TileWgmma.cpp) hand stages of shared memory to each
+// other through them without a barrier of the whole block.
+//   Init:   one thread sets the barrier up for `value` (an i64, 1 or more) arrivals a phase; a
+//           barrier of the block must follow before any other thread uses it.
+//   Arrive: the thread arrives (mbarrier.arrive, release: its writes to shared memory before it,
+//           and what it saw, are visible to a thread whose Wait sees the phase complete).
+//   ArriveOnCopies: the thread arrives once its asynchronous copies so far (AsyncCopy) are
+//           complete, without waiting for them (cp.async.mbarrier.arrive.noinc): their bytes are
+//           then visible to the waiting threads, and to the tensor cores' reads (WarpgroupMma).
+//   Wait:   the thread waits until the phase of parity `value` (an i64, 0 or 1) is complete
+//           (mbarrier.try_wait.parity, acquire). A barrier just initialised is in phase 0, and
+//           the phase before it, of parity 1, counts as complete.
+// GPU only: the pass that makes one does so for sm_90.
+struct Mbarrier : StmtNode {
+  static constexpr StmtKind static_kind = StmtKind::Mbarrier;
+  enum class Op : uint8_t { Init, Arrive, ArriveOnCopies, Wait };
+  Op op;
+  Shared barriers;
+  Expr index, value; // value: Init's count, Wait's parity; none for the arrivals
+  Mbarrier(Op o, Shared b, Expr i, Expr v)
+      : StmtNode(static_kind), op(o), barriers(std::move(b)), index(std::move(i)),
+        value(std::move(v)) {}
+  static Stmt make(Op op, Shared barriers, Expr index, Expr value = Expr());
 };
 
 // The element of the 16 x 8 accumulator block that lane `lane`'s acc[r] holds (Mma).

@@ -280,6 +280,12 @@ void Machine::exec_node(const Stmt &s) {
     throw InterpreterError("kernel '" + name_ +
                            "': a warpgroup mma (wgmma) is GPU code the interpreter does not run" +
                            where());
+  case StmtKind::Mbarrier:
+    // Made only for the GPU (sm_90), as the warpgroup mma it hands stages to.
+    throw InterpreterError("kernel '" + name_ +
+                           "': a memory barrier (mbarrier) is GPU code the interpreter does not "
+                           "run" +
+                           where());
   case StmtKind::Assume:
     if (!decide(eval(s.as<Assume>()->cond), "an assumption"))
       throw InterpreterError("kernel '" + name_ + "': the assumption " +

@@ -62,6 +62,11 @@ void Visitor::visit_node(const WarpgroupMma *n) {
     visit(p.b_offset);
   }
 }
+void Visitor::visit_node(const Mbarrier *n) {
+  visit(n->index);
+  if (n->value.defined())
+    visit(n->value);
+}
 void Visitor::visit_node(const Assume *n) {
   visit(n->cond);
 }
@@ -251,6 +256,13 @@ Stmt Mutator::mutate_node(const WarpgroupMma *n, const Stmt &self) {
   return changed ? WarpgroupMma::make(n->smem, n->n, n->k_steps, n->a, n->b, std::move(products),
                                       n->pending)
                  : self;
+}
+Stmt Mutator::mutate_node(const Mbarrier *n, const Stmt &self) {
+  Expr index = mutate(n->index);
+  Expr value = n->value.defined() ? mutate(n->value) : Expr();
+  return index.same_as(n->index) && value.same_as(n->value)
+             ? self
+             : Mbarrier::make(n->op, n->barriers, std::move(index), std::move(value));
 }
 Stmt Mutator::mutate_node(const Assume *n, const Stmt &self) {
   Expr c = mutate(n->cond);

@@ -150,6 +150,19 @@ public:
            << shared_name(n->smem) << "[" << expr(p.b_offset) << "]\n";
       return;
     }
+    case StmtKind::Mbarrier: {
+      auto *n = s.as<Mbarrier>();
+      const std::string at = shared_name(n->barriers) + "[" + expr(n->index) + "]";
+      if (n->op == Mbarrier::Op::Init)
+        os << pad << "mbarrier.init " << at << ", " << expr(n->value) << " arrivals a phase\n";
+      else if (n->op == Mbarrier::Op::Arrive)
+        os << pad << "mbarrier.arrive " << at << "\n";
+      else if (n->op == Mbarrier::Op::ArriveOnCopies)
+        os << pad << "mbarrier.arrive " << at << " once the thread's async copies are complete\n";
+      else
+        os << pad << "mbarrier.wait " << at << ", phase parity " << expr(n->value) << "\n";
+      return;
+    }
     case StmtKind::Assume:
       os << pad << "assume " << expr(s.as<Assume>()->cond) << "\n";
       return;

@@ -181,9 +181,11 @@ struct TileElements {
 // tiles run, a block per tile at a time (tile blockIdx.x, then + gridDim.x, ...), each row of
 // tiles in turn; `tiles` becomes their number. `body(stmts, i0, j0, m, n)` adds the statements
 // of the tile whose first iteration is (i0, j0), of a loop of m x n iterations; a barrier ends
-// each tile, so that the next one's stores wait for this one's last reads.
+// each tile, so that the next one's stores wait for this one's last reads (unless `barriers`
+// is false: the tile's threads then hand shared memory over through memory barriers).
 template <class Body>
-Stmt tile_loop(const ParallelFor *loop, int64_t rows, int64_t cols, Expr &tiles, Body body) {
+Stmt tile_loop(const ParallelFor *loop, int64_t rows, int64_t cols, Expr &tiles, Body body,
+               bool barriers = true) {
   std::vector<Stmt> out;
   Var m = make_var("rows", ScalarType::I64), n = make_var("cols", ScalarType::I64);
   out.push_back(Declare::make(m, loop->extents[0]));
@@ -197,7 +199,8 @@ Stmt tile_loop(const ParallelFor *loop, int64_t rows, int64_t cols, Expr &tiles,
   each.push_back(Declare::make(i0, mul(div(var_ref(t), tiles_j), i64(rows))));
   each.push_back(Declare::make(j0, mul(mod(var_ref(t), tiles_j), i64(cols))));
   body(each, var_ref(i0), var_ref(j0), var_ref(m), var_ref(n));
-  each.push_back(Barrier::make());
+  if (barriers)
+    each.push_back(Barrier::make());
   out.push_back(For::make(t, reg_i64(Reg::BlockIdx, 0), tiles, reg_i64(Reg::GridDim, 0),
                           Block::make(std::move(each))));
   return Block::make(std::move(out));

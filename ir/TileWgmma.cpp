@@ -47,11 +47,16 @@ constexpr int64_t reserved_registers = 32;
 
 // How a tile's warpgroups split it: groups_m x groups_n of them, each blocks_m products of 64
 // rows x n columns per 16 steps of k; `stages` chunks of depth steps in flight.
+// With `producer`, one more warpgroup (the last) makes the copies, and the others multiply.
 struct Plan {
   int64_t threads = 0, groups_m = 0, groups_n = 0, blocks_m = 0, n = 0, stages = 0;
   int64_t stage_a = 0, stage_b = 0; // elements of a stage of A, of B
   bool a_k_major = false, b_k_major = false;
-  int64_t bytes() const { return stages * (stage_a + stage_b) * 2; }
+  bool producer = false;
+  // The stages' elements; with a producer, each stage's two memory barriers (8 bytes each) after.
+  int64_t barrier_base() const { return stages * (stage_a + stage_b); }
+  int64_t bytes() const { return barrier_base() * 2 + (producer ? 2 * stages * 8 : 0); }
+  int64_t block_threads() const { return threads + (producer ? 128 : 0); }
 };
 
 // Why `tile` cannot run on the warpgroup instructions, or empty (and `plan` filled in).
@@ -91,24 +96,26 @@ std::string plan_tiles(const TileSchedule &tile, const MatmulForm &form, Plan &p
            std::to_string(max_accumulators) + " accumulators a thread";
   // A launch bound leaves each thread 65536 / (threads x blocks) registers (ptxas's cap: 255);
   // wgmma's accumulators must fit in them with the descriptors, addresses and indices beside
-  // (ptxas refuses the instruction otherwise).
-  if (tile.min_blocks > 0) {
-    const int64_t registers =
-        std::min<int64_t>(255, 65536 / (plan.threads * tile.min_blocks) / 8 * 8);
-    const int64_t needed = plan.blocks_m * plan.n / 2 + reserved_registers;
-    if (needed > registers)
-      return "with " + std::to_string(tile.min_blocks) + " blocks an SM a thread has " +
-             std::to_string(registers) + " registers, fewer than its " +
-             std::to_string(plan.blocks_m * plan.n / 2) + " accumulators and " +
-             std::to_string(reserved_registers) + " others need";
-  }
+  // (ptxas refuses the instruction otherwise). A producer warpgroup takes its share too: the
+  // tile has one where its registers leave enough.
+  const int64_t blocks = std::max(tile.min_blocks, 1);
+  auto registers = [&](int64_t threads) {
+    return std::min<int64_t>(255, 65536 / (threads * blocks) / 8 * 8);
+  };
+  const int64_t needed = plan.blocks_m * plan.n / 2 + reserved_registers;
+  if (tile.min_blocks > 0 && needed > registers(plan.threads))
+    return "with " + std::to_string(tile.min_blocks) + " blocks an SM a thread has " +
+           std::to_string(registers(plan.threads)) + " registers, fewer than its " +
+           std::to_string(plan.blocks_m * plan.n / 2) + " accumulators and " +
+           std::to_string(reserved_registers) + " others need";
+  plan.producer = plan.threads + 128 <= 1024 && needed <= registers(plan.threads + 128);
   if ((tile.rows * tile.depth / vec) % plan.threads != 0 ||
       (tile.cols * tile.depth / vec) % plan.threads != 0)
     return "the tile's threads do not divide its chunks into equal shares of 8-element groups";
   plan.stage_a = tile.rows * tile.depth;
   plan.stage_b = tile.cols * tile.depth;
-  const int64_t blocks = std::max(tile.min_blocks, 1);
-  const int64_t limit = std::min(block_limit, sm_limit / blocks - reserved);
+  const int64_t limit =
+      std::min(block_limit, sm_limit / blocks - reserved) - (plan.producer ? 128 : 0); // barriers
   const int64_t stage_bytes = (plan.stage_a + plan.stage_b) * 2;
   plan.stages = std::min(max_stages, limit / stage_bytes);
   if (plan.stages < 2)
@@ -141,16 +148,40 @@ public:
              const MatmulForm &form, Shared smem)
       : params_(params), tile_(tile), plan_(plan), form_(form), smem_(std::move(smem)) {}
 
+  // The counters a thread of a tile with a producer warpgroup keeps from one tile to the next: the
+  // stage of its next chunk and the parity of that stage's phase, and the stage it next hands
+  // over (the producer: filled; a multiplier: released).
+  struct Counters {
+    Var stage, phase, handed;
+  };
+
   void thread_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
-                   const Expr &n) {
+                   const Expr &n, const Counters *counters) {
     Var tid = declare(out, "thread", reg_i64(Reg::ThreadIdx, 0));
     Var group = declare(out, "warpgroup", div(var_ref(tid), i64(128)));
-    Var warp = declare(out, "warp", div(mod(var_ref(tid), i64(128)), i64(32)));
-    Var lane = declare(out, "lane", mod(var_ref(tid), i64(32)));
-    Var group_row = declare(
-        out, "group_row", mul(div(var_ref(group), i64(plan_.groups_n)), i64(plan_.blocks_m * 64)));
-    Var group_col =
-        declare(out, "group_col", mul(mod(var_ref(group), i64(plan_.groups_n)), i64(plan_.n)));
+    if (!counters) {
+      multiplier_body(out, i0, j0, m, n, var_ref(tid), var_ref(group), nullptr);
+      return;
+    }
+    std::vector<Stmt> produce, multiply;
+    producer_body(produce, i0, j0, m, n, var_ref(tid), *counters);
+    multiplier_body(multiply, i0, j0, m, n, var_ref(tid), var_ref(group), counters);
+    out.push_back(IfThenElse::make(eq(var_ref(group), i64(plan_.threads / 128)),
+                                   Block::make(std::move(produce)),
+                                   Block::make(std::move(multiply))));
+  }
+
+private:
+  // A warpgroup that multiplies (every one without a producer, and then it copies too): its
+  // accumulators, its loop over the chunks, the statements after the inner loop.
+  void multiplier_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
+                       const Expr &n, const Expr &tid, const Expr &group,
+                       const Counters *counters) {
+    Var warp = declare(out, "warp", div(mod(tid, i64(128)), i64(32)));
+    Var lane = declare(out, "lane", mod(tid, i64(32)));
+    Var group_row =
+        declare(out, "group_row", mul(div(group, i64(plan_.groups_n)), i64(plan_.blocks_m * 64)));
+    Var group_col = declare(out, "group_col", mul(mod(group, i64(plan_.groups_n)), i64(plan_.n)));
     Var quad = declare(out, "quad", div(var_ref(lane), i64(4)));
     Var pair = declare(out, "pair", mul(mod(var_ref(lane), i64(4)), i64(2)));
     // rows[bm * 2 + h]: block bm's row 16 warp + quad + 8 h; cols[c * 2 + q]: column 8 c + pair +
@@ -184,31 +215,171 @@ public:
 
     Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
     Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
-    // A tile inside the loop's extents, of whole chunks, whose operands' rows are multiples of 16
-    // bytes runs a loop of 16-byte asynchronous copies only; the others (at the loops' ends, or of
-    // odd extents) one that zero-fills and chooses narrower copies or element ones where it must.
-    // Two loops: the second one's indices would otherwise take registers through the first.
-    auto loop = [&](bool whole) {
-      return staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid), var_ref(group_row),
-                         var_ref(group_col), acc, whole);
-    };
-    Expr whole =
-        logical_and(logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n)),
-                    eq(mod(sub(var_ref(ke), var_ref(kb)), i64(tile_.depth)), i64(0)));
-    for (const Pattern &p : {form_.a, form_.b})
-      whole = params_[p.array].strided ? BoolConst::make(false)
-                                       : logical_and(whole, rows_aligned(p, var_ref(kb), vec));
-    Var fast = declare(out, "whole_tile", whole);
-    out.push_back(IfThenElse::make(
-        lt(var_ref(kb), var_ref(ke)),
-        IfThenElse::make(var_ref(fast), Block::make({Assume::make(var_ref(fast)), loop(true)}),
-                         loop(false))));
+    if (counters) {
+      out.push_back(IfThenElse::make(lt(var_ref(kb), var_ref(ke)),
+                                     multiplier_loop(var_ref(kb), var_ref(ke), var_ref(group_row),
+                                                     var_ref(group_col), acc, *counters)));
+    } else {
+      // A tile inside the loop's extents, of whole chunks, whose operands' rows are multiples of 16
+      // bytes runs a loop of 16-byte asynchronous copies only; the others (at the loops' ends, or
+      // of odd extents) one that zero-fills and chooses narrower copies or element ones where it
+      // must. Two loops: the second one's indices would otherwise take registers through the first.
+      auto loop = [&](bool whole) {
+        return staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, tid, var_ref(group_row),
+                           var_ref(group_col), acc, whole);
+      };
+      Var fast = declare(out, "whole_tile", whole_tile(i0, j0, m, n, var_ref(kb), var_ref(ke)));
+      out.push_back(IfThenElse::make(
+          lt(var_ref(kb), var_ref(ke)),
+          IfThenElse::make(var_ref(fast), Block::make({Assume::make(var_ref(fast)), loop(true)}),
+                           loop(false))));
+    }
 
     positions();
     held.finish(out, form_);
   }
 
+  // Whether the tile at (i0, j0) is inside the loop's extents, its k range whole chunks, and its
+  // operands' rows multiples of 16 bytes (copy_chunk).
+  Expr whole_tile(const Expr &i0, const Expr &j0, const Expr &m, const Expr &n, const Expr &kb,
+                  const Expr &ke) const {
+    Expr whole =
+        logical_and(logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n)),
+                    eq(mod(sub(ke, kb), i64(tile_.depth)), i64(0)));
+    for (const Pattern &p : {form_.a, form_.b})
+      whole = params_[p.array].strided ? BoolConst::make(false)
+                                       : logical_and(whole, rows_aligned(p, kb, vec));
+    return whole;
+  }
+
+public:
+  // Stage s's memory barriers, 8 bytes each after the stages: `full` completes a phase when the
+  // producer's 128 threads have copied a chunk into it; `empty` when the multipliers' threads have
+  // read one (their products of it are done).
+  Expr full(const Expr &stage) const { return add(i64(plan_.barrier_base()), mul(stage, i64(4))); }
+  Expr empty(const Expr &stage) const {
+    return add(i64(plan_.barrier_base() + 4 * plan_.stages), mul(stage, i64(4)));
+  }
+
 private:
+  // The next stage after `stage`, around; with `phase`, the parity flips on the way around.
+  std::vector<Stmt> advance(const Var &stage, const Var *phase = nullptr) const {
+    Expr up = add(var_ref(stage), i64(1));
+    std::vector<Stmt> out;
+    if (phase)
+      out.push_back(
+          Assign::make(*phase, Select::make(eq(up, i64(plan_.stages)),
+                                            bit_xor(var_ref(*phase), i64(1)), var_ref(*phase))));
+    out.push_back(Assign::make(stage, Select::make(eq(up, i64(plan_.stages)), i64(0), up)));
+    return out;
+  }
+
+  // The producer warpgroup: each chunk of the tile into the next stage once the multipliers have
+  // released it, in the copies copy_chunk makes (a whole tile's or an edge tile's, two loops as
+  // on the multipliers' side without a producer). A whole tile's chunk is all cp.async: each
+  // thread arrives at the stage's `full` barrier when its copies complete, without waiting for
+  // them. An edge tile's may store elements itself: its `full` barrier is arrived at once the
+  // thread's copies of it are complete and fenced for the tensor cores' proxy, `lag` chunks
+  // later, so that that many chunks' copies are in flight.
+  void producer_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
+                     const Expr &n, const Expr &tid, const Counters &cn) const {
+    const int64_t lag = std::min<int64_t>(2, plan_.stages - 1);
+    Var copier = declare(out, "copier", sub(tid, i64(plan_.threads)));
+    Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
+    Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
+    auto loop = [&](bool whole) {
+      const Copying c{var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(copier), 128, whole};
+      std::vector<Stmt> body;
+      if (whole) {
+        Var k0 = make_var("chunk", ScalarType::I64);
+        std::vector<Stmt> chunk;
+        chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, empty(var_ref(cn.stage)),
+                                       bit_xor(var_ref(cn.phase), i64(1))));
+        copy_chunk(chunk, c, var_ref(k0), var_ref(cn.stage));
+        chunk.push_back(
+            Mbarrier::make(Mbarrier::Op::ArriveOnCopies, smem_, full(var_ref(cn.stage))));
+        for (Stmt &s : advance(cn.handed))
+          chunk.push_back(std::move(s));
+        for (Stmt &s : advance(cn.stage, &cn.phase))
+          chunk.push_back(std::move(s));
+        return For::make(k0, var_ref(kb), var_ref(ke), i64(tile_.depth),
+                         Block::make(std::move(chunk)));
+      }
+      Var issued = declare(body, "issued", i64(0));
+      auto hand_over = [&](std::vector<Stmt> &into) {
+        into.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, full(var_ref(cn.handed))));
+        for (Stmt &s : advance(cn.handed))
+          into.push_back(std::move(s));
+      };
+      Var k0 = make_var("chunk", ScalarType::I64);
+      std::vector<Stmt> chunk;
+      // The stage is free once the multipliers released the chunk S before (a stage not yet
+      // used: the phase before the first, complete).
+      chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, empty(var_ref(cn.stage)),
+                                     bit_xor(var_ref(cn.phase), i64(1))));
+      copy_chunk(chunk, c, var_ref(k0), var_ref(cn.stage));
+      chunk.push_back(AsyncWait::make(int(lag), true));
+      chunk.push_back(Assign::make(issued, add(var_ref(issued), i64(1))));
+      std::vector<Stmt> ready;
+      hand_over(ready);
+      chunk.push_back(
+          IfThenElse::make(gt(var_ref(issued), i64(lag)), Block::make(std::move(ready))));
+      for (Stmt &s : advance(cn.stage, &cn.phase))
+        chunk.push_back(std::move(s));
+      body.push_back(
+          For::make(k0, var_ref(kb), var_ref(ke), i64(tile_.depth), Block::make(std::move(chunk))));
+      body.push_back(AsyncWait::make(-1, true));
+      for (int64_t r = 0; r < lag; ++r) {
+        std::vector<Stmt> last;
+        hand_over(last);
+        body.push_back(IfThenElse::make(gt(var_ref(issued), i64(r)), Block::make(std::move(last))));
+      }
+      return Block::make(std::move(body));
+    };
+    Var fast = declare(out, "whole_tile", whole_tile(i0, j0, m, n, var_ref(kb), var_ref(ke)));
+    out.push_back(IfThenElse::make(
+        lt(var_ref(kb), var_ref(ke)),
+        IfThenElse::make(var_ref(fast), Block::make({Assume::make(var_ref(fast)), loop(true)}),
+                         loop(false))));
+  }
+
+  // The multipliers' loop over the chunks with a producer: each chunk's products once its stage
+  // is full, left running while the previous chunk's are waited for; that chunk's stage is then
+  // released (every multiplying thread arrives).
+  Stmt multiplier_loop(const Expr &kb, const Expr &ke, const Expr &group_row, const Expr &group_col,
+                       const std::vector<std::vector<Var>> &acc, const Counters &cn) const {
+    const Operand ops[2] = {{form_.a, tile_.rows, plan_.a_k_major},
+                            {form_.b, tile_.cols, plan_.b_k_major}};
+    auto release = [&](std::vector<Stmt> &into) {
+      into.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, empty(var_ref(cn.handed))));
+      for (Stmt &s : advance(cn.handed))
+        into.push_back(std::move(s));
+    };
+    Var k0 = make_var("chunk", ScalarType::I64);
+    std::vector<Stmt> chunk;
+    chunk.push_back(
+        Mbarrier::make(Mbarrier::Op::Wait, smem_, full(var_ref(cn.stage)), var_ref(cn.phase)));
+    std::vector<WarpgroupMma::Product> products;
+    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+      products.push_back(
+          {add(ops[0].stage_base(var_ref(cn.stage), plan_, true),
+               ops[0].block(add(group_row, i64(bm * 64)))),
+           add(ops[1].stage_base(var_ref(cn.stage), plan_, false), ops[1].block(group_col)),
+           acc[size_t(bm)]});
+    const WarpgroupMma::Layout a = ops[0].layout(), b = ops[1].layout();
+    chunk.push_back(WarpgroupMma::make(smem_, plan_.n, int(tile_.depth / 16), a, b, products, 1));
+    std::vector<Stmt> previous; // the chunk before this one is done
+    release(previous);
+    chunk.push_back(IfThenElse::make(gt(var_ref(k0), kb), Block::make(std::move(previous))));
+    for (Stmt &s : advance(cn.stage, &cn.phase))
+      chunk.push_back(std::move(s));
+    std::vector<Stmt> out;
+    out.push_back(For::make(k0, kb, ke, i64(tile_.depth), Block::make(std::move(chunk))));
+    out.push_back(WarpgroupMma::make(smem_, plan_.n, 0, a, b, std::move(products), 0));
+    release(out);
+    return Block::make(std::move(out));
+  }
+
   // An operand's part of a stage: `extent` rows (A) or columns (B), `k_major` as it lies.
   struct Operand {
     Pattern pattern;
@@ -248,86 +419,101 @@ private:
     }
   };
 
+  // Where and how a tile's chunks are copied: the inner loop's range, the tile's origin and the
+  // loop's extents, the copying thread's index among `threads` that share the copies, and whether
+  // the tile is whole (see copy_chunk).
+  struct Copying {
+    Expr kb, ke, i0, j0, m, n, tid;
+    int64_t threads;
+    bool whole_tile;
+  };
+
+  // The chunk at k0 into stage `stage`, each operand on its own, as 16-byte groups of 8 elements
+  // neighbouring along the array's last dimension (which stay together in the swizzled
+  // layout): where the array's rows are multiples of 16 bytes, cp.async copies of 16 bytes; of 8
+  // bytes, two of 8; the elements past the inner loop's end or the loop's extent zero-filled
+  // (cp.async's src-size). Elsewhere element by element, clamped into the array, zeros past the
+  // inner loop's end. A whole tile (both operands' rows multiples of 16 bytes, the tile inside
+  // the loop's extents, its k range whole chunks) copies 16 bytes at a time, nothing to fill:
+  // the valid counts' arithmetic cost it a fifth of its speed on the H200 (bench/RESULTS.md).
+  void copy_chunk(std::vector<Stmt> &into, const Copying &c, const Expr &k0,
+                  const Expr &stage) const {
+    const int64_t depth = tile_.depth, threads = c.threads;
+    const bool whole_tile = c.whole_tile;
+    const Expr &kb = c.kb, &ke = c.ke, &tid = c.tid;
+    const Operand ops[2] = {{form_.a, tile_.rows, plan_.a_k_major},
+                            {form_.b, tile_.cols, plan_.b_k_major}};
+    for (int s = 0; s < 2; ++s) {
+      const Operand &op = ops[s];
+      const Expr &base = s == 0 ? c.i0 : c.j0;
+      const Expr &extent = s == 0 ? c.m : c.n;
+      const int64_t fast = op.k_major ? depth : op.extent; // along the array's last dimension
+      Expr region = op.stage_base(stage, plan_, s == 0);
+      std::vector<Stmt> whole, wide, narrow, single;
+      const bool strided = params_[op.pattern.array].strided; // element by element only
+      auto at = [&](const Expr &k, const Expr &x) {
+        return op.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
+      };
+      for (int64_t l = 0; l < op.extent * depth / vec / threads; ++l) {
+        Expr g = add(tid, i64(l * threads));
+        Expr along = mul(mod(g, i64(fast / vec)), i64(vec)), across = div(g, i64(fast / vec));
+        Expr kk = op.k_major ? along : across, x = op.k_major ? across : along;
+        Expr k = add(k0, kk), xa = add(base, x);
+        Expr dst = add(region, op.index(x, kk));
+        // The elements of the group from its element `from` on that are in range (at most
+        // `count`), and where a copy of them reads (an element in range when there is none).
+        auto copy = [&](int64_t from, int64_t count) {
+          Expr valid, src;
+          if (op.k_major) {
+            Expr left = sub(ke, add(k, i64(from)));
+            valid = Select::make(lt(xa, extent), max(min(left, i64(count)), i64(0)), i64(0));
+          } else {
+            Expr left = sub(extent, add(xa, i64(from)));
+            valid = Select::make(lt(k, ke), max(min(left, i64(count)), i64(0)), i64(0));
+          }
+          Expr some = gt(valid, i64(0));
+          Expr sk = Select::make(some, op.k_major ? add(k, i64(from)) : k, kb);
+          Expr sx = Select::make(some, op.k_major ? xa : add(xa, i64(from)), i64(0));
+          return AsyncCopy::make(smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
+                                 at(sk, sx), int(count * 2), valid);
+        };
+        if (whole_tile) {
+          whole.push_back(AsyncCopy::make(smem_, {dst}, op.pattern.array, form_.input, at(k, xa)));
+          continue;
+        }
+        if (!strided) {
+          wide.push_back(copy(0, vec));
+          narrow.push_back(copy(0, vec / 2));
+          narrow.push_back(copy(vec / 2, vec / 2));
+        }
+        for (int v = 0; v < vec; ++v) {
+          Expr kv = op.k_major ? add(k, i64(v)) : k, xv = op.k_major ? xa : add(xa, i64(v));
+          Expr clamped = Load::make(form_.input, op.pattern.array,
+                                    at(min(kv, sub(ke, i64(1))), min(xv, sub(extent, i64(1)))));
+          single.push_back(SharedStore::make(
+              smem_, {add(dst, i64(v))},
+              Select::make(lt(kv, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
+        }
+      }
+      if (whole_tile)
+        into.push_back(Block::make(std::move(whole)));
+      else if (strided)
+        into.push_back(Block::make(std::move(single)));
+      else
+        into.push_back(IfThenElse::make(
+            rows_aligned(op.pattern, kb, vec), Block::make(std::move(wide)),
+            IfThenElse::make(rows_aligned(op.pattern, kb, vec / 2), Block::make(std::move(narrow)),
+                             Block::make(std::move(single)))));
+    }
+  }
+
   Stmt staged_loop(const Expr &kb, const Expr &ke, const Expr &i0, const Expr &j0, const Expr &m,
                    const Expr &n, const Expr &tid, const Expr &group_row, const Expr &group_col,
                    const std::vector<std::vector<Var>> &acc, bool whole_tile) {
-    const int64_t depth = tile_.depth, threads = plan_.threads, stages = plan_.stages;
+    const int64_t depth = tile_.depth, stages = plan_.stages;
     const Operand ops[2] = {{form_.a, tile_.rows, plan_.a_k_major},
                             {form_.b, tile_.cols, plan_.b_k_major}};
-    // The chunk at k0 into stage `stage`, each operand on its own, as 16-byte groups of 8 elements
-    // neighbouring along the array's last dimension (which stay together in the swizzled
-    // layout): where the array's rows are multiples of 16 bytes, cp.async copies of 16 bytes; of 8
-    // bytes, two of 8; the elements past the inner loop's end or the loop's extent zero-filled
-    // (cp.async's src-size). Elsewhere element by element, clamped into the array, zeros past the
-    // inner loop's end. A whole tile (both operands' rows multiples of 16 bytes, the tile inside
-    // the loop's extents, its k range whole chunks) copies 16 bytes at a time, nothing to fill:
-    // the valid counts' arithmetic cost it a fifth of its speed on the H200 (bench/RESULTS.md).
-    auto copy_chunk = [&](std::vector<Stmt> &into, const Expr &k0, const Expr &stage) {
-      for (int s = 0; s < 2; ++s) {
-        const Operand &op = ops[s];
-        const Expr &base = s == 0 ? i0 : j0;
-        const Expr &extent = s == 0 ? m : n;
-        const int64_t fast = op.k_major ? depth : op.extent; // along the array's last dimension
-        Expr region = op.stage_base(stage, plan_, s == 0);
-        std::vector<Stmt> whole, wide, narrow, single;
-        const bool strided = params_[op.pattern.array].strided; // element by element only
-        auto at = [&](const Expr &k, const Expr &x) {
-          return op.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
-        };
-        for (int64_t l = 0; l < op.extent * depth / vec / threads; ++l) {
-          Expr g = add(tid, i64(l * threads));
-          Expr along = mul(mod(g, i64(fast / vec)), i64(vec)), across = div(g, i64(fast / vec));
-          Expr kk = op.k_major ? along : across, x = op.k_major ? across : along;
-          Expr k = add(k0, kk), xa = add(base, x);
-          Expr dst = add(region, op.index(x, kk));
-          // The elements of the group from its element `from` on that are in range (at most
-          // `count`), and where a copy of them reads (an element in range when there is none).
-          auto copy = [&](int64_t from, int64_t count) {
-            Expr valid, src;
-            if (op.k_major) {
-              Expr left = sub(ke, add(k, i64(from)));
-              valid = Select::make(lt(xa, extent), max(min(left, i64(count)), i64(0)), i64(0));
-            } else {
-              Expr left = sub(extent, add(xa, i64(from)));
-              valid = Select::make(lt(k, ke), max(min(left, i64(count)), i64(0)), i64(0));
-            }
-            Expr some = gt(valid, i64(0));
-            Expr sk = Select::make(some, op.k_major ? add(k, i64(from)) : k, kb);
-            Expr sx = Select::make(some, op.k_major ? xa : add(xa, i64(from)), i64(0));
-            return AsyncCopy::make(smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
-                                   at(sk, sx), int(count * 2), valid);
-          };
-          if (whole_tile) {
-            whole.push_back(
-                AsyncCopy::make(smem_, {dst}, op.pattern.array, form_.input, at(k, xa)));
-            continue;
-          }
-          if (!strided) {
-            wide.push_back(copy(0, vec));
-            narrow.push_back(copy(0, vec / 2));
-            narrow.push_back(copy(vec / 2, vec / 2));
-          }
-          for (int v = 0; v < vec; ++v) {
-            Expr kv = op.k_major ? add(k, i64(v)) : k, xv = op.k_major ? xa : add(xa, i64(v));
-            Expr clamped = Load::make(form_.input, op.pattern.array,
-                                      at(min(kv, sub(ke, i64(1))), min(xv, sub(extent, i64(1)))));
-            single.push_back(SharedStore::make(
-                smem_, {add(dst, i64(v))},
-                Select::make(lt(kv, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
-          }
-        }
-        if (whole_tile)
-          into.push_back(Block::make(std::move(whole)));
-        else if (strided)
-          into.push_back(Block::make(std::move(single)));
-        else
-          into.push_back(IfThenElse::make(
-              rows_aligned(op.pattern, kb, vec), Block::make(std::move(wide)),
-              IfThenElse::make(rows_aligned(op.pattern, kb, vec / 2),
-                               Block::make(std::move(narrow)), Block::make(std::move(single)))));
-      }
-    };
-
+    const Copying c{kb, ke, i0, j0, m, n, tid, plan_.threads, whole_tile};
     // With three stages or more, each chunk's products run on while the next chunk's copies are
     // made: a stage is copied into two chunks after it was read (the chunk before it, still
     // running, reads another). With two, a chunk's products end before the next copies.
@@ -336,7 +522,7 @@ private:
     std::vector<Stmt> out;
     for (int64_t s = 0; s < ahead; ++s) {
       std::vector<Stmt> copy;
-      copy_chunk(copy, add(kb, i64(s * depth)), i64(s));
+      copy_chunk(copy, c, add(kb, i64(s * depth)), i64(s));
       out.push_back(
           IfThenElse::make(lt(add(kb, i64(s * depth)), ke), Block::make(std::move(copy))));
       out.push_back(AsyncWait::make(int(ahead))); // a group per chunk, complete or not
@@ -349,7 +535,7 @@ private:
     if (overlap) // every warpgroup is done with the chunk two before: its stage is free
       chunk.push_back(Barrier::make());
     Expr k_ahead = add(var_ref(k0), i64(ahead * depth));
-    copy_chunk(copy, k_ahead, var_ref(next));
+    copy_chunk(copy, c, k_ahead, var_ref(next));
     chunk.push_back(IfThenElse::make(lt(k_ahead, ke), Block::make(std::move(copy))));
     // This chunk's group is in once at most `ahead` newer ones are pending; then its bytes,
     // written through the generic proxy, are fenced for the tensor cores' async proxy.
@@ -403,21 +589,47 @@ std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &p
       return std::nullopt;
     }
   WgmmaTiler tiler(params, tile, plan, form, smem);
+  // With a producer: thread 0 sets up each stage's two memory barriers, and every thread's
+  // counters start at stage 0, phase 0, before the tiles.
+  std::vector<Stmt> setup;
+  WgmmaTiler::Counters counters;
+  if (plan.producer) {
+    std::vector<Stmt> init;
+    for (int64_t s = 0; s < plan.stages; ++s) {
+      init.push_back(Mbarrier::make(Mbarrier::Op::Init, smem, tiler.full(i64(s)), i64(128)));
+      init.push_back(
+          Mbarrier::make(Mbarrier::Op::Init, smem, tiler.empty(i64(s)), i64(plan.threads)));
+    }
+    setup.push_back(
+        IfThenElse::make(eq(reg_i64(Reg::ThreadIdx, 0), i64(0)), Block::make(std::move(init))));
+    setup.push_back(Barrier::make());
+    counters = {declare(setup, "stage", i64(0)), declare(setup, "phase", i64(0)),
+                declare(setup, "stage_handed", i64(0))};
+  }
   Expr tiles;
   std::vector<Stmt> out;
-  for (const Stmt &s : statements_of(task.body))
-    out.push_back(
-        s.as<ParallelFor>() == loop
-            ? tile_loop(loop, tile.rows, tile.cols, tiles,
-                        [&](std::vector<Stmt> &body, const Expr &i0, const Expr &j0, const Expr &m,
-                            const Expr &n) { tiler.thread_body(body, i0, j0, m, n); })
-            : s);
+  for (const Stmt &s : statements_of(task.body)) {
+    if (s.as<ParallelFor>() != loop) {
+      out.push_back(s);
+      continue;
+    }
+    Stmt tiled = tile_loop(
+        loop, tile.rows, tile.cols, tiles,
+        [&](std::vector<Stmt> &body, const Expr &i0, const Expr &j0, const Expr &m, const Expr &n) {
+          tiler.thread_body(body, i0, j0, m, n, plan.producer ? &counters : nullptr);
+        },
+        !plan.producer);
+    setup.push_back(tiled);
+    out.push_back(setup.size() == 1 ? tiled : Block::make(std::move(setup)));
+  }
   shared.push_back(smem);
   Task mapped = task;
   mapped.body = out.size() == 1 ? out[0] : Block::make(std::move(out));
   mapped.domain = {tiles};
   mapped.tile = tile;
-  mapped.threads = tile.threads();
+  mapped.threads = plan.block_threads();
+  if (plan.producer) // the launch bound that limits ptxas's registers to the producer's share
+    mapped.tile.min_blocks = std::max(tile.min_blocks, 1);
   mapped.dynamic_shared_bytes = plan.bytes();
   mapped.arch_specific = true;
   auto major = [](bool k_major) { return k_major ? "along k" : "along its rows or columns"; };
@@ -429,7 +641,9 @@ std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &p
       " per 16 steps of k; " + std::to_string(plan.stages) + " stages of " +
       std::to_string(tile.depth) + " steps in " + std::to_string(plan.bytes()) +
       " bytes of dynamic shared memory (A staged " + major(plan.a_k_major) + ", B " +
-      major(plan.b_k_major) + ", 128-byte swizzle), cp.async copies";
+      major(plan.b_k_major) + ", 128-byte swizzle), " +
+      (plan.producer ? "cp.async copies by a producer warpgroup, handed over through mbarriers"
+                     : "cp.async copies");
   return mapped;
 }
 

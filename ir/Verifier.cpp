@@ -181,6 +181,15 @@ public:
       }
       return;
     }
+    case StmtKind::Mbarrier: {
+      auto *n = s.as<Mbarrier>();
+      simt_only("a memory barrier", s);
+      shared(n->barriers, s);
+      expr(n->index, s);
+      if (n->value.defined())
+        expr(n->value, s);
+      return;
+    }
     case StmtKind::Assume:
       expr(s.as<Assume>()->cond, s);
       return;

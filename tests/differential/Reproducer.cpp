@@ -290,6 +290,7 @@ public:
     case StmtKind::AsyncCopy:
     case StmtKind::AsyncWait:
     case StmtKind::WarpgroupMma:
+    case StmtKind::Mbarrier:
       break; // lowering passes make these, not the generator
     case StmtKind::Atomic:
       break; // the generator's SIMT kernels have none

@@ -325,14 +325,21 @@ TEST(TensorCoreLowering, WarpgroupInstructionsOnSm90) {
   ir::LoweredKernel wide = lower_for(h, {128, 256, 8, 16, 64}, 90);
   EXPECT_EQ(wide.tasks[0].tensor_cores,
             "wgmma m64n256k16 (sm_90a), f16 products into f32: 2 x 1 warpgroups, each 1 product "
-            "of 64 x 256 per 16 steps of k; 4 stages of 64 steps in 196608 bytes of dynamic "
+            "of 64 x 256 per 16 steps of k; 4 stages of 64 steps in 196672 bytes of dynamic "
             "shared memory (A staged along k, B along its rows or columns, 128-byte swizzle), "
-            "cp.async copies");
-  EXPECT_EQ(wide.tasks[0].dynamic_shared_bytes, 4 * (128 + 256) * 64 * 2);
+            "cp.async copies by a producer warpgroup, handed over through mbarriers");
+  // The stages, then each stage's two memory barriers; a third warpgroup copies, and the launch
+  // bound (one block an SM) leaves each of the 384 threads 168 registers.
+  EXPECT_EQ(wide.tasks[0].dynamic_shared_bytes, 4 * (128 + 256) * 64 * 2 + 4 * 2 * 8);
+  EXPECT_EQ(wide.tasks[0].threads, 384);
+  EXPECT_EQ(wide.tasks[0].tile.min_blocks, 1);
   EXPECT_TRUE(wide.tasks[0].arch_specific);
-  // Two blocks an SM: three stages of 32 KiB each.
+  // Two blocks an SM: three stages of 32 KiB each; 384 threads would leave each 80 registers,
+  // too few for 64 accumulators and the rest: no producer, every warpgroup copies.
   ir::LoweredKernel two = lower_for(h, {128, 128, 8, 8, 64, 2}, 90);
   EXPECT_EQ(two.tasks[0].dynamic_shared_bytes, 3 * (128 + 128) * 64 * 2);
+  EXPECT_EQ(two.tasks[0].threads, 256);
+  EXPECT_EQ(two.tasks[0].tensor_cores.find("producer"), std::string::npos);
   // 64 x 128 with four blocks an SM: two stages, each chunk's products waited for.
   ir::LoweredKernel pair = lower_for(h, {64, 128, 4, 16, 64, 4}, 90);
   EXPECT_EQ(pair.tasks[0].dynamic_shared_bytes, 2 * (64 + 128) * 64 * 2);
