@@ -107,31 +107,37 @@ constexpr double saxpy_f16_tolerance = 0x1p-10;
 // C = A*B (n x n, row-major) on `rows` rows spread over the matrix (all columns), in double. The
 // error of each element is relative to the sum of |products|, which bounds float32 rounding
 // whatever the cancellation. Any NaN in C (an element never written over the poison) fails.
-inline double matmul_error(const float *A, const float *B, const float *C, int64_t n, int rows,
-                           uint64_t seed) {
-  for (int64_t e = 0; e < n * n; ++e)
+inline double matmul_error(const float *A, const float *B, const float *C, int64_t m, int64_t n,
+                           int64_t kk, int rows, uint64_t seed) {
+  for (int64_t e = 0; e < m * n; ++e)
     if (std::isnan(C[e]))
       return NAN;
-  std::vector<double> ref(n), mag(n);
+  std::vector<double> ref(static_cast<size_t>(n)), mag(static_cast<size_t>(n));
   double worst = 0;
-  int64_t step = std::max<int64_t>(1, n / rows), offset = int64_t(seed % uint64_t(step));
-  for (int64_t i = offset; i < n; i += step) {
+  int64_t step = std::max<int64_t>(1, m / rows), offset = int64_t(seed % uint64_t(step));
+  for (int64_t i = offset; i < m; i += step) {
     std::fill(ref.begin(), ref.end(), 0.0);
     std::fill(mag.begin(), mag.end(), 0.0);
     // k outside j: walks B by rows, so the sample costs seconds, not minutes, at 4096.
-    for (int64_t k = 0; k < n; ++k) {
-      double a = A[i * n + k];
+    for (int64_t k = 0; k < kk; ++k) {
+      double a = A[i * kk + k];
       const float *b = B + k * n;
       for (int64_t j = 0; j < n; ++j) {
         double p = a * b[j];
-        ref[j] += p;
-        mag[j] += std::fabs(p);
+        ref[size_t(j)] += p;
+        mag[size_t(j)] += std::fabs(p);
       }
     }
     for (int64_t j = 0; j < n; ++j)
-      worst = std::max(worst, std::fabs(C[i * n + j] - ref[j]) / std::max(mag[j], 1e-30));
+      worst = std::max(worst,
+                       std::fabs(C[i * n + j] - ref[size_t(j)]) / std::max(mag[size_t(j)], 1e-30));
   }
   return worst;
+}
+// The same for n x n matrices.
+inline double matmul_error(const float *A, const float *B, const float *C, int64_t n, int rows,
+                           uint64_t seed) {
+  return matmul_error(A, B, C, n, n, n, rows, seed);
 }
 constexpr double matmul_tolerance = 1e-5;
 constexpr int matmul_check_rows = 64;

@@ -149,8 +149,8 @@ public:
       : params_(params), tile_(tile), plan_(plan), form_(form), smem_(std::move(smem)) {}
 
   // The counters a thread of a tile with a producer warpgroup keeps from one tile to the next: the
-  // stage of its next chunk and the parity of that stage's phase, and the stage it next hands
-  // over (the producer: filled; a multiplier: released).
+  // stage of its next chunk and the parity of that stage's phase, and (a multiplier's) the stage
+  // it releases next.
   struct Counters {
     Var stage, phase, handed;
   };
@@ -275,72 +275,51 @@ private:
   }
 
   // The producer warpgroup: each chunk of the tile into the next stage once the multipliers have
-  // released it, in the copies copy_chunk makes (a whole tile's or an edge tile's, two loops as
-  // on the multipliers' side without a producer). A whole tile's chunk is all cp.async: each
-  // thread arrives at the stage's `full` barrier when its copies complete, without waiting for
-  // them. An edge tile's may store elements itself: its `full` barrier is arrived at once the
-  // thread's copies of it are complete and fenced for the tensor cores' proxy, `lag` chunks
-  // later, so that that many chunks' copies are in flight.
+  // released it, in the copies copy_chunk makes. A chunk inside the loops' extents whose
+  // operands' rows are multiples of 8 bytes is all cp.async of 16 or 8 bytes: each thread
+  // arrives at the stage's `full` barrier when its copies complete, without waiting for them.
+  // Other chunks (rows of other lengths: element by element; the loops' ends: zero-filled) are
+  // waited for and fenced for the tensor cores' proxy before the thread arrives.
   void producer_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
                      const Expr &n, const Expr &tid, const Counters &cn) const {
-    const int64_t lag = std::min<int64_t>(2, plan_.stages - 1);
     Var copier = declare(out, "copier", sub(tid, i64(plan_.threads)));
     Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
     Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
-    auto loop = [&](bool whole) {
-      const Copying c{var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(copier), 128, whole};
+    Expr async = BoolConst::make(true);
+    for (const Pattern &p : {form_.a, form_.b})
+      async = params_[p.array].strided ? BoolConst::make(false)
+                                       : logical_and(async, rows_aligned(p, var_ref(kb), vec / 2));
+    Var inside =
+        declare(out, "tile_inside",
+                logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n)));
+    Var all_async = declare(out, "rows_copied_async", async);
+    Var k0 = make_var("chunk", ScalarType::I64);
+    auto copies = [&](Mode mode) {
       std::vector<Stmt> body;
-      if (whole) {
-        Var k0 = make_var("chunk", ScalarType::I64);
-        std::vector<Stmt> chunk;
-        chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, empty(var_ref(cn.stage)),
-                                       bit_xor(var_ref(cn.phase), i64(1))));
-        copy_chunk(chunk, c, var_ref(k0), var_ref(cn.stage));
-        chunk.push_back(
+      copy_chunk(body, {var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(copier), 128, mode},
+                 var_ref(k0), var_ref(cn.stage));
+      if (mode == Mode::Async) {
+        body.push_back(
             Mbarrier::make(Mbarrier::Op::ArriveOnCopies, smem_, full(var_ref(cn.stage))));
-        for (Stmt &s : advance(cn.handed))
-          chunk.push_back(std::move(s));
-        for (Stmt &s : advance(cn.stage, &cn.phase))
-          chunk.push_back(std::move(s));
-        return For::make(k0, var_ref(kb), var_ref(ke), i64(tile_.depth),
-                         Block::make(std::move(chunk)));
-      }
-      Var issued = declare(body, "issued", i64(0));
-      auto hand_over = [&](std::vector<Stmt> &into) {
-        into.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, full(var_ref(cn.handed))));
-        for (Stmt &s : advance(cn.handed))
-          into.push_back(std::move(s));
-      };
-      Var k0 = make_var("chunk", ScalarType::I64);
-      std::vector<Stmt> chunk;
-      // The stage is free once the multipliers released the chunk S before (a stage not yet
-      // used: the phase before the first, complete).
-      chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, empty(var_ref(cn.stage)),
-                                     bit_xor(var_ref(cn.phase), i64(1))));
-      copy_chunk(chunk, c, var_ref(k0), var_ref(cn.stage));
-      chunk.push_back(AsyncWait::make(int(lag), true));
-      chunk.push_back(Assign::make(issued, add(var_ref(issued), i64(1))));
-      std::vector<Stmt> ready;
-      hand_over(ready);
-      chunk.push_back(
-          IfThenElse::make(gt(var_ref(issued), i64(lag)), Block::make(std::move(ready))));
-      for (Stmt &s : advance(cn.stage, &cn.phase))
-        chunk.push_back(std::move(s));
-      body.push_back(
-          For::make(k0, var_ref(kb), var_ref(ke), i64(tile_.depth), Block::make(std::move(chunk))));
-      body.push_back(AsyncWait::make(-1, true));
-      for (int64_t r = 0; r < lag; ++r) {
-        std::vector<Stmt> last;
-        hand_over(last);
-        body.push_back(IfThenElse::make(gt(var_ref(issued), i64(r)), Block::make(std::move(last))));
+      } else {
+        body.push_back(AsyncWait::make(-1, true));
+        body.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, full(var_ref(cn.stage))));
       }
       return Block::make(std::move(body));
     };
-    Var fast = declare(out, "whole_tile", whole_tile(i0, j0, m, n, var_ref(kb), var_ref(ke)));
-    out.push_back(IfThenElse::make(
-        lt(var_ref(kb), var_ref(ke)),
-        IfThenElse::make(var_ref(fast), Block::make({Assume::make(var_ref(fast)), loop(true)}),
-                         loop(false))));
+    std::vector<Stmt> chunk;
+    // The stage is free once the multipliers released the chunk `stages` before (a stage not yet
+    // used: the phase before the first, complete).
+    chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, empty(var_ref(cn.stage)),
+                                   bit_xor(var_ref(cn.phase), i64(1))));
+    chunk.push_back(IfThenElse::make(
+        logical_and(var_ref(inside), le(add(var_ref(k0), i64(tile_.depth)), var_ref(ke))),
+        IfThenElse::make(var_ref(all_async), copies(Mode::Async), copies(Mode::Interior)),
+        copies(Mode::Edge)));
+    for (Stmt &s : advance(cn.stage, &cn.phase))
+      chunk.push_back(std::move(s));
+    out.push_back(
+        For::make(k0, var_ref(kb), var_ref(ke), i64(tile_.depth), Block::make(std::move(chunk))));
   }
 
   // The multipliers' loop over the chunks with a producer: each chunk's products once its stage
@@ -422,10 +401,15 @@ private:
   // Where and how a tile's chunks are copied: the inner loop's range, the tile's origin and the
   // loop's extents, the copying thread's index among `threads` that share the copies, and whether
   // the tile is whole (see copy_chunk).
+  //   Whole: a whole tile, every copy 16 bytes;
+  //   Async: a chunk inside the loops' extents, each operand's copies 16 or 8 bytes;
+  //   Interior: the same chunk, 16 or 8 bytes or element by element as the rows allow;
+  //   Edge: anywhere, zero-filling past the loops' ends.
+  enum class Mode { Whole, Async, Interior, Edge };
   struct Copying {
     Expr kb, ke, i0, j0, m, n, tid;
     int64_t threads;
-    bool whole_tile;
+    Mode mode;
   };
 
   // The chunk at k0 into stage `stage`, each operand on its own, as 16-byte groups of 8 elements
@@ -439,7 +423,6 @@ private:
   void copy_chunk(std::vector<Stmt> &into, const Copying &c, const Expr &k0,
                   const Expr &stage) const {
     const int64_t depth = tile_.depth, threads = c.threads;
-    const bool whole_tile = c.whole_tile;
     const Expr &kb = c.kb, &ke = c.ke, &tid = c.tid;
     const Operand ops[2] = {{form_.a, tile_.rows, plan_.a_k_major},
                             {form_.b, tile_.cols, plan_.b_k_major}};
@@ -449,7 +432,7 @@ private:
       const Expr &extent = s == 0 ? c.m : c.n;
       const int64_t fast = op.k_major ? depth : op.extent; // along the array's last dimension
       Expr region = op.stage_base(stage, plan_, s == 0);
-      std::vector<Stmt> whole, wide, narrow, single;
+      std::vector<Stmt> whole, half, wide, narrow, single, bare;
       const bool strided = params_[op.pattern.array].strided; // element by element only
       auto at = [&](const Expr &k, const Expr &x) {
         return op.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
@@ -477,8 +460,22 @@ private:
           return AsyncCopy::make(smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
                                  at(sk, sx), int(count * 2), valid);
         };
-        if (whole_tile) {
-          whole.push_back(AsyncCopy::make(smem_, {dst}, op.pattern.array, form_.input, at(k, xa)));
+        if (c.mode != Mode::Edge) {
+          if (!strided) {
+            whole.push_back(
+                AsyncCopy::make(smem_, {dst}, op.pattern.array, form_.input, at(k, xa)));
+            for (int64_t from : {int64_t(0), vec / 2})
+              half.push_back(AsyncCopy::make(
+                  smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
+                  at(op.k_major ? add(k, i64(from)) : k, op.k_major ? xa : add(xa, i64(from))),
+                  int(vec)));
+          }
+          if (c.mode == Mode::Interior)
+            for (int v = 0; v < vec; ++v)
+              bare.push_back(SharedStore::make(smem_, {add(dst, i64(v))},
+                                               Load::make(form_.input, op.pattern.array,
+                                                          at(op.k_major ? add(k, i64(v)) : k,
+                                                             op.k_major ? xa : add(xa, i64(v))))));
           continue;
         }
         if (!strided) {
@@ -495,8 +492,19 @@ private:
               Select::make(lt(kv, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
         }
       }
-      if (whole_tile)
+      Expr aligned16 = rows_aligned(op.pattern, kb, vec),
+           aligned8 = rows_aligned(op.pattern, kb, vec / 2);
+      if (c.mode == Mode::Whole)
         into.push_back(Block::make(std::move(whole)));
+      else if (c.mode == Mode::Async)
+        into.push_back(IfThenElse::make(aligned16, Block::make(std::move(whole)),
+                                        Block::make(std::move(half))));
+      else if (c.mode == Mode::Interior && strided)
+        into.push_back(Block::make(std::move(bare)));
+      else if (c.mode == Mode::Interior)
+        into.push_back(IfThenElse::make(aligned16, Block::make(std::move(whole)),
+                                        IfThenElse::make(aligned8, Block::make(std::move(half)),
+                                                         Block::make(std::move(bare)))));
       else if (strided)
         into.push_back(Block::make(std::move(single)));
       else
@@ -513,7 +521,8 @@ private:
     const int64_t depth = tile_.depth, stages = plan_.stages;
     const Operand ops[2] = {{form_.a, tile_.rows, plan_.a_k_major},
                             {form_.b, tile_.cols, plan_.b_k_major}};
-    const Copying c{kb, ke, i0, j0, m, n, tid, plan_.threads, whole_tile};
+    const Copying c{
+        kb, ke, i0, j0, m, n, tid, plan_.threads, whole_tile ? Mode::Whole : Mode::Edge};
     // With three stages or more, each chunk's products run on while the next chunk's copies are
     // made: a stage is copied into two chunks after it was read (the chunk before it, still
     // running, reads another). With two, a chunk's products end before the next copies.
