@@ -880,6 +880,11 @@ struct Task {
   // GPU tasks whose code needs the architecture-specific target of their SM (sm_90a: wgmma);
   // code generation then targets it for the whole kernel.
   bool arch_specific = false;
+  // GPU tasks whose blocks each loop over the domain (a tile every gridDim.x) and carry work from
+  // one of their iterations to the next (the producer warpgroup of ir/TileWgmma.cpp copies the
+  // next tile's chunks while the others finish the last one): the launch gives them one wave of
+  // blocks, as many as fit on the GPU at once, unless a launch policy says otherwise.
+  bool persistent = false;
   // GPU parallel tasks lowered for a launch that covers the domain: one iteration per thread,
   // each dimension's index guarded by an `if` instead of stepped by a grid-stride loop
   // (ir/MapParallelLoops.cpp); the launch must then give every iteration its own thread.

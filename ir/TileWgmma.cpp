@@ -637,8 +637,10 @@ std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &p
   mapped.domain = {tiles};
   mapped.tile = tile;
   mapped.threads = plan.block_threads();
-  if (plan.producer) // the launch bound that limits ptxas's registers to the producer's share
+  if (plan.producer) { // the launch bound that limits ptxas's registers to the producer's share
     mapped.tile.min_blocks = std::max(tile.min_blocks, 1);
+    mapped.persistent = true;
+  }
   mapped.dynamic_shared_bytes = plan.bytes();
   mapped.arch_specific = true;
   auto major = [](bool k_major) { return k_major ? "along k" : "along its rows or columns"; };

@@ -60,9 +60,12 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
                          std::to_string(task.threads) + " threads) needs " + std::to_string(regs) +
                          " registers per thread, more than a block of that many threads may "
                          "have (65536 in all); use fewer threads");
-    shape = runtime::choose_block_per_iteration_grid(g.functions[t], domain[0], task.threads,
-                                                     device, state.launch_policy,
-                                                     unsigned(task.dynamic_shared_bytes));
+    runtime::LaunchPolicy policy = state.launch_policy;
+    if (task.persistent && policy.max_waves == runtime::max_grid_waves)
+      policy.max_waves = 1; // its blocks carry work from one tile to the next
+    shape =
+        runtime::choose_block_per_iteration_grid(g.functions[t], domain[0], task.threads, device,
+                                                 policy, unsigned(task.dynamic_shared_bytes));
     shape.dynamic_shared_bytes = unsigned(task.dynamic_shared_bytes);
     shape.reason =
         (task.tile.rows > 0

@@ -333,6 +333,7 @@ TEST(TensorCoreLowering, WarpgroupInstructionsOnSm90) {
   EXPECT_EQ(wide.tasks[0].dynamic_shared_bytes, 4 * (128 + 256) * 64 * 2 + 4 * 2 * 8);
   EXPECT_EQ(wide.tasks[0].threads, 384);
   EXPECT_EQ(wide.tasks[0].tile.min_blocks, 1);
+  EXPECT_TRUE(wide.tasks[0].persistent); // one wave of blocks: the producer runs into the next tile
   EXPECT_TRUE(wide.tasks[0].arch_specific);
   // Two blocks an SM: three stages of 32 KiB each; 384 threads would leave each 80 registers,
   // too few for 64 accumulators and the rest: no producer, every warpgroup copies.
@@ -340,6 +341,7 @@ TEST(TensorCoreLowering, WarpgroupInstructionsOnSm90) {
   EXPECT_EQ(two.tasks[0].dynamic_shared_bytes, 3 * (128 + 128) * 64 * 2);
   EXPECT_EQ(two.tasks[0].threads, 256);
   EXPECT_EQ(two.tasks[0].tensor_cores.find("producer"), std::string::npos);
+  EXPECT_FALSE(two.tasks[0].persistent);
   // 64 x 128 with four blocks an SM: two stages, each chunk's products waited for.
   ir::LoweredKernel pair = lower_for(h, {64, 128, 4, 16, 64, 4}, 90);
   EXPECT_EQ(pair.tasks[0].dynamic_shared_bytes, 2 * (64 + 128) * 64 * 2);
