@@ -4,6 +4,7 @@
 
 #include "runtime/CudaApi.h"
 
+#include <atomic>
 #include <string>
 
 namespace loom::runtime {
@@ -18,8 +19,9 @@ struct GpuFunction {
   int static_shared_bytes = 0;   // its __shared__ arrays' (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
   // The dynamic shared memory it has been allowed past the 48 KiB default
   // (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES); 0: not raised. Only grows, and only
-  // through allow_dynamic_shared (runtime/DynamicShared.h), under its lock.
-  int dynamic_shared_allowed = 0;
+  // through allow_dynamic_shared (runtime/DynamicShared.h), under its lock; read and written
+  // there through std::atomic_ref (aligned for it).
+  alignas(std::atomic_ref<int>::required_alignment) int dynamic_shared_allowed = 0;
 };
 
 class GpuModule {

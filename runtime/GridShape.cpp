@@ -206,9 +206,8 @@ GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,
   if (hit_cuda_limit)
     shape.reason += "grid limited by CUDA's maximum extents (2^31-1, 65535, 65535); ";
   if (capped)
-    shape.reason += "grid capped at " + std::to_string(waves) +
-                    " waves = " + count_of(shape.block_count(), "block") + " " +
-                    triple(shape.grid) + "; ";
+    shape.reason += "grid capped at " + count_of(uint64_t(waves), "wave") + " = " +
+                    count_of(shape.block_count(), "block") + " " + triple(shape.grid) + "; ";
   else
     shape.reason +=
         "grid " + triple(shape.grid) + " = " + count_of(shape.block_count(), "block") + "; ";

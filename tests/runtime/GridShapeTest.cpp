@@ -88,6 +88,18 @@ TEST(runtime_grid, SpreadBlockSizeComesFirstAndIsKept) {
   }
 }
 
+// A persistent task (the wgmma tile's producer warpgroup) launches one wave: a block per SM at one
+// resident block each, every block taking a tile every gridDim.x.
+TEST(runtime_grid, OneWaveForPersistentTasks) {
+  LaunchPolicy policy;
+  policy.block = {384, 1, 1};
+  policy.max_waves = 1;
+  GridShape shape = compute_grid({512 * 384}, 384, 1, 132, policy);
+  expect_shape(shape, {132, 1, 1}, {384, 1, 1});
+  EXPECT_NE(shape.reason.find("grid capped at 1 wave = 132 blocks (132,1,1)"), std::string::npos)
+      << shape.reason;
+}
+
 TEST(runtime_grid, OneDimensionExtentOneAndZeroStillLaunchOneBlock) {
   expect_shape(compute_grid({1}, 128, 16, 132), {1, 1, 1}, {32, 1, 1});
   expect_shape(compute_grid({0}, 128, 16, 132), {1, 1, 1}, {32, 1, 1});
