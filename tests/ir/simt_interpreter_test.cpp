@@ -8,6 +8,7 @@
 #include "ir/Build.h"
 #include "ir/Interpreter.h"
 #include "ir/Lower.h"
+#include "ir/Printer.h"
 #include "ir/Semantics.h"
 
 #include <algorithm>
@@ -649,6 +650,77 @@ TEST(SimtInterpreter, AsyncCopyZeroFillsPastItsValidCount) {
   for (int e = 0; e < 16; ++e)
     EXPECT_EQ(dst[size_t(e)], e % 4 < e / 4 ? src[size_t(e)] : 0.0f) << "element " << e;
   expect_same_bits_as_cpu(k, {1, 1, 1}, {4, 1, 1}, src, std::vector<float>(16, -1.0f));
+}
+
+// Memory barriers (ir::Mbarrier) are made by the wgmma tile's lowering for the GPU only: their
+// construction checks the array, the index and the value each operation takes, the printer
+// names each operation, and the interpreter and the CPU refuse them with a clear error.
+TEST(SimtInterpreter, MemoryBarriersAreCheckedPrintedAndGpuOnly) {
+  using namespace ir;
+  Shared bars = make_shared_array("bars", ScalarType::I64, {4});
+  Shared floats = make_shared_array("floats", ScalarType::F32, {4});
+  auto ill_typed = [](auto make, const std::string &what) {
+    try {
+      make();
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const VerifyError &e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  ill_typed([&] { Mbarrier::make(Mbarrier::Op::Arrive, bars, i64(0), i64(1)); },
+            "memory barrier arrival with a value");
+  ill_typed([&] { Mbarrier::make(Mbarrier::Op::Wait, bars, i64(0)); },
+            "memory barrier init or wait without its count or parity");
+  ill_typed([&] { Mbarrier::make(Mbarrier::Op::Init, floats, i64(0), i64(32)); },
+            "memory barrier outside a shared array of i64 or the dynamic shared array");
+  ill_typed([&] { Mbarrier::make(Mbarrier::Op::Init, bars, i32(0), i64(32)); },
+            "memory barrier index that is not an i64");
+  ill_typed(
+      [&] {
+        Mbarrier::make(Mbarrier::Op::Wait, bars, i64(0), FloatConst::make(ScalarType::F32, 0.0));
+      },
+      "memory barrier count or parity that is not an i64");
+
+  ir::Kernel k;
+  k.name = "handover";
+  k.params = {{"x", ParamKind::Array, ScalarType::F32, 1, nullptr}};
+  k.shared = {bars};
+  k.schedule.mapping = Mapping::Simt;
+  Expr t = reg_i64(Reg::ThreadIdx, 0);
+  k.body = Block::make(
+      {IfThenElse::make(eq(t, i64(0)), Mbarrier::make(Mbarrier::Op::Init, bars, i64(1), i64(32))),
+       Barrier::make(), Mbarrier::make(Mbarrier::Op::Arrive, bars, i64(1)),
+       Mbarrier::make(Mbarrier::Op::ArriveOnCopies, bars, i64(1)),
+       Mbarrier::make(Mbarrier::Op::Wait, bars, i64(1), i64(0))});
+  const std::string text = ir::to_string(k);
+  for (const char *line :
+       {"mbarrier.init bars[1], 32 arrivals a phase", "mbarrier.arrive bars[1]\n",
+        "mbarrier.arrive bars[1] once the thread's async copies are complete",
+        "mbarrier.wait bars[1], phase parity 0"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << " in\n" << text;
+
+  std::vector<InterpreterArg> args = {array(std::vector<float>(32, 0.0f))};
+  try {
+    ir::interpret(k, args, launch({1, 1, 1}, {32, 1, 1}));
+    ADD_FAILURE() << "the interpreter ran a memory barrier";
+  } catch (const InterpreterError &e) {
+    EXPECT_NE(std::string(e.what()).find("kernel 'handover': a memory barrier (mbarrier) is GPU "
+                                         "code the interpreter does not run"),
+              std::string::npos)
+        << e.what();
+  }
+  loom::Kernel compiled = loom::detail::make_kernel(k);
+  compiled.on(ir::Target::CPU).shape(Dim3(1, 1, 1), Dim3(32, 1, 1));
+  std::vector<float> x(32, 0.0f);
+  try {
+    compiled(x);
+    ADD_FAILURE() << "the CPU ran a memory barrier";
+  } catch (const CompileError &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "a memory barrier (mbarrier) is GPU code; the CPU has no code for it"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 } // namespace
