@@ -27,6 +27,8 @@
 #include "ir/Passes.h"
 #include "ir/TileForm.h"
 
+#include <array>
+
 namespace loom::ir {
 
 namespace {
@@ -239,13 +241,16 @@ private:
     held.finish(out, form_);
   }
 
+  // Whether the tile at (i0, j0) lies inside the loop's m x n extents.
+  Expr inside(const Expr &i0, const Expr &j0, const Expr &m, const Expr &n) const {
+    return logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n));
+  }
+
   // Whether the tile at (i0, j0) is inside the loop's extents, its k range whole chunks, and its
   // operands' rows multiples of 16 bytes (copy_chunk).
   Expr whole_tile(const Expr &i0, const Expr &j0, const Expr &m, const Expr &n, const Expr &kb,
                   const Expr &ke) const {
-    Expr whole =
-        logical_and(logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n)),
-                    eq(mod(sub(ke, kb), i64(tile_.depth)), i64(0)));
+    Expr whole = logical_and(inside(i0, j0, m, n), eq(mod(sub(ke, kb), i64(tile_.depth)), i64(0)));
     for (const Pattern &p : {form_.a, form_.b})
       whole = params_[p.array].strided ? BoolConst::make(false)
                                        : logical_and(whole, rows_aligned(p, kb, vec));
@@ -262,16 +267,14 @@ public:
   }
 
 private:
-  // The next stage after `stage`, around; with `phase`, the parity flips on the way around.
-  std::vector<Stmt> advance(const Var &stage, const Var *phase = nullptr) const {
+  // Moves `stage` on to the next stage, around; with `phase`, its parity flips on the way around.
+  void advance(std::vector<Stmt> &out, const Var &stage, const Var *phase = nullptr) const {
     Expr up = add(var_ref(stage), i64(1));
-    std::vector<Stmt> out;
     if (phase)
       out.push_back(
           Assign::make(*phase, Select::make(eq(up, i64(plan_.stages)),
                                             bit_xor(var_ref(*phase), i64(1)), var_ref(*phase))));
     out.push_back(Assign::make(stage, Select::make(eq(up, i64(plan_.stages)), i64(0), up)));
-    return out;
   }
 
   // The producer warpgroup: each chunk of the tile into the next stage once the multipliers have
@@ -289,9 +292,7 @@ private:
     for (const Pattern &p : {form_.a, form_.b})
       async = params_[p.array].strided ? BoolConst::make(false)
                                        : logical_and(async, rows_aligned(p, var_ref(kb), vec / 2));
-    Var inside =
-        declare(out, "tile_inside",
-                logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n)));
+    Var within = declare(out, "tile_inside", inside(i0, j0, m, n));
     Var all_async = declare(out, "rows_copied_async", async);
     Var k0 = make_var("chunk", ScalarType::I64);
     auto copies = [&](Mode mode) {
@@ -313,11 +314,10 @@ private:
     chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, empty(var_ref(cn.stage)),
                                    bit_xor(var_ref(cn.phase), i64(1))));
     chunk.push_back(IfThenElse::make(
-        logical_and(var_ref(inside), le(add(var_ref(k0), i64(tile_.depth)), var_ref(ke))),
+        logical_and(var_ref(within), le(add(var_ref(k0), i64(tile_.depth)), var_ref(ke))),
         IfThenElse::make(var_ref(all_async), copies(Mode::Async), copies(Mode::Interior)),
         copies(Mode::Edge)));
-    for (Stmt &s : advance(cn.stage, &cn.phase))
-      chunk.push_back(std::move(s));
+    advance(chunk, cn.stage, &cn.phase);
     out.push_back(
         For::make(k0, var_ref(kb), var_ref(ke), i64(tile_.depth), Block::make(std::move(chunk))));
   }
@@ -327,34 +327,23 @@ private:
   // released (every multiplying thread arrives).
   Stmt multiplier_loop(const Expr &kb, const Expr &ke, const Expr &group_row, const Expr &group_col,
                        const std::vector<std::vector<Var>> &acc, const Counters &cn) const {
-    const Operand ops[2] = {{form_.a, tile_.rows, plan_.a_k_major},
-                            {form_.b, tile_.cols, plan_.b_k_major}};
     auto release = [&](std::vector<Stmt> &into) {
       into.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, empty(var_ref(cn.handed))));
-      for (Stmt &s : advance(cn.handed))
-        into.push_back(std::move(s));
+      advance(into, cn.handed);
     };
     Var k0 = make_var("chunk", ScalarType::I64);
     std::vector<Stmt> chunk;
     chunk.push_back(
         Mbarrier::make(Mbarrier::Op::Wait, smem_, full(var_ref(cn.stage)), var_ref(cn.phase)));
-    std::vector<WarpgroupMma::Product> products;
-    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
-      products.push_back(
-          {add(ops[0].stage_base(var_ref(cn.stage), plan_, true),
-               ops[0].block(add(group_row, i64(bm * 64)))),
-           add(ops[1].stage_base(var_ref(cn.stage), plan_, false), ops[1].block(group_col)),
-           acc[size_t(bm)]});
-    const WarpgroupMma::Layout a = ops[0].layout(), b = ops[1].layout();
-    chunk.push_back(WarpgroupMma::make(smem_, plan_.n, int(tile_.depth / 16), a, b, products, 1));
+    chunk.push_back(
+        products(var_ref(cn.stage), group_row, group_col, acc, int(tile_.depth / 16), 1));
     std::vector<Stmt> previous; // the chunk before this one is done
     release(previous);
     chunk.push_back(IfThenElse::make(gt(var_ref(k0), kb), Block::make(std::move(previous))));
-    for (Stmt &s : advance(cn.stage, &cn.phase))
-      chunk.push_back(std::move(s));
+    advance(chunk, cn.stage, &cn.phase);
     std::vector<Stmt> out;
     out.push_back(For::make(k0, kb, ke, i64(tile_.depth), Block::make(std::move(chunk))));
-    out.push_back(WarpgroupMma::make(smem_, plan_.n, 0, a, b, std::move(products), 0));
+    out.push_back(products(var_ref(cn.stage), group_row, group_col, acc, 0, 0));
     release(out);
     return Block::make(std::move(out));
   }
@@ -398,6 +387,25 @@ private:
     }
   };
 
+  std::array<Operand, 2> operands() const {
+    return {Operand{form_.a, tile_.rows, plan_.a_k_major},
+            Operand{form_.b, tile_.cols, plan_.b_k_major}};
+  }
+
+  // Each warpgroup's products of the chunk in `stage` (its blocks of 64 rows from group_row, n
+  // columns from group_col), k_steps steps of 16 (0: only the wait), leaving `pending` running.
+  Stmt products(const Expr &stage, const Expr &group_row, const Expr &group_col,
+                const std::vector<std::vector<Var>> &acc, int k_steps, int pending) const {
+    const std::array<Operand, 2> ops = operands();
+    std::vector<WarpgroupMma::Product> products;
+    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+      products.push_back(
+          {add(ops[0].stage_base(stage, plan_, true), ops[0].block(add(group_row, i64(bm * 64)))),
+           add(ops[1].stage_base(stage, plan_, false), ops[1].block(group_col)), acc[size_t(bm)]});
+    return WarpgroupMma::make(smem_, plan_.n, k_steps, ops[0].layout(), ops[1].layout(),
+                              std::move(products), pending);
+  }
+
   // Where and how a tile's chunks are copied: the inner loop's range, the tile's origin and the
   // loop's extents, the copying thread's index among `threads` that share the copies, and whether
   // the tile is whole (see copy_chunk).
@@ -424,8 +432,7 @@ private:
                   const Expr &stage) const {
     const int64_t depth = tile_.depth, threads = c.threads;
     const Expr &kb = c.kb, &ke = c.ke, &tid = c.tid;
-    const Operand ops[2] = {{form_.a, tile_.rows, plan_.a_k_major},
-                            {form_.b, tile_.cols, plan_.b_k_major}};
+    const std::array<Operand, 2> ops = operands();
     for (int s = 0; s < 2; ++s) {
       const Operand &op = ops[s];
       const Expr &base = s == 0 ? c.i0 : c.j0;
@@ -519,8 +526,6 @@ private:
                    const Expr &n, const Expr &tid, const Expr &group_row, const Expr &group_col,
                    const std::vector<std::vector<Var>> &acc, bool whole_tile) {
     const int64_t depth = tile_.depth, stages = plan_.stages;
-    const Operand ops[2] = {{form_.a, tile_.rows, plan_.a_k_major},
-                            {form_.b, tile_.cols, plan_.b_k_major}};
     const Copying c{
         kb, ke, i0, j0, m, n, tid, plan_.threads, whole_tile ? Mode::Whole : Mode::Edge};
     // With three stages or more, each chunk's products run on while the next chunk's copies are
@@ -550,27 +555,15 @@ private:
     // written through the generic proxy, are fenced for the tensor cores' async proxy.
     chunk.push_back(AsyncWait::make(int(ahead), true));
     chunk.push_back(Barrier::make());
-    std::vector<WarpgroupMma::Product> products;
-    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
-      products.push_back(
-          {add(ops[0].stage_base(var_ref(stage), plan_, true),
-               ops[0].block(add(group_row, i64(bm * 64)))),
-           add(ops[1].stage_base(var_ref(stage), plan_, false), ops[1].block(group_col)),
-           acc[size_t(bm)]});
-    const WarpgroupMma::Layout a = ops[0].layout(), b = ops[1].layout();
     chunk.push_back(
-        WarpgroupMma::make(smem_, plan_.n, int(depth / 16), a, b, products, overlap ? 1 : 0));
+        products(var_ref(stage), group_row, group_col, acc, int(depth / 16), overlap ? 1 : 0));
     if (!overlap)
       chunk.push_back(Barrier::make()); // every warpgroup's reads of the stage are done
-    auto advance = [&](const Var &v) {
-      Expr up = add(var_ref(v), i64(1));
-      return Assign::make(v, Select::make(eq(up, i64(stages)), i64(0), up));
-    };
-    chunk.push_back(advance(stage));
-    chunk.push_back(advance(next));
+    advance(chunk, stage);
+    advance(chunk, next);
     out.push_back(For::make(k0, kb, ke, i64(depth), Block::make(std::move(chunk))));
     if (overlap) // the last chunk's products, before anything reads the accumulators
-      out.push_back(WarpgroupMma::make(smem_, plan_.n, 0, a, b, std::move(products), 0));
+      out.push_back(products(var_ref(stage), group_row, group_col, acc, 0, 0));
     return Block::make(std::move(out));
   }
 
