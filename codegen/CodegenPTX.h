@@ -89,6 +89,10 @@ protected:
   void emit_mbarrier(const ir::Mbarrier *op) override;
 
 private:
+  // `pointer` in LLVM address space `space` (3: shared, 1: global), cast where it is generic: the
+  // intrinsics and the inline PTX of the tensor cores, cp.async and mbarriers take those.
+  llvm::Value *in_space(llvm::Value *pointer, unsigned space);
+
   llvm::Value *sreg(llvm::Intrinsic::ID id);
   void barrier();
   // The combination of `value` over threads [0, count) of the block, in a fixed tree order, in

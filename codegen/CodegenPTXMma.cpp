@@ -10,6 +10,11 @@
 
 namespace loom::codegen {
 
+llvm::Value *CodegenPTX::in_space(llvm::Value *pointer, unsigned space) {
+  llvm::Type *type = llvm::PointerType::get(context, space);
+  return pointer->getType() == type ? pointer : builder.CreateAddrSpaceCast(pointer, type);
+}
+
 // The warp's fragments of A and B through ldmatrix: each lane names one 16-byte row of one of
 // the 8 x 8 matrices of 16-bit elements (lanes 8q .. 8q+7 matrix q), and the matrices land in
 // exactly the registers mma.sync takes. 16-bit inputs (m16n8k16): A's four are its rows 0-7 and
@@ -35,7 +40,7 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
                           builder.CreateZExt(offset, builder.getInt64Ty()));
     // ldmatrix reads shared memory: its address is a shared pointer (the overloaded form takes
     // the pointer type as its one overload).
-    return address->getType() == pointer ? address : builder.CreateAddrSpaceCast(address, pointer);
+    return in_space(address, 3);
   };
   // Fragment registers through one ldmatrix (x4 for A, x2 for B) whose k starts at `k0`.
   auto ldmatrix = [&](const ir::Shared &array, const std::vector<ir::Expr> &origin, bool k_last,
@@ -127,14 +132,8 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
 // bytes: cp.async.ca, through L1); with a valid count, its bytes as the src-size operand, the rest
 // zero-filled.
 void CodegenPTX::emit_async_copy(const ir::AsyncCopy *op) {
-  llvm::Value *dst = shared_address(op->dst, op->dst_index);
-  llvm::Value *src = element_address(op->array, op->src_index);
-  llvm::Type *shared = llvm::PointerType::get(context, 3),
-             *global = llvm::PointerType::get(context, 1);
-  if (dst->getType() != shared)
-    dst = builder.CreateAddrSpaceCast(dst, shared);
-  if (src->getType() != global)
-    src = builder.CreateAddrSpaceCast(src, global);
+  llvm::Value *dst = in_space(shared_address(op->dst, op->dst_index), 3);
+  llvm::Value *src = in_space(element_address(op->array, op->src_index), 1);
   const int64_t bytes = op->count * ir::byte_size(op->dst->type);
   using namespace llvm::Intrinsic;
   if (!op->valid.defined()) {
@@ -178,12 +177,9 @@ void CodegenPTX::emit_async_wait(const ir::AsyncWait &op) {
 // / 16, 62-63 the swizzle (1: 128 bytes); the next 16 of k adds k_step_bytes / 16 to the start.
 void CodegenPTX::emit_warpgroup_mma(const ir::WarpgroupMma *op) {
   llvm::Type *i64 = builder.getInt64Ty(), *f32 = builder.getFloatTy();
-  llvm::Type *shared = llvm::PointerType::get(context, 3);
   auto descriptor = [&](const ir::Expr &offset, const ir::WarpgroupMma::Layout &l) {
     // The element's address in the shared window (an addrspace(3) pointer's value).
-    llvm::Value *element = shared_address(op->smem, {offset});
-    if (element->getType() != shared)
-      element = builder.CreateAddrSpaceCast(element, shared);
+    llvm::Value *element = in_space(shared_address(op->smem, {offset}), 3);
     llvm::Value *address =
         builder.CreateZExt(builder.CreatePtrToInt(element, builder.getInt32Ty()), i64);
     llvm::Value *start =
@@ -256,10 +252,7 @@ void CodegenPTX::emit_warpgroup_mma(const ir::WarpgroupMma *op) {
 // wait, for which LLVM 19 has none, as a loop around one inline mbarrier.try_wait.parity (which
 // itself waits a while, in hardware, before it answers false).
 void CodegenPTX::emit_mbarrier(const ir::Mbarrier *op) {
-  llvm::Type *shared = llvm::PointerType::get(context, 3);
-  llvm::Value *at = shared_address(op->barriers, {op->index});
-  if (at->getType() != shared)
-    at = builder.CreateAddrSpaceCast(at, shared);
+  llvm::Value *at = in_space(shared_address(op->barriers, {op->index}), 3);
   switch (op->op) {
   case ir::Mbarrier::Op::Init:
     builder.CreateIntrinsic(llvm::Intrinsic::nvvm_mbarrier_init_shared, {},
