@@ -196,6 +196,7 @@ private:
   llvm::Value *array_stride(int array, int dim) const;
   // The alignment an access of array[indices] may claim (an element's own, or more).
   llvm::Align access_alignment(int array, const std::vector<ir::Expr> &indices) const;
+  llvm::Align shared_alignment(llvm::Value *address, ir::ScalarType t) const;
   // What `make` builds, built at the start of the task (after the CPU's SimtThread is fetched),
   // so that it dominates every use.
   llvm::Value *at_task_start(const std::function<llvm::Value *()> &make);

@@ -208,7 +208,8 @@ void CodegenPTX::emit_warpgroup_mma(const ir::WarpgroupMma *op) {
   for (size_t k = 0; k < accs; ++k) // tied: each accumulator is read and written
     constraints += "," + std::to_string(k);
   constraints += ",~{memory}";
-  const char *type = op->input == ir::ScalarType::F16 ? "f16" : "bf16";
+  const bool tf32 = op->input == ir::ScalarType::F32; // m64nNk8, both operands k-major
+  const char *type = tf32 ? "tf32" : op->input == ir::ScalarType::F16 ? "f16" : "bf16";
   std::string text = op->k_steps == 0
                          ? "{\n"
                          : "{\n.reg .pred p;\n.reg .b64 da, db;\nsetp.ne.b32 p, 1, 0;\n"
@@ -220,13 +221,17 @@ void CodegenPTX::emit_warpgroup_mma(const ir::WarpgroupMma *op) {
               std::to_string(ks * op->a.k_step_bytes / 16) + ";\n";
       text += "add.s64 db, $" + std::to_string(b) + ", " +
               std::to_string(ks * op->b.k_step_bytes / 16) + ";\n";
-      text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(op->n) + "k16.f32." + type +
-              "." + type + " {";
+      text += "wgmma.mma_async.sync.aligned.m64n" + std::to_string(op->n) + (tf32 ? "k8" : "k16") +
+              ".f32." + type + "." + type + " {";
       for (int64_t e = 0; e < per; ++e)
         text += (e ? ", $" : "$") + std::to_string(int64_t(p) * per + e);
-      // scale-d (accumulate), scale-a, scale-b, then A and B transposed: m- or n-major.
-      text += "}, da, db, p, 1, 1, " + std::string(op->a.k_major ? "0" : "1") + ", " +
-              (op->b.k_major ? "0" : "1") + ";\n";
+      // scale-d (accumulate), scale-a, scale-b, then (16-bit inputs) A and B transposed: m- or
+      // n-major.
+      text += "}, da, db, p, 1, 1" +
+              (tf32 ? std::string()
+                    : std::string(", ") + (op->a.k_major ? "0" : "1") + ", " +
+                          (op->b.k_major ? "0" : "1")) +
+              ";\n";
     }
   if (op->k_steps > 0)
     text += "wgmma.commit_group.sync.aligned;\n";

@@ -326,8 +326,9 @@ Shared make_dynamic_shared_array(std::string name, ScalarType type) {
 }
 
 Shared make_dynamic_staging_array(std::string name, ScalarType type) {
-  if (!is_half_float(type))
-    ill_typed("dynamic staging array '" + name + "' of " + type_name(type) + " (f16 or bf16 only)");
+  if (!is_half_float(type) && type != ScalarType::F32)
+    ill_typed("dynamic staging array '" + name + "' of " + type_name(type) +
+              " (f16, bf16 or f32 only)");
   SharedArray a{std::move(name), type, {0}, MemorySpace::Block};
   a.dynamic = true;
   a.align = 1024;
@@ -459,6 +460,18 @@ Stmt Assume::make(Expr cond) {
   return Stmt(std::make_shared<const Assume>(std::move(cond)));
 }
 
+Stmt Assume::aligned(int array, std::vector<Expr> indices, int64_t align) {
+  if (array < 0 || indices.empty())
+    ill_typed("alignment assumption without an array element");
+  if (align <= 0 || align > 16 || (align & (align - 1)) != 0)
+    ill_typed("alignment assumption of " + std::to_string(align) +
+              " bytes (a power of two up to 16)");
+  for (const Expr &i : indices)
+    if (i.type() != ScalarType::I64)
+      ill_typed("alignment assumption with an index that is not an i64");
+  return Stmt(std::make_shared<const Assume>(array, std::move(indices), align));
+}
+
 Stmt AsyncCopy::make(Shared dst, std::vector<Expr> dst_index, int array, ScalarType element,
                      std::vector<Expr> src_index, int bytes, Expr valid) {
   if (bytes != 16 && bytes != 8 && bytes != 4)
@@ -501,8 +514,11 @@ Stmt Mbarrier::make(Op op, Shared barriers, Expr index, Expr value) {
 
 Stmt WarpgroupMma::make(Shared smem, int64_t n, int k_steps, Layout a, Layout b,
                         std::vector<Product> products, int pending) {
-  if (!smem || smem->local() || !is_half_float(smem->type))
-    ill_typed("warpgroup mma over something other than a shared array of f16 or bf16");
+  if (!smem || smem->local() || !(is_half_float(smem->type) || smem->type == ScalarType::F32))
+    ill_typed("warpgroup mma over something other than a shared array of f16, of bf16 or of f32 "
+              "(TF32)");
+  if (smem->type == ScalarType::F32 && !(a.k_major && b.k_major))
+    ill_typed("warpgroup mma of f32 (TF32) with an operand not staged along k");
   if (pending < 0 || pending > 1 || (k_steps == 0 && pending != 0))
     ill_typed("warpgroup mma leaving " + std::to_string(pending) + " chunks pending");
   if (n < 8 || n > 256 || n % 8 != 0 || k_steps < 0)

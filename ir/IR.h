@@ -96,8 +96,8 @@ Shared make_shared_array(std::string name, ScalarType type, std::vector<int64_t>
 Shared make_staging_array(std::string name, ScalarType type, std::vector<int64_t> extents);
 // A dynamic shared array (SharedArray::dynamic) of `type` (bool, an integer, f32 or f64).
 Shared make_dynamic_shared_array(std::string name, ScalarType type);
-// A dynamic shared array of f16 or bf16 elements, 1024-byte aligned, that a lowering pass stages
-// operands in (the warpgroup tiles of ir/TileWgmma.cpp; its task's launch sizes it).
+// A dynamic shared array of f16, bf16 or f32 (TF32) elements, 1024-byte aligned, that a lowering
+// pass stages operands in (the warpgroup tiles of ir/TileWgmma.cpp; its task's launch sizes it).
 Shared make_dynamic_staging_array(std::string name, ScalarType type);
 // A local array (SharedArray::space Thread) of at most max_local_bytes.
 Shared make_local_array(std::string name, ScalarType type, std::vector<int64_t> extents);
@@ -615,12 +615,23 @@ struct Mma : StmtNode {
 // A fact lowering passes promise for the code after it (LLVM's llvm.assume): `cond` holds
 // whenever control reaches here, and code generation may rely on it (the tensor-core tile's
 // 16-byte loads where its operands' rows are multiples of 8 elements). Only a pass that tested
-// `cond` on the path makes one; the interpreter checks it.
+// `cond` on the path makes one; the interpreter checks it. The second form (`align` > 0, `cond`
+// true) promises that the element of array parameter `array` (not a strided view) at `indices`
+// starts `align` bytes (a power of two up to 16) from an `align`-aligned address, counted from
+// the array's start, which the GPU's arrays have (LLVM's align assumption: its loads and stores
+// of neighbouring elements from there may merge into one access, ld.global.v4).
 struct Assume : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Assume;
   Expr cond;
+  int array = -1;
+  std::vector<Expr> indices;
+  int64_t align = 0;
   explicit Assume(Expr c) : StmtNode(static_kind), cond(std::move(c)) {}
+  Assume(int a, std::vector<Expr> i, int64_t al)
+      : StmtNode(static_kind), cond(BoolConst::make(true)), array(a), indices(std::move(i)),
+        align(al) {}
   static Stmt make(Expr cond);
+  static Stmt aligned(int array, std::vector<Expr> indices, int64_t align);
 };
 
 // A copy of `bytes` (16, 8 or 4), `count` neighbouring elements along the last dimension, from
@@ -663,13 +674,17 @@ struct AsyncWait : StmtNode {
 };
 
 // One chunk of a warpgroup's matrix products on Hopper's tensor cores (PTX's
-// wgmma.mma_async.sync.aligned.m64nNk16.f32 with f16 or bf16 inputs, sm_90a): the 128 threads of
+// wgmma.mma_async.sync.aligned.m64nNk16.f32 with f16 or bf16 inputs, sm_90a; with f32, read as
+// TF32, m64nNk8.f32.tf32, both operands k-major): the 128 threads of
 // the warpgroup (four consecutive warps, the first a multiple of 4) run it together, each
-// product D = D + A * B of a 64 x k_steps*16 block A and a k_steps*16 x n block B, both read by
+// product D = D + A * B of a 64 x k_steps*16 block A and a k_steps*16 x n block B (TF32:
+// k_steps*8), both read by
 // the tensor cores straight from shared array `smem` (no registers), in the 128-byte swizzled
 // layouts PTX's matrix descriptors describe (ir/TileWgmma.cpp lays them out):
-//   k-major (A[i, k], B[j, k]): rows of 64 elements along k, 8 rows to a 1024-byte atom, the
-//     16-byte group g of row r at g ^ (r % 8); `sbo` the bytes from one 8 rows to the next;
+//   k-major (A[i, k], B[j, k]): rows of 128 bytes along k (64 16-bit elements, 32 f32), 8 rows
+//     to a 1024-byte atom, the 16-byte group g of row r at g ^ (r % 8); `sbo` the bytes from one
+//     8 rows to the next. The tensor cores read an f32 as TF32 by its top 19 bits: the pass that
+//     stages one rounds it first;
 //   m- or n-major (A[k, i], B[k, j]): rows of 64 elements along m or n, one per k, 8 k to an
 //     atom; `lbo` the bytes from one 64 elements of m or n to the next, `sbo` from 8 k to the
 //     next 8.

@@ -141,9 +141,11 @@ public:
         os << pad << "wgmma.wait 0 (" << name_of(n->products.front().acc.front()) << " ..)\n";
         return;
       }
-      os << pad << "wgmma.m64n" << n->n << "k16." << type_name(n->input) << " x " << n->k_steps
-         << " steps of k, A " << layout(n->a) << ", B " << layout(n->b) << ", then at most "
-         << n->pending << " pending:\n";
+      const bool tf32 = n->input == ScalarType::F32;
+      os << pad << "wgmma.m64n" << n->n << (tf32 ? "k8.tf32" : "k16.")
+         << (tf32 ? "" : type_name(n->input)) << " x " << n->k_steps << " steps of k, A "
+         << layout(n->a) << ", B " << layout(n->b) << ", then at most " << n->pending
+         << " pending:\n";
       for (const WarpgroupMma::Product &p : n->products)
         os << pad << "  " << name_of(p.acc.front()) << " .. " << name_of(p.acc.back())
            << " += " << shared_name(n->smem) << "[" << expr(p.a_offset) << "] * "
@@ -164,7 +166,11 @@ public:
       return;
     }
     case StmtKind::Assume:
-      os << pad << "assume " << expr(s.as<Assume>()->cond) << "\n";
+      if (auto *n = s.as<Assume>(); n->align > 0)
+        os << pad << "assume " << array_name(n->array) << "[" << list(n->indices) << "] "
+           << n->align << "-byte aligned\n";
+      else
+        os << pad << "assume " << expr(s.as<Assume>()->cond) << "\n";
       return;
     case StmtKind::Mma: {
       auto *n = s.as<Mma>();

@@ -37,6 +37,8 @@ using namespace tile;
 
 constexpr int64_t vec = 8;          // 16-bit elements in a 16-byte group (one cp.async)
 constexpr int64_t swizzle_row = 64; // 16-bit elements in a swizzled 128-byte row
+// TF32: f32 elements in a 16-byte group, in a swizzled 128-byte row (a chunk's depth).
+constexpr int64_t tf32_vec = 4, tf32_row = 32;
 constexpr int64_t atom_bytes = 1024;
 // sm_90's shared memory: at most 227 KiB a block, 228 KiB an SM, 1 KiB of it reserved a block.
 constexpr int64_t block_limit = 227 * 1024, sm_limit = 228 * 1024, reserved = 1024;
@@ -50,28 +52,39 @@ constexpr int64_t reserved_registers = 32;
 // How a tile's warpgroups split it: groups_m x groups_n of them, each blocks_m products of 64
 // rows x n columns per 16 steps of k; `stages` chunks of depth steps in flight.
 // With `producer`, one more warpgroup (the last) makes the copies, and the others multiply.
+// With `tf32`, f32 arrays read as TF32: both operands staged along k (wgmma's tf32 takes no
+// other layout), the producer rounding each element as it copies it.
 struct Plan {
   int64_t threads = 0, groups_m = 0, groups_n = 0, blocks_m = 0, n = 0, stages = 0;
-  int64_t stage_a = 0, stage_b = 0; // elements of a stage of A, of B
-  bool a_k_major = false, b_k_major = false;
-  bool producer = false;
+  int64_t stage_a = 0, stage_b = 0;          // elements of a stage of A, of B
+  bool a_k_major = false, b_k_major = false; // as staged
+  bool producer = false, tf32 = false;
+  int64_t element() const { return tf32 ? 4 : 2; } // bytes
+  int64_t k_step() const { return tf32 ? 8 : 16; } // k of one instruction
   // The stages' elements; with a producer, each stage's two memory barriers (8 bytes each) after.
   int64_t barrier_base() const { return stages * (stage_a + stage_b); }
-  int64_t bytes() const { return barrier_base() * 2 + (producer ? 2 * stages * 8 : 0); }
+  int64_t bytes() const { return barrier_base() * element() + (producer ? 2 * stages * 8 : 0); }
   int64_t block_threads() const { return threads + (producer ? 128 : 0); }
 };
 
 // Why `tile` cannot run on the warpgroup instructions, or empty (and `plan` filled in).
 std::string plan_tiles(const TileSchedule &tile, const MatmulForm &form, Plan &plan) {
   plan.threads = tile.threads();
-  plan.a_k_major = form.a.k_dim == 1; // A[i, k]
-  plan.b_k_major = form.b.k_dim == 1; // B[j, k]
-  if (!is_half_float(form.input))
-    return "its arrays are f32 (TF32 runs on mma.sync)";
+  plan.tf32 = form.input == ScalarType::F32;
+  plan.a_k_major = plan.tf32 || form.a.k_dim == 1; // A[i, k]
+  plan.b_k_major = plan.tf32 || form.b.k_dim == 1; // B[j, k]
   if (plan.threads % 128 != 0)
     return "the tile's " + std::to_string(plan.threads) +
            " threads are not whole warpgroups of 128";
-  if ((plan.a_k_major || plan.b_k_major) && tile.depth != swizzle_row)
+  if (plan.tf32 && tile.depth != tf32_row)
+    return "TF32 stages both operands along k in rows of 32 steps of k (128 swizzled bytes), and "
+           "the depth is " +
+           std::to_string(tile.depth) + ", not 32";
+  if (plan.tf32 &&
+      (tile.rows * tile.depth / 16 % 128 != 0 || tile.cols * tile.depth / 16 % 128 != 0))
+    return "the producer warpgroup's 128 threads do not divide the tile's chunks into equal "
+           "shares of 4 x 4 blocks";
+  if (!plan.tf32 && (plan.a_k_major || plan.b_k_major) && tile.depth != swizzle_row)
     return "an operand read along k (A[i, k] or B[j, k]) is staged in rows of 64 steps of k "
            "(128 swizzled bytes), and the depth is " +
            std::to_string(tile.depth) + ", not 64";
@@ -111,14 +124,21 @@ std::string plan_tiles(const TileSchedule &tile, const MatmulForm &form, Plan &p
            std::to_string(plan.blocks_m * plan.n / 2) + " accumulators and " +
            std::to_string(reserved_registers) + " others need";
   plan.producer = plan.threads + 128 <= 1024 && needed <= registers(plan.threads + 128);
-  if ((tile.rows * tile.depth / vec) % plan.threads != 0 ||
-      (tile.cols * tile.depth / vec) % plan.threads != 0)
+  if (plan.tf32 && !plan.producer)
+    return "TF32 needs a producer warpgroup (to round the operands and stage them along k), and " +
+           std::to_string(plan.threads + 128) + " threads " +
+           (plan.threads + 128 > 1024
+                ? "are more than a block has"
+                : "leave " + std::to_string(registers(plan.threads + 128)) +
+                      " registers a thread, fewer than " + std::to_string(needed));
+  if (!plan.tf32 && ((tile.rows * tile.depth / vec) % plan.threads != 0 ||
+                     (tile.cols * tile.depth / vec) % plan.threads != 0))
     return "the tile's threads do not divide its chunks into equal shares of 8-element groups";
   plan.stage_a = tile.rows * tile.depth;
   plan.stage_b = tile.cols * tile.depth;
   const int64_t limit =
       std::min(block_limit, sm_limit / blocks - reserved) - (plan.producer ? 128 : 0); // barriers
-  const int64_t stage_bytes = (plan.stage_a + plan.stage_b) * 2;
+  const int64_t stage_bytes = (plan.stage_a + plan.stage_b) * plan.element();
   plan.stages = std::min(max_stages, limit / stage_bytes);
   if (plan.stages < 2)
     return "two stages of the tile take " + std::to_string(2 * stage_bytes) +
@@ -261,12 +281,17 @@ public:
   // Stage s's memory barriers, 8 bytes each after the stages: `full` completes a phase when the
   // producer's 128 threads have copied a chunk into it; `empty` when the multipliers' threads have
   // read one (their products of it are done).
-  Expr full(const Expr &stage) const { return add(i64(plan_.barrier_base()), mul(stage, i64(4))); }
+  Expr full(const Expr &stage) const {
+    return add(i64(plan_.barrier_base()), mul(stage, i64(per_barrier())));
+  }
   Expr empty(const Expr &stage) const {
-    return add(i64(plan_.barrier_base() + 4 * plan_.stages), mul(stage, i64(4)));
+    return add(i64(plan_.barrier_base() + per_barrier() * plan_.stages),
+               mul(stage, i64(per_barrier())));
   }
 
 private:
+  int64_t per_barrier() const { return 8 / plan_.element(); } // a barrier's elements
+
   // Moves `stage` on to the next stage, around; with `phase`, its parity flips on the way around.
   void advance(std::vector<Stmt> &out, const Var &stage, const Var *phase = nullptr) const {
     Expr up = add(var_ref(stage), i64(1));
@@ -297,8 +322,11 @@ private:
     Var k0 = make_var("chunk", ScalarType::I64);
     auto copies = [&](Mode mode) {
       std::vector<Stmt> body;
-      copy_chunk(body, {var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(copier), 128, mode},
-                 var_ref(k0), var_ref(cn.stage));
+      const Copying c{var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(copier), 128, mode};
+      if (plan_.tf32)
+        copy_rounded(body, c, var_ref(k0), var_ref(cn.stage));
+      else
+        copy_chunk(body, c, var_ref(k0), var_ref(cn.stage));
       if (mode == Mode::Async) {
         body.push_back(
             Mbarrier::make(Mbarrier::Op::ArriveOnCopies, smem_, full(var_ref(cn.stage))));
@@ -315,7 +343,9 @@ private:
                                    bit_xor(var_ref(cn.phase), i64(1))));
     chunk.push_back(IfThenElse::make(
         logical_and(var_ref(within), le(add(var_ref(k0), i64(tile_.depth)), var_ref(ke))),
-        IfThenElse::make(var_ref(all_async), copies(Mode::Async), copies(Mode::Interior)),
+        plan_.tf32
+            ? copies(Mode::Interior)
+            : IfThenElse::make(var_ref(all_async), copies(Mode::Async), copies(Mode::Interior)),
         copies(Mode::Edge)));
     advance(chunk, cn.stage, &cn.phase);
     out.push_back(
@@ -335,8 +365,8 @@ private:
     std::vector<Stmt> chunk;
     chunk.push_back(
         Mbarrier::make(Mbarrier::Op::Wait, smem_, full(var_ref(cn.stage)), var_ref(cn.phase)));
-    chunk.push_back(
-        products(var_ref(cn.stage), group_row, group_col, acc, int(tile_.depth / 16), 1));
+    chunk.push_back(products(var_ref(cn.stage), group_row, group_col, acc,
+                             int(tile_.depth / plan_.k_step()), 1));
     std::vector<Stmt> previous; // the chunk before this one is done
     release(previous);
     chunk.push_back(IfThenElse::make(gt(var_ref(k0), kb), Block::make(std::move(previous))));
@@ -348,11 +378,13 @@ private:
     return Block::make(std::move(out));
   }
 
-  // An operand's part of a stage: `extent` rows (A) or columns (B), `k_major` as it lies.
+  // An operand's part of a stage: `extent` rows (A) or columns (B), `k_major` as it lies, in
+  // swizzled rows of `row` elements, 16-byte groups of `group`.
   struct Operand {
     Pattern pattern;
     int64_t extent;
     bool k_major;
+    int64_t row = swizzle_row, group = vec;
     Expr stage_base(const Expr &stage, const Plan &p, bool is_a) const {
       return is_a ? mul(stage, i64(p.stage_a))
                   : add(i64(p.stages * p.stage_a), mul(stage, i64(p.stage_b)));
@@ -360,11 +392,13 @@ private:
     // Where element (x, kk) of a stage lies from the stage's start: the swizzled layouts of
     // ir::WarpgroupMma.
     Expr index(const Expr &x, const Expr &kk) const {
+      const int shift = group == 8 ? 3 : 2;
       if (k_major)
-        return add(add(mul(x, i64(swizzle_row)),
-                       bits(BinaryOp::Shl,
-                            bit_xor(bits(BinaryOp::Shr, kk, 3), bits(BinaryOp::BitAnd, x, 7)), 3)),
-                   bits(BinaryOp::BitAnd, kk, 7));
+        return add(
+            add(mul(x, i64(row)),
+                bits(BinaryOp::Shl,
+                     bit_xor(bits(BinaryOp::Shr, kk, shift), bits(BinaryOp::BitAnd, x, 7)), shift)),
+            bits(BinaryOp::BitAnd, kk, group - 1));
       Expr atom = add(mul(bits(BinaryOp::Shr, kk, 3), i64(extent / swizzle_row)),
                       bits(BinaryOp::Shr, x, 6));
       Expr group = bit_xor(bits(BinaryOp::BitAnd, bits(BinaryOp::Shr, x, 3), 7),
@@ -376,8 +410,7 @@ private:
     // The first element of the block of 64 rows or n columns at x0 (a multiple of 64, or of 8
     // when k-major), and its descriptor's layout.
     Expr block(const Expr &x0) const {
-      return k_major ? mul(x0, i64(swizzle_row))
-                     : mul(div(x0, i64(swizzle_row)), i64(atom_bytes / 2));
+      return k_major ? mul(x0, i64(row)) : mul(div(x0, i64(swizzle_row)), i64(atom_bytes / 2));
     }
     WarpgroupMma::Layout layout() const {
       if (k_major) // 8 rows of 128 bytes to the next 8; the next 16 steps of k 32 bytes on
@@ -388,8 +421,9 @@ private:
   };
 
   std::array<Operand, 2> operands() const {
-    return {Operand{form_.a, tile_.rows, plan_.a_k_major},
-            Operand{form_.b, tile_.cols, plan_.b_k_major}};
+    const int64_t row = plan_.tf32 ? tf32_row : swizzle_row, group = plan_.tf32 ? tf32_vec : vec;
+    return {Operand{form_.a, tile_.rows, plan_.a_k_major, row, group},
+            Operand{form_.b, tile_.cols, plan_.b_k_major, row, group}};
   }
 
   // Each warpgroup's products of the chunk in `stage` (its blocks of 64 rows from group_row, n
@@ -522,6 +556,90 @@ private:
     }
   }
 
+  // TF32: the chunk at k0 into stage `stage` through the copying thread's registers, each element
+  // rounded to TF32 (UnaryOp::RoundTF32, as the tensor cores' mma.sync path and the interpreter
+  // round), both operands staged along k. An operand whose array runs along k (A[i, k], B[j, k])
+  // is copied in 16-byte groups of 4 neighbouring steps of k: 8 threads of a warp copy one row's
+  // 128 bytes. One that runs along its rows or columns (A[k, i], B[k, j]) is transposed in blocks
+  // of 4 x 4: a thread reads 4 steps of k of 4 neighbouring columns (16-byte runs of the array)
+  // and writes each column's 4 steps as one 16-byte group. Every load of a thread comes before its
+  // stores, so that LLVM can merge neighbouring ones into 16-byte accesses where the array's rows
+  // are multiples of 16 bytes (which the code then assumes) and the stores into 16-byte ones.
+  // Mode::Interior: a chunk inside the loops' extents, no clamps; Mode::Edge: clamped, zeros past
+  // the inner loop's end.
+  void copy_rounded(std::vector<Stmt> &into, const Copying &c, const Expr &k0,
+                    const Expr &stage) const {
+    const int64_t depth = tile_.depth, quads = depth / tf32_vec;
+    const std::array<Operand, 2> ops = operands();
+    for (int s = 0; s < 2; ++s) {
+      const Operand &op = ops[s];
+      const Expr &base = s == 0 ? c.i0 : c.j0;
+      const Expr &extent = s == 0 ? c.m : c.n;
+      const bool along = op.pattern.k_dim == 1;
+      Expr region = op.stage_base(stage, plan_, s == 0);
+      auto at = [&](const Expr &k, const Expr &x) {
+        return along ? std::vector<Expr>{x, k} : std::vector<Expr>{k, x};
+      };
+      // With `aligned`, the array's rows are multiples of 16 bytes, and each 4 elements that
+      // neighbour along them from a multiple of 4 start 16-byte aligned (Assume::aligned).
+      auto build = [&](bool aligned) {
+        std::vector<Stmt> loads, stores;
+        // Element (kk + dk, x + dx) of the chunk (dk or dx 0 to 3, kk a multiple of 4), as an
+        // access a constant from its group's first (so that LLVM sees the neighbours).
+        auto plus = [](const Expr &e, int64_t c) { return c == 0 ? e : add(e, i64(c)); };
+        auto element = [&](const Expr &kk, const Expr &x, int64_t dk, int64_t dx) {
+          Expr k = plus(add(k0, kk), dk), xa = plus(add(base, x), dx);
+          const bool first = along ? dk == 0 : dx == 0;
+          Expr value;
+          if (c.mode == Mode::Edge) {
+            Expr clamped = Load::make(ScalarType::F32, op.pattern.array,
+                                      at(min(k, sub(c.ke, i64(1))), min(xa, sub(extent, i64(1)))));
+            value = Select::make(lt(k, c.ke), clamped, FloatConst::make(ScalarType::F32, 0.0));
+          } else {
+            value = Load::make(ScalarType::F32, op.pattern.array, at(k, xa));
+          }
+          if (aligned && first)
+            loads.push_back(Assume::aligned(op.pattern.array, at(k, xa), 16));
+          Var v = declare(loads, "tf32", Unary::make(UnaryOp::RoundTF32, value));
+          stores.push_back(SharedStore::make(
+              smem_, {plus(add(region, op.index(plus(x, dx), kk)), dk)}, var_ref(v)));
+        };
+        // Groups (along k) or blocks (across) g = tid + l * 128: g % quads the steps of k from
+        // 4 (g % quads), g / quads the rows or columns from g / quads (times 4 across).
+        const int64_t units = along ? op.extent * quads : op.extent / tf32_vec * quads;
+        for (int64_t l = 0; l < units / 128; ++l) {
+          Expr g = add(c.tid, i64(l * 128));
+          Expr kk = mul(mod(g, i64(quads)), i64(tf32_vec)), x = div(g, i64(quads));
+          if (along) {
+            for (int64_t v = 0; v < tf32_vec; ++v)
+              element(kk, x, v, 0);
+          } else {
+            x = mul(x, i64(tf32_vec));
+            for (int64_t a = 0; a < tf32_vec; ++a) // rows of the array: steps of k
+              for (int64_t b = 0; b < tf32_vec; ++b)
+                element(kk, x, a, b);
+          }
+        }
+        // Stores by column of the block (its 4 steps of k neighbours in the stage).
+        if (!along) {
+          std::vector<Stmt> by_column;
+          for (size_t u = 0; u < stores.size(); u += 16)
+            for (size_t b = 0; b < 4; ++b)
+              for (size_t a = 0; a < 4; ++a)
+                by_column.push_back(stores[u + a * 4 + b]);
+          stores = std::move(by_column);
+        }
+        loads.insert(loads.end(), stores.begin(), stores.end());
+        return loads;
+      };
+      if (c.mode == Mode::Edge || params_[op.pattern.array].strided)
+        into.push_back(Block::make(build(false)));
+      else
+        into.push_back(IfThenElse::make(rows_aligned(op.pattern, c.kb, tf32_vec),
+                                        Block::make(build(true)), Block::make(build(false))));
+    }
+  }
+
   Stmt staged_loop(const Expr &kb, const Expr &ke, const Expr &i0, const Expr &j0, const Expr &m,
                    const Expr &n, const Expr &tid, const Expr &group_row, const Expr &group_col,
                    const std::vector<std::vector<Var>> &acc, bool whole_tile) {
@@ -555,8 +673,8 @@ private:
     // written through the generic proxy, are fenced for the tensor cores' async proxy.
     chunk.push_back(AsyncWait::make(int(ahead), true));
     chunk.push_back(Barrier::make());
-    chunk.push_back(
-        products(var_ref(stage), group_row, group_col, acc, int(depth / 16), overlap ? 1 : 0));
+    chunk.push_back(products(var_ref(stage), group_row, group_col, acc, int(depth / plan_.k_step()),
+                             overlap ? 1 : 0));
     if (!overlap)
       chunk.push_back(Barrier::make()); // every warpgroup's reads of the stage are done
     advance(chunk, stage);
@@ -638,16 +756,19 @@ std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &p
   mapped.arch_specific = true;
   auto major = [](bool k_major) { return k_major ? "along k" : "along its rows or columns"; };
   mapped.tensor_cores =
-      std::string("wgmma m64n") + std::to_string(plan.n) + "k16 (sm_90a), " +
-      type_name(form.input) + " products into f32: " + std::to_string(plan.groups_m) + " x " +
+      std::string("wgmma m64n") + std::to_string(plan.n) + "k" + std::to_string(plan.k_step()) +
+      " (sm_90a), " + (plan.tf32 ? "f32 read as TF32" : type_name(form.input)) +
+      " products into f32: " + std::to_string(plan.groups_m) + " x " +
       std::to_string(plan.groups_n) + " warpgroups, each " + std::to_string(plan.blocks_m) +
-      " product" + (plan.blocks_m > 1 ? "s" : "") + " of 64 x " + std::to_string(plan.n) +
-      " per 16 steps of k; " + std::to_string(plan.stages) + " stages of " +
-      std::to_string(tile.depth) + " steps in " + std::to_string(plan.bytes()) +
+      " product" + (plan.blocks_m > 1 ? "s" : "") + " of 64 x " + std::to_string(plan.n) + " per " +
+      std::to_string(plan.k_step()) + " steps of k; " + std::to_string(plan.stages) +
+      " stages of " + std::to_string(tile.depth) + " steps in " + std::to_string(plan.bytes()) +
       " bytes of dynamic shared memory (A staged " + major(plan.a_k_major) + ", B " +
       major(plan.b_k_major) + ", 128-byte swizzle), " +
-      (plan.producer ? "cp.async copies by a producer warpgroup, handed over through mbarriers"
-                     : "cp.async copies");
+      (plan.tf32 ? "copied through registers and rounded to TF32 by a producer warpgroup, handed "
+                   "over through mbarriers"
+       : plan.producer ? "cp.async copies by a producer warpgroup, handed over through mbarriers"
+                       : "cp.async copies");
   return mapped;
 }
 

@@ -190,9 +190,17 @@ public:
         expr(n->value, s);
       return;
     }
-    case StmtKind::Assume:
-      expr(s.as<Assume>()->cond, s);
+    case StmtKind::Assume: {
+      auto *n = s.as<Assume>();
+      expr(n->cond, s);
+      if (n->align > 0) {
+        if (array(n->array, n->indices.size(), s).strided)
+          fail("alignment assumption on a strided view", s);
+        for (const Expr &i : n->indices)
+          expr(i, s);
+      }
       return;
+    }
     case StmtKind::Mma: {
       auto *n = s.as<Mma>();
       simt_only("mma", s);

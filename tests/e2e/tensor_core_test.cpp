@@ -384,6 +384,44 @@ TEST(TensorCoreLowering, WarpgroupInstructionsOnSm90) {
   EXPECT_EQ(ampere.tasks[0].dynamic_shared_bytes, 0);
 }
 
+// TF32 on wgmma: f32 stages of 32 steps of k (128 bytes), both operands along k, a producer
+// warpgroup that rounds every element as it copies (transposing B[k, j] in blocks of 4 x 4).
+TEST(TensorCoreLowering, WarpgroupTf32OnSm90) {
+  Kernel k = f32_matmul();
+  k.allow_tf32();
+  ir::LoweredKernel wide = lower_for(k, {128, 256, 8, 16, 32}, 90);
+  EXPECT_EQ(wide.tasks[0].tensor_cores,
+            "wgmma m64n256k8 (sm_90a), f32 read as TF32 products into f32: 2 x 1 warpgroups, "
+            "each 1 product of 64 x 256 per 8 steps of k; 4 stages of 32 steps in 196672 bytes "
+            "of dynamic shared memory (A staged along k, B along k, 128-byte swizzle), copied "
+            "through registers and rounded to TF32 by a producer warpgroup, handed over through "
+            "mbarriers");
+  EXPECT_EQ(wide.tasks[0].dynamic_shared_bytes, 4 * (128 + 256) * 32 * 4 + 4 * 2 * 8);
+  EXPECT_EQ(wide.tasks[0].threads, 384);
+  EXPECT_TRUE(wide.tasks[0].persistent);
+  const std::string printed = ir::to_string(wide);
+  EXPECT_NE(printed.find("wgmma.m64n256k8.tf32 x 4 steps of k, A k-major lbo 16 sbo 1024, B "
+                         "k-major lbo 16 sbo 1024"),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("round_tf32"), std::string::npos);
+  EXPECT_NE(printed.find("16-byte aligned"), std::string::npos); // the 16-byte loads' promise
+  EXPECT_EQ(printed.find("async_copy"), std::string::npos);
+  // Where TF32 cannot run on wgmma: mma.sync, saying why not.
+  EXPECT_NE(lower_for(k, {128, 128, 8, 8, 16}, 90)
+                .tasks[0]
+                .tensor_cores.find("not wgmma: TF32 stages both operands along k in rows of 32 "
+                                   "steps of k (128 swizzled bytes), and the depth is 16, not 32"),
+            std::string::npos);
+  // Eight blocks an SM: a fifth warpgroup would leave 32 registers a thread.
+  EXPECT_NE(lower_for(k, {64, 64, 4, 8, 32, 8}, 90)
+                .tasks[0]
+                .tensor_cores.find("not wgmma: TF32 needs a producer warpgroup (to round the "
+                                   "operands and stage them along k), and 256 threads leave 32 "
+                                   "registers a thread, fewer than 64"),
+            std::string::npos);
+}
+
 class TensorCore : public loomtest::TargetTest {};
 
 // Calls on each target (the CPU runs the FP32 tile; its instance also assembles the tensor-core
@@ -455,6 +493,60 @@ TEST_P(TensorCore, Tf32Matmul) {
                 std::string::npos)
           << k.explain();
   }
+}
+
+// TF32 on Hopper's wgmma (sm_90; elsewhere mma.sync or the FP32 tile): both layouts of each
+// operand, rows that are multiples of 16 bytes (16-byte loads) and not (element loads), tiles at
+// the loops' ends, two tiles. Against a double reference of the TF32-rounded inputs on the GPU,
+// of the inputs themselves on the CPU. The CPU instance assembles the sm_90a PTX with ptxas.
+TEST_P(TensorCore, WarpgroupTf32Matmul) {
+  const std::vector<ir::TileSchedule> tiles = {{128, 256, 8, 16, 32}, {256, 128, 16, 8, 32}};
+  const bool hopper =
+      target() == ir::Target::GPU && runtime::GpuContext::get().info().cc_major == 9;
+  for (bool transposed : {false, true})
+    for (const ir::TileSchedule &tile : tiles) {
+      Kernel k = f32_matmul(transposed);
+      k.allow_tf32().tile(tile);
+      if (target() == ir::Target::CPU && !transposed) {
+        // On sm_80 the tile is too large for mma.sync's TF32 stages (a CompileError).
+        loomtest::expect_ptx_assembles(k, {"sm_90"});
+        const std::string ptx = k.ptx("sm_90");
+        EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(tile.cols) +
+                           "k8.f32.tf32.tf32"),
+                  std::string::npos);
+        EXPECT_NE(ptx.find("ld.global.nc.v4"), std::string::npos); // the 16-byte loads
+        EXPECT_NE(ptx.find("st.shared.v4"), std::string::npos);
+      }
+      k.on(target());
+      std::vector<std::array<int64_t, 3>> shapes = {
+          {300, 200, 172}, {256, 512, 192}, {130, 260, 70}};
+      if (target() == ir::Target::GPU)
+        shapes.push_back({1000, 3000, 700});
+      for (auto [m, n, kk] : shapes) {
+        const uint64_t seed = uint64_t(m + n + kk + tile.rows + (transposed ? 1 : 0));
+        std::vector<float> A = random_vector<float>(size_t(m * kk), -1, 1, seed),
+                           B = random_vector<float>(size_t(kk * n), -1, 1, seed + 1),
+                           C(size_t(m * n)), zeros(size_t(std::max(m * n, n)), 0.0f);
+        k(view(A, transposed ? std::vector<int64_t>{kk, m} : std::vector<int64_t>{m, kk}),
+          view(B, transposed ? std::vector<int64_t>{n, kk} : std::vector<int64_t>{kk, n}),
+          view(C, {m, n}));
+        std::vector<float> Ar = A, Br = B;
+        if (target() == ir::Target::GPU) {
+          for (float &x : Ar)
+            x = float(tf32(x));
+          for (float &x : Br)
+            x = float(tf32(x));
+        }
+        EXPECT_LE(worst_error(Ar, Br, zeros, zeros, C, m, n, kk, false, transposed, 1, 0), 1.0)
+            << tile.rows << "x" << tile.cols << ": " << m << "x" << n << "x" << kk
+            << (transposed ? " transposed" : "");
+        if (hopper && kk < 256) // and the unrounded inputs' product is not what came out
+          EXPECT_GT(worst_error(A, B, zeros, zeros, C, m, n, kk, false, transposed, 1, 0), 4.0);
+      }
+      if (hopper)
+        EXPECT_NE(k.explain().find("f32 read as TF32 products into f32"), std::string::npos)
+            << k.explain();
+    }
 }
 
 // Hopper's wgmma (sm_90 GPUs; elsewhere the tile runs mma.sync or the FP32 units, and the

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -70,16 +71,17 @@ inline std::string ptxas_path() {
   return "";
 }
 
-// Assembles the kernel's PTX with ptxas for sm_80 and sm_90 (skips the check, saying so, when
-// ptxas is missing); PTX that targets an architecture-specific variant (sm_90a: wgmma) for that
-// variant. Returns ptxas's output on failure.
-inline void expect_ptx_assembles(const loom::Kernel &k) {
+// Assembles the kernel's PTX with ptxas for sm_80 and sm_90, or the architectures given (skips
+// the check, saying so, when ptxas is missing); PTX that targets an architecture-specific variant
+// (sm_90a: wgmma) for that variant. Returns ptxas's output on failure.
+inline void expect_ptx_assembles(const loom::Kernel &k,
+                                 std::initializer_list<const char *> archs = {"sm_80", "sm_90"}) {
   std::string ptxas = ptxas_path();
   if (ptxas.empty()) {
     std::printf("[  NOTE    ] ptxas not found: PTX of %s not assembled\n", k.name().c_str());
     return;
   }
-  for (const char *sm : {"sm_80", "sm_90"}) {
+  for (const char *sm : archs) {
     std::string ptx = k.ptx(sm);
     std::string arch = sm;
     if (ptx.find(std::string(".target ") + sm + "a") != std::string::npos)
