@@ -94,7 +94,7 @@ protected:
   // An f32 rounded to the nearest f16 (bf16), as an f32 again: a RoundF16 (RoundBF16).
   virtual llvm::Value *round_to_16_bits(llvm::Value *f, bool bf16);
   // An f32 rounded to the nearest TF32 value, ties away from zero, as an f32: a RoundTF32.
-  llvm::Value *round_to_tf32(llvm::Value *v);
+  virtual llvm::Value *round_to_tf32(llvm::Value *v);
   // An f64 rounded to f32 to odd (support/Float16.h's f32_round_to_odd), for one later rounding.
   llvm::Value *round_to_odd_f32(llvm::Value *d);
   // An f32 rounded to nearest even into bf16 (subnormals kept), of bf16_memory_type(); CodegenPTX
@@ -196,7 +196,9 @@ private:
   llvm::Value *array_stride(int array, int dim) const;
   // The alignment an access of array[indices] may claim (an element's own, or more).
   llvm::Align access_alignment(int array, const std::vector<ir::Expr> &indices) const;
-  llvm::Align shared_alignment(llvm::Value *address, ir::ScalarType t) const;
+  llvm::Align shared_alignment(const ir::Shared &array, const std::vector<ir::Expr> &indices) const;
+  // The alignment of a shared or local array's first element (local arrays: their alloca's).
+  virtual int64_t shared_base_alignment(const ir::Shared &array) const;
   // What `make` builds, built at the start of the task (after the CPU's SimtThread is fetched),
   // so that it dominates every use.
   llvm::Value *at_task_start(const std::function<llvm::Value *()> &make);

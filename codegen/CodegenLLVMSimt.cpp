@@ -8,9 +8,7 @@
 #include "support/Abi.h"
 #include "support/Error.h"
 
-#include <llvm/Analysis/ValueTracking.h>
-#include <llvm/Support/KnownBits.h>
-
+#include <algorithm>
 #include <cstddef>
 
 namespace loom::codegen {
@@ -220,20 +218,72 @@ llvm::Value *CodegenLLVM::atomic_update(ir::AtomicOp op, ScalarType t, llvm::Val
 
 // ---- the nodes ------------------------------------------------------------------------------
 
-// A shared or local element's alignment: its type's, or more where its address provably has more
-// (the array's own alignment and the index's known low bits), so that LLVM's load/store
-// vectorizer merges neighbouring accesses (a tile's 16-byte groups: st.shared.v4).
-llvm::Align CodegenLLVM::shared_alignment(llvm::Value *address, ScalarType t) const {
-  const llvm::KnownBits known = llvm::computeKnownBits(address, module->getDataLayout());
-  const unsigned zeros = std::min(known.countMinTrailingZeros(), 4u);
-  return llvm::Align(std::max<uint64_t>(ir::byte_size(t), uint64_t(1) << zeros));
+namespace {
+
+// The largest power of two, up to 16, that an integer index is a multiple of by its form
+// (constants, sums, products, shifts, masks and selects of them); 1 when none is known.
+int64_t power_of_two_factor(const ir::Expr &e) {
+  constexpr int64_t cap = 16;
+  if (auto *c = e.as<ir::IntConst>())
+    return c->value == 0 ? cap : std::min(cap, c->value & -c->value);
+  if (auto *s = e.as<ir::Select>())
+    return std::min(power_of_two_factor(s->a), power_of_two_factor(s->b));
+  auto *b = e.as<ir::Binary>();
+  if (!b)
+    return 1;
+  const int64_t x = power_of_two_factor(b->a), y = power_of_two_factor(b->b);
+  switch (b->op) {
+  case ir::BinaryOp::Add:
+  case ir::BinaryOp::Sub:
+  case ir::BinaryOp::Min:
+  case ir::BinaryOp::Max:
+  case ir::BinaryOp::BitOr:
+  case ir::BinaryOp::BitXor:
+    return std::min(x, y);
+  case ir::BinaryOp::Mul:
+    return std::min(cap, x * y);
+  case ir::BinaryOp::BitAnd:
+    return std::max(x, y);
+  case ir::BinaryOp::Shl:
+    if (auto *c = b->b.as<ir::IntConst>(); c && c->value >= 0 && c->value < 5)
+      return std::min(cap, x << c->value);
+    return 1;
+  default:
+    return 1;
+  }
+}
+
+} // namespace
+
+int64_t CodegenLLVM::shared_base_alignment(const ir::Shared &array) const {
+  return array->local() ? 16 : ir::byte_size(array->type);
+}
+
+// A shared or local element's alignment: its type's, or more where its index is provably a
+// multiple of more elements (up to 16 bytes, within the array's own alignment), so that LLVM's
+// load/store vectorizer merges neighbouring accesses (a tile's 16-byte groups: st.shared.v4).
+llvm::Align CodegenLLVM::shared_alignment(const ir::Shared &array,
+                                          const std::vector<ir::Expr> &indices) const {
+  const int64_t size = ir::byte_size(array->type);
+  int64_t factor = 16; // of the row-major index ((i0 e1 + i1) e2 + i2 ...), in elements
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (d > 0) {
+      const int64_t extent = array->extents[d];
+      factor = std::min<int64_t>(16, factor * (extent > 0 ? (extent & -extent) : 1));
+    }
+    factor = d == 0 ? power_of_two_factor(indices[d])
+                    : std::min(factor, power_of_two_factor(indices[d]));
+  }
+  const int64_t bytes = std::min<int64_t>({16, factor * size, shared_base_alignment(array)});
+  return llvm::Align(uint64_t(std::max(bytes, size)));
 }
 
 void CodegenLLVM::visit_node(const ir::SharedLoad *op) {
   llvm::Value *address = shared_address(op->array, op->indices);
   ScalarType t = op->array->type;
   value_ = from_memory(
-      builder.CreateAlignedLoad(memory_type(t), address, shared_alignment(address, t)), t);
+      builder.CreateAlignedLoad(memory_type(t), address, shared_alignment(op->array, op->indices)),
+      t);
 }
 
 void CodegenLLVM::visit_node(const ir::SharedExtent *op) {
@@ -244,7 +294,8 @@ void CodegenLLVM::visit_node(const ir::SharedStore *op) {
   llvm::Value *value = codegen(op->value);
   llvm::Value *address = shared_address(op->array, op->indices);
   ScalarType t = op->array->type;
-  builder.CreateAlignedStore(to_memory(value, t), address, shared_alignment(address, t));
+  builder.CreateAlignedStore(to_memory(value, t), address,
+                             shared_alignment(op->array, op->indices));
 }
 
 void CodegenLLVM::visit_node(const ir::Barrier *) {
@@ -294,13 +345,6 @@ void CodegenLLVM::emit_async_copy(const ir::AsyncCopy *op) {
 }
 
 void CodegenLLVM::visit_node(const ir::Assume *op) {
-  if (op->align > 0) { // counted from the array's start, which is array_alignment()-aligned
-    const int64_t align = std::min<int64_t>(op->align, array_alignment());
-    if (align > 1)
-      builder.CreateAlignmentAssumption(module->getDataLayout(),
-                                        element_address(op->array, op->indices), align);
-    return;
-  }
   builder.CreateAssumption(codegen(op->cond));
 }
 

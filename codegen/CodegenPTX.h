@@ -7,6 +7,8 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
+
 namespace loom::codegen {
 
 class CodegenPTX : public CodegenLLVM {
@@ -22,6 +24,11 @@ protected:
   // Every GPU array is a whole cuMemAlloc allocation (256-byte aligned; GpuCall checks it), so
   // LLVM may merge neighbouring elements into 16-byte vector loads and stores.
   int array_alignment() const override { return 16; }
+  // cvt.rna.tf32.f32: the same rounding in one instruction (sm_80 and later).
+  llvm::Value *round_to_tf32(llvm::Value *v) override;
+  int64_t shared_base_alignment(const ir::Shared &array) const override {
+    return std::max<int64_t>(array->align, 16); // the __shared__ globals' (shared_base)
+  }
   std::string math_function_name(ir::MathFn fn, ir::ScalarType t) const override;
   // libdevice's __nv_ functions; with fastmath, f32 sin, cos, tan, exp, log, log2, log10
   // and pow are its approximate __nv_fast_ forms (the hardware's sin.approx, ex2.approx, ...), as

@@ -131,6 +131,13 @@ void CodegenPTX::emit_mma(const ir::Mma *op) {
 // cp.async.cg.shared.global [dst], [src], 16: the 16 bytes bypass L1 and the registers (8 and 4
 // bytes: cp.async.ca, through L1); with a valid count, its bytes as the src-size operand, the rest
 // zero-filled.
+// cvt.rna.tf32.f32 (sm_80 and later, as the 16-bit roundings): the tensor-core passes that make a
+// RoundTF32 do so for those only.
+llvm::Value *CodegenPTX::round_to_tf32(llvm::Value *v) {
+  llvm::Value *bits = builder.CreateIntrinsic(llvm::Intrinsic::nvvm_f2tf32_rna, {}, {v});
+  return builder.CreateBitCast(bits, builder.getFloatTy());
+}
+
 void CodegenPTX::emit_async_copy(const ir::AsyncCopy *op) {
   llvm::Value *dst = in_space(shared_address(op->dst, op->dst_index), 3);
   llvm::Value *src = in_space(element_address(op->array, op->src_index), 1);
@@ -153,7 +160,9 @@ void CodegenPTX::emit_async_copy(const ir::AsyncCopy *op) {
 }
 
 void CodegenPTX::emit_async_wait(const ir::AsyncWait &op) {
-  if (op.pending < 0) {
+  if (op.pending == ir::AsyncWait::fence_only) {
+    // only the fence below
+  } else if (op.pending < 0) {
     builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_wait_all, {}, {});
   } else {
     builder.CreateIntrinsic(llvm::Intrinsic::nvvm_cp_async_commit_group, {}, {});

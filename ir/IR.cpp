@@ -460,18 +460,6 @@ Stmt Assume::make(Expr cond) {
   return Stmt(std::make_shared<const Assume>(std::move(cond)));
 }
 
-Stmt Assume::aligned(int array, std::vector<Expr> indices, int64_t align) {
-  if (array < 0 || indices.empty())
-    ill_typed("alignment assumption without an array element");
-  if (align <= 0 || align > 16 || (align & (align - 1)) != 0)
-    ill_typed("alignment assumption of " + std::to_string(align) +
-              " bytes (a power of two up to 16)");
-  for (const Expr &i : indices)
-    if (i.type() != ScalarType::I64)
-      ill_typed("alignment assumption with an index that is not an i64");
-  return Stmt(std::make_shared<const Assume>(array, std::move(indices), align));
-}
-
 Stmt AsyncCopy::make(Shared dst, std::vector<Expr> dst_index, int array, ScalarType element,
                      std::vector<Expr> src_index, int bytes, Expr valid) {
   if (bytes != 16 && bytes != 8 && bytes != 4)
@@ -492,7 +480,7 @@ Stmt AsyncCopy::make(Shared dst, std::vector<Expr> dst_index, int array, ScalarT
 }
 
 Stmt AsyncWait::make(int pending, bool async_proxy) {
-  if (pending < -1)
+  if (pending < -1 && !(pending == AsyncWait::fence_only && async_proxy))
     ill_typed("async wait for a negative number of pending groups");
   return Stmt(std::make_shared<const AsyncWait>(pending, async_proxy));
 }

@@ -615,23 +615,12 @@ struct Mma : StmtNode {
 // A fact lowering passes promise for the code after it (LLVM's llvm.assume): `cond` holds
 // whenever control reaches here, and code generation may rely on it (the tensor-core tile's
 // 16-byte loads where its operands' rows are multiples of 8 elements). Only a pass that tested
-// `cond` on the path makes one; the interpreter checks it. The second form (`align` > 0, `cond`
-// true) promises that the element of array parameter `array` (not a strided view) at `indices`
-// starts `align` bytes (a power of two up to 16) from an `align`-aligned address, counted from
-// the array's start, which the GPU's arrays have (LLVM's align assumption: its loads and stores
-// of neighbouring elements from there may merge into one access, ld.global.v4).
+// `cond` on the path makes one; the interpreter checks it.
 struct Assume : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::Assume;
   Expr cond;
-  int array = -1;
-  std::vector<Expr> indices;
-  int64_t align = 0;
   explicit Assume(Expr c) : StmtNode(static_kind), cond(std::move(c)) {}
-  Assume(int a, std::vector<Expr> i, int64_t al)
-      : StmtNode(static_kind), cond(BoolConst::make(true)), array(a), indices(std::move(i)),
-        align(al) {}
   static Stmt make(Expr cond);
-  static Stmt aligned(int array, std::vector<Expr> indices, int64_t align);
 };
 
 // A copy of `bytes` (16, 8 or 4), `count` neighbouring elements along the last dimension, from
@@ -664,9 +653,12 @@ struct AsyncCopy : StmtNode {
 // (cp.async.wait_group): a pipeline of several chunks in flight. With `async_proxy`, the
 // thread's writes to shared memory so far are then made visible to the tensor cores' reads
 // (fence.proxy.async.shared::cta: WarpgroupMma reads shared memory through the async proxy).
+// With `pending` fence_only (and `async_proxy`), nothing is waited for: only the fence, for
+// shared memory a thread wrote itself while copies of its own are still in flight.
 // The CPU and the interpreter copy at once: nothing to wait for.
 struct AsyncWait : StmtNode {
   static constexpr StmtKind static_kind = StmtKind::AsyncWait;
+  static constexpr int fence_only = -2;
   int pending = -1;
   bool async_proxy = false;
   AsyncWait(int p, bool proxy) : StmtNode(static_kind), pending(p), async_proxy(proxy) {}

@@ -287,17 +287,6 @@ void Machine::exec_node(const Stmt &s) {
                            "run" +
                            where());
   case StmtKind::Assume:
-    if (auto *n = s.as<Assume>(); n->align > 0) { // the element's bytes from the array's start
-      bool uncertain;
-      const int64_t at =
-          element(n->array, n->indices, false, &uncertain) * byte_size(params_.at(n->array).type);
-      if (!uncertain && at % n->align != 0)
-        throw InterpreterError("kernel '" + name_ + "': the element of '" +
-                               params_.at(n->array).name + "' that lowering assumed " +
-                               std::to_string(n->align) + "-byte aligned starts " +
-                               std::to_string(at) + " bytes in" + where());
-      return;
-    }
     if (!decide(eval(s.as<Assume>()->cond), "an assumption"))
       throw InterpreterError("kernel '" + name_ + "': the assumption " +
                              to_string(s.as<Assume>()->cond, params_) +

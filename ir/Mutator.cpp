@@ -69,8 +69,6 @@ void Visitor::visit_node(const Mbarrier *n) {
 }
 void Visitor::visit_node(const Assume *n) {
   visit(n->cond);
-  for (const Expr &i : n->indices)
-    visit(i);
 }
 void Visitor::visit_node(const Mma *n) {
   for (const Expr &i : n->a_origin)
@@ -267,11 +265,6 @@ Stmt Mutator::mutate_node(const Mbarrier *n, const Stmt &self) {
              : Mbarrier::make(n->op, n->barriers, std::move(index), std::move(value));
 }
 Stmt Mutator::mutate_node(const Assume *n, const Stmt &self) {
-  if (n->align > 0) {
-    bool changed = false;
-    std::vector<Expr> indices = mutate_all(n->indices, changed);
-    return changed ? Assume::aligned(n->array, std::move(indices), n->align) : self;
-  }
   Expr c = mutate(n->cond);
   return c.same_as(n->cond) ? self : Assume::make(c);
 }

@@ -125,6 +125,10 @@ public:
     }
     case StmtKind::AsyncWait: {
       auto *n = s.as<AsyncWait>();
+      if (n->pending == AsyncWait::fence_only) {
+        os << pad << "async proxy fence\n";
+        return;
+      }
       os << pad << "async_wait";
       if (n->pending >= 0)
         os << " (commit; at most " << n->pending << " groups pending)";
@@ -166,11 +170,7 @@ public:
       return;
     }
     case StmtKind::Assume:
-      if (auto *n = s.as<Assume>(); n->align > 0)
-        os << pad << "assume " << array_name(n->array) << "[" << list(n->indices) << "] "
-           << n->align << "-byte aligned\n";
-      else
-        os << pad << "assume " << expr(s.as<Assume>()->cond) << "\n";
+      os << pad << "assume " << expr(s.as<Assume>()->cond) << "\n";
       return;
     case StmtKind::Mma: {
       auto *n = s.as<Mma>();

@@ -59,11 +59,17 @@ struct Plan {
   int64_t stage_a = 0, stage_b = 0;          // elements of a stage of A, of B
   bool a_k_major = false, b_k_major = false; // as staged
   bool producer = false, tf32 = false;
+  // TF32: the chunks the producer's copies land in as they are in the arrays, before it rounds
+  // and stages them (`raw_slots` of them after the stages, each of a stage's size).
+  int64_t raw_slots = 0;
   int64_t element() const { return tf32 ? 4 : 2; } // bytes
   int64_t k_step() const { return tf32 ? 8 : 16; } // k of one instruction
-  // The stages' elements; with a producer, each stage's two memory barriers (8 bytes each) after.
-  int64_t barrier_base() const { return stages * (stage_a + stage_b); }
-  int64_t bytes() const { return barrier_base() * element() + (producer ? 2 * stages * 8 : 0); }
+  int64_t raw_base() const { return stages * (stage_a + stage_b); }
+  // The stages' elements (and the raw slots'); with a producer, each stage's two memory barriers
+  // (8 bytes each) after, then each raw slot's two.
+  int64_t barrier_base() const { return (stages + raw_slots) * (stage_a + stage_b); }
+  int64_t barriers() const { return producer ? 2 * (stages + raw_slots) : 0; }
+  int64_t bytes() const { return barrier_base() * element() + barriers() * 8; }
   int64_t block_threads() const { return threads + (producer ? 128 : 0); }
 };
 
@@ -139,7 +145,8 @@ std::string plan_tiles(const TileSchedule &tile, const MatmulForm &form, Plan &p
   const int64_t limit =
       std::min(block_limit, sm_limit / blocks - reserved) - (plan.producer ? 128 : 0); // barriers
   const int64_t stage_bytes = (plan.stage_a + plan.stage_b) * plan.element();
-  plan.stages = std::min(max_stages, limit / stage_bytes);
+  plan.raw_slots = plan.tf32 ? 2 : 0;
+  plan.stages = std::min(max_stages, limit / stage_bytes - plan.raw_slots);
   if (plan.stages < 2)
     return "two stages of the tile take " + std::to_string(2 * stage_bytes) +
            " bytes of shared memory, more than the " + std::to_string(limit) + " a block has" +
@@ -175,6 +182,7 @@ public:
   // it releases next.
   struct Counters {
     Var stage, phase, handed;
+    Var raw, raw_phase, fill, fill_phase; // TF32's raw slots: the next to read, the next to fill
   };
 
   void thread_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
@@ -186,7 +194,10 @@ public:
       return;
     }
     std::vector<Stmt> produce, multiply;
-    producer_body(produce, i0, j0, m, n, var_ref(tid), *counters);
+    if (plan_.tf32)
+      tf32_producer_body(produce, i0, j0, m, n, var_ref(tid), *counters);
+    else
+      producer_body(produce, i0, j0, m, n, var_ref(tid), *counters);
     multiplier_body(multiply, i0, j0, m, n, var_ref(tid), var_ref(group), counters);
     out.push_back(IfThenElse::make(eq(var_ref(group), i64(plan_.threads / 128)),
                                    Block::make(std::move(produce)),
@@ -288,18 +299,227 @@ public:
     return add(i64(plan_.barrier_base() + per_barrier() * plan_.stages),
                mul(stage, i64(per_barrier())));
   }
+  // TF32's raw slot r: `raw_full` completes a phase when the producer's copies into it have
+  // landed, `raw_empty` when its 128 threads have read it.
+  Expr raw_full(const Expr &slot) const {
+    return add(i64(plan_.barrier_base() + per_barrier() * 2 * plan_.stages),
+               mul(slot, i64(per_barrier())));
+  }
+  Expr raw_empty(const Expr &slot) const {
+    return add(i64(plan_.barrier_base() + per_barrier() * (2 * plan_.stages + plan_.raw_slots)),
+               mul(slot, i64(per_barrier())));
+  }
 
 private:
   int64_t per_barrier() const { return 8 / plan_.element(); } // a barrier's elements
 
   // Moves `stage` on to the next stage, around; with `phase`, its parity flips on the way around.
-  void advance(std::vector<Stmt> &out, const Var &stage, const Var *phase = nullptr) const {
+  // (Or around `count` raw slots.)
+  void advance(std::vector<Stmt> &out, const Var &stage, const Var *phase = nullptr,
+               int64_t count = 0) const {
+    const int64_t around = count > 0 ? count : plan_.stages;
     Expr up = add(var_ref(stage), i64(1));
     if (phase)
       out.push_back(
-          Assign::make(*phase, Select::make(eq(up, i64(plan_.stages)),
-                                            bit_xor(var_ref(*phase), i64(1)), var_ref(*phase))));
-    out.push_back(Assign::make(stage, Select::make(eq(up, i64(plan_.stages)), i64(0), up)));
+          Assign::make(*phase, Select::make(eq(up, i64(around)), bit_xor(var_ref(*phase), i64(1)),
+                                            var_ref(*phase))));
+    out.push_back(Assign::make(stage, Select::make(eq(up, i64(around)), i64(0), up)));
+  }
+
+  // Where and how a tile's chunks are copied: the inner loop's range, the tile's origin and the
+  // loop's extents, the copying thread's index among `threads` that share the copies, and whether
+  // the tile is whole (see copy_chunk).
+  //   Whole: a whole tile, every copy 16 bytes;
+  //   Async: a chunk inside the loops' extents, each operand's copies 16 or 8 bytes;
+  //   Interior: the same chunk, 16 or 8 bytes or element by element as the rows allow;
+  //   Edge: anywhere, zero-filling past the loops' ends.
+  enum class Mode { Whole, Async, Interior, Edge };
+  struct Copying {
+    Expr kb, ke, i0, j0, m, n, tid;
+    int64_t threads;
+    Mode mode;
+  };
+
+  // TF32's producer: each chunk is copied by cp.async as it lies in the arrays into one of two raw
+  // slots, then rounded to TF32 and written along k into its stage, shared memory to shared
+  // memory. The copies of the chunk two ahead are in flight while a chunk is rounded: the
+  // latency of global memory is not the producer's. A raw slot is handed over through its two
+  // memory barriers among the producer's own threads (raw_full: its copies landed, raw_empty:
+  // every thread has read it).
+  void tf32_producer_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
+                          const Expr &n, const Expr &tid, const Counters &cn) const {
+    const int64_t depth = tile_.depth, slots = plan_.raw_slots;
+    Var copier = declare(out, "copier", sub(tid, i64(plan_.threads)));
+    Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
+    Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
+    Expr aligned = BoolConst::make(true);
+    for (const Pattern &p : {form_.a, form_.b})
+      aligned = params_[p.array].strided
+                    ? BoolConst::make(false)
+                    : logical_and(aligned, rows_aligned(p, var_ref(kb), tf32_vec));
+    Var within = declare(out, "tile_inside", logical_and(inside(i0, j0, m, n), aligned));
+    const Copying c{var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(copier), 128, Mode::Edge};
+    // The chunk at kc into the next raw slot, once every producing thread has read what it held.
+    auto issue = [&](const Expr &kc) {
+      std::vector<Stmt> body;
+      body.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, raw_empty(var_ref(cn.fill)),
+                                    bit_xor(var_ref(cn.fill_phase), i64(1))));
+      std::vector<Stmt> whole, edge;
+      copy_raw(whole, c, kc, var_ref(cn.fill), true);
+      copy_raw(edge, c, kc, var_ref(cn.fill), false);
+      body.push_back(
+          IfThenElse::make(logical_and(var_ref(within), le(add(kc, i64(depth)), var_ref(ke))),
+                           Block::make(std::move(whole)), Block::make(std::move(edge))));
+      body.push_back(
+          Mbarrier::make(Mbarrier::Op::ArriveOnCopies, smem_, raw_full(var_ref(cn.fill))));
+      advance(body, cn.fill, &cn.fill_phase, slots);
+      return Block::make(std::move(body));
+    };
+    for (int64_t s = 0; s < slots; ++s)
+      out.push_back(IfThenElse::make(lt(add(var_ref(kb), i64(s * depth)), var_ref(ke)),
+                                     issue(add(var_ref(kb), i64(s * depth)))));
+    Var k0 = make_var("chunk", ScalarType::I64);
+    std::vector<Stmt> chunk;
+    chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, raw_full(var_ref(cn.raw)),
+                                   var_ref(cn.raw_phase)));
+    chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, empty(var_ref(cn.stage)),
+                                   bit_xor(var_ref(cn.phase), i64(1))));
+    round_raw(chunk, var_ref(copier), var_ref(cn.raw), var_ref(cn.stage));
+    chunk.push_back(AsyncWait::make(AsyncWait::fence_only, true));
+    chunk.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, full(var_ref(cn.stage))));
+    advance(chunk, cn.stage, &cn.phase);
+    chunk.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, raw_empty(var_ref(cn.raw))));
+    advance(chunk, cn.raw, &cn.raw_phase, slots);
+    Expr ahead = add(var_ref(k0), i64(slots * depth));
+    chunk.push_back(IfThenElse::make(lt(ahead, var_ref(ke)), issue(ahead)));
+    out.push_back(
+        For::make(k0, var_ref(kb), var_ref(ke), i64(depth), Block::make(std::move(chunk))));
+  }
+
+  // Where raw slot `slot`'s part of operand s starts.
+  Expr raw_region(const Expr &slot, int s) const {
+    return add(add(i64(plan_.raw_base()), mul(slot, i64(plan_.stage_a + plan_.stage_b))),
+               i64(s == 0 ? 0 : plan_.stage_a));
+  }
+
+  // TF32: the chunk at kc into raw slot `slot`, in 16-byte groups of 4 elements neighbouring in
+  // the array. An operand whose array runs along k lies as its stage does (rows of 32 steps of k,
+  // group g of row x at g ^ x % 8); one that runs along its rows or columns in rows of its
+  // `extent` elements, one per step of k, group g of row kk at g ^ (kk / 4) % 8 (so that
+  // round_raw's reads of 4 x 4 blocks meet each bank no more often than they must). `whole`:
+  // the chunk is inside the loops' extents and the rows are multiples of 16 bytes (16-byte
+  // copies); otherwise 4-byte copies, zeros past the loops' ends. A thread's groups are a
+  // constant apart in the slot (registers for one address, not one each).
+  void copy_raw(std::vector<Stmt> &into, const Copying &c, const Expr &kc, const Expr &slot,
+                bool whole) const {
+    const int64_t depth = tile_.depth;
+    const std::array<Operand, 2> ops = operands();
+    for (int s = 0; s < 2; ++s) {
+      const Operand &op = ops[s];
+      const Expr &base = s == 0 ? c.i0 : c.j0;
+      const Expr &extent = s == 0 ? c.m : c.n;
+      const bool along = op.pattern.k_dim == 1;
+      auto at = [&](const Expr &k, const Expr &x) {
+        return along ? std::vector<Expr>{x, k} : std::vector<Expr>{k, x};
+      };
+      // Along k: 8 threads a row (q = tid % 8 its group), rows tid / 8 + 16 l. Across: 32
+      // threads a row (q = tid % 32 + 32 h), rows tid / 32 + 4 p; the swizzle of row kk is then p.
+      Expr q0 = mod(c.tid, i64(along ? 8 : 32)), r0 = div(c.tid, i64(along ? 8 : 32));
+      const int64_t halves = along ? 1 : op.extent / tf32_vec / 32;
+      const int64_t count = op.extent * depth / tf32_vec / 128;
+      Expr first = along ? add(mul(r0, i64(tf32_row)),
+                               bits(BinaryOp::Shl, bit_xor(q0, bits(BinaryOp::BitAnd, r0, 7)), 2))
+                         : mul(r0, i64(op.extent));
+      Expr region = add(raw_region(slot, s), first);
+      for (int64_t l = 0; l < count; ++l) {
+        const int64_t h = l % halves, p = l / halves;
+        Expr dst, kk, x;
+        if (along) {
+          dst = add(region, i64(l * 16 * tf32_row));
+          kk = mul(q0, i64(tf32_vec)), x = add(r0, i64(16 * l));
+        } else {
+          dst = add(add(region, bits(BinaryOp::Shl, bit_xor(q0, i64(p & 7)), 2)),
+                    i64(4 * p * op.extent + 32 * h * tf32_vec));
+          kk = add(r0, i64(4 * p)), x = mul(add(q0, i64(32 * h)), i64(tf32_vec));
+        }
+        Expr k = add(kc, kk), xa = add(base, x);
+        if (whole) {
+          into.push_back(
+              AsyncCopy::make(smem_, {dst}, op.pattern.array, ScalarType::F32, at(k, xa)));
+          continue;
+        }
+        for (int64_t e = 0; e < tf32_vec; ++e) {
+          Expr ke = along ? add(k, i64(e)) : k, xe = along ? xa : add(xa, i64(e));
+          Expr in = logical_and(lt(ke, c.ke), lt(xe, extent));
+          into.push_back(
+              AsyncCopy::make(smem_, {add(dst, i64(e))}, op.pattern.array, ScalarType::F32,
+                              at(Select::make(in, ke, c.kb), Select::make(in, xe, i64(0))), 4,
+                              Select::make(in, i64(1), i64(0))));
+        }
+      }
+    }
+  }
+
+  // TF32: raw slot `slot` into stage `stage`, each element rounded to TF32 (UnaryOp::RoundTF32, as
+  // mma.sync's path and the interpreter round; the tensor cores would drop the low bits). A
+  // thread takes steps of k from 4 (tid % 8) of rows or columns tid / 8 + 16 l. An operand that
+  // runs along k keeps its place; one that runs along its rows or columns is transposed in blocks
+  // of 4 x 4 (a thread reads 4 steps of k of 4 neighbouring columns, and writes each column's 4
+  // steps as one 16-byte group). A thread's reads come before its roundings, and those before its
+  // writes, so that LLVM merges neighbouring reads and writes into 16-byte ones across no
+  // conversion (cvt.rna.tf32.f32 blocks the merge); each is a constant from the thread's first.
+  void round_raw(std::vector<Stmt> &into, const Expr &tid, const Expr &slot,
+                 const Expr &stage) const {
+    const int64_t quads = tile_.depth / tf32_vec;
+    const std::array<Operand, 2> ops = operands();
+    Expr kq = mod(tid, i64(quads)), xg = div(tid, i64(quads));
+    for (int s = 0; s < 2; ++s) {
+      const Operand &op = ops[s];
+      const bool along = op.pattern.k_dim == 1;
+      Expr from = raw_region(slot, s), to = op.stage_base(stage, plan_, s == 0);
+      std::vector<Stmt> loads, rounds, stores;
+      auto move = [&](const Expr &src, int64_t src_step, const Expr &dst, int64_t dst_step) {
+        Var v = declare(loads, "f32", SharedLoad::make(smem_, {add(src, i64(src_step))}));
+        Var r = declare(rounds, "tf32", Unary::make(UnaryOp::RoundTF32, var_ref(v)));
+        stores.push_back(SharedStore::make(smem_, {add(dst, i64(dst_step))}, var_ref(r)));
+      };
+      const int64_t units = along ? op.extent * quads : op.extent / tf32_vec * quads;
+      if (along) { // row xg + 16 l, steps of k from 4 kq: the same place in both
+        Expr at = op.index(xg, mul(kq, i64(tf32_vec)));
+        Expr src = add(from, at), dst = add(to, at);
+        for (int64_t l = 0; l < units / 128; ++l)
+          for (int64_t e = 0; e < tf32_vec; ++e)
+            move(src, l * 16 * tf32_row + e, dst, l * 16 * tf32_row + e);
+      } else {
+        // Columns from 4 (xg + 16 l), steps of k from 4 kq: raw row 4 kq + a holds the group at
+        // (xg + 16 l) ^ kq % 8, which is (xg ^ kq % 8) + 16 l.
+        Expr src =
+            add(from, add(mul(kq, i64(tf32_vec * op.extent)),
+                          bits(BinaryOp::Shl, bit_xor(xg, bits(BinaryOp::BitAnd, kq, 7)), 2)));
+        std::array<Expr, tf32_vec> dst; // column 4 xg + b of the stage, steps from 4 kq
+        for (int64_t b = 0; b < tf32_vec; ++b)
+          dst[size_t(b)] =
+              add(to, op.index(add(mul(xg, i64(tf32_vec)), i64(b)), mul(kq, i64(tf32_vec))));
+        for (int64_t l = 0; l < units / 128; ++l) {
+          std::vector<Var> block;
+          for (int64_t a = 0; a < tf32_vec; ++a)
+            for (int64_t b = 0; b < tf32_vec; ++b)
+              block.push_back(
+                  declare(loads, "f32",
+                          SharedLoad::make(smem_, {add(src, i64(a * op.extent + 64 * l + b))})));
+          for (int64_t b = 0; b < tf32_vec; ++b)
+            for (int64_t a = 0; a < tf32_vec; ++a) {
+              Var r = declare(
+                  rounds, "tf32",
+                  Unary::make(UnaryOp::RoundTF32, var_ref(block[size_t(a * tf32_vec + b)])));
+              stores.push_back(SharedStore::make(
+                  smem_, {add(dst[size_t(b)], i64(64 * l * tf32_row + a))}, var_ref(r)));
+            }
+        }
+      }
+      for (const std::vector<Stmt> *phase : {&loads, &rounds, &stores})
+        into.insert(into.end(), phase->begin(), phase->end());
+    }
   }
 
   // The producer warpgroup: each chunk of the tile into the next stage once the multipliers have
@@ -323,10 +543,7 @@ private:
     auto copies = [&](Mode mode) {
       std::vector<Stmt> body;
       const Copying c{var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(copier), 128, mode};
-      if (plan_.tf32)
-        copy_rounded(body, c, var_ref(k0), var_ref(cn.stage));
-      else
-        copy_chunk(body, c, var_ref(k0), var_ref(cn.stage));
+      copy_chunk(body, c, var_ref(k0), var_ref(cn.stage));
       if (mode == Mode::Async) {
         body.push_back(
             Mbarrier::make(Mbarrier::Op::ArriveOnCopies, smem_, full(var_ref(cn.stage))));
@@ -343,9 +560,7 @@ private:
                                    bit_xor(var_ref(cn.phase), i64(1))));
     chunk.push_back(IfThenElse::make(
         logical_and(var_ref(within), le(add(var_ref(k0), i64(tile_.depth)), var_ref(ke))),
-        plan_.tf32
-            ? copies(Mode::Interior)
-            : IfThenElse::make(var_ref(all_async), copies(Mode::Async), copies(Mode::Interior)),
+        IfThenElse::make(var_ref(all_async), copies(Mode::Async), copies(Mode::Interior)),
         copies(Mode::Edge)));
     advance(chunk, cn.stage, &cn.phase);
     out.push_back(
@@ -439,20 +654,6 @@ private:
     return WarpgroupMma::make(smem_, plan_.n, k_steps, ops[0].layout(), ops[1].layout(),
                               std::move(products), pending);
   }
-
-  // Where and how a tile's chunks are copied: the inner loop's range, the tile's origin and the
-  // loop's extents, the copying thread's index among `threads` that share the copies, and whether
-  // the tile is whole (see copy_chunk).
-  //   Whole: a whole tile, every copy 16 bytes;
-  //   Async: a chunk inside the loops' extents, each operand's copies 16 or 8 bytes;
-  //   Interior: the same chunk, 16 or 8 bytes or element by element as the rows allow;
-  //   Edge: anywhere, zero-filling past the loops' ends.
-  enum class Mode { Whole, Async, Interior, Edge };
-  struct Copying {
-    Expr kb, ke, i0, j0, m, n, tid;
-    int64_t threads;
-    Mode mode;
-  };
 
   // The chunk at k0 into stage `stage`, each operand on its own, as 16-byte groups of 8 elements
   // neighbouring along the array's last dimension (which stay together in the swizzled
@@ -556,90 +757,6 @@ private:
     }
   }
 
-  // TF32: the chunk at k0 into stage `stage` through the copying thread's registers, each element
-  // rounded to TF32 (UnaryOp::RoundTF32, as the tensor cores' mma.sync path and the interpreter
-  // round), both operands staged along k. An operand whose array runs along k (A[i, k], B[j, k])
-  // is copied in 16-byte groups of 4 neighbouring steps of k: 8 threads of a warp copy one row's
-  // 128 bytes. One that runs along its rows or columns (A[k, i], B[k, j]) is transposed in blocks
-  // of 4 x 4: a thread reads 4 steps of k of 4 neighbouring columns (16-byte runs of the array)
-  // and writes each column's 4 steps as one 16-byte group. Every load of a thread comes before its
-  // stores, so that LLVM can merge neighbouring ones into 16-byte accesses where the array's rows
-  // are multiples of 16 bytes (which the code then assumes) and the stores into 16-byte ones.
-  // Mode::Interior: a chunk inside the loops' extents, no clamps; Mode::Edge: clamped, zeros past
-  // the inner loop's end.
-  void copy_rounded(std::vector<Stmt> &into, const Copying &c, const Expr &k0,
-                    const Expr &stage) const {
-    const int64_t depth = tile_.depth, quads = depth / tf32_vec;
-    const std::array<Operand, 2> ops = operands();
-    for (int s = 0; s < 2; ++s) {
-      const Operand &op = ops[s];
-      const Expr &base = s == 0 ? c.i0 : c.j0;
-      const Expr &extent = s == 0 ? c.m : c.n;
-      const bool along = op.pattern.k_dim == 1;
-      Expr region = op.stage_base(stage, plan_, s == 0);
-      auto at = [&](const Expr &k, const Expr &x) {
-        return along ? std::vector<Expr>{x, k} : std::vector<Expr>{k, x};
-      };
-      // With `aligned`, the array's rows are multiples of 16 bytes, and each 4 elements that
-      // neighbour along them from a multiple of 4 start 16-byte aligned (Assume::aligned).
-      auto build = [&](bool aligned) {
-        std::vector<Stmt> loads, stores;
-        // Element (kk + dk, x + dx) of the chunk (dk or dx 0 to 3, kk a multiple of 4), as an
-        // access a constant from its group's first (so that LLVM sees the neighbours).
-        auto plus = [](const Expr &e, int64_t c) { return c == 0 ? e : add(e, i64(c)); };
-        auto element = [&](const Expr &kk, const Expr &x, int64_t dk, int64_t dx) {
-          Expr k = plus(add(k0, kk), dk), xa = plus(add(base, x), dx);
-          const bool first = along ? dk == 0 : dx == 0;
-          Expr value;
-          if (c.mode == Mode::Edge) {
-            Expr clamped = Load::make(ScalarType::F32, op.pattern.array,
-                                      at(min(k, sub(c.ke, i64(1))), min(xa, sub(extent, i64(1)))));
-            value = Select::make(lt(k, c.ke), clamped, FloatConst::make(ScalarType::F32, 0.0));
-          } else {
-            value = Load::make(ScalarType::F32, op.pattern.array, at(k, xa));
-          }
-          if (aligned && first)
-            loads.push_back(Assume::aligned(op.pattern.array, at(k, xa), 16));
-          Var v = declare(loads, "tf32", Unary::make(UnaryOp::RoundTF32, value));
-          stores.push_back(SharedStore::make(
-              smem_, {plus(add(region, op.index(plus(x, dx), kk)), dk)}, var_ref(v)));
-        };
-        // Groups (along k) or blocks (across) g = tid + l * 128: g % quads the steps of k from
-        // 4 (g % quads), g / quads the rows or columns from g / quads (times 4 across).
-        const int64_t units = along ? op.extent * quads : op.extent / tf32_vec * quads;
-        for (int64_t l = 0; l < units / 128; ++l) {
-          Expr g = add(c.tid, i64(l * 128));
-          Expr kk = mul(mod(g, i64(quads)), i64(tf32_vec)), x = div(g, i64(quads));
-          if (along) {
-            for (int64_t v = 0; v < tf32_vec; ++v)
-              element(kk, x, v, 0);
-          } else {
-            x = mul(x, i64(tf32_vec));
-            for (int64_t a = 0; a < tf32_vec; ++a) // rows of the array: steps of k
-              for (int64_t b = 0; b < tf32_vec; ++b)
-                element(kk, x, a, b);
-          }
-        }
-        // Stores by column of the block (its 4 steps of k neighbours in the stage).
-        if (!along) {
-          std::vector<Stmt> by_column;
-          for (size_t u = 0; u < stores.size(); u += 16)
-            for (size_t b = 0; b < 4; ++b)
-              for (size_t a = 0; a < 4; ++a)
-                by_column.push_back(stores[u + a * 4 + b]);
-          stores = std::move(by_column);
-        }
-        loads.insert(loads.end(), stores.begin(), stores.end());
-        return loads;
-      };
-      if (c.mode == Mode::Edge || params_[op.pattern.array].strided)
-        into.push_back(Block::make(build(false)));
-      else
-        into.push_back(IfThenElse::make(rows_aligned(op.pattern, c.kb, tf32_vec),
-                                        Block::make(build(true)), Block::make(build(false))));
-    }
-  }
-
   Stmt staged_loop(const Expr &kb, const Expr &ke, const Expr &i0, const Expr &j0, const Expr &m,
                    const Expr &n, const Expr &tid, const Expr &group_row, const Expr &group_col,
                    const std::vector<std::vector<Var>> &acc, bool whole_tile) {
@@ -720,11 +837,23 @@ std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &p
       init.push_back(
           Mbarrier::make(Mbarrier::Op::Init, smem, tiler.empty(i64(s)), i64(plan.threads)));
     }
+    for (int64_t r = 0; r < plan.raw_slots; ++r) {
+      init.push_back(Mbarrier::make(Mbarrier::Op::Init, smem, tiler.raw_full(i64(r)), i64(128)));
+      init.push_back(Mbarrier::make(Mbarrier::Op::Init, smem, tiler.raw_empty(i64(r)), i64(128)));
+    }
     setup.push_back(
         IfThenElse::make(eq(reg_i64(Reg::ThreadIdx, 0), i64(0)), Block::make(std::move(init))));
     setup.push_back(Barrier::make());
     counters = {declare(setup, "stage", i64(0)), declare(setup, "phase", i64(0)),
                 declare(setup, "stage_handed", i64(0))};
+    if (plan.tf32)
+      for (Var *v : {&counters.raw, &counters.raw_phase, &counters.fill, &counters.fill_phase})
+        *v = declare(setup,
+                     v == &counters.raw         ? "raw"
+                     : v == &counters.raw_phase ? "raw_phase"
+                     : v == &counters.fill      ? "fill"
+                                                : "fill_phase",
+                     i64(0));
   }
   Expr tiles;
   std::vector<Stmt> out;
@@ -765,8 +894,9 @@ std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &p
       " stages of " + std::to_string(tile.depth) + " steps in " + std::to_string(plan.bytes()) +
       " bytes of dynamic shared memory (A staged " + major(plan.a_k_major) + ", B " +
       major(plan.b_k_major) + ", 128-byte swizzle), " +
-      (plan.tf32 ? "copied through registers and rounded to TF32 by a producer warpgroup, handed "
-                   "over through mbarriers"
+      (plan.tf32 ? "cp.async copies into " + std::to_string(plan.raw_slots) +
+                       " raw slots, rounded to TF32 and staged along k by a producer warpgroup, "
+                       "handed over through mbarriers"
        : plan.producer ? "cp.async copies by a producer warpgroup, handed over through mbarriers"
                        : "cp.async copies");
   return mapped;

@@ -190,17 +190,9 @@ public:
         expr(n->value, s);
       return;
     }
-    case StmtKind::Assume: {
-      auto *n = s.as<Assume>();
-      expr(n->cond, s);
-      if (n->align > 0) {
-        if (array(n->array, n->indices.size(), s).strided)
-          fail("alignment assumption on a strided view", s);
-        for (const Expr &i : n->indices)
-          expr(i, s);
-      }
+    case StmtKind::Assume:
+      expr(s.as<Assume>()->cond, s);
       return;
-    }
     case StmtKind::Mma: {
       auto *n = s.as<Mma>();
       simt_only("mma", s);

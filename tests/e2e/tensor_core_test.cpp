@@ -392,11 +392,12 @@ TEST(TensorCoreLowering, WarpgroupTf32OnSm90) {
   ir::LoweredKernel wide = lower_for(k, {128, 256, 8, 16, 32}, 90);
   EXPECT_EQ(wide.tasks[0].tensor_cores,
             "wgmma m64n256k8 (sm_90a), f32 read as TF32 products into f32: 2 x 1 warpgroups, "
-            "each 1 product of 64 x 256 per 8 steps of k; 4 stages of 32 steps in 196672 bytes "
-            "of dynamic shared memory (A staged along k, B along k, 128-byte swizzle), copied "
-            "through registers and rounded to TF32 by a producer warpgroup, handed over through "
-            "mbarriers");
-  EXPECT_EQ(wide.tasks[0].dynamic_shared_bytes, 4 * (128 + 256) * 32 * 4 + 4 * 2 * 8);
+            "each 1 product of 64 x 256 per 8 steps of k; 2 stages of 32 steps in 196672 bytes "
+            "of dynamic shared memory (A staged along k, B along k, 128-byte swizzle), cp.async "
+            "copies into 2 raw slots, rounded to TF32 and staged along k by a producer "
+            "warpgroup, handed over through mbarriers");
+  // Two stages and two raw slots of 48 KiB, then 2 barriers each.
+  EXPECT_EQ(wide.tasks[0].dynamic_shared_bytes, 4 * (128 + 256) * 32 * 4 + 8 * 8);
   EXPECT_EQ(wide.tasks[0].threads, 384);
   EXPECT_TRUE(wide.tasks[0].persistent);
   const std::string printed = ir::to_string(wide);
@@ -405,8 +406,8 @@ TEST(TensorCoreLowering, WarpgroupTf32OnSm90) {
             std::string::npos)
       << printed;
   EXPECT_NE(printed.find("round_tf32"), std::string::npos);
-  EXPECT_NE(printed.find("16-byte aligned"), std::string::npos); // the 16-byte loads' promise
-  EXPECT_EQ(printed.find("async_copy"), std::string::npos);
+  EXPECT_NE(printed.find("async_copy"), std::string::npos);
+  EXPECT_NE(printed.find("async proxy fence"), std::string::npos); // no wait for the copies ahead
   // Where TF32 cannot run on wgmma: mma.sync, saying why not.
   EXPECT_NE(lower_for(k, {128, 128, 8, 8, 16}, 90)
                 .tasks[0]
@@ -514,8 +515,10 @@ TEST_P(TensorCore, WarpgroupTf32Matmul) {
         EXPECT_NE(ptx.find("wgmma.mma_async.sync.aligned.m64n" + std::to_string(tile.cols) +
                            "k8.f32.tf32.tf32"),
                   std::string::npos);
-        EXPECT_NE(ptx.find("ld.global.nc.v4"), std::string::npos); // the 16-byte loads
+        EXPECT_NE(ptx.find("cp.async.cg.shared.global"), std::string::npos); // 16-byte copies
+        EXPECT_NE(ptx.find("ld.shared.v4"), std::string::npos); // the rounding's 16-byte accesses
         EXPECT_NE(ptx.find("st.shared.v4"), std::string::npos);
+        EXPECT_NE(ptx.find("cvt.rna.tf32.f32"), std::string::npos);
       }
       k.on(target());
       std::vector<std::array<int64_t, 3>> shapes = {
