@@ -276,16 +276,11 @@ void Machine::exec_node(const Stmt &s) {
   case StmtKind::AsyncWait:
     return;
   case StmtKind::WarpgroupMma:
-    // Made only for the GPU (sm_90), whose code the interpreter never runs.
-    throw InterpreterError("kernel '" + name_ +
-                           "': a warpgroup mma (wgmma) is GPU code the interpreter does not run" +
-                           where());
+    warpgroup_mma(s.as<WarpgroupMma>());
+    return;
   case StmtKind::Mbarrier:
-    // Made only for the GPU (sm_90), as the warpgroup mma it hands stages to.
-    throw InterpreterError("kernel '" + name_ +
-                           "': a memory barrier (mbarrier) is GPU code the interpreter does not "
-                           "run" +
-                           where());
+    mbarrier(s.as<Mbarrier>());
+    return;
   case StmtKind::Assume:
     if (!decide(eval(s.as<Assume>()->cond), "an assumption"))
       throw InterpreterError("kernel '" + name_ + "': the assumption " +
@@ -881,9 +876,10 @@ InterpreterResult interpret(const LoweredKernel &kernel, std::vector<Interpreter
       const Task &task = kernel.tasks[t];
       if (task.kind == TaskKind::Simt)
         m.run_simt(task.body, kernel.shared);
-      else if (task.threads > 0) // block_per_iteration: the simulated grid's blocks, that wide
+      else if (task.threads > 0) // block_per_iteration, tiles: the simulated grid's blocks,
+        // that wide, with the dynamic shared memory the task's launch gives
         m.run_simt(task.body, kernel.shared, {std::max(options.gpu_grid[0], 1u), 1, 1},
-                   {static_cast<unsigned>(task.threads), 1, 1});
+                   {static_cast<unsigned>(task.threads), 1, 1}, task.dynamic_shared_bytes);
       else if (kernel.target == Target::GPU)
         run_gpu_task(m, task, options);
       else

@@ -155,6 +155,17 @@ private:
   void barrier();
   Value warp(const WarpOp *n);
 
+  // ---- Hopper's warpgroup level (ir/InterpreterWarpgroup.cpp) ----
+  void mbarrier(const Mbarrier *n);
+  void warpgroup_mma(const WarpgroupMma *n);
+  // A memory barrier of the running block: its count, the arrivals its phase still waits for,
+  // and the parity of the phase in progress.
+  struct MemoryBarrier {
+    int64_t count = 0, pending = 0, phase = 0;
+  };
+  std::map<std::pair<int, int64_t>, MemoryBarrier> mbarriers_; // by shared array and byte
+  uint64_t idle_yields_ = 0; // yields of waiting threads since the last arrival
+
   const std::string &name_;
   const std::vector<Param> &params_;
   std::vector<InterpreterArg> &args_;

@@ -56,6 +56,7 @@ void Machine::run_simt(const Stmt &body, const std::vector<Shared> &shared,
     for (unsigned by = 0; by < grid[1]; ++by)
       for (unsigned bx = 0; bx < grid[0]; ++bx) {
         ++block_run_; // and into shared arrays, within the block
+        mbarriers_.clear(), idle_yields_ = 0;
         for (size_t a = 0; a < shared_buffers_.size(); ++a) {
           std::fill(shared_buffers_[a].bytes.begin(), shared_buffers_[a].bytes.end(), 0);
           if (track_)

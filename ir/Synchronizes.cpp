@@ -5,7 +5,7 @@
 namespace loom::ir {
 
 bool synchronizes(const Stmt &s) {
-  return contains<Barrier, WarpOp>(s);
+  return contains<Barrier, WarpOp, Mbarrier>(s);
 }
 
 } // namespace loom::ir

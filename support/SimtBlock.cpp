@@ -367,6 +367,15 @@ void SimtBlock::barrier() {
   suspend(fiber, /*last=*/false);
 }
 
+void SimtBlock::yield() {
+  if (current_block != this || thread_ < 0)
+    throw ArgumentError("SimtBlock::yield called outside a body of this block");
+  Fiber &fiber = fibers_[thread_];
+  fiber.state = State::ready;
+  push(thread_);
+  suspend(fiber, /*last=*/false);
+}
+
 void SimtBlock::release_barrier() {
   if (barrier_waiting_ == 0 || barrier_waiting_ != threads_ - finished_)
     return;

@@ -64,6 +64,11 @@ public:
   // barrier is visible after it: all threads share one OS thread.
   void barrier();
 
+  // Called from inside a body of this block: lets the block's other ready threads run, and
+  // returns when the scheduler comes back to this one (a thread spinning on a condition that
+  // other threads make true: a memory barrier's phase, ir::Mbarrier in the interpreter).
+  void yield();
+
   // What a warp collective gives every participating lane: each lane's contribution, and `active`
   // with bit l set for each lane l that contributed. Lanes that did not (they finished, or lie
   // beyond the block in a partial last warp) hold 0.

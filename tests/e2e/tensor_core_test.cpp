@@ -212,6 +212,74 @@ TEST(TensorCoreInterpreter, Tf32RoundsEachInputThenSumsInF32) {
   }
 }
 
+// Hopper's warp-specialized tiles (ir/TileWgmma.cpp) in the interpreter: the producer warpgroup,
+// its memory barriers, the raw slots of TF32 and the warpgroup products run on the CPU, at shapes
+// with edge tiles (130 x 260 x 40: zero-filled chunks, rows of odd lengths) and whole ones.
+template <class H>
+std::vector<float> run_wgmma_interpreted(const Kernel &k, const ir::TileSchedule &tile,
+                                         bool transposed, int64_t m, int64_t n, int64_t kk,
+                                         const std::vector<H> &A, const std::vector<H> &B) {
+  constexpr ir::ScalarType type = std::is_same_v<H, f16>    ? ir::ScalarType::F16
+                                  : std::is_same_v<H, bf16> ? ir::ScalarType::BF16
+                                                            : ir::ScalarType::F32;
+  ir::LoweredKernel gpu = lower_for(k, tile, 90);
+  EXPECT_EQ(gpu.tasks[0].tensor_cores.rfind("wgmma", 0), 0u) << gpu.tasks[0].tensor_cores;
+  std::vector<float> bias(size_t(n), 0.0f), C(size_t(m * n), 0.0f);
+  std::vector<ir::InterpreterArg> args = {
+      ir::InterpreterArg::of_array(buffer(
+          type, transposed ? std::vector<int64_t>{kk, m} : std::vector<int64_t>{m, kk}, A.data())),
+      ir::InterpreterArg::of_array(buffer(
+          type, transposed ? std::vector<int64_t>{n, kk} : std::vector<int64_t>{kk, n}, B.data()))};
+  if (type != ir::ScalarType::F32)
+    args.push_back(ir::InterpreterArg::of_array(buffer(ir::ScalarType::F32, {n}, bias.data())));
+  args.push_back(ir::InterpreterArg::of_array(buffer(ir::ScalarType::F32, {m, n}, C.data())));
+  if (type != ir::ScalarType::F32) {
+    args.push_back(ir::InterpreterArg::of_scalar(ir::float_value(ir::ScalarType::F32, 1.0)));
+    args.push_back(ir::InterpreterArg::of_scalar(ir::float_value(ir::ScalarType::F32, 0.0)));
+  }
+  ir::InterpreterOptions options;
+  options.gpu_grid = {3, 1, 1}; // fewer blocks than tiles: a block takes a second tile
+  ir::interpret(gpu, args, options);
+  std::memcpy(C.data(), args[type != ir::ScalarType::F32 ? 3 : 2].array.data(),
+              C.size() * sizeof(float));
+  return C;
+}
+
+TEST(TensorCoreInterpreter, WarpgroupTilesRunWithTheirProducer) {
+  for (auto [m, n, kk] : {std::array<int64_t, 3>{130, 260, 40}, {128, 256, 64}})
+    for (bool transposed : {false, true}) {
+      Operand<f16> A(size_t(m * kk), uint64_t(m + kk)), B(size_t(kk * n), uint64_t(n + kk));
+      std::vector<float> zeros(size_t(m * n), 0.0f), none(size_t(n), 0.0f);
+      // The producer (4 stages) and, two blocks an SM, every warpgroup copying (3 stages).
+      for (ir::TileSchedule tile :
+           {ir::TileSchedule{128, 256, 8, 16, 64}, ir::TileSchedule{128, 128, 8, 8, 64, 2}}) {
+        Kernel k = half_matmul<f16>(false, transposed);
+        std::vector<float> C = run_wgmma_interpreted<f16>(k, tile, transposed, m, n, kk, A.h, B.h);
+        EXPECT_LE(worst_error(A.f, B.f, none, zeros, C, m, n, kk, false, transposed, 1, 0), 1.0)
+            << "f16, tile " << tile.rows << "x" << tile.cols << ", " << m << "x" << n << "x" << kk
+            << (transposed ? " transposed" : "");
+      }
+      // TF32: the raw slots, rounded shared to shared (B[k, j], or A[k, i], transposed).
+      std::vector<float> Af = random_vector<float>(size_t(m * kk), -1, 1, uint64_t(m + 7)),
+                         Bf = random_vector<float>(size_t(kk * n), -1, 1, uint64_t(n + 7));
+      std::vector<float> Ar = Af, Br = Bf;
+      for (float &x : Ar)
+        x = float(tf32(x));
+      for (float &x : Br)
+        x = float(tf32(x));
+      for (ir::TileSchedule tile :
+           {ir::TileSchedule{128, 256, 8, 16, 32}, ir::TileSchedule{256, 128, 16, 8, 32}}) {
+        Kernel k = f32_matmul(transposed);
+        k.allow_tf32();
+        std::vector<float> C = run_wgmma_interpreted<float>(k, tile, transposed, m, n, kk, Af, Bf);
+        EXPECT_LE(worst_error(Ar, Br, none, zeros, C, m, n, kk, false, transposed, 1, 0), 1.0)
+            << "tf32, tile " << tile.rows << "x" << tile.cols << ", " << m << "x" << n << "x" << kk
+            << (transposed ? " transposed" : "");
+        EXPECT_GT(worst_error(Af, Bf, none, zeros, C, m, n, kk, false, transposed, 1, 0), 4.0);
+      }
+    }
+}
+
 // Where the tensor cores cannot run the loop, the task says why and the FP32 tile runs it.
 TEST(TensorCoreLowering, SaysWhichConditionFailed) {
   auto why = [](const Kernel &k, const ir::TileSchedule &tile, int sm) {

@@ -652,10 +652,11 @@ TEST(SimtInterpreter, AsyncCopyZeroFillsPastItsValidCount) {
   expect_same_bits_as_cpu(k, {1, 1, 1}, {4, 1, 1}, src, std::vector<float>(16, -1.0f));
 }
 
-// Memory barriers (ir::Mbarrier) are made by the wgmma tile's lowering for the GPU only: their
+// Memory barriers (ir::Mbarrier) are made by the wgmma tile's lowering for the GPU: their
 // construction checks the array, the index and the value each operation takes, the printer
-// names each operation, and the interpreter and the CPU refuse them with a clear error.
-TEST(SimtInterpreter, MemoryBarriersAreCheckedPrintedAndGpuOnly) {
+// names each operation, the interpreter runs them (and says when a wait can never end), and the
+// CPU refuses them with a clear error.
+TEST(SimtInterpreter, MemoryBarriersAreCheckedPrintedAndRunInTheInterpreter) {
   using namespace ir;
   Shared bars = make_shared_array("bars", ScalarType::I64, {4});
   Shared floats = make_shared_array("floats", ScalarType::F32, {4});
@@ -699,16 +700,41 @@ TEST(SimtInterpreter, MemoryBarriersAreCheckedPrintedAndGpuOnly) {
         "mbarrier.wait bars[1], phase parity 0"})
     EXPECT_NE(text.find(line), std::string::npos) << line << " in\n" << text;
 
+  // The interpreter runs them: a phase completes when 32 threads have arrived (the 64 arrivals
+  // above complete two), and a wait lets the other threads run until it does.
+  ir::Kernel handover = k;
+  handover.body = Block::make(
+      {IfThenElse::make(eq(t, i64(0)), Mbarrier::make(Mbarrier::Op::Init, bars, i64(1), i64(32))),
+       Barrier::make(), Mbarrier::make(Mbarrier::Op::Wait, bars, i64(1), i64(1)),
+       Store::make(0, {t}, FloatConst::make(ScalarType::F32, 1.0)),
+       Mbarrier::make(Mbarrier::Op::Arrive, bars, i64(1)),
+       Mbarrier::make(Mbarrier::Op::Wait, bars, i64(1), i64(0)),
+       Store::make(0, {t}, FloatConst::make(ScalarType::F32, 2.0))});
   std::vector<InterpreterArg> args = {array(std::vector<float>(32, 0.0f))};
-  try {
-    ir::interpret(k, args, launch({1, 1, 1}, {32, 1, 1}));
-    ADD_FAILURE() << "the interpreter ran a memory barrier";
-  } catch (const InterpreterError &e) {
-    EXPECT_NE(std::string(e.what()).find("kernel 'handover': a memory barrier (mbarrier) is GPU "
-                                         "code the interpreter does not run"),
-              std::string::npos)
-        << e.what();
-  }
+  ir::interpret(handover, args, launch({1, 1, 1}, {32, 1, 1}));
+  EXPECT_EQ(values_of<float>(args[0]), std::vector<float>(32, 2.0f));
+  // A wait no arrival can end (thread 0 never arrives), and a barrier used before its init.
+  auto refused = [&](const Stmt &body, const std::string &what) {
+    ir::Kernel bad = k;
+    bad.body = body;
+    std::vector<InterpreterArg> a = {array(std::vector<float>(32, 0.0f))};
+    try {
+      ir::interpret(bad, a, launch({1, 1, 1}, {32, 1, 1}));
+      ADD_FAILURE() << "no error for " << what;
+    } catch (const InterpreterError &e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused(Block::make(
+              {IfThenElse::make(eq(t, i64(0)),
+                                Mbarrier::make(Mbarrier::Op::Init, bars, i64(1), i64(32))),
+               Barrier::make(),
+               IfThenElse::make(gt(t, i64(0)), Mbarrier::make(Mbarrier::Op::Arrive, bars, i64(1))),
+               Mbarrier::make(Mbarrier::Op::Wait, bars, i64(1), i64(0))}),
+          "kernel 'handover': a memory barrier's wait for the phase of parity 0 can never end: "
+          "the block's threads all wait, and none arrives");
+  refused(Mbarrier::make(Mbarrier::Op::Arrive, bars, i64(2)),
+          "kernel 'handover': a memory barrier used before its init");
   loom::Kernel compiled = loom::detail::make_kernel(k);
   compiled.on(ir::Target::CPU).shape(Dim3(1, 1, 1), Dim3(32, 1, 1));
   std::vector<float> x(32, 0.0f);
