@@ -201,6 +201,11 @@ std::vector<ir::TileSchedule> tile_candidates(const ir::Kernel &kernel, ir::Targ
     // mma.sync's best tiles.
     return {{128, 256, 8, 16, 64, 1}, {256, 128, 16, 8, 64, 1}, {128, 128, 8, 8, 64, 2},
             {128, 128, 8, 8, 32, 2},  {128, 64, 8, 8, 32, 2},   {64, 64, 8, 8, 32, 4}};
+  if (kernel.tf32 && element == ir::ScalarType::F32 && sm == 90)
+    // TF32 on Hopper's wgmma (depth 32, rows and columns multiples of 128, a producer), and
+    // mma.sync's tiles (depth 16: f32 stages take twice the bytes).
+    return {{256, 128, 16, 8, 32, 1}, {128, 256, 8, 16, 32, 1}, {128, 128, 8, 8, 16, 2},
+            {128, 128, 8, 8, 16, 1},  {64, 128, 8, 8, 16, 2},   {64, 64, 8, 8, 16, 4}};
   if ((element == ir::ScalarType::F16 || (kernel.tf32 && element == ir::ScalarType::F32)) &&
       sm >= 80)
     // The tensor cores: 16-bit inputs (or f32 as TF32), f32 accumulation (ir/TileMma.cpp), depth

@@ -6,6 +6,7 @@
 #include "cache/CacheTestUtil.h"
 #include "support/TestUtil.h"
 
+#include "ir/Lower.h"
 #include "loom/Autotune.h"
 
 #include <cmath>
@@ -199,6 +200,18 @@ TEST(AutotuneCandidates, AreValidTilesForTheTarget) {
             (ir::TileSchedule{128, 256, 8, 16, 64, 1}));
   for (const ir::TileSchedule &t : tile_candidates(half.ir(), ir::Target::GPU, 80, 0))
     EXPECT_NE(t.depth, 64);
+  // TF32 on the H200: wgmma's TF32 tiles first (depth 32), each of which the lowering takes.
+  Kernel tf32 = gemm<float>("c_tf32");
+  tf32.allow_tf32();
+  std::vector<ir::TileSchedule> hopper = tile_candidates(tf32.ir(), ir::Target::GPU, 90, 0);
+  EXPECT_EQ(hopper[0], (ir::TileSchedule{256, 128, 16, 8, 32, 1}));
+  for (const ir::TileSchedule &t : hopper) {
+    ir::Kernel traced = tf32.ir();
+    traced.schedule = ir::with_tile(traced.schedule, t);
+    const std::string used =
+        ir::lower(traced, ir::Target::GPU, nullptr, {.sm = 90}).tasks[0].tensor_cores;
+    EXPECT_EQ(used.rfind(t.depth == 32 ? "wgmma m64n" : "mma.sync m16n8k8", 0), 0u) << used;
+  }
 }
 
 // The API's and the text DSL's bad input.
