@@ -220,12 +220,21 @@ llvm::Value *CodegenLLVM::atomic_update(ir::AtomicOp op, ScalarType t, llvm::Val
 
 namespace {
 
+constexpr int64_t factor_cap = 16;
+
+// The largest power of two, up to 16, that divides v (16 for 0), in unsigned arithmetic (the
+// lowest set bit of INT64_MIN is its own).
+int64_t power_of_two_dividing(int64_t v) {
+  const uint64_t u = uint64_t(v);
+  return u == 0 ? factor_cap : int64_t(std::min<uint64_t>(factor_cap, u & (~u + 1)));
+}
+
 // The largest power of two, up to 16, that an integer index is a multiple of by its form
 // (constants, sums, products, shifts, masks and selects of them); 1 when none is known.
 int64_t power_of_two_factor(const ir::Expr &e) {
-  constexpr int64_t cap = 16;
+  constexpr int64_t cap = factor_cap;
   if (auto *c = e.as<ir::IntConst>())
-    return c->value == 0 ? cap : std::min(cap, c->value & -c->value);
+    return power_of_two_dividing(c->value);
   if (auto *s = e.as<ir::Select>())
     return std::min(power_of_two_factor(s->a), power_of_two_factor(s->b));
   auto *b = e.as<ir::Binary>();
@@ -269,7 +278,7 @@ llvm::Align CodegenLLVM::shared_alignment(const ir::Shared &array,
   for (size_t d = 0; d < indices.size(); ++d) {
     if (d > 0) {
       const int64_t extent = array->extents[d];
-      factor = std::min<int64_t>(16, factor * (extent > 0 ? (extent & -extent) : 1));
+      factor = std::min<int64_t>(16, factor * (extent > 0 ? power_of_two_dividing(extent) : 1));
     }
     factor = d == 0 ? power_of_two_factor(indices[d])
                     : std::min(factor, power_of_two_factor(indices[d]));
