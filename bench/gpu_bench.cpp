@@ -823,10 +823,8 @@ bool tensor_core_bench(uint64_t seed) {
   // TF32: f32 arrays staged as f32. On sm_90, wgmma (depth 32: 128-byte rows of k, a producer
   // warpgroup rounding and transposing); mma.sync elsewhere and for the others (depth 16).
   const Choice tf32_choices[] = {
-      {"128x256_wg2_d32", {128, 256, 8, 16, 32, 1}},
-      {"256x128_wg2_d32", {256, 128, 16, 8, 32, 1}},
-      {"128x128_w8_d16_b2", {128, 128, 8, 8, 16, 2}},
-      {"128x64_w4_d16_b3", {128, 64, 8, 8, 16, 3}},
+      {"128x256_wg2_d32", {128, 256, 8, 16, 32, 1}},  {"256x128_wg2_d32", {256, 128, 16, 8, 32, 1}},
+      {"128x128_w8_d16_b2", {128, 128, 8, 8, 16, 2}}, {"128x64_w4_d16_b3", {128, 64, 8, 8, 16, 3}},
       {"64x128_w4_d16_b3", {64, 128, 8, 8, 16, 3}},
   };
   for (int64_t n : {int64_t(4096), int64_t(8192)}) {
