@@ -495,10 +495,6 @@ void Machine::mma(const Mma *n) {
     throw InterpreterError("kernel '" + name_ + "': mma outside a SIMT thread" + where());
   const int lane = thread_->linear % support::SimtBlock::warp_size;
   const int64_t row_elements = 16 / byte_size(n->input);
-  struct Element {
-    double value;
-    Uncertainty u;
-  };
   // The origin's indices, checked for alignment.
   auto origin = [&](const Shared &array, const std::vector<Expr> &indices) {
     std::vector<int64_t> at;
@@ -526,34 +522,47 @@ void Machine::mma(const Mma *n) {
                                ")" + where());
       linear = linear * array->extents[d] + at[d];
     }
-    const double value = shared_buffers_[a].get(linear).f;
-    Uncertainty u = track_ ? shared_shadows_[a][size_t(linear)] : Uncertainty{};
-    if (n->input == ScalarType::F32) // the rounding to TF32 may go either way within u
-      u = unary_uncertainty(UnaryOp::RoundTF32, ScalarType::F32,
-                            float_value(ScalarType::F32, value), u,
-                            float_value(ScalarType::F32, round_to_tf32(value)));
-    return Element{n->input == ScalarType::F32 ? round_to_tf32(value) : value, u};
+    return product_operand(n->input, shared_buffers_[a].get(linear).f,
+                           track_ ? shared_shadows_[a][size_t(linear)] : Uncertainty{});
   };
-  for (int r = 0; r < 4; ++r) {
-    const Value acc = lookup(n->acc[r]);
-    float sum = static_cast<float>(acc.v.f);
-    double magnitude = std::fabs(acc.v.f), moved = acc.u.error + acc.u.fma_slack;
-    bool unknown = acc.u.unknown();
-    for (int kk = 0; kk < 16; ++kk) {
-      const Element a = element(n->a, a_at, n->a_k_last, mma_row(lane, r), kk);
-      const Element b = element(n->b, b_at, n->b_k_last, mma_col(lane, r), kk);
-      sum += static_cast<float>(a.value) * static_cast<float>(b.value);
-      magnitude += std::fabs(a.value * b.value);
-      unknown = unknown || a.u.unknown() || b.u.unknown();
-      moved +=
-          std::fabs(a.value) * b.u.error + std::fabs(b.value) * a.u.error + a.u.error * b.u.error;
-    }
-    Uncertainty u;
-    if (track_)
-      u = unknown || !std::isfinite(sum) ? Uncertainty::any()
-                                         : Uncertainty{moved + 2 * 17 * 0x1p-24 * magnitude, 0};
-    lookup(n->acc[r]) = Value{float_value(ScalarType::F32, sum), u};
+  for (int r = 0; r < 4; ++r)
+    lookup(n->acc[r]) = product_sum(lookup(n->acc[r]), 16, [&](int64_t kk) {
+      return std::pair{element(n->a, a_at, n->a_k_last, mma_row(lane, r), int(kk)),
+                       element(n->b, b_at, n->b_k_last, mma_col(lane, r), int(kk))};
+    });
+}
+
+Machine::ProductOperand Machine::product_operand(ScalarType input, double value,
+                                                 Uncertainty u) const {
+  if (input != ScalarType::F32)
+    return {value, u};
+  const ScalarValue rounded = float_value(ScalarType::F32, round_to_tf32(value));
+  if (track_) // the rounding to TF32 may go either way within u
+    u = unary_uncertainty(UnaryOp::RoundTF32, ScalarType::F32, float_value(ScalarType::F32, value),
+                          u, rounded);
+  return {rounded.f, u};
+}
+
+Value Machine::product_sum(
+    const Value &acc, int64_t terms,
+    const std::function<std::pair<ProductOperand, ProductOperand>(int64_t)> &operands) const {
+  float sum = static_cast<float>(acc.v.f);
+  double magnitude = std::fabs(acc.v.f), moved = acc.u.error + acc.u.fma_slack;
+  bool unknown = acc.u.unknown();
+  for (int64_t k = 0; k < terms; ++k) {
+    const auto [a, b] = operands(k);
+    sum += static_cast<float>(a.value) * static_cast<float>(b.value);
+    magnitude += std::fabs(a.value * b.value);
+    unknown = unknown || a.u.unknown() || b.u.unknown();
+    moved +=
+        std::fabs(a.value) * b.u.error + std::fabs(b.value) * a.u.error + a.u.error * b.u.error;
   }
+  Uncertainty u;
+  if (track_)
+    u = unknown || !std::isfinite(sum)
+            ? Uncertainty::any()
+            : Uncertainty{moved + 2 * double(terms + 1) * 0x1p-24 * magnitude, 0};
+  return Value{float_value(ScalarType::F32, sum), u};
 }
 
 int Machine::shared_index(const Shared &a) {

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -117,6 +118,20 @@ private:
   void count_step(const Stmt &s);
   Value &lookup(const Var &v);
   void mma(const Mma *n);
+  // An operand element of a tensor-core product as the tensor cores read it (an f32 rounded to
+  // TF32 for `input` F32) and its uncertainty.
+  struct ProductOperand {
+    double value;
+    Uncertainty u;
+  };
+  ProductOperand product_operand(ScalarType input, double value, Uncertainty u) const;
+  // acc plus the `terms` products operands(k) gives, summed in k order in f32 (the products of
+  // 16-bit or TF32 values are exact there). With uncertainty tracking, another backend's sum (in
+  // the tensor cores' order, each addition rounded) is within 2 (terms + 1) 2^-24 of the sum of
+  // the magnitudes, beyond what the operands' own uncertainties move.
+  Value product_sum(
+      const Value &acc, int64_t terms,
+      const std::function<std::pair<ProductOperand, ProductOperand>(int64_t)> &operands) const;
   // Where the running thread is, for messages: its statement and, in SIMT, its position.
   std::string where() const;
   int shared_index(const Shared &a);

@@ -7,7 +7,6 @@
 #include "ir/InterpreterMachine.h"
 
 #include "support/Error.h"
-#include "support/Float16.h"
 #include "support/SimtBlock.h"
 
 #include <cmath>
@@ -80,10 +79,7 @@ int64_t operand_byte(const WarpgroupMma::Layout &l, int64_t x, int64_t k, int64_
 } // namespace
 
 // Each product's accumulators this thread holds (the fragment layout of ir::WarpgroupMma),
-// each the sum of its k_steps * 16 (TF32: * 8) products in k order, in f32 (the products of
-// 16-bit floats, or of TF32 values, are exact there). With uncertainty tracking, another
-// backend's sum (in the tensor cores' order) is within 2 (K + 1) 2^-24 of the sum of the
-// magnitudes, beyond what the operands' own uncertainties move.
+// each plus its k_steps * 16 (TF32: * 8) products in k order (product_sum).
 void Machine::warpgroup_mma(const WarpgroupMma *n) {
   if (!thread_ || thread_->linear < 0)
     throw InterpreterError("kernel '" + name_ + "': a warpgroup mma outside a SIMT thread" +
@@ -91,31 +87,18 @@ void Machine::warpgroup_mma(const WarpgroupMma *n) {
   if (n->k_steps == 0)
     return; // products are complete at once: nothing to wait for
   const int t = thread_->linear % 128;
-  const bool tf32 = n->input == ScalarType::F32;
-  const int64_t element = byte_size(n->input), depth = n->k_steps * (tf32 ? 8 : 16);
+  const int64_t element = byte_size(n->input),
+                depth = n->k_steps * (n->input == ScalarType::F32 ? 8 : 16);
   const int a = shared_index(n->smem);
   const Buffer &buffer = shared_buffers_[a];
-  struct Element {
-    double value;
-    Uncertainty u;
-  };
   auto read = [&](int64_t first, const WarpgroupMma::Layout &l, int64_t x, int64_t k) {
-    const int64_t byte = first * element + operand_byte(l, x, k, element);
-    const int64_t at = byte / element;
+    const int64_t at = (first * element + operand_byte(l, x, k, element)) / element;
     if (at < 0 || at >= buffer.size())
       throw InterpreterError("kernel '" + name_ + "': a warpgroup mma reads element " +
                              std::to_string(at) + " of shared array '" + n->smem->name +
                              "' (extent " + std::to_string(buffer.size()) + ")" + where());
-    const double value = buffer.get(at).f;
-    Uncertainty u = track_ ? shared_shadows_[a][size_t(at)] : Uncertainty{};
-    if (!tf32)
-      return Element{value, u};
-    const double rounded = float_value(ScalarType::F32, round_to_tf32(value)).f;
-    if (track_) // the rounding to TF32 may go either way within u
-      u = unary_uncertainty(UnaryOp::RoundTF32, ScalarType::F32,
-                            float_value(ScalarType::F32, value), u,
-                            float_value(ScalarType::F32, round_to_tf32(value)));
-    return Element{rounded, u};
+    return product_operand(n->input, buffer.get(at).f,
+                           track_ ? shared_shadows_[a][size_t(at)] : Uncertainty{});
   };
   for (const WarpgroupMma::Product &p : n->products) {
     const int64_t a_first = integer(eval(p.a_offset), "a warpgroup mma's offset"),
@@ -123,24 +106,9 @@ void Machine::warpgroup_mma(const WarpgroupMma *n) {
     for (size_t e = 0; e < p.acc.size(); ++e) {
       const int64_t row = 16 * (t / 32) + (t % 32) / 4 + 8 * (int64_t(e) % 4 / 2),
                     col = 8 * (int64_t(e) / 4) + 2 * (t % 4) + int64_t(e) % 2;
-      const Value acc = lookup(p.acc[e]);
-      float sum = static_cast<float>(acc.v.f);
-      double magnitude = std::fabs(acc.v.f), moved = acc.u.error + acc.u.fma_slack;
-      bool unknown = acc.u.unknown();
-      for (int64_t k = 0; k < depth; ++k) {
-        const Element x = read(a_first, n->a, row, k), y = read(b_first, n->b, col, k);
-        sum += static_cast<float>(x.value) * static_cast<float>(y.value);
-        magnitude += std::fabs(x.value * y.value);
-        unknown = unknown || x.u.unknown() || y.u.unknown();
-        moved +=
-            std::fabs(x.value) * y.u.error + std::fabs(y.value) * x.u.error + x.u.error * y.u.error;
-      }
-      Uncertainty u;
-      if (track_)
-        u = unknown || !std::isfinite(sum)
-                ? Uncertainty::any()
-                : Uncertainty{moved + 2 * double(depth + 1) * 0x1p-24 * magnitude, 0};
-      lookup(p.acc[e]) = Value{float_value(ScalarType::F32, sum), u};
+      lookup(p.acc[e]) = product_sum(lookup(p.acc[e]), depth, [&](int64_t k) {
+        return std::pair{read(a_first, n->a, row, k), read(b_first, n->b, col, k)};
+      });
     }
   }
 }
