@@ -29,6 +29,7 @@
 #include "ir/Printer.h"
 #include "ir/TileForm.h"
 
+#include <set>
 #include <sstream>
 
 namespace loom::ir {
@@ -36,19 +37,6 @@ namespace loom::ir {
 namespace {
 
 using namespace tile;
-
-// IR nodes in a statement: what the block replicates rows x cols times.
-struct Size : Visitor {
-  int64_t nodes = 0;
-  void visit(const Expr &e) override {
-    ++nodes;
-    Visitor::visit(e);
-  }
-  void visit(const Stmt &s) override {
-    ++nodes;
-    Visitor::visit(s);
-  }
-};
 
 // What the automatic schedule leaves alone: statements whose order among iterations is
 // observable (prints, atomics), private arrays (a thread's block would share them), and loops
@@ -76,8 +64,10 @@ struct Unsuitable : Visitor {
 };
 
 // Budget of replicated IR nodes: the natural matmul's 4 x 32 block is about 2,300, and
-// compiles in about 40 ms on a 2-core machine.
-constexpr int64_t node_budget = 3072;
+// compiles in about 40 ms on a 2-core machine; lud's trailing update (an element's own update
+// after its sum, offset indices) is about 3,600 in a 4 x 32 block, and its whole kernel (five
+// tasks) compiles in the same time with that block as with 2 x 32.
+constexpr int64_t node_budget = 4096;
 
 // The element types a row of vector registers holds (as the tile schedule stages): their bytes,
 // else 0.
@@ -86,6 +76,83 @@ int bytes_of(ScalarType t) {
       t == ScalarType::F32 || t == ScalarType::F64 || t == ScalarType::I32 || t == ScalarType::I64;
   return blockable ? byte_size(t) : 0;
 }
+
+// The variables an iteration defines: the loop's own, its inner loop's, and its locals.
+struct Defined : Visitor {
+  std::set<const Variable *> vars;
+  void visit_node(const Declare *n) override {
+    vars.insert(n->var.get());
+    Visitor::visit_node(n);
+  }
+  void visit_node(const For *n) override {
+    vars.insert(n->var.get());
+    Visitor::visit_node(n);
+  }
+};
+
+// Whether `e` mentions none of `vars`: the same value in every iteration and every step.
+bool invariant(const Expr &e, const std::set<const Variable *> &vars) {
+  struct Mentions : Visitor {
+    const std::set<const Variable *> *vars;
+    bool found = false;
+    void visit_node(const VarRef *n) override { found = found || vars->count(n->var.get()); }
+  } m;
+  m.vars = &vars;
+  m.visit(e);
+  return !m.found;
+}
+
+// IR nodes in a statement: what the block replicates rows x cols times. An expression the same
+// in every iteration (`o + 16` in `a[o + 16 + i, j]`) is computed once for the block, not per
+// replica, and does not count.
+struct Size : Visitor {
+  const std::set<const Variable *> *defined;
+  int64_t nodes = 0;
+  void visit(const Expr &e) override {
+    if (invariant(e, *defined))
+      return;
+    ++nodes;
+    Visitor::visit(e);
+  }
+  void visit(const Stmt &s) override {
+    ++nodes;
+    Visitor::visit(s);
+  }
+};
+
+// Whether `e` is the variable `v` plus an offset the same for every iteration and step: `v`,
+// `o + v` or `v + o` (lud's `a[o + k, o + 16 + j]`, a loop over range(o + 16, n) counting from 0).
+bool steps_with(const Expr &e, const Variable *v, const std::set<const Variable *> &defined) {
+  if (is_var(e, v))
+    return true;
+  auto *b = e.as<Binary>();
+  if (!b || b->op != BinaryOp::Add)
+    return false;
+  return (steps_with(b->a, v, defined) && invariant(b->b, defined)) ||
+         (steps_with(b->b, v, defined) && invariant(b->a, defined));
+}
+
+// The loads of the inner loop that a block of iterations shares: an array read at [k', j'] (a row
+// along j; each primed index is its variable plus an invariant offset) serves the block's rows,
+// one at [i', k'] or [k', i'] its columns.
+struct SharedLoads : Visitor {
+  const Variable *i, *j, *k;
+  const std::set<const Variable *> *defined;
+  std::map<Pattern, const Load *> found; // the first load of each pattern
+  void visit_node(const Load *n) override {
+    if (n->indices.size() == 2)
+      for (int kd = 0; kd < 2; ++kd) {
+        if (!steps_with(n->indices[kd], k, *defined))
+          continue;
+        const Expr &other = n->indices[1 - kd];
+        if (steps_with(other, i, *defined))
+          found.emplace(Pattern{n->array, kd, 0}, n);
+        else if (steps_with(other, j, *defined))
+          found.emplace(Pattern{n->array, kd, 1}, n);
+      }
+    Visitor::visit_node(n);
+  }
+};
 
 } // namespace
 
@@ -113,26 +180,35 @@ std::optional<TileSchedule> auto_cpu_tile(const Task &task, const std::vector<Pa
     why = "not register-blocked: the inner loop has loops of its own";
     return std::nullopt;
   }
-  // The loads every step makes: the tile schedule's patterns, at the inner loop's top level.
-  Loads loads;
+  // The loads every step makes, at the inner loop's top level.
+  Defined defined;
+  defined.vars.insert(loop->vars[0].get());
+  defined.vars.insert(loop->vars[1].get());
+  defined.visit(loop->body);
+  SharedLoads loads;
   loads.i = loop->vars[0].get(), loads.j = loop->vars[1].get(), loads.k = inner->var.get();
+  loads.defined = &defined.vars;
   for (const Stmt &s : statements_of(inner->body)) {
     if (auto *d = s.as<Declare>())
       loads.visit(d->init);
     else if (auto *a = s.as<Assign>())
       loads.visit(a->value);
   }
-  const Pattern *row = nullptr, *column = nullptr;
-  for (const Pattern &p : loads.found) {
+  const Load *row = nullptr, *column = nullptr;
+  for (const auto &[p, load] : loads.found) {
     if (p.axis == 1 && p.k_dim == 0 && bytes_of(params[p.array].type) > 0)
-      row = row && bytes_of(params[row->array].type) >= bytes_of(params[p.array].type) ? row : &p;
+      row = row && bytes_of(params[row->array].type) >= bytes_of(params[p.array].type) ? row : load;
     else if (p.axis == 0 && !column)
-      column = &p;
+      column = load;
   }
+  auto text = [&](const Load *n) {
+    return params[n->array].name + "[" + to_string(n->indices[0], params) + ", " +
+           to_string(n->indices[1], params) + "]";
+  };
   const std::string j = loop->vars[1]->name, k = inner->var->name;
   if (!row) {
-    why = "not register-blocked: the inner loop reads no array at [" + k + ", " + j +
-          "] in every step (a row along " + j +
+    why = "not register-blocked: the inner loop reads no array at [" + k + ", " + j + "] (or [o + " +
+          k + ", p + " + j + "], o and p the same in every step) in every step (a row along " + j +
           " that a block of iterations could load as vectors and share)";
     return std::nullopt;
   }
@@ -143,6 +219,7 @@ std::optional<TileSchedule> auto_cpu_tile(const Task &task, const std::vector<Pa
   // What each replica holds: the iteration's statements, its inner loop's body but not the
   // loop's bounds (the block's iterations share the loop).
   Size size;
+  size.defined = &defined.vars;
   for (const Stmt &s : statements_of(loop->body))
     size.visit(s.as<For>() == inner ? inner->body : s);
   while (int64_t(tile.thread_rows) * tile.thread_cols * size.nodes > node_budget) {
@@ -166,12 +243,9 @@ std::optional<TileSchedule> auto_cpu_tile(const Task &task, const std::vector<Pa
   os << "register blocks of " << tile.thread_rows << "x" << tile.thread_cols
      << " iterations, chosen by loom (the tile schedule {" << tile.rows << ", " << tile.cols << ", "
      << tile.thread_rows << ", " << tile.thread_cols << "}; k.schedule(loom::none) or "
-     << "@kernel(schedule=None) turns it off): the inner loop reads " << params[row->array].name
-     << "[" << k << ", " << j << "]";
+     << "@kernel(schedule=None) turns it off): the inner loop reads " << text(row);
   if (column)
-    os << " and " << params[column->array].name
-       << (column->k_dim == 1 ? "[" + loop->vars[0]->name + ", " + k + "]"
-                              : "[" + k + ", " + loop->vars[0]->name + "]");
+    os << " and " << text(column);
   os << " in every step, so a block loads each element once for all of its "
      << (column ? "rows or columns" : "rows") << ", and its " << accumulators << " " << vector_bits
      << "-bit vector accumulators (of " << registers

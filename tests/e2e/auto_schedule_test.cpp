@@ -90,8 +90,21 @@ TEST(AutoSchedule, LoopsItDoesNotFitKeepTheDefaultMapping) {
                              },
                              {"A", "B", "C"});
   EXPECT_EQ(choice(transposed),
-            "not register-blocked: the inner loop reads no array at [k, j] in every step (a row "
-            "along j that a block of iterations could load as vectors and share)");
+            "not register-blocked: the inner loop reads no array at [k, j] (or [o + k, p + j], o "
+            "and p the same in every step) in every step (a row along j that a block of "
+            "iterations could load as vectors and share)");
+  // B read at [k + i, j]: a row along j, but each row of the block reads another one.
+  Kernel skewed = kernel("skewed",
+                         [](Array2<float> A, Array2<float> B, Array2<float> C) {
+                           parallel_for({C.dim(0), C.dim(1)}, [&](Index i, Index j) {
+                             Var<float> acc("acc", 0.0f);
+                             for_range(A.dim(1), [&](Index k) { acc += A(i, k) * B(k + i, j); });
+                             C(i, j) = acc;
+                           });
+                         },
+                         {"A", "B", "C"});
+  EXPECT_TRUE(starts_with(choice(skewed), "not register-blocked: the inner loop reads no array"))
+      << choice(skewed);
   // No inner loop.
   Kernel add = kernel(
       "add2",
@@ -201,6 +214,58 @@ TEST(AutoSchedule, EpiloguesAndOtherOperandsKeepTheirBits) {
         ref += (long double)A[i * p + k] * w[k] * B[k * n + j];
       EXPECT_NEAR(C1[i * n + j], double(0.75L * ref + C0[i * n + j]), 1e-12);
     }
+}
+
+// Rodinia's lud, the trailing update of one step as a Numba user writes it: the loop over a
+// range that starts at an offset, the block column and row read at offsets of k, and the
+// element's own update after its sum. The blocks apply (the offsets are the same in every
+// iteration and step), with the default mapping's bits, and a reference in double.
+TEST(AutoSchedule, OffsetOperandsAndTheElementsOwnUpdate) {
+  const char *source = R"(
+@kernel(schedule=SCHEDULE)
+def trailing(a: f32[n, n], o: i64):
+    for i, j in parallel((o + 16, n), (o + 16, n)):
+        s: f32 = 0.0
+        for k in range(16):
+            s += a[i, o + k] * a[o + k, j]
+        inner = a[i, j]
+        a[i, j] = inner - s
+)";
+  auto with = [&](const std::string &schedule) {
+    std::string text = source;
+    text.replace(text.find("SCHEDULE"), 8, schedule);
+    return compile(text)["trailing"];
+  };
+  Kernel automatic = with("\"auto\""), plain = with("None");
+  automatic.on(Target::CPU);
+  plain.on(Target::CPU);
+  EXPECT_TRUE(starts_with(choice(automatic), "register blocks of 4x32 iterations"))
+      << choice(automatic);
+  EXPECT_NE(choice(automatic).find("the inner loop reads a[o + k, o + 16 + j] and "
+                                   "a[o + 16 + i, o + k] in every step"),
+            std::string::npos)
+      << choice(automatic);
+  for (auto [n, o] : std::vector<std::pair<int64_t, int64_t>>{{181, 32}, {96, 0}, {40, 24}}) {
+    SCOPED_TRACE(::testing::Message() << "n = " << n << ", o = " << o);
+    std::vector<float> a0 = random_vector<float>(size_t(n * n), -1, 1, uint64_t(n + o));
+    std::vector<float> a1 = a0, a2 = a0;
+    automatic(view(a1, {n, n}), o);
+    plain(view(a2, {n, n}), o);
+    EXPECT_EQ(std::memcmp(a1.data(), a2.data(), a1.size() * sizeof(float)), 0);
+    double worst = 0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double ref = a0[i * n + j], mag = std::fabs(ref);
+        if (i >= o + 16 && j >= o + 16)
+          for (int64_t k = 0; k < 16; ++k) {
+            double t = double(a0[i * n + o + k]) * double(a0[(o + k) * n + j]);
+            ref -= t, mag += std::fabs(t);
+          }
+        worst = std::max(worst, std::fabs(double(a1[i * n + j]) - ref) / std::max(mag, 1e-30));
+      }
+    // 16 products, 16 additions and the subtraction, each rounded once.
+    EXPECT_LE(worst, 33 * 0x1p-24);
+  }
 }
 
 // The text DSL's option, and what it takes.
