@@ -23,23 +23,14 @@
 // elements neighbouring in the array stays together either way, so each thread's copies are
 // cp.async's 16 bytes as on the mma.sync tile. The thread holding accumulator e of a product
 // is the one wgmma's fragment layout names (ir::WarpgroupMma).
-#include "ir/Build.h"
-#include "ir/Passes.h"
-#include "ir/TileForm.h"
-
-#include <array>
+#include "ir/TileWgmma.h"
 
 namespace loom::ir {
 
+namespace wgmma {
+
 namespace {
 
-using namespace tile;
-
-constexpr int64_t vec = 8;          // 16-bit elements in a 16-byte group (one cp.async)
-constexpr int64_t swizzle_row = 64; // 16-bit elements in a swizzled 128-byte row
-// TF32: f32 elements in a 16-byte group, in a swizzled 128-byte row (a chunk's depth).
-constexpr int64_t tf32_vec = 4, tf32_row = 32;
-constexpr int64_t atom_bytes = 1024;
 // sm_90's shared memory: at most 227 KiB a block, 228 KiB an SM, 1 KiB of it reserved a block.
 constexpr int64_t block_limit = 227 * 1024, sm_limit = 228 * 1024, reserved = 1024;
 constexpr int64_t max_stages = 5;
@@ -49,31 +40,8 @@ constexpr int64_t max_accumulators = 128;
 // (128 accumulators) and assembled a 64 x 128 one (64) in 128.
 constexpr int64_t reserved_registers = 32;
 
-// How a tile's warpgroups split it: groups_m x groups_n of them, each blocks_m products of 64
-// rows x n columns per 16 steps of k; `stages` chunks of depth steps in flight.
-// With `producer`, one more warpgroup (the last) makes the copies, and the others multiply.
-// With `tf32`, f32 arrays read as TF32: both operands staged along k (wgmma's tf32 takes no
-// other layout), the producer rounding each element as it copies it.
-struct Plan {
-  int64_t threads = 0, groups_m = 0, groups_n = 0, blocks_m = 0, n = 0, stages = 0;
-  int64_t stage_a = 0, stage_b = 0;          // elements of a stage of A, of B
-  bool a_k_major = false, b_k_major = false; // as staged
-  bool producer = false, tf32 = false;
-  // TF32: the chunks the producer's copies land in as they are in the arrays, before it rounds
-  // and stages them (`raw_slots` of them after the stages, each of a stage's size).
-  int64_t raw_slots = 0;
-  int64_t element() const { return tf32 ? 4 : 2; } // bytes
-  int64_t k_step() const { return tf32 ? 8 : 16; } // k of one instruction
-  int64_t raw_base() const { return stages * (stage_a + stage_b); }
-  // The stages' elements (and the raw slots'); with a producer, each stage's two memory barriers
-  // (8 bytes each) after, then each raw slot's two.
-  int64_t barrier_base() const { return (stages + raw_slots) * (stage_a + stage_b); }
-  int64_t barriers() const { return producer ? 2 * (stages + raw_slots) : 0; }
-  int64_t bytes() const { return barrier_base() * element() + barriers() * 8; }
-  int64_t block_threads() const { return threads + (producer ? 128 : 0); }
-};
+} // namespace
 
-// Why `tile` cannot run on the warpgroup instructions, or empty (and `plan` filled in).
 std::string plan_tiles(const TileSchedule &tile, const MatmulForm &form, Plan &plan) {
   plan.threads = tile.threads();
   plan.tf32 = form.input == ScalarType::F32;
@@ -155,7 +123,7 @@ std::string plan_tiles(const TileSchedule &tile, const MatmulForm &form, Plan &p
 }
 
 // Whether the rows of the array `p` reads are multiples of `elements` (a copy's bytes), and a
-// group read along k starts at one: where the loop's first k is a multiple too.
+
 Expr rows_aligned(const Pattern &p, const Expr &kb, int64_t elements) {
   Expr ok =
       eq(Binary::make(BinaryOp::BitAnd, ArrayExtent::make(p.array, 1), i64(elements - 1)), i64(0));
@@ -164,652 +132,423 @@ Expr rows_aligned(const Pattern &p, const Expr &kb, int64_t elements) {
   return ok;
 }
 
-Expr bits(BinaryOp op, Expr a, int64_t b) {
-  return Binary::make(op, std::move(a), i64(b));
-}
-Expr bit_xor(Expr a, Expr b) {
-  return Binary::make(BinaryOp::BitXor, std::move(a), std::move(b));
+void WgmmaTiler::thread_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
+                             const Expr &n, const Counters *counters) {
+  Var tid = declare(out, "thread", reg_i64(Reg::ThreadIdx, 0));
+  Var group = declare(out, "warpgroup", div(var_ref(tid), i64(128)));
+  if (!counters) {
+    multiplier_body(out, i0, j0, m, n, var_ref(tid), var_ref(group), nullptr);
+    return;
+  }
+  std::vector<Stmt> produce, multiply;
+  if (plan_.tf32)
+    tf32_producer_body(produce, i0, j0, m, n, var_ref(tid), *counters);
+  else
+    producer_body(produce, i0, j0, m, n, var_ref(tid), *counters);
+  multiplier_body(multiply, i0, j0, m, n, var_ref(tid), var_ref(group), counters);
+  out.push_back(IfThenElse::make(eq(var_ref(group), i64(plan_.threads / 128)),
+                                 Block::make(std::move(produce)),
+                                 Block::make(std::move(multiply))));
 }
 
-class WgmmaTiler {
-public:
-  WgmmaTiler(const std::vector<Param> &params, const TileSchedule &tile, const Plan &plan,
-             const MatmulForm &form, Shared smem)
-      : params_(params), tile_(tile), plan_(plan), form_(form), smem_(std::move(smem)) {}
-
-  // The counters a thread of a tile with a producer warpgroup keeps from one tile to the next: the
-  // stage of its next chunk and the parity of that stage's phase, and (a multiplier's) the stage
-  // it releases next.
-  struct Counters {
-    Var stage, phase, handed;
-    Var raw, raw_phase, fill, fill_phase; // TF32's raw slots: the next to read, the next to fill
+// A warpgroup that multiplies (every one without a producer, and then it copies too): its
+// accumulators, its loop over the chunks, the statements after the inner loop.
+void WgmmaTiler::multiplier_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0,
+                                 const Expr &m, const Expr &n, const Expr &tid, const Expr &group,
+                                 const Counters *counters) {
+  Var warp = declare(out, "warp", div(mod(tid, i64(128)), i64(32)));
+  Var lane = declare(out, "lane", mod(tid, i64(32)));
+  Var group_row =
+      declare(out, "group_row", mul(div(group, i64(plan_.groups_n)), i64(plan_.blocks_m * 64)));
+  Var group_col = declare(out, "group_col", mul(mod(group, i64(plan_.groups_n)), i64(plan_.n)));
+  Var quad = declare(out, "quad", div(var_ref(lane), i64(4)));
+  Var pair = declare(out, "pair", mul(mod(var_ref(lane), i64(4)), i64(2)));
+  // rows[bm * 2 + h]: block bm's row 16 warp + quad + 8 h; cols[c * 2 + q]: column 8 c + pair +
+  // q. Declared before the loop for the statements before it, and again after it for the ones
+  // after (those before it seldom read them: an accumulator's 0): no register holds them
+  // through the loop.
+  TileElements held;
+  auto positions = [&] {
+    held.rows.clear(), held.cols.clear();
+    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+      for (int h = 0; h < 2; ++h)
+        held.rows.push_back(TileElements::position(
+            out, form_.i->name,
+            add(add(i0, var_ref(group_row)),
+                add(add(mul(var_ref(warp), i64(16)), var_ref(quad)), i64(bm * 64 + h * 8))),
+            m));
+    for (int64_t c = 0; c < plan_.n / 8; ++c)
+      for (int q = 0; q < 2; ++q)
+        held.cols.push_back(TileElements::position(
+            out, form_.j->name,
+            add(add(j0, var_ref(group_col)), add(var_ref(pair), i64(c * 8 + q))), n));
   };
-
-  void thread_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
-                   const Expr &n, const Counters *counters) {
-    Var tid = declare(out, "thread", reg_i64(Reg::ThreadIdx, 0));
-    Var group = declare(out, "warpgroup", div(var_ref(tid), i64(128)));
-    if (!counters) {
-      multiplier_body(out, i0, j0, m, n, var_ref(tid), var_ref(group), nullptr);
-      return;
+  positions();
+  // Product bm's accumulator e is element bm * n / 2 + e.
+  std::vector<std::vector<Var>> acc(size_t(plan_.blocks_m));
+  for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+    for (int64_t e = 0; e < plan_.n / 2; ++e) {
+      held.add(out, form_, bm * 2 + (e % 4) / 2, (e / 4) * 2 + e % 2);
+      acc[size_t(bm)].push_back(held.elements.back().acc);
     }
-    std::vector<Stmt> produce, multiply;
-    if (plan_.tf32)
-      tf32_producer_body(produce, i0, j0, m, n, var_ref(tid), *counters);
-    else
-      producer_body(produce, i0, j0, m, n, var_ref(tid), *counters);
-    multiplier_body(multiply, i0, j0, m, n, var_ref(tid), var_ref(group), counters);
-    out.push_back(IfThenElse::make(eq(var_ref(group), i64(plan_.threads / 128)),
-                                   Block::make(std::move(produce)),
-                                   Block::make(std::move(multiply))));
+
+  Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
+  Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
+  if (counters) {
+    out.push_back(IfThenElse::make(lt(var_ref(kb), var_ref(ke)),
+                                   multiplier_loop(var_ref(kb), var_ref(ke), var_ref(group_row),
+                                                   var_ref(group_col), acc, *counters)));
+  } else {
+    // A tile inside the loop's extents, of whole chunks, whose operands' rows are multiples of 16
+    // bytes runs a loop of 16-byte asynchronous copies only; the others (at the loops' ends, or
+    // of odd extents) one that zero-fills and chooses narrower copies or element ones where it
+    // must. Two loops: the second one's indices would otherwise take registers through the first.
+    auto loop = [&](bool whole) {
+      return staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, tid, var_ref(group_row),
+                         var_ref(group_col), acc, whole);
+    };
+    Var fast = declare(out, "whole_tile", whole_tile(i0, j0, m, n, var_ref(kb), var_ref(ke)));
+    out.push_back(IfThenElse::make(
+        lt(var_ref(kb), var_ref(ke)),
+        IfThenElse::make(var_ref(fast), Block::make({Assume::make(var_ref(fast)), loop(true)}),
+                         loop(false))));
   }
 
-private:
-  // A warpgroup that multiplies (every one without a producer, and then it copies too): its
-  // accumulators, its loop over the chunks, the statements after the inner loop.
-  void multiplier_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
-                       const Expr &n, const Expr &tid, const Expr &group,
-                       const Counters *counters) {
-    Var warp = declare(out, "warp", div(mod(tid, i64(128)), i64(32)));
-    Var lane = declare(out, "lane", mod(tid, i64(32)));
-    Var group_row =
-        declare(out, "group_row", mul(div(group, i64(plan_.groups_n)), i64(plan_.blocks_m * 64)));
-    Var group_col = declare(out, "group_col", mul(mod(group, i64(plan_.groups_n)), i64(plan_.n)));
-    Var quad = declare(out, "quad", div(var_ref(lane), i64(4)));
-    Var pair = declare(out, "pair", mul(mod(var_ref(lane), i64(4)), i64(2)));
-    // rows[bm * 2 + h]: block bm's row 16 warp + quad + 8 h; cols[c * 2 + q]: column 8 c + pair +
-    // q. Declared before the loop for the statements before it, and again after it for the ones
-    // after (those before it seldom read them: an accumulator's 0): no register holds them
-    // through the loop.
-    TileElements held;
-    auto positions = [&] {
-      held.rows.clear(), held.cols.clear();
-      for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
-        for (int h = 0; h < 2; ++h)
-          held.rows.push_back(TileElements::position(
-              out, form_.i->name,
-              add(add(i0, var_ref(group_row)),
-                  add(add(mul(var_ref(warp), i64(16)), var_ref(quad)), i64(bm * 64 + h * 8))),
-              m));
-      for (int64_t c = 0; c < plan_.n / 8; ++c)
-        for (int q = 0; q < 2; ++q)
-          held.cols.push_back(TileElements::position(
-              out, form_.j->name,
-              add(add(j0, var_ref(group_col)), add(var_ref(pair), i64(c * 8 + q))), n));
-    };
-    positions();
-    // Product bm's accumulator e is element bm * n / 2 + e.
-    std::vector<std::vector<Var>> acc(size_t(plan_.blocks_m));
-    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
-      for (int64_t e = 0; e < plan_.n / 2; ++e) {
-        held.add(out, form_, bm * 2 + (e % 4) / 2, (e / 4) * 2 + e % 2);
-        acc[size_t(bm)].push_back(held.elements.back().acc);
-      }
+  positions();
+  held.finish(out, form_);
+}
 
-    Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
-    Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
-    if (counters) {
-      out.push_back(IfThenElse::make(lt(var_ref(kb), var_ref(ke)),
-                                     multiplier_loop(var_ref(kb), var_ref(ke), var_ref(group_row),
-                                                     var_ref(group_col), acc, *counters)));
+// Whether the tile at (i0, j0) lies inside the loop's m x n extents.
+Expr WgmmaTiler::inside(const Expr &i0, const Expr &j0, const Expr &m, const Expr &n) const {
+  return logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n));
+}
+
+// Whether the tile at (i0, j0) is inside the loop's extents, its k range whole chunks, and its
+// operands' rows multiples of 16 bytes (copy_chunk).
+Expr WgmmaTiler::whole_tile(const Expr &i0, const Expr &j0, const Expr &m, const Expr &n,
+                            const Expr &kb, const Expr &ke) const {
+  Expr whole = logical_and(inside(i0, j0, m, n), eq(mod(sub(ke, kb), i64(tile_.depth)), i64(0)));
+  for (const Pattern &p : {form_.a, form_.b})
+    whole = params_[p.array].strided ? BoolConst::make(false)
+                                     : logical_and(whole, rows_aligned(p, kb, vec));
+  return whole;
+}
+
+// Stage s's memory barriers, 8 bytes each after the stages: `full` completes a phase when the
+// producer's 128 threads have copied a chunk into it; `empty` when the multipliers' threads have
+// read one (their products of it are done).
+Expr WgmmaTiler::full(const Expr &stage) const {
+  return add(i64(plan_.barrier_base()), mul(stage, i64(per_barrier())));
+}
+
+Expr WgmmaTiler::empty(const Expr &stage) const {
+  return add(i64(plan_.barrier_base() + per_barrier() * plan_.stages),
+             mul(stage, i64(per_barrier())));
+}
+
+// TF32's raw slot r: `raw_full` completes a phase when the producer's copies into it have
+// landed, `raw_empty` when its 128 threads have read it.
+Expr WgmmaTiler::raw_full(const Expr &slot) const {
+  return add(i64(plan_.barrier_base() + per_barrier() * 2 * plan_.stages),
+             mul(slot, i64(per_barrier())));
+}
+
+Expr WgmmaTiler::raw_empty(const Expr &slot) const {
+  return add(i64(plan_.barrier_base() + per_barrier() * (2 * plan_.stages + plan_.raw_slots)),
+             mul(slot, i64(per_barrier())));
+}
+
+// Moves `stage` on to the next stage, around; with `phase`, its parity flips on the way around.
+// (Or around `count` raw slots.)
+void WgmmaTiler::advance(std::vector<Stmt> &out, const Var &stage, const Var *phase,
+                         int64_t count) const {
+  const int64_t around = count > 0 ? count : plan_.stages;
+  Expr up = add(var_ref(stage), i64(1));
+  if (phase)
+    out.push_back(
+        Assign::make(*phase, Select::make(eq(up, i64(around)), bit_xor(var_ref(*phase), i64(1)),
+                                          var_ref(*phase))));
+  out.push_back(Assign::make(stage, Select::make(eq(up, i64(around)), i64(0), up)));
+}
+
+// The producer warpgroup: each chunk of the tile into the next stage once the multipliers have
+// released it, in the copies copy_chunk makes. A chunk inside the loops' extents whose
+// operands' rows are multiples of 8 bytes is all cp.async of 16 or 8 bytes: each thread
+// arrives at the stage's `full` barrier when its copies complete, without waiting for them.
+// Other chunks (rows of other lengths: element by element; the loops' ends: zero-filled) are
+// waited for and fenced for the tensor cores' proxy before the thread arrives.
+void WgmmaTiler::producer_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0,
+                               const Expr &m, const Expr &n, const Expr &tid,
+                               const Counters &cn) const {
+  Var copier = declare(out, "copier", sub(tid, i64(plan_.threads)));
+  Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
+  Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
+  Expr async = BoolConst::make(true);
+  for (const Pattern &p : {form_.a, form_.b})
+    async = params_[p.array].strided ? BoolConst::make(false)
+                                     : logical_and(async, rows_aligned(p, var_ref(kb), vec / 2));
+  Var within = declare(out, "tile_inside", inside(i0, j0, m, n));
+  Var all_async = declare(out, "rows_copied_async", async);
+  Var k0 = make_var("chunk", ScalarType::I64);
+  auto copies = [&](Mode mode) {
+    std::vector<Stmt> body;
+    const Copying c{var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(copier), 128, mode};
+    copy_chunk(body, c, var_ref(k0), var_ref(cn.stage));
+    if (mode == Mode::Async) {
+      body.push_back(Mbarrier::make(Mbarrier::Op::ArriveOnCopies, smem_, full(var_ref(cn.stage))));
     } else {
-      // A tile inside the loop's extents, of whole chunks, whose operands' rows are multiples of 16
-      // bytes runs a loop of 16-byte asynchronous copies only; the others (at the loops' ends, or
-      // of odd extents) one that zero-fills and chooses narrower copies or element ones where it
-      // must. Two loops: the second one's indices would otherwise take registers through the first.
-      auto loop = [&](bool whole) {
-        return staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, tid, var_ref(group_row),
-                           var_ref(group_col), acc, whole);
-      };
-      Var fast = declare(out, "whole_tile", whole_tile(i0, j0, m, n, var_ref(kb), var_ref(ke)));
-      out.push_back(IfThenElse::make(
-          lt(var_ref(kb), var_ref(ke)),
-          IfThenElse::make(var_ref(fast), Block::make({Assume::make(var_ref(fast)), loop(true)}),
-                           loop(false))));
+      body.push_back(AsyncWait::make(-1, true));
+      body.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, full(var_ref(cn.stage))));
     }
-
-    positions();
-    held.finish(out, form_);
-  }
-
-  // Whether the tile at (i0, j0) lies inside the loop's m x n extents.
-  Expr inside(const Expr &i0, const Expr &j0, const Expr &m, const Expr &n) const {
-    return logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n));
-  }
-
-  // Whether the tile at (i0, j0) is inside the loop's extents, its k range whole chunks, and its
-  // operands' rows multiples of 16 bytes (copy_chunk).
-  Expr whole_tile(const Expr &i0, const Expr &j0, const Expr &m, const Expr &n, const Expr &kb,
-                  const Expr &ke) const {
-    Expr whole = logical_and(inside(i0, j0, m, n), eq(mod(sub(ke, kb), i64(tile_.depth)), i64(0)));
-    for (const Pattern &p : {form_.a, form_.b})
-      whole = params_[p.array].strided ? BoolConst::make(false)
-                                       : logical_and(whole, rows_aligned(p, kb, vec));
-    return whole;
-  }
-
-public:
-  // Stage s's memory barriers, 8 bytes each after the stages: `full` completes a phase when the
-  // producer's 128 threads have copied a chunk into it; `empty` when the multipliers' threads have
-  // read one (their products of it are done).
-  Expr full(const Expr &stage) const {
-    return add(i64(plan_.barrier_base()), mul(stage, i64(per_barrier())));
-  }
-  Expr empty(const Expr &stage) const {
-    return add(i64(plan_.barrier_base() + per_barrier() * plan_.stages),
-               mul(stage, i64(per_barrier())));
-  }
-  // TF32's raw slot r: `raw_full` completes a phase when the producer's copies into it have
-  // landed, `raw_empty` when its 128 threads have read it.
-  Expr raw_full(const Expr &slot) const {
-    return add(i64(plan_.barrier_base() + per_barrier() * 2 * plan_.stages),
-               mul(slot, i64(per_barrier())));
-  }
-  Expr raw_empty(const Expr &slot) const {
-    return add(i64(plan_.barrier_base() + per_barrier() * (2 * plan_.stages + plan_.raw_slots)),
-               mul(slot, i64(per_barrier())));
-  }
-
-private:
-  int64_t per_barrier() const { return 8 / plan_.element(); } // a barrier's elements
-
-  // Moves `stage` on to the next stage, around; with `phase`, its parity flips on the way around.
-  // (Or around `count` raw slots.)
-  void advance(std::vector<Stmt> &out, const Var &stage, const Var *phase = nullptr,
-               int64_t count = 0) const {
-    const int64_t around = count > 0 ? count : plan_.stages;
-    Expr up = add(var_ref(stage), i64(1));
-    if (phase)
-      out.push_back(
-          Assign::make(*phase, Select::make(eq(up, i64(around)), bit_xor(var_ref(*phase), i64(1)),
-                                            var_ref(*phase))));
-    out.push_back(Assign::make(stage, Select::make(eq(up, i64(around)), i64(0), up)));
-  }
-
-  // Where and how a tile's chunks are copied: the inner loop's range, the tile's origin and the
-  // loop's extents, the copying thread's index among `threads` that share the copies, and whether
-  // the tile is whole (see copy_chunk).
-  //   Whole: a whole tile, every copy 16 bytes;
-  //   Async: a chunk inside the loops' extents, each operand's copies 16 or 8 bytes;
-  //   Interior: the same chunk, 16 or 8 bytes or element by element as the rows allow;
-  //   Edge: anywhere, zero-filling past the loops' ends.
-  enum class Mode { Whole, Async, Interior, Edge };
-  struct Copying {
-    Expr kb, ke, i0, j0, m, n, tid;
-    int64_t threads;
-    Mode mode;
+    return Block::make(std::move(body));
   };
+  std::vector<Stmt> chunk;
+  // The stage is free once the multipliers released the chunk `stages` before (a stage not yet
+  // used: the phase before the first, complete).
+  chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, empty(var_ref(cn.stage)),
+                                 bit_xor(var_ref(cn.phase), i64(1))));
+  chunk.push_back(IfThenElse::make(
+      logical_and(var_ref(within), le(add(var_ref(k0), i64(tile_.depth)), var_ref(ke))),
+      IfThenElse::make(var_ref(all_async), copies(Mode::Async), copies(Mode::Interior)),
+      copies(Mode::Edge)));
+  advance(chunk, cn.stage, &cn.phase);
+  out.push_back(
+      For::make(k0, var_ref(kb), var_ref(ke), i64(tile_.depth), Block::make(std::move(chunk))));
+}
 
-  // TF32's producer: each chunk is copied by cp.async as it lies in the arrays into one of two raw
-  // slots, then rounded to TF32 and written along k into its stage, shared memory to shared
-  // memory. The copies of the chunk two ahead are in flight while a chunk is rounded: the
-  // latency of global memory is not the producer's. A raw slot is handed over through its two
-  // memory barriers among the producer's own threads (raw_full: its copies landed, raw_empty:
-  // every thread has read it).
-  void tf32_producer_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
-                          const Expr &n, const Expr &tid, const Counters &cn) const {
-    const int64_t depth = tile_.depth, slots = plan_.raw_slots;
-    Var copier = declare(out, "copier", sub(tid, i64(plan_.threads)));
-    Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
-    Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
-    Expr aligned = BoolConst::make(true);
-    for (const Pattern &p : {form_.a, form_.b})
-      aligned = params_[p.array].strided
-                    ? BoolConst::make(false)
-                    : logical_and(aligned, rows_aligned(p, var_ref(kb), tf32_vec));
-    Var within = declare(out, "tile_inside", logical_and(inside(i0, j0, m, n), aligned));
-    const Copying c{var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(copier), 128, Mode::Edge};
-    // The chunk at kc into the next raw slot, once every producing thread has read what it held.
-    auto issue = [&](const Expr &kc) {
-      std::vector<Stmt> body;
-      body.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, raw_empty(var_ref(cn.fill)),
-                                    bit_xor(var_ref(cn.fill_phase), i64(1))));
-      std::vector<Stmt> whole, edge;
-      copy_raw(whole, c, kc, var_ref(cn.fill), true);
-      copy_raw(edge, c, kc, var_ref(cn.fill), false);
-      body.push_back(
-          IfThenElse::make(logical_and(var_ref(within), le(add(kc, i64(depth)), var_ref(ke))),
-                           Block::make(std::move(whole)), Block::make(std::move(edge))));
-      body.push_back(
-          Mbarrier::make(Mbarrier::Op::ArriveOnCopies, smem_, raw_full(var_ref(cn.fill))));
-      advance(body, cn.fill, &cn.fill_phase, slots);
-      return Block::make(std::move(body));
+// The multipliers' loop over the chunks with a producer: each chunk's products once its stage
+// is full, left running while the previous chunk's are waited for; that chunk's stage is then
+// released (every multiplying thread arrives).
+Stmt WgmmaTiler::multiplier_loop(const Expr &kb, const Expr &ke, const Expr &group_row,
+                                 const Expr &group_col, const std::vector<std::vector<Var>> &acc,
+                                 const Counters &cn) const {
+  auto release = [&](std::vector<Stmt> &into) {
+    into.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, empty(var_ref(cn.handed))));
+    advance(into, cn.handed);
+  };
+  Var k0 = make_var("chunk", ScalarType::I64);
+  std::vector<Stmt> chunk;
+  chunk.push_back(
+      Mbarrier::make(Mbarrier::Op::Wait, smem_, full(var_ref(cn.stage)), var_ref(cn.phase)));
+  chunk.push_back(
+      products(var_ref(cn.stage), group_row, group_col, acc, int(tile_.depth / plan_.k_step()), 1));
+  std::vector<Stmt> previous; // the chunk before this one is done
+  release(previous);
+  chunk.push_back(IfThenElse::make(gt(var_ref(k0), kb), Block::make(std::move(previous))));
+  advance(chunk, cn.stage, &cn.phase);
+  std::vector<Stmt> out;
+  out.push_back(For::make(k0, kb, ke, i64(tile_.depth), Block::make(std::move(chunk))));
+  out.push_back(products(var_ref(cn.stage), group_row, group_col, acc, 0, 0));
+  release(out);
+  return Block::make(std::move(out));
+}
+
+std::array<WgmmaTiler::Operand, 2> WgmmaTiler::operands() const {
+  const int64_t row = plan_.tf32 ? tf32_row : swizzle_row, group = plan_.tf32 ? tf32_vec : vec;
+  return {Operand{form_.a, tile_.rows, plan_.a_k_major, row, group},
+          Operand{form_.b, tile_.cols, plan_.b_k_major, row, group}};
+}
+
+// Each warpgroup's products of the chunk in `stage` (its blocks of 64 rows from group_row, n
+// columns from group_col), k_steps steps of 16 (0: only the wait), leaving `pending` running.
+Stmt WgmmaTiler::products(const Expr &stage, const Expr &group_row, const Expr &group_col,
+                          const std::vector<std::vector<Var>> &acc, int k_steps,
+                          int pending) const {
+  const std::array<Operand, 2> ops = operands();
+  std::vector<WarpgroupMma::Product> products;
+  for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
+    products.push_back(
+        {add(ops[0].stage_base(stage, plan_, true), ops[0].block(add(group_row, i64(bm * 64)))),
+         add(ops[1].stage_base(stage, plan_, false), ops[1].block(group_col)), acc[size_t(bm)]});
+  return WarpgroupMma::make(smem_, plan_.n, k_steps, ops[0].layout(), ops[1].layout(),
+                            std::move(products), pending);
+}
+
+// The chunk at k0 into stage `stage`, each operand on its own, as 16-byte groups of 8 elements
+// neighbouring along the array's last dimension (which stay together in the swizzled
+// layout): where the array's rows are multiples of 16 bytes, cp.async copies of 16 bytes; of 8
+// bytes, two of 8; the elements past the inner loop's end or the loop's extent zero-filled
+// (cp.async's src-size). Elsewhere element by element, clamped into the array, zeros past the
+// inner loop's end. A whole tile (both operands' rows multiples of 16 bytes, the tile inside
+// the loop's extents, its k range whole chunks) copies 16 bytes at a time, nothing to fill:
+// the valid counts' arithmetic cost it a fifth of its speed on the H200 (bench/RESULTS.md).
+void WgmmaTiler::copy_chunk(std::vector<Stmt> &into, const Copying &c, const Expr &k0,
+                            const Expr &stage) const {
+  const int64_t depth = tile_.depth, threads = c.threads;
+  const Expr &kb = c.kb, &ke = c.ke, &tid = c.tid;
+  const std::array<Operand, 2> ops = operands();
+  for (int s = 0; s < 2; ++s) {
+    const Operand &op = ops[s];
+    const Expr &base = s == 0 ? c.i0 : c.j0;
+    const Expr &extent = s == 0 ? c.m : c.n;
+    const int64_t fast = op.k_major ? depth : op.extent; // along the array's last dimension
+    Expr region = op.stage_base(stage, plan_, s == 0);
+    std::vector<Stmt> whole, half, wide, narrow, single, bare;
+    const bool strided = params_[op.pattern.array].strided; // element by element only
+    auto at = [&](const Expr &k, const Expr &x) {
+      return op.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
     };
-    for (int64_t s = 0; s < slots; ++s)
-      out.push_back(IfThenElse::make(lt(add(var_ref(kb), i64(s * depth)), var_ref(ke)),
-                                     issue(add(var_ref(kb), i64(s * depth)))));
-    Var k0 = make_var("chunk", ScalarType::I64);
-    std::vector<Stmt> chunk;
-    chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, raw_full(var_ref(cn.raw)),
-                                   var_ref(cn.raw_phase)));
-    chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, empty(var_ref(cn.stage)),
-                                   bit_xor(var_ref(cn.phase), i64(1))));
-    round_raw(chunk, var_ref(copier), var_ref(cn.raw), var_ref(cn.stage));
-    chunk.push_back(AsyncWait::make(AsyncWait::fence_only, true));
-    chunk.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, full(var_ref(cn.stage))));
-    advance(chunk, cn.stage, &cn.phase);
-    chunk.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, raw_empty(var_ref(cn.raw))));
-    advance(chunk, cn.raw, &cn.raw_phase, slots);
-    Expr ahead = add(var_ref(k0), i64(slots * depth));
-    chunk.push_back(IfThenElse::make(lt(ahead, var_ref(ke)), issue(ahead)));
-    out.push_back(
-        For::make(k0, var_ref(kb), var_ref(ke), i64(depth), Block::make(std::move(chunk))));
-  }
-
-  // Where raw slot `slot`'s part of operand s starts.
-  Expr raw_region(const Expr &slot, int s) const {
-    return add(add(i64(plan_.raw_base()), mul(slot, i64(plan_.stage_a + plan_.stage_b))),
-               i64(s == 0 ? 0 : plan_.stage_a));
-  }
-
-  // TF32: the chunk at kc into raw slot `slot`, in 16-byte groups of 4 elements neighbouring in
-  // the array. An operand whose array runs along k lies as its stage does (rows of 32 steps of k,
-  // group g of row x at g ^ x % 8); one that runs along its rows or columns in rows of its
-  // `extent` elements, one per step of k, group g of row kk at g ^ (kk / 4) % 8 (so that
-  // round_raw's reads of 4 x 4 blocks meet each bank no more often than they must). `whole`:
-  // the chunk is inside the loops' extents and the rows are multiples of 16 bytes (16-byte
-  // copies); otherwise 4-byte copies, zeros past the loops' ends. A thread's groups are a
-  // constant apart in the slot (registers for one address, not one each).
-  void copy_raw(std::vector<Stmt> &into, const Copying &c, const Expr &kc, const Expr &slot,
-                bool whole) const {
-    const int64_t depth = tile_.depth;
-    const std::array<Operand, 2> ops = operands();
-    for (int s = 0; s < 2; ++s) {
-      const Operand &op = ops[s];
-      const Expr &base = s == 0 ? c.i0 : c.j0;
-      const Expr &extent = s == 0 ? c.m : c.n;
-      const bool along = op.pattern.k_dim == 1;
-      auto at = [&](const Expr &k, const Expr &x) {
-        return along ? std::vector<Expr>{x, k} : std::vector<Expr>{k, x};
-      };
-      // Along k: 8 threads a row (q = tid % 8 its group), rows tid / 8 + 16 l. Across: 32
-      // threads a row (q = tid % 32 + 32 h), rows tid / 32 + 4 p; the swizzle of row kk is then p.
-      Expr q0 = mod(c.tid, i64(along ? 8 : 32)), r0 = div(c.tid, i64(along ? 8 : 32));
-      const int64_t halves = along ? 1 : op.extent / tf32_vec / 32;
-      const int64_t count = op.extent * depth / tf32_vec / 128;
-      Expr first = along ? add(mul(r0, i64(tf32_row)),
-                               bits(BinaryOp::Shl, bit_xor(q0, bits(BinaryOp::BitAnd, r0, 7)), 2))
-                         : mul(r0, i64(op.extent));
-      Expr region = add(raw_region(slot, s), first);
-      for (int64_t l = 0; l < count; ++l) {
-        const int64_t h = l % halves, p = l / halves;
-        Expr dst, kk, x;
-        if (along) {
-          dst = add(region, i64(l * 16 * tf32_row));
-          kk = mul(q0, i64(tf32_vec)), x = add(r0, i64(16 * l));
+    for (int64_t l = 0; l < op.extent * depth / vec / threads; ++l) {
+      Expr g = add(tid, i64(l * threads));
+      Expr along = mul(mod(g, i64(fast / vec)), i64(vec)), across = div(g, i64(fast / vec));
+      Expr kk = op.k_major ? along : across, x = op.k_major ? across : along;
+      Expr k = add(k0, kk), xa = add(base, x);
+      Expr dst = add(region, op.index(x, kk));
+      // The elements of the group from its element `from` on that are in range (at most
+      // `count`), and where a copy of them reads (an element in range when there is none).
+      auto copy = [&](int64_t from, int64_t count) {
+        Expr valid, src;
+        if (op.k_major) {
+          Expr left = sub(ke, add(k, i64(from)));
+          valid = Select::make(lt(xa, extent), max(min(left, i64(count)), i64(0)), i64(0));
         } else {
-          dst = add(add(region, bits(BinaryOp::Shl, bit_xor(q0, i64(p & 7)), 2)),
-                    i64(4 * p * op.extent + 32 * h * tf32_vec));
-          kk = add(r0, i64(4 * p)), x = mul(add(q0, i64(32 * h)), i64(tf32_vec));
+          Expr left = sub(extent, add(xa, i64(from)));
+          valid = Select::make(lt(k, ke), max(min(left, i64(count)), i64(0)), i64(0));
         }
-        Expr k = add(kc, kk), xa = add(base, x);
-        if (whole) {
-          into.push_back(
-              AsyncCopy::make(smem_, {dst}, op.pattern.array, ScalarType::F32, at(k, xa)));
-          continue;
-        }
-        for (int64_t e = 0; e < tf32_vec; ++e) {
-          Expr ke = along ? add(k, i64(e)) : k, xe = along ? xa : add(xa, i64(e));
-          Expr in = logical_and(lt(ke, c.ke), lt(xe, extent));
-          into.push_back(
-              AsyncCopy::make(smem_, {add(dst, i64(e))}, op.pattern.array, ScalarType::F32,
-                              at(Select::make(in, ke, c.kb), Select::make(in, xe, i64(0))), 4,
-                              Select::make(in, i64(1), i64(0))));
-        }
-      }
-    }
-  }
-
-  // TF32: raw slot `slot` into stage `stage`, each element rounded to TF32 (UnaryOp::RoundTF32, as
-  // mma.sync's path and the interpreter round; the tensor cores would drop the low bits). A
-  // thread takes steps of k from 4 (tid % 8) of rows or columns tid / 8 + 16 l. An operand that
-  // runs along k keeps its place; one that runs along its rows or columns is transposed in blocks
-  // of 4 x 4 (a thread reads 4 steps of k of 4 neighbouring columns, and writes each column's 4
-  // steps as one 16-byte group). A thread's reads come before its roundings, and those before its
-  // writes, so that LLVM merges neighbouring reads and writes into 16-byte ones across no
-  // conversion (cvt.rna.tf32.f32 blocks the merge); each is a constant from the thread's first.
-  void round_raw(std::vector<Stmt> &into, const Expr &tid, const Expr &slot,
-                 const Expr &stage) const {
-    const int64_t quads = tile_.depth / tf32_vec;
-    const std::array<Operand, 2> ops = operands();
-    Expr kq = mod(tid, i64(quads)), xg = div(tid, i64(quads));
-    for (int s = 0; s < 2; ++s) {
-      const Operand &op = ops[s];
-      const bool along = op.pattern.k_dim == 1;
-      Expr from = raw_region(slot, s), to = op.stage_base(stage, plan_, s == 0);
-      std::vector<Stmt> loads, rounds, stores;
-      auto move = [&](const Expr &src, int64_t src_step, const Expr &dst, int64_t dst_step) {
-        Var v = declare(loads, "f32", SharedLoad::make(smem_, {add(src, i64(src_step))}));
-        Var r = declare(rounds, "tf32", Unary::make(UnaryOp::RoundTF32, var_ref(v)));
-        stores.push_back(SharedStore::make(smem_, {add(dst, i64(dst_step))}, var_ref(r)));
+        Expr some = gt(valid, i64(0));
+        Expr sk = Select::make(some, op.k_major ? add(k, i64(from)) : k, kb);
+        Expr sx = Select::make(some, op.k_major ? xa : add(xa, i64(from)), i64(0));
+        return AsyncCopy::make(smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
+                               at(sk, sx), int(count * 2), valid);
       };
-      const int64_t units = along ? op.extent * quads : op.extent / tf32_vec * quads;
-      if (along) { // row xg + 16 l, steps of k from 4 kq: the same place in both
-        Expr at = op.index(xg, mul(kq, i64(tf32_vec)));
-        Expr src = add(from, at), dst = add(to, at);
-        for (int64_t l = 0; l < units / 128; ++l)
-          for (int64_t e = 0; e < tf32_vec; ++e)
-            move(src, l * 16 * tf32_row + e, dst, l * 16 * tf32_row + e);
-      } else {
-        // Columns from 4 (xg + 16 l), steps of k from 4 kq: raw row 4 kq + a holds the group at
-        // (xg + 16 l) ^ kq % 8, which is (xg ^ kq % 8) + 16 l.
-        Expr src =
-            add(from, add(mul(kq, i64(tf32_vec * op.extent)),
-                          bits(BinaryOp::Shl, bit_xor(xg, bits(BinaryOp::BitAnd, kq, 7)), 2)));
-        std::array<Expr, tf32_vec> dst; // column 4 xg + b of the stage, steps from 4 kq
-        for (int64_t b = 0; b < tf32_vec; ++b)
-          dst[size_t(b)] =
-              add(to, op.index(add(mul(xg, i64(tf32_vec)), i64(b)), mul(kq, i64(tf32_vec))));
-        for (int64_t l = 0; l < units / 128; ++l) {
-          std::vector<Var> block;
-          for (int64_t a = 0; a < tf32_vec; ++a)
-            for (int64_t b = 0; b < tf32_vec; ++b)
-              block.push_back(
-                  declare(loads, "f32",
-                          SharedLoad::make(smem_, {add(src, i64(a * op.extent + 64 * l + b))})));
-          for (int64_t b = 0; b < tf32_vec; ++b)
-            for (int64_t a = 0; a < tf32_vec; ++a) {
-              Var r = declare(
-                  rounds, "tf32",
-                  Unary::make(UnaryOp::RoundTF32, var_ref(block[size_t(a * tf32_vec + b)])));
-              stores.push_back(SharedStore::make(
-                  smem_, {add(dst[size_t(b)], i64(64 * l * tf32_row + a))}, var_ref(r)));
-            }
-        }
-      }
-      for (const std::vector<Stmt> *phase : {&loads, &rounds, &stores})
-        into.insert(into.end(), phase->begin(), phase->end());
-    }
-  }
-
-  // The producer warpgroup: each chunk of the tile into the next stage once the multipliers have
-  // released it, in the copies copy_chunk makes. A chunk inside the loops' extents whose
-  // operands' rows are multiples of 8 bytes is all cp.async of 16 or 8 bytes: each thread
-  // arrives at the stage's `full` barrier when its copies complete, without waiting for them.
-  // Other chunks (rows of other lengths: element by element; the loops' ends: zero-filled) are
-  // waited for and fenced for the tensor cores' proxy before the thread arrives.
-  void producer_body(std::vector<Stmt> &out, const Expr &i0, const Expr &j0, const Expr &m,
-                     const Expr &n, const Expr &tid, const Counters &cn) const {
-    Var copier = declare(out, "copier", sub(tid, i64(plan_.threads)));
-    Var kb = declare(out, form_.inner->var->name + "_begin", form_.inner->begin);
-    Var ke = declare(out, form_.inner->var->name + "_end", form_.inner->end);
-    Expr async = BoolConst::make(true);
-    for (const Pattern &p : {form_.a, form_.b})
-      async = params_[p.array].strided ? BoolConst::make(false)
-                                       : logical_and(async, rows_aligned(p, var_ref(kb), vec / 2));
-    Var within = declare(out, "tile_inside", inside(i0, j0, m, n));
-    Var all_async = declare(out, "rows_copied_async", async);
-    Var k0 = make_var("chunk", ScalarType::I64);
-    auto copies = [&](Mode mode) {
-      std::vector<Stmt> body;
-      const Copying c{var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(copier), 128, mode};
-      copy_chunk(body, c, var_ref(k0), var_ref(cn.stage));
-      if (mode == Mode::Async) {
-        body.push_back(
-            Mbarrier::make(Mbarrier::Op::ArriveOnCopies, smem_, full(var_ref(cn.stage))));
-      } else {
-        body.push_back(AsyncWait::make(-1, true));
-        body.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, full(var_ref(cn.stage))));
-      }
-      return Block::make(std::move(body));
-    };
-    std::vector<Stmt> chunk;
-    // The stage is free once the multipliers released the chunk `stages` before (a stage not yet
-    // used: the phase before the first, complete).
-    chunk.push_back(Mbarrier::make(Mbarrier::Op::Wait, smem_, empty(var_ref(cn.stage)),
-                                   bit_xor(var_ref(cn.phase), i64(1))));
-    chunk.push_back(IfThenElse::make(
-        logical_and(var_ref(within), le(add(var_ref(k0), i64(tile_.depth)), var_ref(ke))),
-        IfThenElse::make(var_ref(all_async), copies(Mode::Async), copies(Mode::Interior)),
-        copies(Mode::Edge)));
-    advance(chunk, cn.stage, &cn.phase);
-    out.push_back(
-        For::make(k0, var_ref(kb), var_ref(ke), i64(tile_.depth), Block::make(std::move(chunk))));
-  }
-
-  // The multipliers' loop over the chunks with a producer: each chunk's products once its stage
-  // is full, left running while the previous chunk's are waited for; that chunk's stage is then
-  // released (every multiplying thread arrives).
-  Stmt multiplier_loop(const Expr &kb, const Expr &ke, const Expr &group_row, const Expr &group_col,
-                       const std::vector<std::vector<Var>> &acc, const Counters &cn) const {
-    auto release = [&](std::vector<Stmt> &into) {
-      into.push_back(Mbarrier::make(Mbarrier::Op::Arrive, smem_, empty(var_ref(cn.handed))));
-      advance(into, cn.handed);
-    };
-    Var k0 = make_var("chunk", ScalarType::I64);
-    std::vector<Stmt> chunk;
-    chunk.push_back(
-        Mbarrier::make(Mbarrier::Op::Wait, smem_, full(var_ref(cn.stage)), var_ref(cn.phase)));
-    chunk.push_back(products(var_ref(cn.stage), group_row, group_col, acc,
-                             int(tile_.depth / plan_.k_step()), 1));
-    std::vector<Stmt> previous; // the chunk before this one is done
-    release(previous);
-    chunk.push_back(IfThenElse::make(gt(var_ref(k0), kb), Block::make(std::move(previous))));
-    advance(chunk, cn.stage, &cn.phase);
-    std::vector<Stmt> out;
-    out.push_back(For::make(k0, kb, ke, i64(tile_.depth), Block::make(std::move(chunk))));
-    out.push_back(products(var_ref(cn.stage), group_row, group_col, acc, 0, 0));
-    release(out);
-    return Block::make(std::move(out));
-  }
-
-  // An operand's part of a stage: `extent` rows (A) or columns (B), `k_major` as it lies, in
-  // swizzled rows of `row` elements, 16-byte groups of `group`.
-  struct Operand {
-    Pattern pattern;
-    int64_t extent;
-    bool k_major;
-    int64_t row = swizzle_row, group = vec;
-    Expr stage_base(const Expr &stage, const Plan &p, bool is_a) const {
-      return is_a ? mul(stage, i64(p.stage_a))
-                  : add(i64(p.stages * p.stage_a), mul(stage, i64(p.stage_b)));
-    }
-    // Where element (x, kk) of a stage lies from the stage's start: the swizzled layouts of
-    // ir::WarpgroupMma.
-    Expr index(const Expr &x, const Expr &kk) const {
-      const int shift = group == 8 ? 3 : 2;
-      if (k_major)
-        return add(
-            add(mul(x, i64(row)),
-                bits(BinaryOp::Shl,
-                     bit_xor(bits(BinaryOp::Shr, kk, shift), bits(BinaryOp::BitAnd, x, 7)), shift)),
-            bits(BinaryOp::BitAnd, kk, group - 1));
-      Expr atom = add(mul(bits(BinaryOp::Shr, kk, 3), i64(extent / swizzle_row)),
-                      bits(BinaryOp::Shr, x, 6));
-      Expr group = bit_xor(bits(BinaryOp::BitAnd, bits(BinaryOp::Shr, x, 3), 7),
-                           bits(BinaryOp::BitAnd, kk, 7));
-      return add(add(mul(atom, i64(atom_bytes / 2)),
-                     bits(BinaryOp::Shl, bits(BinaryOp::BitAnd, kk, 7), 6)),
-                 add(bits(BinaryOp::Shl, group, 3), bits(BinaryOp::BitAnd, x, 7)));
-    }
-    // The first element of the block of 64 rows or n columns at x0 (a multiple of 64, or of 8
-    // when k-major), and its descriptor's layout.
-    Expr block(const Expr &x0) const {
-      return k_major ? mul(x0, i64(row)) : mul(div(x0, i64(swizzle_row)), i64(atom_bytes / 2));
-    }
-    WarpgroupMma::Layout layout() const {
-      if (k_major) // 8 rows of 128 bytes to the next 8; the next 16 steps of k 32 bytes on
-        return {true, 16, atom_bytes, 32};
-      const int64_t sbo = extent / swizzle_row * atom_bytes; // the next 8 steps of k
-      return {false, atom_bytes, sbo, 2 * sbo};
-    }
-  };
-
-  std::array<Operand, 2> operands() const {
-    const int64_t row = plan_.tf32 ? tf32_row : swizzle_row, group = plan_.tf32 ? tf32_vec : vec;
-    return {Operand{form_.a, tile_.rows, plan_.a_k_major, row, group},
-            Operand{form_.b, tile_.cols, plan_.b_k_major, row, group}};
-  }
-
-  // Each warpgroup's products of the chunk in `stage` (its blocks of 64 rows from group_row, n
-  // columns from group_col), k_steps steps of 16 (0: only the wait), leaving `pending` running.
-  Stmt products(const Expr &stage, const Expr &group_row, const Expr &group_col,
-                const std::vector<std::vector<Var>> &acc, int k_steps, int pending) const {
-    const std::array<Operand, 2> ops = operands();
-    std::vector<WarpgroupMma::Product> products;
-    for (int64_t bm = 0; bm < plan_.blocks_m; ++bm)
-      products.push_back(
-          {add(ops[0].stage_base(stage, plan_, true), ops[0].block(add(group_row, i64(bm * 64)))),
-           add(ops[1].stage_base(stage, plan_, false), ops[1].block(group_col)), acc[size_t(bm)]});
-    return WarpgroupMma::make(smem_, plan_.n, k_steps, ops[0].layout(), ops[1].layout(),
-                              std::move(products), pending);
-  }
-
-  // The chunk at k0 into stage `stage`, each operand on its own, as 16-byte groups of 8 elements
-  // neighbouring along the array's last dimension (which stay together in the swizzled
-  // layout): where the array's rows are multiples of 16 bytes, cp.async copies of 16 bytes; of 8
-  // bytes, two of 8; the elements past the inner loop's end or the loop's extent zero-filled
-  // (cp.async's src-size). Elsewhere element by element, clamped into the array, zeros past the
-  // inner loop's end. A whole tile (both operands' rows multiples of 16 bytes, the tile inside
-  // the loop's extents, its k range whole chunks) copies 16 bytes at a time, nothing to fill:
-  // the valid counts' arithmetic cost it a fifth of its speed on the H200 (bench/RESULTS.md).
-  void copy_chunk(std::vector<Stmt> &into, const Copying &c, const Expr &k0,
-                  const Expr &stage) const {
-    const int64_t depth = tile_.depth, threads = c.threads;
-    const Expr &kb = c.kb, &ke = c.ke, &tid = c.tid;
-    const std::array<Operand, 2> ops = operands();
-    for (int s = 0; s < 2; ++s) {
-      const Operand &op = ops[s];
-      const Expr &base = s == 0 ? c.i0 : c.j0;
-      const Expr &extent = s == 0 ? c.m : c.n;
-      const int64_t fast = op.k_major ? depth : op.extent; // along the array's last dimension
-      Expr region = op.stage_base(stage, plan_, s == 0);
-      std::vector<Stmt> whole, half, wide, narrow, single, bare;
-      const bool strided = params_[op.pattern.array].strided; // element by element only
-      auto at = [&](const Expr &k, const Expr &x) {
-        return op.pattern.k_dim == 0 ? std::vector<Expr>{k, x} : std::vector<Expr>{x, k};
-      };
-      for (int64_t l = 0; l < op.extent * depth / vec / threads; ++l) {
-        Expr g = add(tid, i64(l * threads));
-        Expr along = mul(mod(g, i64(fast / vec)), i64(vec)), across = div(g, i64(fast / vec));
-        Expr kk = op.k_major ? along : across, x = op.k_major ? across : along;
-        Expr k = add(k0, kk), xa = add(base, x);
-        Expr dst = add(region, op.index(x, kk));
-        // The elements of the group from its element `from` on that are in range (at most
-        // `count`), and where a copy of them reads (an element in range when there is none).
-        auto copy = [&](int64_t from, int64_t count) {
-          Expr valid, src;
-          if (op.k_major) {
-            Expr left = sub(ke, add(k, i64(from)));
-            valid = Select::make(lt(xa, extent), max(min(left, i64(count)), i64(0)), i64(0));
-          } else {
-            Expr left = sub(extent, add(xa, i64(from)));
-            valid = Select::make(lt(k, ke), max(min(left, i64(count)), i64(0)), i64(0));
-          }
-          Expr some = gt(valid, i64(0));
-          Expr sk = Select::make(some, op.k_major ? add(k, i64(from)) : k, kb);
-          Expr sx = Select::make(some, op.k_major ? xa : add(xa, i64(from)), i64(0));
-          return AsyncCopy::make(smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
-                                 at(sk, sx), int(count * 2), valid);
-        };
-        if (c.mode != Mode::Edge) {
-          if (!strided) {
-            whole.push_back(
-                AsyncCopy::make(smem_, {dst}, op.pattern.array, form_.input, at(k, xa)));
-            for (int64_t from : {int64_t(0), vec / 2})
-              half.push_back(AsyncCopy::make(
-                  smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
-                  at(op.k_major ? add(k, i64(from)) : k, op.k_major ? xa : add(xa, i64(from))),
-                  int(vec)));
-          }
-          if (c.mode == Mode::Interior)
-            for (int v = 0; v < vec; ++v)
-              bare.push_back(SharedStore::make(smem_, {add(dst, i64(v))},
-                                               Load::make(form_.input, op.pattern.array,
-                                                          at(op.k_major ? add(k, i64(v)) : k,
-                                                             op.k_major ? xa : add(xa, i64(v))))));
-          continue;
-        }
+      if (c.mode != Mode::Edge) {
         if (!strided) {
-          wide.push_back(copy(0, vec));
-          narrow.push_back(copy(0, vec / 2));
-          narrow.push_back(copy(vec / 2, vec / 2));
+          whole.push_back(AsyncCopy::make(smem_, {dst}, op.pattern.array, form_.input, at(k, xa)));
+          for (int64_t from : {int64_t(0), vec / 2})
+            half.push_back(AsyncCopy::make(
+                smem_, {add(dst, i64(from))}, op.pattern.array, form_.input,
+                at(op.k_major ? add(k, i64(from)) : k, op.k_major ? xa : add(xa, i64(from))),
+                int(vec)));
         }
-        for (int v = 0; v < vec; ++v) {
-          Expr kv = op.k_major ? add(k, i64(v)) : k, xv = op.k_major ? xa : add(xa, i64(v));
-          Expr clamped = Load::make(form_.input, op.pattern.array,
-                                    at(min(kv, sub(ke, i64(1))), min(xv, sub(extent, i64(1)))));
-          single.push_back(SharedStore::make(
-              smem_, {add(dst, i64(v))},
-              Select::make(lt(kv, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
-        }
+        if (c.mode == Mode::Interior)
+          for (int v = 0; v < vec; ++v)
+            bare.push_back(SharedStore::make(smem_, {add(dst, i64(v))},
+                                             Load::make(form_.input, op.pattern.array,
+                                                        at(op.k_major ? add(k, i64(v)) : k,
+                                                           op.k_major ? xa : add(xa, i64(v))))));
+        continue;
       }
-      Expr aligned16 = rows_aligned(op.pattern, kb, vec),
-           aligned8 = rows_aligned(op.pattern, kb, vec / 2);
-      if (c.mode == Mode::Whole)
-        into.push_back(Block::make(std::move(whole)));
-      else if (c.mode == Mode::Async)
-        into.push_back(IfThenElse::make(aligned16, Block::make(std::move(whole)),
-                                        Block::make(std::move(half))));
-      else if (c.mode == Mode::Interior && strided)
-        into.push_back(Block::make(std::move(bare)));
-      else if (c.mode == Mode::Interior)
-        into.push_back(IfThenElse::make(aligned16, Block::make(std::move(whole)),
-                                        IfThenElse::make(aligned8, Block::make(std::move(half)),
-                                                         Block::make(std::move(bare)))));
-      else if (strided)
-        into.push_back(Block::make(std::move(single)));
-      else
-        into.push_back(IfThenElse::make(
-            rows_aligned(op.pattern, kb, vec), Block::make(std::move(wide)),
-            IfThenElse::make(rows_aligned(op.pattern, kb, vec / 2), Block::make(std::move(narrow)),
-                             Block::make(std::move(single)))));
+      if (!strided) {
+        wide.push_back(copy(0, vec));
+        narrow.push_back(copy(0, vec / 2));
+        narrow.push_back(copy(vec / 2, vec / 2));
+      }
+      for (int v = 0; v < vec; ++v) {
+        Expr kv = op.k_major ? add(k, i64(v)) : k, xv = op.k_major ? xa : add(xa, i64(v));
+        Expr clamped = Load::make(form_.input, op.pattern.array,
+                                  at(min(kv, sub(ke, i64(1))), min(xv, sub(extent, i64(1)))));
+        single.push_back(SharedStore::make(
+            smem_, {add(dst, i64(v))},
+            Select::make(lt(kv, ke), clamped, FloatConst::make(ScalarType::F32, 0.0))));
+      }
     }
+    Expr aligned16 = rows_aligned(op.pattern, kb, vec),
+         aligned8 = rows_aligned(op.pattern, kb, vec / 2);
+    if (c.mode == Mode::Whole)
+      into.push_back(Block::make(std::move(whole)));
+    else if (c.mode == Mode::Async)
+      into.push_back(
+          IfThenElse::make(aligned16, Block::make(std::move(whole)), Block::make(std::move(half))));
+    else if (c.mode == Mode::Interior && strided)
+      into.push_back(Block::make(std::move(bare)));
+    else if (c.mode == Mode::Interior)
+      into.push_back(IfThenElse::make(
+          aligned16, Block::make(std::move(whole)),
+          IfThenElse::make(aligned8, Block::make(std::move(half)), Block::make(std::move(bare)))));
+    else if (strided)
+      into.push_back(Block::make(std::move(single)));
+    else
+      into.push_back(IfThenElse::make(
+          rows_aligned(op.pattern, kb, vec), Block::make(std::move(wide)),
+          IfThenElse::make(rows_aligned(op.pattern, kb, vec / 2), Block::make(std::move(narrow)),
+                           Block::make(std::move(single)))));
   }
+}
 
-  Stmt staged_loop(const Expr &kb, const Expr &ke, const Expr &i0, const Expr &j0, const Expr &m,
-                   const Expr &n, const Expr &tid, const Expr &group_row, const Expr &group_col,
-                   const std::vector<std::vector<Var>> &acc, bool whole_tile) {
-    const int64_t depth = tile_.depth, stages = plan_.stages;
-    const Copying c{
-        kb, ke, i0, j0, m, n, tid, plan_.threads, whole_tile ? Mode::Whole : Mode::Edge};
-    // With three stages or more, each chunk's products run on while the next chunk's copies are
-    // made: a stage is copied into two chunks after it was read (the chunk before it, still
-    // running, reads another). With two, a chunk's products end before the next copies.
-    const bool overlap = stages >= 3;
-    const int64_t ahead = overlap ? stages - 2 : stages - 1;
-    std::vector<Stmt> out;
-    for (int64_t s = 0; s < ahead; ++s) {
-      std::vector<Stmt> copy;
-      copy_chunk(copy, c, add(kb, i64(s * depth)), i64(s));
-      out.push_back(
-          IfThenElse::make(lt(add(kb, i64(s * depth)), ke), Block::make(std::move(copy))));
-      out.push_back(AsyncWait::make(int(ahead))); // a group per chunk, complete or not
-    }
-    Var stage = make_var("stage", ScalarType::I64), next = make_var("stage_ahead", ScalarType::I64);
-    out.push_back(Declare::make(stage, i64(0)));
-    out.push_back(Declare::make(next, i64(ahead)));
-    Var k0 = make_var("chunk", ScalarType::I64);
-    std::vector<Stmt> chunk, copy;
-    if (overlap) // every warpgroup is done with the chunk two before: its stage is free
-      chunk.push_back(Barrier::make());
-    Expr k_ahead = add(var_ref(k0), i64(ahead * depth));
-    copy_chunk(copy, c, k_ahead, var_ref(next));
-    chunk.push_back(IfThenElse::make(lt(k_ahead, ke), Block::make(std::move(copy))));
-    // This chunk's group is in once at most `ahead` newer ones are pending; then its bytes,
-    // written through the generic proxy, are fenced for the tensor cores' async proxy.
-    chunk.push_back(AsyncWait::make(int(ahead), true));
+Stmt WgmmaTiler::staged_loop(const Expr &kb, const Expr &ke, const Expr &i0, const Expr &j0,
+                             const Expr &m, const Expr &n, const Expr &tid, const Expr &group_row,
+                             const Expr &group_col, const std::vector<std::vector<Var>> &acc,
+                             bool whole_tile) {
+  const int64_t depth = tile_.depth, stages = plan_.stages;
+  const Copying c{kb, ke, i0, j0, m, n, tid, plan_.threads, whole_tile ? Mode::Whole : Mode::Edge};
+  // With three stages or more, each chunk's products run on while the next chunk's copies are
+  // made: a stage is copied into two chunks after it was read (the chunk before it, still
+  // running, reads another). With two, a chunk's products end before the next copies.
+  const bool overlap = stages >= 3;
+  const int64_t ahead = overlap ? stages - 2 : stages - 1;
+  std::vector<Stmt> out;
+  for (int64_t s = 0; s < ahead; ++s) {
+    std::vector<Stmt> copy;
+    copy_chunk(copy, c, add(kb, i64(s * depth)), i64(s));
+    out.push_back(IfThenElse::make(lt(add(kb, i64(s * depth)), ke), Block::make(std::move(copy))));
+    out.push_back(AsyncWait::make(int(ahead))); // a group per chunk, complete or not
+  }
+  Var stage = make_var("stage", ScalarType::I64), next = make_var("stage_ahead", ScalarType::I64);
+  out.push_back(Declare::make(stage, i64(0)));
+  out.push_back(Declare::make(next, i64(ahead)));
+  Var k0 = make_var("chunk", ScalarType::I64);
+  std::vector<Stmt> chunk, copy;
+  if (overlap) // every warpgroup is done with the chunk two before: its stage is free
     chunk.push_back(Barrier::make());
-    chunk.push_back(products(var_ref(stage), group_row, group_col, acc, int(depth / plan_.k_step()),
-                             overlap ? 1 : 0));
-    if (!overlap)
-      chunk.push_back(Barrier::make()); // every warpgroup's reads of the stage are done
-    advance(chunk, stage);
-    advance(chunk, next);
-    out.push_back(For::make(k0, kb, ke, i64(depth), Block::make(std::move(chunk))));
-    if (overlap) // the last chunk's products, before anything reads the accumulators
-      out.push_back(products(var_ref(stage), group_row, group_col, acc, 0, 0));
-    return Block::make(std::move(out));
-  }
+  Expr k_ahead = add(var_ref(k0), i64(ahead * depth));
+  copy_chunk(copy, c, k_ahead, var_ref(next));
+  chunk.push_back(IfThenElse::make(lt(k_ahead, ke), Block::make(std::move(copy))));
+  // This chunk's group is in once at most `ahead` newer ones are pending; then its bytes,
+  // written through the generic proxy, are fenced for the tensor cores' async proxy.
+  chunk.push_back(AsyncWait::make(int(ahead), true));
+  chunk.push_back(Barrier::make());
+  chunk.push_back(products(var_ref(stage), group_row, group_col, acc, int(depth / plan_.k_step()),
+                           overlap ? 1 : 0));
+  if (!overlap)
+    chunk.push_back(Barrier::make()); // every warpgroup's reads of the stage are done
+  advance(chunk, stage);
+  advance(chunk, next);
+  out.push_back(For::make(k0, kb, ke, i64(depth), Block::make(std::move(chunk))));
+  if (overlap) // the last chunk's products, before anything reads the accumulators
+    out.push_back(products(var_ref(stage), group_row, group_col, acc, 0, 0));
+  return Block::make(std::move(out));
+}
 
-  const std::vector<Param> &params_;
-  const TileSchedule &tile_;
-  const Plan &plan_;
-  const MatmulForm &form_;
-  Shared smem_;
-};
+Expr WgmmaTiler::Operand::stage_base(const Expr &stage, const Plan &p, bool is_a) const {
+  return is_a ? mul(stage, i64(p.stage_a))
+              : add(i64(p.stages * p.stage_a), mul(stage, i64(p.stage_b)));
+}
 
-} // namespace
+// Where element (x, kk) of a stage lies from the stage's start: the swizzled layouts of
+// ir::WarpgroupMma.
+Expr WgmmaTiler::Operand::index(const Expr &x, const Expr &kk) const {
+  const int shift = group == 8 ? 3 : 2;
+  if (k_major)
+    return add(
+        add(mul(x, i64(row)),
+            bits(BinaryOp::Shl,
+                 bit_xor(bits(BinaryOp::Shr, kk, shift), bits(BinaryOp::BitAnd, x, 7)), shift)),
+        bits(BinaryOp::BitAnd, kk, group - 1));
+  Expr atom =
+      add(mul(bits(BinaryOp::Shr, kk, 3), i64(extent / swizzle_row)), bits(BinaryOp::Shr, x, 6));
+  Expr group =
+      bit_xor(bits(BinaryOp::BitAnd, bits(BinaryOp::Shr, x, 3), 7), bits(BinaryOp::BitAnd, kk, 7));
+  return add(
+      add(mul(atom, i64(atom_bytes / 2)), bits(BinaryOp::Shl, bits(BinaryOp::BitAnd, kk, 7), 6)),
+      add(bits(BinaryOp::Shl, group, 3), bits(BinaryOp::BitAnd, x, 7)));
+}
+
+// The first element of the block of 64 rows or n columns at x0 (a multiple of 64, or of 8
+// when k-major), and its descriptor's layout.
+Expr WgmmaTiler::Operand::block(const Expr &x0) const {
+  return k_major ? mul(x0, i64(row)) : mul(div(x0, i64(swizzle_row)), i64(atom_bytes / 2));
+}
+
+WarpgroupMma::Layout WgmmaTiler::Operand::layout() const {
+  if (k_major) // 8 rows of 128 bytes to the next 8; the next 16 steps of k 32 bytes on
+    return {true, 16, atom_bytes, 32};
+  const int64_t sbo = extent / swizzle_row * atom_bytes; // the next 8 steps of k
+  return {false, atom_bytes, sbo, 2 * sbo};
+}
+
+} // namespace wgmma
+
+using namespace wgmma;
 
 std::optional<Task> map_tile_wgmma(const Task &task, const std::vector<Param> &params,
                                    const TileSchedule &tile, const MatmulForm &form,
