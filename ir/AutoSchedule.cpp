@@ -207,8 +207,9 @@ std::optional<TileSchedule> auto_cpu_tile(const Task &task, const std::vector<Pa
   };
   const std::string j = loop->vars[1]->name, k = inner->var->name;
   if (!row) {
-    why = "not register-blocked: the inner loop reads no array at [" + k + ", " + j + "] (or [o + " +
-          k + ", p + " + j + "], o and p the same in every step) in every step (a row along " + j +
+    why = "not register-blocked: the inner loop reads no array at [" + k + ", " + j +
+          "] (or [o + " + k + ", p + " + j +
+          "], o and p the same in every step) in every step (a row along " + j +
           " that a block of iterations could load as vectors and share)";
     return std::nullopt;
   }

@@ -210,6 +210,17 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
     }
     if (promoted)
       dump("promote_element_updates", out);
+    // Loop schedules name the loops as written: a kernel that has them keeps its loops.
+    if (target == Target::GPU && schedule.loops.empty()) {
+      bool whole = false;
+      for (Task &t : out.tasks) {
+        Task w = run_short_loops_whole(t, out.params);
+        whole = whole || !w.body.same_as(t.body);
+        t = std::move(w);
+      }
+      if (whole)
+        dump("run_short_loops_whole", out);
+    }
   }
 
   if (target == Target::CPU && !kernel.fast_math) {

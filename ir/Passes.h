@@ -48,6 +48,11 @@ Task lower_reductions(const Task &task, const std::vector<Param> &params);
 // last, under `if begin < end` (ir/PromoteUpdates.cpp). Serial and parallel tasks, after
 // lower_reductions; loops holding parallel loops, atomics or warp operations are left alone.
 Task promote_element_updates(const Task &task, const std::vector<Param> &params);
+// GPU: a sequential loop that only computes, whose count of steps varies but is provably at most
+// 16, runs that many steps between constant bounds, the steps past its end reading what its last
+// step read and dropping their results (ir/ShortLoops.cpp): LLVM then unrolls it whole and its
+// loads issue together instead of one cache latency a step.
+Task run_short_loops_whole(const Task &task, const std::vector<Param> &params);
 
 // Turns a parallel task's ParallelFor into loops over the iterations one worker runs:
 // GPU: grid-stride loops, innermost dimension on threadIdx.x so neighbouring threads touch

@@ -6,6 +6,7 @@
 // the element in every step, a round trip through memory that on the GPU costs a cache's latency
 // per step (docs/semantics.md, "Updates in sequential loops").
 #include "ir/Build.h"
+#include "ir/LinearForm.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
 
@@ -16,113 +17,6 @@
 namespace loom::ir {
 
 namespace {
-
-// An integer expression as a sum of terms (atoms times constants) plus a constant. Atoms are
-// the subexpressions the form does not look into: variables, shapes, loads, products of two
-// non-constants. A form whose arithmetic overflowed proves nothing (`exact` false).
-struct Linear {
-  std::vector<std::pair<Expr, int64_t>> terms;
-  int64_t constant = 0;
-  bool exact = true;
-
-  int64_t times(int64_t a, int64_t b) {
-    int64_t r = 0;
-    exact = exact && !__builtin_mul_overflow(a, b, &r);
-    return r;
-  }
-  void plus(int64_t &to, int64_t c) { exact = exact && !__builtin_add_overflow(to, c, &to); }
-  void add(const Expr &atom, int64_t c) {
-    for (auto &[a, k] : terms)
-      if (equal(a, atom)) {
-        plus(k, c);
-        return;
-      }
-    terms.emplace_back(atom, c);
-  }
-  void add(const Linear &o, int64_t scale) {
-    exact = exact && o.exact;
-    for (const auto &[a, k] : o.terms)
-      add(a, times(k, scale));
-    plus(constant, times(o.constant, scale));
-  }
-  int64_t coefficient(const Variable *v) const {
-    for (const auto &[a, k] : terms)
-      if (is_var(a, v))
-        return k;
-    return 0;
-  }
-  bool constant_only() const {
-    for (const auto &[a, k] : terms)
-      if (k != 0)
-        return false;
-    return true;
-  }
-};
-
-void linearize(const Expr &e, int64_t scale, Linear &out) {
-  if (auto *c = e.as<IntConst>()) {
-    out.plus(out.constant, out.times(c->value, scale));
-    return;
-  }
-  if (auto *b = e.as<Binary>()) {
-    switch (b->op) {
-    case BinaryOp::Add:
-      linearize(b->a, scale, out);
-      linearize(b->b, scale, out);
-      return;
-    case BinaryOp::Sub:
-      linearize(b->a, scale, out);
-      linearize(b->b, out.times(scale, -1), out);
-      return;
-    case BinaryOp::Mul:
-      if (auto *c = b->a.as<IntConst>())
-        return linearize(b->b, out.times(scale, c->value), out);
-      if (auto *c = b->b.as<IntConst>())
-        return linearize(b->a, out.times(scale, c->value), out);
-      break;
-    default:
-      break;
-    }
-  }
-  if (auto *u = e.as<Unary>(); u && u->op == UnaryOp::Neg)
-    return linearize(u->a, out.times(scale, -1), out);
-  // A widening of an integer index keeps its value.
-  if (auto *c = e.as<Cast>();
-      c && c->type == ScalarType::I64 &&
-      (is_signed_int(c->a.type()) || (is_unsigned(c->a.type()) && bit_width(c->a.type()) < 64)))
-    return linearize(c->a, scale, out);
-  out.add(e, scale);
-}
-
-Linear linear(const Expr &e) {
-  Linear out;
-  linearize(e, 1, out);
-  return out;
-}
-
-// A loop variable around an access and its range: begin <= var <= last.
-struct Range {
-  const Variable *var;
-  Linear begin, last;
-};
-
-// The largest value `d` takes where `ranges` (outermost first) hold, when that is a constant:
-// each loop variable, innermost first, is replaced by its last value where its coefficient is
-// positive and by its first where negative (a bound may name outer variables, replaced after).
-std::optional<int64_t> max_of(Linear d, const std::vector<Range> &ranges) {
-  for (auto r = ranges.rbegin(); r != ranges.rend(); ++r) {
-    int64_t c = d.coefficient(r->var);
-    if (c == 0)
-      continue;
-    for (auto &[a, k] : d.terms)
-      if (is_var(a, r->var))
-        k = 0;
-    d.add(c > 0 ? r->last : r->begin, c);
-  }
-  if (!d.exact || !d.constant_only())
-    return std::nullopt;
-  return d.constant;
-}
 
 // Whether indices `a` and `b` are of different elements wherever `ranges` hold: in some
 // dimension their difference is always positive or always negative.
@@ -138,33 +32,6 @@ bool distinct(const std::vector<Expr> &a, const std::vector<Expr> &b,
       return true;
   }
   return false;
-}
-
-// Variables a loop's bounds may name for its range to hold throughout its body: loop variables
-// and scalar parameters, which nothing assigns.
-struct BoundNames : Visitor {
-  const std::set<const Variable *> *fixed;
-  bool ok = true;
-  void visit_node(const VarRef *n) override { ok = ok && fixed->count(n->var.get()); }
-  void visit_node(const Load *) override { ok = false; }
-  void visit_node(const SharedLoad *) override { ok = false; }
-  void visit_node(const WarpOp *) override { ok = false; }
-};
-
-// The range of a loop's variable, begin <= var <= end - 1, when its bounds hold throughout the
-// body (they name only `fixed` variables); else a range of no variable, which proves nothing (a
-// variable with no range is left in the difference).
-Range range_of(const Variable *var, const Expr &begin, const Expr &end,
-               const std::set<const Variable *> &fixed) {
-  BoundNames names;
-  names.fixed = &fixed;
-  names.visit(begin);
-  names.visit(end);
-  if (!names.ok)
-    return Range{nullptr, {}, {}};
-  Range r{var, linear(begin), linear(end)};
-  r.last.plus(r.last.constant, -1);
-  return r;
 }
 
 // What a loop's body does to one array, and everything that rules a promotion out.

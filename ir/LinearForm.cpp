@@ -1,0 +1,92 @@
+// Integer index expressions as linear forms, and what loop ranges prove about them
+// (ir/LinearForm.h).
+#include "ir/LinearForm.h"
+#include "ir/Mutator.h"
+
+namespace loom::ir {
+
+namespace {
+
+void linearize(const Expr &e, int64_t scale, Linear &out) {
+  if (auto *c = e.as<IntConst>()) {
+    out.plus(out.constant, out.times(c->value, scale));
+    return;
+  }
+  if (auto *b = e.as<Binary>()) {
+    switch (b->op) {
+    case BinaryOp::Add:
+      linearize(b->a, scale, out);
+      linearize(b->b, scale, out);
+      return;
+    case BinaryOp::Sub:
+      linearize(b->a, scale, out);
+      linearize(b->b, out.times(scale, -1), out);
+      return;
+    case BinaryOp::Mul:
+      if (auto *c = b->a.as<IntConst>())
+        return linearize(b->b, out.times(scale, c->value), out);
+      if (auto *c = b->b.as<IntConst>())
+        return linearize(b->a, out.times(scale, c->value), out);
+      break;
+    default:
+      break;
+    }
+  }
+  if (auto *u = e.as<Unary>(); u && u->op == UnaryOp::Neg)
+    return linearize(u->a, out.times(scale, -1), out);
+  // A widening of an integer index keeps its value.
+  if (auto *c = e.as<Cast>();
+      c && c->type == ScalarType::I64 &&
+      (is_signed_int(c->a.type()) || (is_unsigned(c->a.type()) && bit_width(c->a.type()) < 64)))
+    return linearize(c->a, scale, out);
+  out.add(e, scale);
+}
+
+// Variables a loop's bounds may name for its range to hold throughout its body: loop variables
+// and scalar parameters, which nothing assigns.
+struct BoundNames : Visitor {
+  const std::set<const Variable *> *fixed;
+  bool ok = true;
+  void visit_node(const VarRef *n) override { ok = ok && fixed->count(n->var.get()); }
+  void visit_node(const Load *) override { ok = false; }
+  void visit_node(const SharedLoad *) override { ok = false; }
+  void visit_node(const WarpOp *) override { ok = false; }
+};
+
+} // namespace
+
+Linear linear(const Expr &e) {
+  Linear out;
+  linearize(e, 1, out);
+  return out;
+}
+
+std::optional<int64_t> max_of(Linear d, const std::vector<Range> &ranges) {
+  for (auto r = ranges.rbegin(); r != ranges.rend(); ++r) {
+    int64_t c = d.coefficient(r->var);
+    if (c == 0)
+      continue;
+    for (auto &[a, k] : d.terms)
+      if (is_var(a, r->var))
+        k = 0;
+    d.add(c > 0 ? r->last : r->begin, c);
+  }
+  if (!d.exact || !d.constant_only())
+    return std::nullopt;
+  return d.constant;
+}
+
+Range range_of(const Variable *var, const Expr &begin, const Expr &end,
+               const std::set<const Variable *> &fixed) {
+  BoundNames names;
+  names.fixed = &fixed;
+  names.visit(begin);
+  names.visit(end);
+  if (!names.ok)
+    return Range{nullptr, {}, {}};
+  Range r{var, linear(begin), linear(end)};
+  r.last.plus(r.last.constant, -1);
+  return r;
+}
+
+} // namespace loom::ir
