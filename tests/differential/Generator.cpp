@@ -663,13 +663,14 @@ Stmt Generator::for_loop(Context ctx) {
   int64_t begin = pick(3), step = chance(0.7) ? 1 : 1 + pick(3);
   int64_t max_end = begin + pick(8);
   Expr end = i64c(max_end);
-  if (chance(0.4)) { // data-dependent: clamped, still at most max_end
+  const bool clamped = chance(0.4);
+  if (clamped) { // data-dependent: clamped, still at most max_end
     Expr n = i64_expr(ctx, 2);
     end = bin(BinaryOp::Min, n, i64c(max_end));
   }
   Var v = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
   size_t saved = scope_.size();
-  scope_.push_back({v, false, true, begin, std::max(begin, max_end - 1)});
+  scope_.push_back({v, false, true, begin, std::max(begin, max_end - 1), !clamped});
   ctx.trips *= std::max<int64_t>(1, (max_end - begin + step - 1) / step);
   Stmt body = block(ctx);
   scope_.resize(saved);
@@ -709,7 +710,21 @@ bool Generator::reduction(const Context &ctx, std::vector<Stmt> &out) {
   Var acc = make_var("acc" + std::to_string(next_var_++), t);
   Var k = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
   Stmt init = Declare::make(acc, expr(t, 1, ctx));
-  scope_.push_back({k, false, true, 0, src.shape[dim] - 1});
+  // Sometimes up to an enclosing loop's variable v (k in range(v + 1), v of constant bounds
+  // within the dimension, at most 15): a count that varies but is at most 16, which the GPU runs
+  // whole (ir/ShortLoops.cpp).
+  Expr end = ArrayExtent::make(src.param, dim);
+  int64_t last = src.shape[dim] - 1;
+  std::vector<std::pair<Var, int64_t>> outer;
+  for (const VarInfo &s : scope_)
+    if (s.constant_bounds && s.lo >= 0 && s.hi >= 1 && s.hi <= 15 && s.hi < src.shape[dim])
+      outer.emplace_back(s.var, s.hi);
+  if (!outer.empty() && chance(0.8)) {
+    const auto &[v, hi] = one_of(outer);
+    end = bin(BinaryOp::Add, VarRef::make(v), i64c(1));
+    last = hi;
+  }
+  scope_.push_back({k, false, true, 0, last});
   std::vector<Expr> idx;
   for (int d = 0; d < static_cast<int>(src.shape.size()); ++d)
     idx.push_back(d == dim ? VarRef::make(k) : index(src.param, d, ctx));
@@ -720,7 +735,7 @@ bool Generator::reduction(const Context &ctx, std::vector<Stmt> &out) {
   scope_.push_back({acc, true});
   Stmt update = Assign::make(acc, bin(op, VarRef::make(acc), element));
   out.push_back(init);
-  out.push_back(For::make(k, i64c(0), ArrayExtent::make(src.param, dim), i64c(1), update));
+  out.push_back(For::make(k, i64c(0), end, i64c(1), update));
   return true;
 }
 

@@ -35,6 +35,7 @@ struct VarInfo {
   bool assignable;
   bool ranged = false;
   int64_t lo = 0, hi = 0;
+  bool constant_bounds = false; // a loop variable whose loop's bounds are constants
 };
 
 // Inside a top-level parallel loop: the arrays it owns, and for each the index of the current
