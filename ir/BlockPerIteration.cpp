@@ -145,9 +145,11 @@ private:
 
 class BlockPerIteration {
 public:
+  // `split`: the loops the block's threads split (a serial task's, ir/SerialBlock.cpp); the
+  // others run in every thread, in order. Without it, every loop of the iteration is split.
   BlockPerIteration(const std::string &kernel, const std::vector<Param> &params, int threads,
-                    std::vector<Shared> &shared)
-      : kernel_(kernel), params_(params), threads_(threads), shared_(shared) {}
+                    std::vector<Shared> &shared, const std::set<const For *> *split = nullptr)
+      : kernel_(kernel), params_(params), threads_(threads), shared_(shared), split_(split) {}
 
   // The iteration body, as every thread of the block runs it.
   Stmt iteration(const Stmt &body) { return statements(body); }
@@ -179,8 +181,22 @@ private:
       note_loads(a->value);
       return s;
     }
-    if (auto *f = s.as<For>())
-      return inner_loop(f, s);
+    if (auto *f = s.as<For>()) {
+      if (!split_ || split_->count(f))
+        return inner_loop(f, s);
+      note_loads(f->begin), note_loads(f->end), note_loads(f->step);
+      read_in_loop(f->body);
+      Stmt body = statements(f->body);
+      note_loads(f->end), read_in_loop(f->body); // the last test of the bounds, after any step
+      return For::make(f->var, f->begin, f->end, f->step, body);
+    }
+    if (auto *w = s.as<While>(); w && split_) {
+      note_loads(w->cond);
+      read_in_loop(w->body);
+      Stmt body = statements(w->body);
+      note_loads(w->cond), read_in_loop(w->body); // the last test of the condition
+      return While::make(w->cond, body);
+    }
     if (auto *i = s.as<IfThenElse>()) { // its condition is the same in every thread
       note_loads(i->cond);
       std::set<int> before = read_since_barrier_;
@@ -239,7 +255,8 @@ private:
     }
     // An array the loop stores to is accessed at one element per iteration, an element no other
     // iteration touches: one of its indices is the loop's variable, which no other index reads.
-    for (int a : uses.written) {
+    // (A serial task's loops were shown to have independent iterations by ir/SerialBlock.cpp.)
+    for (int a : split_ ? std::set<int>{} : uses.written) {
       const auto &list = uses.accesses[a];
       if (!uses.plain.count(a))
         continue; // only atomic updates (Reduce): any thread may make them
@@ -342,6 +359,20 @@ private:
     return VarRef::make(v);
   }
 
+  // A loop every thread runs in order: its steps come back to its start, so what its body reads
+  // anywhere may have been read since the last barrier there.
+  void read_in_loop(const Stmt &body) {
+    struct Loads : Visitor {
+      BlockPerIteration *self;
+      void visit_node(const Load *n) override {
+        self->read_since_barrier_.insert(n->array);
+        Visitor::visit_node(n);
+      }
+    } loads;
+    loads.self = this;
+    loads.visit(body);
+  }
+
   // The arrays this thread may have loaded since the last barrier: a loop that writes one of them
   // waits at a barrier first, so no other thread's read comes after its writes.
   void note_loads(const Expr &e) {
@@ -361,10 +392,26 @@ private:
   int threads_;
   std::set<int> read_since_barrier_;
   std::vector<Shared> &shared_;
+  const std::set<const For *> *split_;
   std::set<const Variable *> declared_;
 };
 
 } // namespace
+
+Task map_serial_block(const Task &task, const std::string &kernel, const std::vector<Param> &params,
+                      int threads, const std::set<const For *> &split,
+                      std::vector<Shared> &shared) {
+  BlockPerIteration map(kernel, params, threads, shared, &split);
+  Stmt body = map.iteration(task.body);
+  // One block runs the task: the loop over blocks of block_per_iteration's launch, of one step.
+  Var block = make_var("block", ScalarType::I64);
+  Task mapped = task;
+  mapped.kind = TaskKind::Parallel;
+  mapped.domain = {i64(1)};
+  mapped.body = For::make(block, reg_i64(Reg::BlockIdx, 0), i64(1), reg_i64(Reg::GridDim, 0), body);
+  mapped.threads = threads;
+  return mapped;
+}
 
 Task map_block_per_iteration(const Task &task, const std::string &kernel,
                              const std::vector<Param> &params, int threads,

@@ -905,6 +905,10 @@ struct Task {
   // CPU tasks of a 2-D parallel loop under the default mapping: the register blocks loom chose
   // for it and why, or why none (ir/AutoSchedule.cpp; explain() shows it); empty otherwise.
   std::string auto_schedule = {};
+  // GPU serial tasks: whether they run on one block whose threads split the loops with
+  // independent iterations (ir/SerialBlock.cpp), which loops, or why one thread runs them
+  // (explain() shows it); empty otherwise.
+  std::string serial_block = {};
 };
 // A sequential loop of the kernel around parallel loops (`for t in range(T):` enclosing them, at
 // the top level or inside such loops only): tasks [first, last) run in order once for each value

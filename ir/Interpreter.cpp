@@ -614,6 +614,8 @@ Uncertainty Machine::update_uncertainty(BinaryOp op, int key, int64_t k, uint64_
 }
 
 void Machine::check_race(int array, int64_t k, bool write) {
+  if (block_races_)
+    check_block_race(array, k, write);
   if (iteration_ < 0 || !options_.check_races)
     return;
   if (std::optional<Race> race =
@@ -888,7 +890,8 @@ InterpreterResult interpret(const LoweredKernel &kernel, std::vector<Interpreter
       else if (task.threads > 0) // block_per_iteration, tiles: the simulated grid's blocks,
         // that wide, with the dynamic shared memory the task's launch gives
         m.run_simt(task.body, kernel.shared, {std::max(options.gpu_grid[0], 1u), 1, 1},
-                   {static_cast<unsigned>(task.threads), 1, 1}, task.dynamic_shared_bytes);
+                   {static_cast<unsigned>(task.threads), 1, 1}, task.dynamic_shared_bytes,
+                   options.check_races);
       else if (kernel.target == Target::GPU)
         run_gpu_task(m, task, options);
       else

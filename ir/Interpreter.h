@@ -59,7 +59,10 @@ struct InterpreterOptions {
   // code prints (support/PrintLine.h).
   std::function<void(const std::string &)> print_line;
   // A kernel's parallel loops must be race-free: InterpreterError when one iteration writes an
-  // array element another iteration reads or writes (checked before lowering only).
+  // array element another iteration reads or writes (checked before lowering). In a lowered task
+  // whose threads share a block's work (block_per_iteration, tiles, a serial task on a block),
+  // also when one thread writes an element that another reads or writes with no barrier between
+  // them: a race the lowering made.
   bool check_races = true;
   // Also bound how far another conforming backend's results may be (ir/Uncertainty.h). In a
   // SIMT kernel, threads' atomics on an element run in an order the launch leaves open: the old

@@ -52,6 +52,7 @@ struct ThreadState {
   // two generations deep (as SimtBlock's warp buffers), and how many collectives it has joined.
   Uncertainty warp_u[2];
   unsigned warp_calls = 0;
+  uint64_t barriers = 0; // SIMT: the block barriers it has passed
 };
 
 class Machine {
@@ -93,9 +94,13 @@ public:
              options_.simt_dynamic_shared_bytes);
   }
   // The same with the launch given (lowered block_per_iteration tasks: no dynamic shared memory).
+  // `block_races`: a lowered task whose threads share a block's work (block_per_iteration, tiles,
+  // serial tasks on a block): an array element one thread writes and another thread reads or
+  // writes with no barrier between (or another block, at all) is an InterpreterError, a race the
+  // lowering made.
   void run_simt(const Stmt &body, const std::vector<Shared> &shared,
                 const std::array<unsigned, 3> &grid, const std::array<unsigned, 3> &block,
-                int64_t dynamic_shared_bytes = 0);
+                int64_t dynamic_shared_bytes = 0, bool block_races = false);
 
   uint64_t steps() const { return steps_; }
   // Why the run is inconclusive for other backends (empty: it is not). The run goes on with the
@@ -143,6 +148,7 @@ private:
                         bool *uncertain);
   int64_t element(int array, const std::vector<Expr> &indices, bool store, bool *uncertain);
   void check_race(int array, int64_t k, bool write);
+  void check_block_race(int array, int64_t k, bool write);
   Value eval(const Expr &e);
 
   void note_inconclusive(const std::string &why) {
@@ -200,6 +206,15 @@ private:
   bool simt_ = false;      // a SIMT launch is running
   uint64_t block_run_ = 0; // counts the blocks run, for float sums into shared arrays
   RaceChecker races_;
+  // A launch's accesses to array elements by the threads of lowered tasks (run_simt's
+  // block_races): for each array and element, the last write and the reads since (thread -2:
+  // several threads).
+  struct BlockAccess {
+    uint64_t block = 0, epoch = 0;
+    int thread = -1; // -1: none
+  };
+  bool block_races_ = false;
+  std::vector<std::vector<BlockAccess>> block_writes_, block_reads_;
   uint64_t loop_run_ = 0; // counts the parallel loops (and SIMT launches) run
   struct SumStats {
     uint64_t loop = 0;

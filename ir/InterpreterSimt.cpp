@@ -16,7 +16,7 @@ namespace loom::ir::interpreter {
 
 void Machine::run_simt(const Stmt &body, const std::vector<Shared> &shared,
                        const std::array<unsigned, 3> &grid, const std::array<unsigned, 3> &block,
-                       int64_t dynamic_shared_bytes) {
+                       int64_t dynamic_shared_bytes, bool block_races) {
   auto text = [](const std::array<unsigned, 3> &v) {
     return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ", " + std::to_string(v[2]) +
            ")";
@@ -51,6 +51,9 @@ void Machine::run_simt(const Stmt &body, const std::vector<Shared> &shared,
   fibers_ = fibers.get();
   threads_.resize(static_cast<size_t>(threads));
   simt_ = true;
+  block_races_ = block_races;
+  block_writes_.assign(args_.size(), {});
+  block_reads_.assign(args_.size(), {});
   ++loop_run_; // float sums into array parameters: unordered within the launch
   for (unsigned bz = 0; bz < grid[2]; ++bz)
     for (unsigned by = 0; by < grid[1]; ++by)
@@ -69,6 +72,7 @@ void Machine::run_simt(const Stmt &body, const std::vector<Shared> &shared,
           th.locals.clear();
           th.linear = static_cast<int>(t);
           th.warp_calls = 0;
+          th.barriers = 0;
           const unsigned idx[3] = {static_cast<unsigned>(t % block[0]),
                                    static_cast<unsigned>(t / block[0] % block[1]),
                                    static_cast<unsigned>(t / (int64_t(block[0]) * block[1]))};
@@ -99,6 +103,8 @@ void Machine::run_simt(const Stmt &body, const std::vector<Shared> &shared,
         }
       }
   simt_ = false;
+  block_races_ = false;
+  block_writes_.clear(), block_reads_.clear();
   fibers_ = nullptr;
   thread_ = &main_thread_;
 }
@@ -113,6 +119,39 @@ void Machine::barrier() {
   ThreadState *self = thread_;
   simt_block("a barrier").barrier(); // the block's other threads run meanwhile
   thread_ = self;
+  ++self->barriers;
+}
+
+void Machine::check_block_race(int array, int64_t k, bool write) {
+  std::vector<BlockAccess> &writes = block_writes_[array], &reads = block_reads_[array];
+  if (writes.empty()) {
+    writes.resize(size_t(args_[array].array.size()));
+    reads.resize(writes.size());
+  }
+  const BlockAccess me{block_run_, thread_->barriers, thread_->linear};
+  // Another thread's access with no barrier between, or another block's.
+  auto unordered = [&](const BlockAccess &a) {
+    return a.thread != -1 &&
+           (a.block != me.block || (a.epoch == me.epoch && a.thread != me.thread));
+  };
+  BlockAccess &w = writes[size_t(k)], &r = reads[size_t(k)];
+  const BlockAccess *other = unordered(w) ? &w : write && unordered(r) ? &r : nullptr;
+  if (other) {
+    const std::string who = other->thread == -2 ? std::string("several threads")
+                                                : "thread " + std::to_string(other->thread);
+    throw InterpreterError(
+        "kernel '" + name_ + "': the lowered code races on element " + std::to_string(k) + " of '" +
+        params_[array].name + "': thread " + std::to_string(me.thread) +
+        (write ? " writes it and " : " reads it and ") + who +
+        (other == &w ? " wrote it" : " read it") +
+        (other->block != me.block ? " in another block" : " with no barrier between") + where());
+  }
+  if (write)
+    w = me, r = BlockAccess{};
+  else if (r.thread != -1 && r.block == me.block && r.epoch == me.epoch && r.thread != me.thread)
+    r.thread = -2;
+  else if (r.thread != -2 || r.block != me.block || r.epoch != me.epoch)
+    r = me;
 }
 
 // A warp collective: the thread gives its value and waits, while the other threads run, until

@@ -14,6 +14,10 @@ namespace loom::ir {
 
 namespace {
 
+// The threads of the block a GPU serial task runs on where its loops allow (ir/SerialBlock.cpp):
+// four warps, for loops of a few steps (lud's 16) and of many alike; their barriers cost little.
+constexpr int serial_block_threads = 128;
+
 // In a SIMT kernel `x[i] += v` means what it means in CUDA: a load, the operation and a store,
 // not an atomic (atomic_add is there for that).
 class PlainUpdates : public Mutator {
@@ -210,6 +214,24 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
     }
     if (promoted)
       dump("promote_element_updates", out);
+    // GPU serial tasks on one block where loops of them have independent iterations (before the
+    // short loops below change the loops' indices).
+    if (target == Target::GPU) {
+      bool blocks = false;
+      for (Task &t : out.tasks) {
+        if (t.kind != TaskKind::Serial)
+          continue;
+        std::string why;
+        std::set<const For *> split = independent_loops(t, out.params, why);
+        if (!split.empty()) {
+          t = map_serial_block(t, kernel.name, out.params, serial_block_threads, split, out.shared);
+          blocks = true;
+        }
+        t.serial_block = why;
+      }
+      if (blocks)
+        dump("map_serial_block", out);
+    }
     // Loop schedules name the loops as written: a kernel that has them keeps its loops.
     if (target == Target::GPU && schedule.loops.empty()) {
       bool whole = false;

@@ -4,6 +4,7 @@
 #include "ir/IR.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,16 @@ LoopHints loop_schedules_for(const Kernel &kernel, Target target, LoopHints *run
 Task map_block_per_iteration(const Task &task, const std::string &kernel,
                              const std::vector<Param> &params, int threads,
                              std::vector<Shared> &shared);
+// A GPU serial task on one block of `threads` threads (ir/BlockPerIteration.cpp): the loops in
+// `split` (shown to have independent iterations) split among them, every other statement run by
+// each thread, stores outside the split loops by thread 0 between barriers.
+Task map_serial_block(const Task &task, const std::string &kernel, const std::vector<Param> &params,
+                      int threads, const std::set<const For *> &split, std::vector<Shared> &shared);
+// The loops of a GPU serial task whose iterations are independent (ir/SerialBlock.cpp), to run
+// split among one block's threads; empty when none is (or the task prints, asserts or is
+// bounds-checked). `why` says which loops, or why none, for explain().
+std::set<const For *> independent_loops(const Task &task, const std::vector<Param> &params,
+                                        std::string &why);
 
 // The tile schedule (ir/Tile.cpp): the task's 2-D parallel loop runs as tiles. GPU: a block of
 // tile.threads() threads per tile; the shared arrays it stages through are appended to `shared`.

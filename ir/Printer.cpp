@@ -595,6 +595,8 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
            << t.tile.thread_cols << " per thread, depth " << t.tile.depth
            << (t.tile.min_blocks > 0 ? ", " + std::to_string(t.tile.min_blocks) + " blocks per SM"
                                      : std::string());
+      else if (t.threads > 0 && !t.serial_block.empty())
+        os << " serial, on one block of " << t.threads << " threads";
       else if (t.threads > 0)
         os << " block of " << t.threads << " threads per iteration";
     }

@@ -174,6 +174,8 @@ std::string Kernel::explain() const {
                                            std::to_string(task.tile.depth) + " steps at a time"
                                      : std::string())
              << (task.tensor_cores.empty() ? std::string() : "; tensor cores " + task.tensor_cores);
+        else if (!task.serial_block.empty())
+          os << "; a serial task on " << task.serial_block;
         else if (task.threads > 0)
           os << "; block_per_iteration: each iteration on a block of " << task.threads
              << " threads, which split its inner loops and combine their reductions";
@@ -190,6 +192,8 @@ std::string Kernel::explain() const {
              << " consecutive iterations (neighbouring elements: 16-byte vector loads)";
       } else if (task.kind == ir::TaskKind::Simt) {
         os << ", SIMT (every thread of the launch runs the body)";
+      } else if (!task.serial_block.empty()) {
+        os << ", serial, on " << task.serial_block;
       } else {
         os << ", serial (one thread)";
       }

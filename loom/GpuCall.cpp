@@ -68,7 +68,10 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
                                                  policy, unsigned(task.dynamic_shared_bytes));
     shape.dynamic_shared_bytes = unsigned(task.dynamic_shared_bytes);
     shape.reason =
-        (task.tile.rows > 0
+        (!task.serial_block.empty()
+             ? "a serial task on one block of " + std::to_string(task.threads) +
+                   " threads, which split its loops with independent iterations; "
+         : task.tile.rows > 0
              ? "tile: one block of " + std::to_string(task.threads) + " threads per " +
                    std::to_string(task.tile.rows) + "x" + std::to_string(task.tile.cols) + " tile; "
              : "block_per_iteration: one block of " + std::to_string(task.threads) +
