@@ -185,7 +185,8 @@ TEST(SerialBlockLowering, DependentLoopsKeepOneThread) {
         Case{"reversed", "for k: an element written at [k] may be read at [x.shape[0] - 1 - k] "
                          "by another iteration"}}) {
     SCOPED_TRACE(c.kernel);
-    const ir::Task &t = serial_task(ir::lower(m[c.kernel].ir(), ir::Target::GPU));
+    const ir::LoweredKernel gpu = ir::lower(m[c.kernel].ir(), ir::Target::GPU);
+    const ir::Task &t = serial_task(gpu);
     EXPECT_EQ(t.kind, ir::TaskKind::Serial);
     EXPECT_NE(t.serial_block.find(c.why), std::string::npos) << t.serial_block;
   }
@@ -197,7 +198,8 @@ def printing(x: f64[n]):
     for k in range(n):
         x[k] = x[k] * 2.0
 )");
-  const ir::Task &t = serial_task(ir::lower(printing["printing"].ir(), ir::Target::GPU));
+  const ir::LoweredKernel gpu = ir::lower(printing["printing"].ir(), ir::Target::GPU);
+  const ir::Task &t = serial_task(gpu);
   EXPECT_EQ(t.kind, ir::TaskKind::Serial);
   EXPECT_NE(t.serial_block.find("it prints"), std::string::npos) << t.serial_block;
 }
