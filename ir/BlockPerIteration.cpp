@@ -184,17 +184,15 @@ private:
     if (auto *f = s.as<For>()) {
       if (!split_ || split_->count(f))
         return inner_loop(f, s);
-      note_loads(f->begin), note_loads(f->end), note_loads(f->step);
-      read_in_loop(f->body);
+      note_loads(f->begin), note_loads(f->end), note_loads(f->step), note_loads(f->body);
       Stmt body = statements(f->body);
-      note_loads(f->end), read_in_loop(f->body); // the last test of the bounds, after any step
+      note_loads(f->end), note_loads(f->body); // the last test of the bounds, after any step
       return For::make(f->var, f->begin, f->end, f->step, body);
     }
     if (auto *w = s.as<While>(); w && split_) {
-      note_loads(w->cond);
-      read_in_loop(w->body);
+      note_loads(w->cond), note_loads(w->body);
       Stmt body = statements(w->body);
-      note_loads(w->cond), read_in_loop(w->body); // the last test of the condition
+      note_loads(w->cond), note_loads(w->body); // the last test of the condition
       return While::make(w->cond, body);
     }
     if (auto *i = s.as<IfThenElse>()) { // its condition is the same in every thread
@@ -359,23 +357,10 @@ private:
     return VarRef::make(v);
   }
 
-  // A loop every thread runs in order: its steps come back to its start, so what its body reads
-  // anywhere may have been read since the last barrier there.
-  void read_in_loop(const Stmt &body) {
-    struct Loads : Visitor {
-      BlockPerIteration *self;
-      void visit_node(const Load *n) override {
-        self->read_since_barrier_.insert(n->array);
-        Visitor::visit_node(n);
-      }
-    } loads;
-    loads.self = this;
-    loads.visit(body);
-  }
-
   // The arrays this thread may have loaded since the last barrier: a loop that writes one of them
-  // waits at a barrier first, so no other thread's read comes after its writes.
-  void note_loads(const Expr &e) {
+  // waits at a barrier first, so no other thread's read comes after its writes. (For a loop every
+  // thread runs in order, its whole body: its steps come back to its start.)
+  template <class Node> void note_loads(const Node &e) {
     struct Loads : Visitor {
       std::set<int> &out;
       explicit Loads(std::set<int> &o) : out(o) {}

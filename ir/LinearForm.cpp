@@ -89,4 +89,34 @@ Range range_of(const Variable *var, const Expr &begin, const Expr &end,
   return r;
 }
 
+bool distinct(const std::vector<Expr> &a, const std::vector<Expr> &b,
+              const std::vector<Range> &ranges) {
+  for (size_t k = 0; k < a.size() && k < b.size(); ++k) {
+    Linear d = linear(a[k]);
+    d.add(linear(b[k]), -1);
+    Linear minus_d;
+    minus_d.add(d, -1);
+    std::optional<int64_t> most = max_of(d, ranges), least = max_of(minus_d, ranges);
+    if ((most && *most < 0) || (least && *least < 0))
+      return true;
+  }
+  return false;
+}
+
+LoopRanges::LoopRanges(const std::vector<Param> &params) {
+  for (const Param &p : params)
+    if (p.var)
+      fixed.insert(p.var.get());
+}
+
+void LoopRanges::enter(const Variable *var, const Expr &begin, const Expr &end) {
+  fixed.insert(var);
+  ranges.push_back(range_of(var, begin, end, fixed));
+}
+
+void LoopRanges::enter(const ParallelFor &loop) {
+  for (size_t k = 0; k < loop.vars.size(); ++k)
+    enter(loop.vars[k].get(), IntConst::make(ScalarType::I64, 0), loop.extents[k]);
+}
+
 } // namespace loom::ir

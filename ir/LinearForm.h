@@ -75,4 +75,24 @@ std::optional<int64_t> max_of(Linear d, const std::vector<Range> &ranges);
 Range range_of(const Variable *var, const Expr &begin, const Expr &end,
                const std::set<const Variable *> &fixed);
 
+// Whether indices `a` and `b` are of different elements wherever `ranges` hold: in some
+// dimension their difference is always positive or always negative.
+bool distinct(const std::vector<Expr> &a, const std::vector<Expr> &b,
+              const std::vector<Range> &ranges);
+
+// The loops around a node as a pass walks into them: their variables with the scalar parameters
+// (`fixed`: nothing assigns them, so bounds that name only them hold throughout a loop) and
+// their ranges, outermost first.
+struct LoopRanges {
+  std::set<const Variable *> fixed;
+  std::vector<Range> ranges;
+
+  explicit LoopRanges(const std::vector<Param> &params);
+  // Into a loop over [begin, end); a parallel loop's variables over [0, extent).
+  void enter(const Variable *var, const Expr &begin, const Expr &end);
+  void enter(const ParallelFor &loop);
+  // Out of the last `count` loops entered (a parallel loop: one for each of its variables).
+  void leave(size_t count = 1) { ranges.resize(ranges.size() - count); }
+};
+
 } // namespace loom::ir

@@ -205,44 +205,38 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
 
   // After the mappings, which read the loops as the program wrote them; under bounds checks each
   // access stays where the program has it, so that the first bad index is the one reported.
-  if (!kernel.bounds_check) {
-    bool promoted = false;
+  // A pass over every task, dumped when it changed one.
+  auto each_task = [&](const char *pass, auto &&rewrite) {
+    bool changed = false;
     for (Task &t : out.tasks) {
-      Task p = promote_element_updates(t, out.params);
-      promoted = promoted || !p.body.same_as(t.body);
-      t = std::move(p);
+      Task r = rewrite(t);
+      changed = changed || !r.body.same_as(t.body);
+      t = std::move(r);
     }
-    if (promoted)
-      dump("promote_element_updates", out);
+    if (changed)
+      dump(pass, out);
+  };
+  if (!kernel.bounds_check) {
+    each_task("promote_element_updates",
+              [&](const Task &t) { return promote_element_updates(t, out.params); });
     // GPU serial tasks on one block where loops of them have independent iterations (before the
     // short loops below change the loops' indices).
-    if (target == Target::GPU) {
-      bool blocks = false;
-      for (Task &t : out.tasks) {
+    if (target == Target::GPU)
+      each_task("map_serial_block", [&](const Task &t) {
         if (t.kind != TaskKind::Serial)
-          continue;
+          return t;
         std::string why;
         std::set<const For *> split = independent_loops(t, out.params, why);
-        if (!split.empty()) {
-          t = map_serial_block(t, kernel.name, out.params, serial_block_threads, split, out.shared);
-          blocks = true;
-        }
-        t.serial_block = why;
-      }
-      if (blocks)
-        dump("map_serial_block", out);
-    }
+        Task r = split.empty() ? t
+                               : map_serial_block(t, kernel.name, out.params, serial_block_threads,
+                                                  split, out.shared);
+        r.serial_block = why;
+        return r;
+      });
     // Loop schedules name the loops as written: a kernel that has them keeps its loops.
-    if (target == Target::GPU && schedule.loops.empty()) {
-      bool whole = false;
-      for (Task &t : out.tasks) {
-        Task w = run_short_loops_whole(t, out.params);
-        whole = whole || !w.body.same_as(t.body);
-        t = std::move(w);
-      }
-      if (whole)
-        dump("run_short_loops_whole", out);
-    }
+    if (target == Target::GPU && schedule.loops.empty())
+      each_task("run_short_loops_whole",
+                [&](const Task &t) { return run_short_loops_whole(t, out.params); });
   }
 
   if (target == Target::CPU && !kernel.fast_math) {

@@ -18,22 +18,6 @@ namespace loom::ir {
 
 namespace {
 
-// Whether indices `a` and `b` are of different elements wherever `ranges` hold: in some
-// dimension their difference is always positive or always negative.
-bool distinct(const std::vector<Expr> &a, const std::vector<Expr> &b,
-              const std::vector<Range> &ranges) {
-  for (size_t k = 0; k < a.size() && k < b.size(); ++k) {
-    Linear d = linear(a[k]);
-    d.add(linear(b[k]), -1);
-    Linear minus_d;
-    minus_d.add(d, -1);
-    std::optional<int64_t> most = max_of(d, ranges), least = max_of(minus_d, ranges);
-    if ((most && *most < 0) || (least && *least < 0))
-      return true;
-  }
-  return false;
-}
-
 // What a loop's body does to one array, and everything that rules a promotion out.
 struct LoopBody : Visitor {
   int array;
@@ -115,27 +99,22 @@ protected:
 
 class Promote : public Mutator {
 public:
+  explicit Promote(const std::vector<Param> &params) : params(&params), loops(params) {}
   const std::vector<Param> *params;
-  std::set<const Variable *> fixed; // loop variables and scalar parameters
-  std::vector<Range> ranges;        // the loops around the node being rewritten
+  LoopRanges loops; // around the node being rewritten
 
 protected:
   Stmt mutate_node(const ParallelFor *n, const Stmt &self) override {
-    for (size_t k = 0; k < n->vars.size(); ++k) {
-      fixed.insert(n->vars[k].get());
-      ranges.push_back(
-          range_of(n->vars[k].get(), IntConst::make(ScalarType::I64, 0), n->extents[k], fixed));
-    }
+    loops.enter(*n);
     Stmt out = Mutator::mutate_node(n, self);
-    ranges.resize(ranges.size() - n->vars.size());
+    loops.leave(n->vars.size());
     return out;
   }
   Stmt mutate_node(const For *n, const Stmt &self) override {
-    fixed.insert(n->var.get());
-    const Range own = range_of(n->var.get(), n->begin, n->end, fixed);
-    ranges.push_back(own);
+    loops.enter(n->var.get(), n->begin, n->end);
+    const Range own = loops.ranges.back();
     Stmt inner = Mutator::mutate_node(n, self);
-    ranges.pop_back();
+    loops.leave();
     auto *loop = inner.as<For>();
 
     std::vector<Stmt> top;
@@ -155,8 +134,8 @@ protected:
       LoopBody use;
       use.array = store->array;
       use.element = store->indices;
-      use.fixed = &fixed;
-      use.ranges = ranges;
+      use.fixed = &loops.fixed;
+      use.ranges = loops.ranges;
       use.ranges.push_back(own);
       use.visit(loop->body);
       // The indices are the same in every step: they read no array and no variable the body
@@ -200,11 +179,7 @@ protected:
 Task promote_element_updates(const Task &task, const std::vector<Param> &params) {
   if (task.kind == TaskKind::Simt)
     return task;
-  Promote promote;
-  promote.params = &params;
-  for (const Param &p : params)
-    if (p.var)
-      promote.fixed.insert(p.var.get());
+  Promote promote(params);
   Task out = task;
   out.body = promote.mutate(task.body);
   return out;

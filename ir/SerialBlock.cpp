@@ -123,9 +123,8 @@ bool unchanged_by(const Expr &e, const std::set<const Variable *> &vars) {
 
 class Independence {
 public:
-  Independence(const std::vector<Param> &params, const std::set<const Variable *> &fixed,
-               const std::vector<Range> &outer, const For &loop)
-      : params_(params), fixed_(fixed), outer_(outer), loop_(loop) {}
+  Independence(const std::vector<Param> &params, const LoopRanges &outer, const For &loop)
+      : params_(params), outer_(outer), loop_(loop) {}
 
   // Empty when the loop's iterations are independent, else why not.
   std::string problem() {
@@ -159,7 +158,7 @@ public:
             return "an index is not affine in the loops' variables: " + to_string(e, params_);
         }
       }
-    range_ = range_of(loop_.var.get(), loop_.begin, loop_.end, fixed_);
+    range_ = range_of(loop_.var.get(), loop_.begin, loop_.end, outer_.fixed);
     if (!range_.var)
       return "its bounds change while it runs";
     for (const Access &s : body.accesses) {
@@ -196,9 +195,9 @@ private:
   // elements: for v' > v and for v' < v, some index's difference has a constant sign.
   bool apart(const Access &s, const Access &x) const {
     for (bool later : {true, false}) {
-      std::set<const Variable *> fixed = fixed_;
+      std::set<const Variable *> fixed = outer_.fixed;
       fixed.insert(loop_.var.get());
-      std::vector<Range> ranges = outer_;
+      std::vector<Range> ranges = outer_.ranges;
       ranges.push_back(range_);
       RenameVars same;
       inner_ranges(s, same, fixed, ranges);
@@ -220,24 +219,17 @@ private:
       ranges.push_back(r);
       fixed.insert(v2.get());
       inner_ranges(x, other, fixed, ranges);
-      bool differ = false;
-      for (size_t d = 0; d < s.indices.size() && d < x.indices.size() && !differ; ++d) {
-        Linear diff = linear(s.indices[d]);
-        diff.add(linear(other.mutate(x.indices[d])), -1);
-        Linear negated;
-        negated.add(diff, -1);
-        std::optional<int64_t> most = max_of(diff, ranges), least = max_of(negated, ranges);
-        differ = (most && *most < 0) || (least && *least < 0);
-      }
-      if (!differ)
+      std::vector<Expr> elsewhere;
+      for (const Expr &e : x.indices)
+        elsewhere.push_back(other.mutate(e));
+      if (!distinct(s.indices, elsewhere, ranges))
         return false;
     }
     return true;
   }
 
   const std::vector<Param> &params_;
-  const std::set<const Variable *> &fixed_;
-  const std::vector<Range> &outer_;
+  const LoopRanges &outer_;
   const For &loop_;
   Range range_{nullptr, {}, {}};
 };
@@ -245,28 +237,26 @@ private:
 // The loops to split: each loop whose iterations are independent, else the loops inside it.
 class Search : public Visitor {
 public:
-  explicit Search(const std::vector<Param> &params) : params_(params) {}
-  std::set<const Variable *> fixed; // loop variables and scalar parameters
-  std::vector<Range> ranges;        // the loops around the node being visited
+  explicit Search(const std::vector<Param> &params) : params_(params), loops_(params) {}
   std::set<const For *> split;
   std::vector<std::string> refused; // loops not split, and why
 
 protected:
   void visit_node(const For *n) override {
-    std::string why = Independence(params_, fixed, ranges, *n).problem();
+    std::string why = Independence(params_, loops_, *n).problem();
     if (why.empty()) {
       split.insert(n);
       return;
     }
     refused.push_back("for " + n->var->name + ": " + why);
-    fixed.insert(n->var.get());
-    ranges.push_back(range_of(n->var.get(), n->begin, n->end, fixed));
+    loops_.enter(n->var.get(), n->begin, n->end);
     visit(n->body);
-    ranges.pop_back();
+    loops_.leave();
   }
 
 private:
   const std::vector<Param> &params_;
+  LoopRanges loops_; // around the node being visited
 };
 
 } // namespace
@@ -283,9 +273,6 @@ std::set<const For *> independent_loops(const Task &task, const std::vector<Para
     return {};
   }
   Search search(params);
-  for (const Param &p : params)
-    if (p.var)
-      search.fixed.insert(p.var.get());
   search.visit(task.body);
   if (search.split.empty()) {
     why = "one thread: no loop of it has iterations shown independent";

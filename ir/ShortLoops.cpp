@@ -54,26 +54,20 @@ struct Computes : Visitor {
 
 class ShortLoops : public Mutator {
 public:
-  std::set<const Variable *> fixed; // loop variables and scalar parameters
-  std::vector<Range> ranges;        // the loops around the node being rewritten
+  explicit ShortLoops(const std::vector<Param> &params) : loops_(params) {}
 
 protected:
   Stmt mutate_node(const ParallelFor *n, const Stmt &self) override {
-    for (size_t k = 0; k < n->vars.size(); ++k) {
-      fixed.insert(n->vars[k].get());
-      ranges.push_back(
-          range_of(n->vars[k].get(), IntConst::make(ScalarType::I64, 0), n->extents[k], fixed));
-    }
+    loops_.enter(*n);
     Stmt out = Mutator::mutate_node(n, self);
-    ranges.resize(ranges.size() - n->vars.size());
+    loops_.leave(n->vars.size());
     return out;
   }
 
   Stmt mutate_node(const For *n, const Stmt &self) override {
-    fixed.insert(n->var.get());
-    ranges.push_back(range_of(n->var.get(), n->begin, n->end, fixed));
+    loops_.enter(n->var.get(), n->begin, n->end);
     Stmt inner = Mutator::mutate_node(n, self);
-    ranges.pop_back();
+    loops_.leave();
     auto *loop = inner.as<For>();
     const int64_t steps = bounded_steps(*loop);
     if (steps == 0)
@@ -125,9 +119,11 @@ private:
     count.add(linear(loop.begin), -1);
     if (!count.exact || count.constant_only())
       return 0; // of constant count (or not known to be linear): LLVM's to unroll
-    std::optional<int64_t> most = max_of(count, ranges);
+    std::optional<int64_t> most = max_of(count, loops_.ranges);
     return most && *most >= 2 && *most <= most_steps ? *most : 0;
   }
+
+  LoopRanges loops_; // around the node being rewritten
 };
 
 } // namespace
@@ -135,10 +131,7 @@ private:
 Task run_short_loops_whole(const Task &task, const std::vector<Param> &params) {
   if (task.kind == TaskKind::Simt)
     return task;
-  ShortLoops pass;
-  for (const Param &p : params)
-    if (p.var)
-      pass.fixed.insert(p.var.get());
+  ShortLoops pass(params);
   Task out = task;
   out.body = pass.mutate(task.body);
   return out;
