@@ -3,6 +3,7 @@
 // elements (k < i <= j), is promoted and computes what the loop in C++ computes, bit for bit;
 // where another read may be of the element (k reaches j), or the store is conditional, the
 // element stays in memory. Random inputs; on both targets.
+#include "support/LudDiagonal.h"
 #include "support/TestUtil.h"
 
 #include <random>
@@ -13,19 +14,7 @@ namespace {
 
 class PromoteUpdates : public loomtest::TargetTest {};
 
-const char *source = R"(
-@kernel
-def diagonal(a: f32[n, n], o: i64):
-    for i in range(16):
-        for j in range(i, 16):
-            for k in range(i):
-                a[o + i, o + j] = a[o + i, o + j] - a[o + i, o + k] * a[o + k, o + j]
-        inverse = 1.0 / a[o + i, o + i]
-        for j in range(i + 1, 16):
-            for k in range(i):
-                a[o + j, o + i] = a[o + j, o + i] - a[o + j, o + k] * a[o + k, o + i]
-            a[o + j, o + i] = a[o + j, o + i] * inverse
-
+const std::string source = loomtest::lud_diagonal_source + R"(
 @kernel
 def overlapping(a: f32[n, n]):
     for i in parallel(n):
@@ -40,22 +29,6 @@ def conditional(x: f32[n], y: f32[m]):
             if x[k] > 0.0:
                 y[0] = y[0] + x[k]
 )";
-
-// Rodinia's lud_diagonal_omp in C++, in its order of operations.
-void diagonal_reference(std::vector<float> &a, int64_t n, int64_t o) {
-  auto at = [&](int64_t i, int64_t j) -> float & { return a[(o + i) * n + o + j]; };
-  for (int i = 0; i < 16; ++i) {
-    for (int j = i; j < 16; ++j)
-      for (int k = 0; k < i; ++k)
-        at(i, j) = at(i, j) - at(i, k) * at(k, j);
-    float inverse = 1.0f / at(i, i);
-    for (int j = i + 1; j < 16; ++j) {
-      for (int k = 0; k < i; ++k)
-        at(j, i) = at(j, i) - at(j, k) * at(k, i);
-      at(j, i) = at(j, i) * inverse;
-    }
-  }
-}
 
 } // namespace
 
@@ -75,7 +48,7 @@ TEST_P(PromoteUpdates, ElementsProvablyAloneLiveInLocals) {
   for (int64_t i = 0; i < n; ++i)
     a[i * n + i] += 4.0f; // diagonally dominant: no tiny pivots
   std::vector<float> want = a;
-  diagonal_reference(want, n, o);
+  loomtest::lud_diagonal_reference(want, n, o);
   diagonal(loom::view(a.data(), {n, n}), o);
   // The same operations in the same order: bit for bit on the CPU; the GPU may contract a product
   // and a difference into an fma (docs/semantics.md, "Floats"), a rounding less per step: within

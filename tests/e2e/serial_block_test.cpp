@@ -4,6 +4,7 @@
 // each lowering (in CI), its race check on (a thread's write and another thread's access with
 // no barrier between is an error), to the bits of the loops in C++; a wrong choice of loops is
 // caught by that check. On both targets, the kernels' results. Random inputs.
+#include "support/LudDiagonal.h"
 #include "support/TestUtil.h"
 
 #include "ir/Build.h"
@@ -20,19 +21,7 @@ namespace {
 
 class SerialBlock : public loomtest::TargetTest {};
 
-const char *source = R"(
-@kernel
-def diagonal(a: f32[n, n], o: i64):
-    for i in range(16):
-        for j in range(i, 16):
-            for k in range(i):
-                a[o + i, o + j] = a[o + i, o + j] - a[o + i, o + k] * a[o + k, o + j]
-        inverse = 1.0 / a[o + i, o + i]
-        for j in range(i + 1, 16):
-            for k in range(i):
-                a[o + j, o + i] = a[o + j, o + i] - a[o + j, o + k] * a[o + k, o + i]
-            a[o + j, o + i] = a[o + j, o + i] * inverse
-
+const std::string source = loomtest::lud_diagonal_source + R"(
 @kernel
 def shifted(x: f64[n], y: f64[n]):
     y[0] = x[0]
@@ -59,32 +48,6 @@ def reversed(x: f64[n]):
         x[k] = x[n - 1 - k]
         x[n - 1 - k] = t
 )";
-
-std::vector<float> diagonal_input(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> a(size_t(n * n));
-  for (float &v : a)
-    v = u(rng);
-  for (int64_t i = 0; i < n; ++i)
-    a[size_t(i * n + i)] += 4.0f;
-  return a;
-}
-
-void diagonal_reference(std::vector<float> &a, int64_t n, int64_t o) {
-  auto at = [&](int64_t i, int64_t j) -> float & { return a[size_t((o + i) * n + o + j)]; };
-  for (int i = 0; i < 16; ++i) {
-    for (int j = i; j < 16; ++j)
-      for (int k = 0; k < i; ++k)
-        at(i, j) = at(i, j) - at(i, k) * at(k, j);
-    float inverse = 1.0f / at(i, i);
-    for (int j = i + 1; j < 16; ++j) {
-      for (int k = 0; k < i; ++k)
-        at(j, i) = at(j, i) - at(j, k) * at(k, i);
-      at(j, i) = at(j, i) * inverse;
-    }
-  }
-}
 
 ir::Buffer buffer_of(const std::vector<double> &v) {
   ir::Buffer b(ir::ScalarType::F64, {int64_t(v.size())});
@@ -136,8 +99,8 @@ TEST(SerialBlockLowering, LudsDiagonalBlockRunsOnABlock) {
 
   for (int64_t o : {int64_t(0), int64_t(32)}) {
     const int64_t n = 48;
-    std::vector<float> a = diagonal_input(n, uint32_t(o + 11)), want = a;
-    diagonal_reference(want, n, o);
+    std::vector<float> a = loomtest::lud_diagonal_input(n, uint32_t(o + 11)), want = a;
+    loomtest::lud_diagonal_reference(want, n, o);
     ir::Buffer b(ir::ScalarType::F32, {n, n});
     std::memcpy(b.data(), a.data(), a.size() * sizeof(float));
     std::vector<ir::InterpreterArg> args;
@@ -238,8 +201,8 @@ TEST_P(SerialBlock, ResultsOfTheLoopsAsWritten) {
   prepare(diagonal), prepare(shifted), prepare(prefix);
   const int64_t n = 64;
   for (int64_t o : {int64_t(0), int64_t(48)}) {
-    std::vector<float> a = diagonal_input(n, uint32_t(o + 3)), want = a;
-    diagonal_reference(want, n, o);
+    std::vector<float> a = loomtest::lud_diagonal_input(n, uint32_t(o + 3)), want = a;
+    loomtest::lud_diagonal_reference(want, n, o);
     diagonal(view(a.data(), {n, n}), o);
     for (size_t e = 0; e < a.size(); ++e)
       if (target() == ir::Target::CPU)

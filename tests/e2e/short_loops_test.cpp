@@ -4,6 +4,7 @@
 // The GPU's lowering of lud's triangular loops has the form, and the interpreter runs it (in CI)
 // to the bits of the loops in C++; on the GPU, the same results within the fma's contraction.
 // Loops that do not qualify keep their form. Random inputs.
+#include "support/LudDiagonal.h"
 #include "support/TestUtil.h"
 
 #include "ir/Interpreter.h"
@@ -19,19 +20,7 @@ namespace {
 class ShortLoops : public loomtest::TargetTest {};
 
 // lud's diagonal block, and a loop whose range may be empty or of one step (k from j to i).
-const char *source = R"(
-@kernel
-def diagonal(a: f32[n, n], o: i64):
-    for i in range(16):
-        for j in range(i, 16):
-            for k in range(i):
-                a[o + i, o + j] = a[o + i, o + j] - a[o + i, o + k] * a[o + k, o + j]
-        inverse = 1.0 / a[o + i, o + i]
-        for j in range(i + 1, 16):
-            for k in range(i):
-                a[o + j, o + i] = a[o + j, o + i] - a[o + j, o + k] * a[o + k, o + i]
-            a[o + j, o + i] = a[o + j, o + i] * inverse
-
+const std::string source = loomtest::lud_diagonal_source + R"(
 @kernel
 def bands(x: f64[n], y: f64[m, 48]):
     for r in parallel(m):
@@ -46,22 +35,6 @@ def bands(x: f64[n], y: f64[m, 48]):
                 y[r, i * 6 + j] = s + t
 )";
 
-// Rodinia's lud_diagonal_omp in C++, in its order of operations.
-void diagonal_reference(std::vector<float> &a, int64_t n, int64_t o) {
-  auto at = [&](int64_t i, int64_t j) -> float & { return a[(o + i) * n + o + j]; };
-  for (int i = 0; i < 16; ++i) {
-    for (int j = i; j < 16; ++j)
-      for (int k = 0; k < i; ++k)
-        at(i, j) = at(i, j) - at(i, k) * at(k, j);
-    float inverse = 1.0f / at(i, i);
-    for (int j = i + 1; j < 16; ++j) {
-      for (int k = 0; k < i; ++k)
-        at(j, i) = at(j, i) - at(j, k) * at(k, i);
-      at(j, i) = at(j, i) * inverse;
-    }
-  }
-}
-
 void bands_reference(const std::vector<double> &x, std::vector<double> &y, int64_t m) {
   for (int64_t r = 0; r < m; ++r)
     for (int64_t i = 0; i < 8; ++i)
@@ -74,17 +47,6 @@ void bands_reference(const std::vector<double> &x, std::vector<double> &y, int64
         }
         y[size_t(r * 48 + i * 6 + j)] = s + t;
       }
-}
-
-std::vector<float> diagonal_input(int64_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> a(size_t(n * n));
-  for (float &v : a)
-    v = u(rng);
-  for (int64_t i = 0; i < n; ++i)
-    a[size_t(i * n + i)] += 4.0f; // diagonally dominant: no tiny pivots
-  return a;
 }
 
 std::string lowered_text(const Kernel &k, ir::Target target, bool bounds_check = false) {
@@ -109,9 +71,9 @@ TEST(ShortLoopsLowering, LudsTriangularLoopsRunWholeAndKeepTheirBits) {
   EXPECT_EQ(lowered_text(m["diagonal"], ir::Target::GPU, true).find("k_step"), std::string::npos);
 
   const int64_t n = 48, o = 16;
-  std::vector<float> a = diagonal_input(n, 20261205);
+  std::vector<float> a = loomtest::lud_diagonal_input(n, 20261205);
   std::vector<float> want = a;
-  diagonal_reference(want, n, o);
+  loomtest::lud_diagonal_reference(want, n, o);
   ir::Buffer buffer(ir::ScalarType::F32, {n, n});
   std::memcpy(buffer.data(), a.data(), a.size() * sizeof(float));
   std::vector<ir::InterpreterArg> args;
@@ -224,9 +186,9 @@ TEST_P(ShortLoops, ResultsOfTheLoopsAsWritten) {
   prepare(bands);
   const int64_t n = 64;
   for (int64_t o : {int64_t(0), int64_t(48)}) {
-    std::vector<float> a = diagonal_input(n, uint32_t(o + 5));
+    std::vector<float> a = loomtest::lud_diagonal_input(n, uint32_t(o + 5));
     std::vector<float> want = a;
-    diagonal_reference(want, n, o);
+    loomtest::lud_diagonal_reference(want, n, o);
     diagonal(view(a.data(), {n, n}), o);
     for (size_t e = 0; e < a.size(); ++e)
       if (target() == ir::Target::CPU)
