@@ -114,9 +114,4 @@ void LoopRanges::enter(const Variable *var, const Expr &begin, const Expr &end) 
   ranges.push_back(range_of(var, begin, end, fixed));
 }
 
-void LoopRanges::enter(const ParallelFor &loop) {
-  for (size_t k = 0; k < loop.vars.size(); ++k)
-    enter(loop.vars[k].get(), IntConst::make(ScalarType::I64, 0), loop.extents[k]);
-}
-
 } // namespace loom::ir

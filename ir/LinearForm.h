@@ -88,11 +88,10 @@ struct LoopRanges {
   std::vector<Range> ranges;
 
   explicit LoopRanges(const std::vector<Param> &params);
-  // Into a loop over [begin, end); a parallel loop's variables over [0, extent).
+  // Into a loop over [begin, end), and out of the last loop entered. (The passes that use them
+  // run on mapped tasks, whose parallel loops are loops over threads or chunks.)
   void enter(const Variable *var, const Expr &begin, const Expr &end);
-  void enter(const ParallelFor &loop);
-  // Out of the last `count` loops entered (a parallel loop: one for each of its variables).
-  void leave(size_t count = 1) { ranges.resize(ranges.size() - count); }
+  void leave() { ranges.pop_back(); }
 };
 
 } // namespace loom::ir

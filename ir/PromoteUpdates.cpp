@@ -104,12 +104,6 @@ public:
   LoopRanges loops; // around the node being rewritten
 
 protected:
-  Stmt mutate_node(const ParallelFor *n, const Stmt &self) override {
-    loops.enter(*n);
-    Stmt out = Mutator::mutate_node(n, self);
-    loops.leave(n->vars.size());
-    return out;
-  }
   Stmt mutate_node(const For *n, const Stmt &self) override {
     loops.enter(n->var.get(), n->begin, n->end);
     const Range own = loops.ranges.back();

@@ -57,13 +57,6 @@ public:
   explicit ShortLoops(const std::vector<Param> &params) : loops_(params) {}
 
 protected:
-  Stmt mutate_node(const ParallelFor *n, const Stmt &self) override {
-    loops_.enter(*n);
-    Stmt out = Mutator::mutate_node(n, self);
-    loops_.leave(n->vars.size());
-    return out;
-  }
-
   Stmt mutate_node(const For *n, const Stmt &self) override {
     loops_.enter(n->var.get(), n->begin, n->end);
     Stmt inner = Mutator::mutate_node(n, self);
