@@ -909,6 +909,9 @@ struct Task {
   // independent iterations (ir/SerialBlock.cpp), which loops, or why one thread runs them
   // (explain() shows it); empty otherwise.
   std::string serial_block = {};
+  // GPU parallel tasks: the elements each iteration writes and reads back in a sequential loop
+  // that live in a local array for it (ir/StagePrivate.cpp), one line per array, in words.
+  std::vector<std::string> staged = {};
 };
 // A sequential loop of the kernel around parallel loops (`for t in range(T):` enclosing them, at
 // the top level or inside such loops only): tasks [first, last) run in order once for each value

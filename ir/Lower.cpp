@@ -141,6 +141,21 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
     t = lower_reductions(t, out.params);
   dump("lower_reductions", out);
 
+  // GPU: what an iteration writes and reads back in a loop, in a local array (before the mapping,
+  // whose parallel loops still give the iterations' ranges; only the default mapping keeps an
+  // iteration on one thread).
+  if (target == Target::GPU && schedule.mapping == Mapping::Parallel && !kernel.bounds_check &&
+      schedule.loops.empty()) {
+    bool changed = false;
+    for (Task &t : out.tasks) {
+      Task r = stage_private_elements(t, out.params, out.locals);
+      changed = changed || !r.body.same_as(t.body);
+      t = std::move(r);
+    }
+    if (changed)
+      dump("stage_private_elements", out);
+  }
+
   // The kernel's one mapping choice, switched on here only. A task it does not apply to takes
   // the default mapping: block_per_iteration's on the CPU, and the tile schedule's tasks without
   // a 2-D parallel loop (grid-stride loops, as the tiles' launch is not a covering one).

@@ -54,6 +54,13 @@ Task promote_element_updates(const Task &task, const std::vector<Param> &params)
 // step read and dropping their results (ir/ShortLoops.cpp): LLVM then unrolls it whole and its
 // loads issue together instead of one cache latency a step.
 Task run_short_loops_whole(const Task &task, const std::vector<Param> &params);
+// GPU, default mapping, before it: the elements one iteration of a parallel loop writes and reads
+// back in a sequential loop, when the loop's accesses of them lie in a box of at most 32 elements
+// and its other accesses of the array provably outside it, live in a local array for the loop
+// (copied in before it, stores written through; ir/StagePrivate.cpp). The new local arrays are
+// appended to `locals`; Task::staged says which.
+Task stage_private_elements(const Task &task, const std::vector<Param> &params,
+                            std::vector<Shared> &locals);
 
 // Turns a parallel task's ParallelFor into loops over the iterations one worker runs:
 // GPU: grid-stride loops, innermost dimension on threadIdx.x so neighbouring threads touch

@@ -200,6 +200,8 @@ std::string Kernel::explain() const {
       os << "\n";
       for (const std::string &u : task.updates)
         os << "    " << u << "\n";
+      for (const std::string &s : task.staged)
+        os << "    " << s << "\n";
       const LaunchMemo &memo = last.launches;
       if (t < memo.shapes.size() && !memo.shapes[t].reason.empty())
         os << "    last launch: " << memo.shapes[t].to_string()

@@ -40,6 +40,9 @@ Program Generator::run(uint64_t seed) {
   std::mt19937_64 assert_rng(seed * 0x94d049bb133111ebull + 0x2545f4914f6cdd1dull);
   assert_ = std::uniform_real_distribution<double>(0, 1)(assert_rng) < options_.assert_fraction;
   sites_.clear();
+  // And so for recurrences along rows.
+  std::mt19937_64 row_rng(seed * 0x369dea0f31a53f85ull + 0x5bd1e995c3a2d8f1ull);
+  row_ = std::uniform_real_distribution<double>(0, 1)(row_rng) < options_.row_fraction;
   // And so for SIMT kernels.
   std::mt19937_64 simt_rng(seed * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull);
   const bool simt = std::uniform_real_distribution<double>(0, 1)(simt_rng) < options_.simt_fraction;
@@ -261,8 +264,46 @@ Stmt Generator::parallel_loop() {
     body.push_back(Store::make(primary.param, own, expr(value_type(primary.type), 3, ctx)));
   for (int k = 0, n = 1 + pick(options_.max_block); k < n; ++k)
     statement(ctx, body);
+  if (row_ && dims < rank && chance(0.5))
+    row_recurrence(primary, bound, own, ctx, body);
   scope_.clear();
   return ParallelFor::make(vars, extents, Block::make(std::move(body)));
+}
+
+// A recurrence along a free dimension d of the loop's own array: for k in range(c, extent of d)
+// (c of 1 to 3, constant bounds), a[.., k, ..] = a[.., k - c, ..] * u + e, the other free
+// dimensions at constants, e any expression (it may read k). The iteration writes its row and
+// reads back what it wrote (ir/StagePrivate.cpp keeps rows of at most 32 in a local array on the
+// GPU).
+void Generator::row_recurrence(const ArrayInfo &a, const std::vector<int> &bound,
+                               const std::vector<Expr> &own, const Context &ctx,
+                               std::vector<Stmt> &body) {
+  if (a.type != ScalarType::F32 && a.type != ScalarType::F64 && a.type != ScalarType::I32 &&
+      a.type != ScalarType::I64)
+    return;
+  std::vector<int> free;
+  for (int d = 0; d < static_cast<int>(a.shape.size()); ++d)
+    if (std::find(bound.begin(), bound.end(), d) == bound.end())
+      free.push_back(d);
+  const int d = one_of(free);
+  const int64_t c = 1 + pick(3);
+  if (a.shape[d] <= c)
+    return;
+  Var k = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
+  std::vector<Expr> at = own, before = own;
+  for (int e : free) {
+    Expr i = e == d ? VarRef::make(k) : i64c(pick(a.shape[e]));
+    at[e] = i;
+    before[e] = e == d ? bin(BinaryOp::Sub, VarRef::make(k), i64c(c)) : i;
+  }
+  const size_t saved = scope_.size();
+  scope_.push_back({k, false, true, c, a.shape[d] - 1, true});
+  const ScalarType t = value_type(a.type);
+  Expr u = is_float(t) ? FloatConst::make(t, chance(0.5) ? 0.5 : -0.75) : IntConst::make(t, 3);
+  Expr value = bin(BinaryOp::Add, bin(BinaryOp::Mul, Load::make(a.type, a.param, before), u),
+                   expr(t, 2, ctx));
+  scope_.resize(saved);
+  body.push_back(For::make(k, i64c(c), i64c(a.shape[d]), i64c(1), Store::make(a.param, at, value)));
 }
 
 Stmt Generator::matmul_loop() {

@@ -100,6 +100,11 @@ struct GeneratorOptions {
   // 2-D arrays (see Generator.cpp's matmul_loop), drawn apart like complex numbers: the others
   // are the programs their seeds gave before.
   double matmul_fraction = 0.2;
+  // The fraction of programs whose parallel loops may end with a recurrence along a free
+  // dimension of their own array (`a[i, k] = a[i, k - c] * x + y` for k in a constant range: an
+  // iteration's row written and read back, which the GPU keeps in a local array,
+  // ir/StagePrivate.cpp), drawn apart like complex numbers.
+  double row_fraction = 0.2;
   // The fraction of programs whose compiled runs pass arrays as strided views (ViewLayout), and
   // in those the fraction of array arguments that are views: transposed (permuted strides),
   // stepped (1 to 3), padded, reversed (negative strides), from an offset; a few read-only ones

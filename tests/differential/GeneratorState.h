@@ -119,6 +119,8 @@ private:
   // its own choosing (ir/AutoSchedule.cpp). Null when the program has no 2-D output and 2-D
   // inputs to make it of.
   Stmt matmul_loop();
+  void row_recurrence(const ArrayInfo &a, const std::vector<int> &bound,
+                      const std::vector<Expr> &own, const Context &ctx, std::vector<Stmt> &body);
   // A local array of the parallel loop `par` (only in programs with local_): its declaration
   // joins the kernel's, and loops that write every element join `body`.
   void local_array(Parallel &par, const Context &ctx, std::vector<Stmt> &body);
@@ -205,6 +207,7 @@ private:
   bool complex_ = false;          // whether this program has complex numbers
   bool half_ = false;             // whether this program has f16 and bf16 values (not only arrays)
   bool local_ = false;            // whether this program's parallel loops may have local arrays
+  bool row_ = false;              // whether this program's parallel loops may walk rows
   bool matmul_ = false;           // whether this program ends with a loop of the matmul form
   std::vector<Shared> locals_;    // the kernel's local arrays
   bool philox_ = false;           // whether this program has Philox generators

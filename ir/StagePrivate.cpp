@@ -1,0 +1,517 @@
+// GPU: the elements that one iteration of a parallel loop writes and reads back in a sequential
+// loop, when they lie in a small box the loop's variables walk, live in a local array for the
+// loop: copied in before it, read from it, and written to it and to the array at each store.
+//
+//   for chunk, j in parallel(...):                    for chunk, j in parallel(...):
+//     col = o + 16 * (chunk + 1)                        col = o + 16 * (chunk + 1)
+//     for i in range(16):                       =>      stage[r] = a[o + r, col + j]   (r < 16)
+//       s = 0                                           for i in range(16):
+//       for k in range(i):                                s = 0
+//         s += a[o + i, o + k] * a[o + k, col + j]         for k in range(i):
+//       a[o + i, col + j] -= s                               s += a[o + i, o + k] * stage[k]
+//                                                          t = stage[i] - s
+//                                                          stage[i] = t; a[o + i, col + j] = t
+//
+// Rodinia's lud solves its perimeter blocks so, a thread per column or row: each of its 16 rows
+// reads the elements the rows before it stored, and on the GPU each such read went back to the
+// L2 cache (a store does not keep the line in L1), about a microsecond a row. From the local
+// array (registers, or local memory in L1) the reads take a few cycles; the stores still go out,
+// and no other read waits for them.
+//
+// The box is found from the indices, affine in the loops' variables (ir/LinearForm.h): taking one
+// store's indices as the base (their terms in variables the loop does not change), every access
+// of the array in the loop is either the base plus terms in the loop's own variables, bounded by
+// their ranges (in the box), or provably outside the box in some dimension over the ranges of
+// every loop around it, the parallel loop's included (`o + k < col + j` above, as k < 15 and
+// col >= o + 16). Locals declared once from such variables (`col`) read as their definitions.
+// Every store must be in the box, which holds at most 32 elements; updates in place (`+=` that
+// lower_reductions left a Reduce or made atomic) rule the array out. The copy-in reads every
+// element of the box whose indices are within the array's extents, so it reads no element out of
+// range; elements the loop never reads are read and not used. Results are unchanged, bit for bit:
+// each read gets the value the array holds (the iteration alone writes the box's elements it
+// stores; another iteration writing them would be a race in the program itself). Not on the CPU
+// (its L1 cache forwards a store to the next load), not under bounds checks (which report the
+// first bad index where the program makes it), and only under the default mapping (the tile
+// schedule and block_per_iteration do not keep an iteration on one thread).
+#include "ir/Build.h"
+#include "ir/LinearForm.h"
+#include "ir/Mutator.h"
+#include "ir/Passes.h"
+#include "ir/Printer.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace loom::ir {
+
+namespace {
+
+// The most elements a box may hold: lud's 16 with room for a row of 32 (registers when the
+// loop's indices become constants, else the thread's local memory).
+constexpr int64_t most_elements = 32;
+
+// Locals declared once from loop variables, parameters and other such locals, never assigned:
+// their definitions stand in for them in the indices the pass compares.
+class Expand : public Mutator {
+public:
+  std::map<const Variable *, Expr> definitions;
+
+protected:
+  Expr mutate_node(const VarRef *n, const Expr &self) override {
+    auto d = definitions.find(n->var.get());
+    return d == definitions.end() ? self : d->second;
+  }
+};
+
+// Whether an expression reads memory or anything else that a loop may change under it.
+struct ReadsState : Visitor {
+  bool found = false;
+  void visit_node(const Load *) override { found = true; }
+  void visit_node(const SharedLoad *) override { found = true; }
+  void visit_node(const Call *) override { found = true; }
+  void visit_node(const WarpOp *) override { found = true; }
+  void visit_node(const SpecialReg *) override { found = true; }
+};
+
+// The variables an expression names.
+struct Names : Visitor {
+  std::set<const Variable *> vars;
+  void visit_node(const VarRef *n) override { vars.insert(n->var.get()); }
+};
+
+// A Linear back as an i64 expression.
+Expr expr_of(const Linear &l) {
+  Expr e;
+  for (const auto &[atom, k] : l.terms) {
+    if (k == 0)
+      continue;
+    Expr a = atom.type() == ScalarType::I64 ? atom : to_i64(atom);
+    a = k == 1 ? a : mul(i64(k), a);
+    e = e.defined() ? add(e, a) : a;
+  }
+  if (!e.defined())
+    return i64(l.constant);
+  return l.constant == 0 ? e : add(e, i64(l.constant));
+}
+
+// One access of the array in the loop: its indices, expanded, and the ranges around it.
+struct Access {
+  const void *node;
+  bool store;
+  std::vector<Linear> index;
+  std::vector<Range> ranges;
+};
+
+// The loop's accesses of one array, and what rules the array out.
+struct Accesses : Visitor {
+  int array;
+  const Expand *expand;
+  std::vector<Range> ranges;          // around the node being visited
+  std::set<const Variable *> fixed;   // variables loop bounds may name
+  std::set<const Variable *> inner;   // the loops' variables, this loop's and those inside
+  std::set<const Variable *> changed; // variables the loop declares or assigns
+  std::vector<Access> found;
+  bool ok = true;
+
+  Linear index_form(const Expr &e) const { return linear(const_cast<Expand *>(expand)->mutate(e)); }
+  void add(const void *node, bool store, const std::vector<Expr> &indices) {
+    Access a{node, store, {}, ranges};
+    for (const Expr &i : indices)
+      a.index.push_back(index_form(i));
+    found.push_back(std::move(a));
+  }
+  void visit_node(const Load *n) override {
+    if (n->array == array)
+      add(n, false, n->indices);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Store *n) override {
+    if (n->array == array)
+      add(n, true, n->indices);
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Reduce *n) override {
+    ok = ok && n->array != array;
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Atomic *n) override {
+    ok = ok && n->array != array;
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Declare *n) override {
+    changed.insert(n->var.get());
+    Visitor::visit_node(n);
+  }
+  void visit_node(const Assign *n) override {
+    changed.insert(n->var.get());
+    Visitor::visit_node(n);
+  }
+  void visit_node(const For *n) override {
+    changed.insert(n->var.get());
+    inner.insert(n->var.get());
+    visit(n->begin);
+    visit(n->end);
+    visit(n->step);
+    auto *ex = const_cast<Expand *>(expand);
+    fixed.insert(n->var.get());
+    ranges.push_back(range_of(n->var.get(), ex->mutate(n->begin), ex->mutate(n->end), fixed));
+    if (!is_int_const(n->step, 1))
+      ranges.back() = Range{nullptr, {}, {}};
+    visit(n->body);
+    ranges.pop_back();
+  }
+};
+
+// The box: per dimension, the base (terms the loop does not change) and the offsets from it
+// that the loop's accesses in the box take, [lo, hi].
+struct Box {
+  std::vector<Linear> base;
+  std::vector<int64_t> lo, hi;
+  int64_t size() const {
+    int64_t n = 1;
+    for (size_t d = 0; d < lo.size(); ++d)
+      n *= hi[d] - lo[d] + 1;
+    return n;
+  }
+};
+
+class StagePrivate : public Mutator {
+public:
+  StagePrivate(const std::vector<Param> &params, std::vector<Shared> &locals,
+               std::vector<std::string> &staged)
+      : params_(params), locals_(locals), staged_(staged) {
+    for (const Param &p : params)
+      if (p.var)
+        fixed_.insert(p.var.get());
+  }
+  std::set<const Variable *> assigned; // anywhere in the task
+
+protected:
+  Stmt mutate_node(const ParallelFor *n, const Stmt &self) override {
+    for (size_t d = 0; d < n->vars.size(); ++d) {
+      fixed_.insert(n->vars[d].get());
+      ranges_.push_back(range_of(n->vars[d].get(), i64(0), expand_.mutate(n->extents[d]), fixed_));
+    }
+    ++parallel_;
+    Stmt out = Mutator::mutate_node(n, self);
+    --parallel_;
+    ranges_.resize(ranges_.size() - n->vars.size());
+    return out;
+  }
+  Stmt mutate_node(const Declare *n, const Stmt &self) override {
+    ReadsState reads;
+    reads.visit(n->init);
+    Names names;
+    names.visit(n->init);
+    bool fixed = true;
+    for (const Variable *v : names.vars)
+      fixed = fixed && (fixed_.count(v) || expand_.definitions.count(v));
+    if (parallel_ > 0 && fixed && !reads.found && !assigned.count(n->var.get()) &&
+        is_int(n->var->type))
+      expand_.definitions[n->var.get()] = expand_.mutate(n->init);
+    return Mutator::mutate_node(n, self);
+  }
+  Stmt mutate_node(const For *n, const Stmt &self) override {
+    if (parallel_ == 0)
+      return Mutator::mutate_node(n, self);
+    Stmt loop = self;
+    std::vector<Stmt> before;
+    std::set<int> tried;
+    struct Stores : Visitor {
+      std::vector<int> arrays;
+      void visit_node(const Store *s) override {
+        arrays.push_back(s->array);
+        Visitor::visit_node(s);
+      }
+    } stores;
+    stores.visit(n->body);
+    for (int array : stores.arrays)
+      if (tried.insert(array).second)
+        stage(array, loop, before);
+    // The loops inside, for the arrays not staged here.
+    auto *l = loop.as<For>();
+    fixed_.insert(l->var.get());
+    ranges_.push_back(
+        range_of(l->var.get(), expand_.mutate(l->begin), expand_.mutate(l->end), fixed_));
+    if (!is_int_const(l->step, 1))
+      ranges_.back() = Range{nullptr, {}, {}};
+    Stmt body = mutate(l->body);
+    ranges_.pop_back();
+    if (!body.same_as(l->body))
+      loop = For::make(l->var, l->begin, l->end, l->step, body);
+    if (before.empty())
+      return loop;
+    before.push_back(loop);
+    return Block::make(std::move(before));
+  }
+
+private:
+  // Stages `array`'s box in `loop` when it has one: the copy-in goes to `before`.
+  void stage(int array, Stmt &loop, std::vector<Stmt> &before) {
+    const Param &p = params_[static_cast<size_t>(array)];
+    if (p.type != ScalarType::F32 && p.type != ScalarType::F64 && p.type != ScalarType::I32 &&
+        p.type != ScalarType::I64)
+      return;
+    const std::string loop_var = loop.as<For>()->var->name;
+    Accesses acc;
+    acc.array = array;
+    acc.expand = &expand_;
+    acc.ranges = ranges_;
+    acc.fixed = fixed_;
+    acc.visit(loop);
+    if (!acc.ok || acc.found.empty())
+      return;
+
+    // The base: the first store's terms in variables the loop does not change, which must read
+    // no memory.
+    const Access *first = nullptr;
+    for (const Access &a : acc.found)
+      if (a.store && !first)
+        first = &a;
+    Box box;
+    for (const Linear &index : first->index) {
+      Linear base;
+      base.constant = index.constant;
+      for (const auto &[atom, k] : index.terms) {
+        if (k == 0 || (atom.as<VarRef>() && acc.inner.count(atom.as<VarRef>()->var.get())))
+          continue;
+        ReadsState reads;
+        reads.visit(atom);
+        Names names;
+        names.visit(atom);
+        for (const Variable *v : names.vars)
+          if (acc.changed.count(v))
+            return;
+        if (reads.found || !index.exact)
+          return;
+        base.terms.emplace_back(atom, k);
+      }
+      box.base.push_back(base);
+    }
+    const size_t rank = box.base.size();
+
+    // The offsets from the base: in the box when only the loops' own variables remain.
+    auto offset = [&](const Access &a, size_t d) {
+      Linear off = a.index[d];
+      off.add(box.base[d], -1);
+      return off;
+    };
+    auto in_box = [&](const Access &a, std::vector<int64_t> &lo, std::vector<int64_t> &hi) {
+      for (size_t d = 0; d < rank; ++d) {
+        Linear off = offset(a, d);
+        for (const auto &[atom, k] : off.terms)
+          if (k != 0 && !(atom.as<VarRef>() && acc.inner.count(atom.as<VarRef>()->var.get())))
+            return false;
+        Linear minus;
+        minus.add(off, -1);
+        std::optional<int64_t> most = max_of(off, a.ranges), least = max_of(minus, a.ranges);
+        if (!most || !least)
+          return false;
+        lo.push_back(-*least);
+        hi.push_back(*most);
+      }
+      return true;
+    };
+    std::vector<bool> own(acc.found.size(), false);
+    std::set<const void *> own_nodes;
+    bool reads = false, writes = false;
+    for (size_t k = 0; k < acc.found.size(); ++k) {
+      std::vector<int64_t> lo, hi;
+      if (!in_box(acc.found[k], lo, hi)) {
+        if (acc.found[k].store)
+          return;
+        continue;
+      }
+      own[k] = true;
+      own_nodes.insert(acc.found[k].node);
+      (acc.found[k].store ? writes : reads) = true;
+      if (box.lo.empty()) {
+        box.lo = lo;
+        box.hi = hi;
+      }
+      for (size_t d = 0; d < rank; ++d) {
+        box.lo[d] = std::min(box.lo[d], lo[d]);
+        box.hi[d] = std::max(box.hi[d], hi[d]);
+      }
+    }
+    // Worth it when the loop reads back what it stored: some read in the box is of other
+    // indices than every store's (an element read and then updated at the same indices, as
+    // `y[r, i] += x[r]`, takes no round trip).
+    auto same = [&](const Access &a, const Access &b) {
+      for (size_t d = 0; d < rank; ++d) {
+        Linear diff = a.index[d];
+        diff.add(b.index[d], -1);
+        if (!diff.exact || !diff.constant_only() || diff.constant != 0)
+          return false;
+      }
+      return true;
+    };
+    bool reads_back = false;
+    for (size_t k = 0; k < acc.found.size(); ++k) {
+      if (!own[k] || acc.found[k].store)
+        continue;
+      bool at_a_store = false;
+      for (size_t s = 0; s < acc.found.size(); ++s)
+        at_a_store = at_a_store || (acc.found[s].store && same(acc.found[k], acc.found[s]));
+      reads_back = reads_back || !at_a_store;
+    }
+    if (!reads || !writes || !reads_back)
+      return;
+    for (size_t d = 0; d < rank; ++d)
+      if (box.hi[d] - box.lo[d] + 1 > most_elements)
+        return;
+    if (box.size() > most_elements)
+      return;
+    // Every other access is outside the box in some dimension.
+    for (size_t k = 0; k < acc.found.size(); ++k) {
+      if (own[k])
+        continue;
+      bool outside = false;
+      for (size_t d = 0; d < rank && !outside; ++d) {
+        Linear off = offset(acc.found[k], d), minus;
+        minus.add(off, -1);
+        std::optional<int64_t> most = max_of(off, acc.found[k].ranges),
+                               least = max_of(minus, acc.found[k].ranges);
+        outside = (most && *most < box.lo[d]) || (least && -*least > box.hi[d]);
+      }
+      if (!outside)
+        return;
+    }
+
+    // The local array, its copy-in and the loop's accesses rewritten.
+    Shared local =
+        make_local_array(p.name + "_staged" + std::to_string(locals_.size()), p.type, {box.size()});
+    locals_.push_back(local);
+    std::vector<int64_t> stride(rank, 1);
+    for (size_t d = rank - 1; d-- > 0;)
+      stride[d] = stride[d + 1] * (box.hi[d + 1] - box.lo[d + 1] + 1);
+    // for r in 0 .. size: local[r] = array[base + lo + the offsets of slot r], each index clamped
+    // to the array's extent (a slot out of range is one the loop never reads), under `if` the
+    // array has elements. A loop of constant count with no branch in it: LLVM unrolls it whole
+    // and the loads issue together.
+    Var r = make_var(local->name + "_slot", ScalarType::I64);
+    std::vector<Expr> at;
+    Expr inside;
+    for (size_t d = 0; d < rank; ++d) {
+      Linear i = box.base[d];
+      i.plus(i.constant, box.lo[d]);
+      const int64_t extent = box.hi[d] - box.lo[d] + 1;
+      Expr step = var_ref(r);
+      if (stride[d] > 1)
+        step = div(step, i64(stride[d]));
+      if (extent < box.size() / stride[d])
+        step = mod(step, i64(extent));
+      Expr index = extent == 1 ? expr_of(i) : add(expr_of(i), step);
+      at.push_back(min(max(index, i64(0)), sub(ArrayExtent::make(array, int(d)), i64(1))));
+      Expr ok = lt(i64(0), ArrayExtent::make(array, int(d)));
+      inside = inside.defined() ? logical_and(inside, ok) : ok;
+    }
+    before.push_back(IfThenElse::make(
+        inside, For::make(r, i64(0), i64(box.size()), i64(1),
+                          SharedStore::make(local, {var_ref(r)}, Load::make(p.type, array, at)))));
+
+    class Rewrite : public Mutator {
+    public:
+      int array;
+      Shared local;
+      std::function<std::optional<Expr>(const void *, const std::vector<Expr> &)> slot;
+
+    protected:
+      Expr mutate_node(const Load *n, const Expr &self) override {
+        if (n->array == array)
+          if (std::optional<Expr> s = slot(n, n->indices))
+            return SharedLoad::make(local, {*s});
+        return Mutator::mutate_node(n, self);
+      }
+      Stmt mutate_node(const Store *n, const Stmt &self) override {
+        if (n->array != array)
+          return Mutator::mutate_node(n, self);
+        std::optional<Expr> s = slot(n, n->indices);
+        if (!s)
+          return Mutator::mutate_node(n, self);
+        Expr value = mutate(n->value);
+        Var v = make_var(local->name + "_value", value.type());
+        return Block::make({Declare::make(v, value), SharedStore::make(local, {*s}, var_ref(v)),
+                            Store::make(n->array, n->indices, var_ref(v))});
+      }
+    } rewrite;
+    rewrite.array = array;
+    rewrite.local = local;
+    // An access's slot in the box, when it is in it (the same test as above, by its indices).
+    rewrite.slot = [&](const void *node, const std::vector<Expr> &indices) -> std::optional<Expr> {
+      if (!own_nodes.count(node))
+        return std::nullopt;
+      Expr flat = i64(0);
+      for (size_t d = 0; d < rank; ++d) {
+        Linear off = linear(expand_.mutate(indices[d]));
+        off.add(box.base[d], -1);
+        off.plus(off.constant, -box.lo[d]);
+        flat = add(flat, stride[d] == 1 ? expr_of(off) : mul(i64(stride[d]), expr_of(off)));
+      }
+      return flat;
+    };
+    loop = rewrite.mutate(loop);
+
+    // [r, 0..23], [o + 0..15, col + j]: each dimension's base and the offsets the loop takes.
+    std::string box_text;
+    for (size_t d = 0; d < rank; ++d) {
+      const std::string offsets = std::to_string(box.lo[d]) + ".." + std::to_string(box.hi[d]);
+      Linear base = box.base[d];
+      box_text += d ? ", " : "";
+      if (box.hi[d] == box.lo[d]) {
+        base.plus(base.constant, box.lo[d]);
+        box_text += to_string(expr_of(base), params_);
+      } else if (base.constant_only() && base.constant == 0) {
+        box_text += offsets;
+      } else {
+        box_text += to_string(expr_of(base), params_) + " + " + offsets;
+      }
+    }
+    staged_.push_back("array " + p.name + ": the " + std::to_string(box.size()) + " elements [" +
+                      box_text +
+                      "] that each iteration writes and reads back in "
+                      "its loop over " +
+                      loop_var + " are kept in a local array (" + local->name +
+                      "), the stores still written through");
+  }
+
+  const std::vector<Param> &params_;
+  std::vector<Shared> &locals_;
+  std::vector<std::string> &staged_;
+  Expand expand_;
+  std::set<const Variable *> fixed_;
+  std::vector<Range> ranges_;
+  int parallel_ = 0;
+};
+
+} // namespace
+
+Task stage_private_elements(const Task &task, const std::vector<Param> &params,
+                            std::vector<Shared> &locals) {
+  if (task.kind != TaskKind::Parallel)
+    return task;
+  struct Assigned : Visitor {
+    std::set<const Variable *> vars;
+    void visit_node(const Assign *n) override {
+      vars.insert(n->var.get());
+      Visitor::visit_node(n);
+    }
+    void visit_node(const Atomic *n) override {
+      if (n->result)
+        vars.insert(n->result.get());
+      Visitor::visit_node(n);
+    }
+  } assigned;
+  assigned.visit(task.body);
+  Task out = task;
+  StagePrivate stage(params, locals, out.staged);
+  stage.assigned = std::move(assigned.vars);
+  out.body = stage.mutate(task.body);
+  return out;
+}
+
+} // namespace loom::ir
