@@ -171,11 +171,197 @@ struct Accesses : Visitor {
 struct Box {
   std::vector<Linear> base;
   std::vector<int64_t> lo, hi;
+  size_t rank() const { return base.size(); }
+  int64_t extent(size_t d) const { return hi[d] - lo[d] + 1; }
   int64_t size() const {
     int64_t n = 1;
     for (size_t d = 0; d < lo.size(); ++d)
-      n *= hi[d] - lo[d] + 1;
+      n *= extent(d);
     return n;
+  }
+  // The box's elements in a row-major order: slot r's offset in dimension d is r / stride(d) %
+  // extent(d).
+  int64_t stride(size_t d) const {
+    int64_t s = 1;
+    for (size_t e = d + 1; e < rank(); ++e)
+      s *= extent(e);
+    return s;
+  }
+  // The offset of an index from the base, in dimension d.
+  Linear offset(const Linear &index, size_t d) const {
+    Linear off = index;
+    off.add(base[d], -1);
+    return off;
+  }
+  // An access's slot, from its indices' offsets (whose terms remain as they are).
+  Expr slot(const std::vector<Linear> &index) const {
+    Expr flat;
+    for (size_t d = 0; d < rank(); ++d) {
+      Linear off = offset(index[d], d);
+      off.plus(off.constant, -lo[d]);
+      Expr e = stride(d) == 1 ? expr_of(off) : mul(i64(stride(d)), expr_of(off));
+      flat = flat.defined() ? add(flat, e) : e;
+    }
+    return flat;
+  }
+  // The indices of slot `r` (an i64 expression) in `array`, each clamped to the array's extent
+  // (a slot out of range is one no access reads), and whether the array has elements at all.
+  std::vector<Expr> indices_of(const Expr &r, int array, Expr &nonempty) const {
+    std::vector<Expr> at;
+    for (size_t d = 0; d < rank(); ++d) {
+      Linear i = base[d];
+      i.plus(i.constant, lo[d]);
+      Expr step = r;
+      if (stride(d) > 1)
+        step = div(step, i64(stride(d)));
+      if (extent(d) < size() / stride(d))
+        step = mod(step, i64(extent(d)));
+      Expr index = extent(d) == 1 ? expr_of(i) : add(expr_of(i), step);
+      at.push_back(min(max(index, i64(0)), sub(ArrayExtent::make(array, int(d)), i64(1))));
+      Expr ok = lt(i64(0), ArrayExtent::make(array, int(d)));
+      nonempty = nonempty.defined() ? logical_and(nonempty, ok) : ok;
+    }
+    return at;
+  }
+  // [r, 0..23], [o + 0..15, col + j]: each dimension's base and the offsets the accesses take.
+  std::string to_text(const std::vector<Param> &params) const {
+    std::string text;
+    for (size_t d = 0; d < rank(); ++d) {
+      const std::string offsets = std::to_string(lo[d]) + ".." + std::to_string(hi[d]);
+      Linear b = base[d];
+      text += d ? ", " : "";
+      if (hi[d] == lo[d]) {
+        b.plus(b.constant, lo[d]);
+        text += to_string(expr_of(b), params);
+      } else if (b.constant_only() && b.constant == 0) {
+        text += offsets;
+      } else {
+        text += to_string(expr_of(b), params) + " + " + offsets;
+      }
+    }
+    return "[" + text + "]";
+  }
+};
+
+bool is_inner(const Expr &atom, const Accesses &acc) {
+  auto *v = atom.as<VarRef>();
+  return v && acc.inner.count(v->var.get());
+}
+
+// The base from an access's indices: their terms in variables the region does not change,
+// which must read no memory. False when there is none.
+bool make_base(const Accesses &acc, const Access &first, Box &box) {
+  for (const Linear &index : first.index) {
+    Linear base;
+    base.constant = index.constant;
+    if (!index.exact)
+      return false;
+    for (const auto &[atom, k] : index.terms) {
+      if (k == 0 || is_inner(atom, acc))
+        continue;
+      ReadsState reads;
+      reads.visit(atom);
+      Names names;
+      names.visit(atom);
+      for (const Variable *v : names.vars)
+        if (acc.changed.count(v))
+          return false;
+      if (reads.found)
+        return false;
+      base.terms.emplace_back(atom, k);
+    }
+    box.base.push_back(base);
+  }
+  return true;
+}
+
+// Whether an access is the base plus terms in the region's own variables, and its offsets' range.
+bool in_box(const Accesses &acc, const Box &box, const Access &a, std::vector<int64_t> &lo,
+            std::vector<int64_t> &hi) {
+  for (size_t d = 0; d < box.rank(); ++d) {
+    Linear off = box.offset(a.index[d], d);
+    for (const auto &[atom, k] : off.terms)
+      if (k != 0 && !is_inner(atom, acc))
+        return false;
+    Linear minus;
+    minus.add(off, -1);
+    std::optional<int64_t> most = max_of(off, a.ranges), least = max_of(minus, a.ranges);
+    if (!most || !least)
+      return false;
+    lo.push_back(-*least);
+    hi.push_back(*most);
+  }
+  return true;
+}
+
+// Widens the box to take an access's offsets.
+void widen(Box &box, const std::vector<int64_t> &lo, const std::vector<int64_t> &hi) {
+  if (box.lo.empty()) {
+    box.lo = lo;
+    box.hi = hi;
+  }
+  for (size_t d = 0; d < box.rank(); ++d) {
+    box.lo[d] = std::min(box.lo[d], lo[d]);
+    box.hi[d] = std::max(box.hi[d], hi[d]);
+  }
+}
+
+// Whether some read in the box is of other indices than every store's: the region reads back
+// what it stored (an element read and then updated at the same indices, as `y[r, i] += x[r]`,
+// takes no round trip).
+bool reads_back(const Accesses &acc, const std::vector<bool> &in) {
+  auto same = [&](const Access &a, const Access &b) {
+    for (size_t d = 0; d < a.index.size(); ++d) {
+      Linear diff = a.index[d];
+      diff.add(b.index[d], -1);
+      if (!diff.exact || !diff.constant_only() || diff.constant != 0)
+        return false;
+    }
+    return true;
+  };
+  for (size_t k = 0; k < acc.found.size(); ++k) {
+    if (!in[k] || acc.found[k].store)
+      continue;
+    bool at_a_store = false;
+    for (size_t s = 0; s < acc.found.size(); ++s)
+      at_a_store = at_a_store || (acc.found[s].store && same(acc.found[k], acc.found[s]));
+    if (!at_a_store)
+      return true;
+  }
+  return false;
+}
+
+bool stageable(ScalarType t) {
+  return t == ScalarType::F32 || t == ScalarType::F64 || t == ScalarType::I32 ||
+         t == ScalarType::I64;
+}
+
+// The region's reads and writes of `array` rewritten to `staged`: a read in the box reads its
+// slot, a store writes its slot and the array. `slot` gives an access's slot, or none for an
+// access left as it is.
+class UseStaged : public Mutator {
+public:
+  int array;
+  Shared staged;
+  std::function<std::optional<Expr>(const void *, const std::vector<Expr> &)> slot;
+
+protected:
+  Expr mutate_node(const Load *n, const Expr &self) override {
+    if (n->array == array)
+      if (std::optional<Expr> s = slot(n, n->indices))
+        return SharedLoad::make(staged, {*s});
+    return Mutator::mutate_node(n, self);
+  }
+  Stmt mutate_node(const Store *n, const Stmt &self) override {
+    if (n->array != array)
+      return Mutator::mutate_node(n, self);
+    std::optional<Expr> s = slot(n, n->indices);
+    if (!s)
+      return Mutator::mutate_node(n, self);
+    Expr value = mutate(n->value);
+    Var v = make_var(staged->name + "_value", value.type());
+    return Block::make({Declare::make(v, value), SharedStore::make(staged, {*s}, var_ref(v)),
+                        Store::make(n->array, n->indices, var_ref(v))});
   }
 };
 
@@ -253,8 +439,7 @@ private:
   // Stages `array`'s box in `loop` when it has one: the copy-in goes to `before`.
   void stage(int array, Stmt &loop, std::vector<Stmt> &before) {
     const Param &p = params_[static_cast<size_t>(array)];
-    if (p.type != ScalarType::F32 && p.type != ScalarType::F64 && p.type != ScalarType::I32 &&
-        p.type != ScalarType::I64)
+    if (!stageable(p.type))
       return;
     const std::string loop_var = loop.as<For>()->var->name;
     Accesses acc;
@@ -266,113 +451,38 @@ private:
     if (!acc.ok || acc.found.empty())
       return;
 
-    // The base: the first store's terms in variables the loop does not change, which must read
-    // no memory.
+    // The base: the first store's.
     const Access *first = nullptr;
     for (const Access &a : acc.found)
       if (a.store && !first)
         first = &a;
     Box box;
-    for (const Linear &index : first->index) {
-      Linear base;
-      base.constant = index.constant;
-      for (const auto &[atom, k] : index.terms) {
-        if (k == 0 || (atom.as<VarRef>() && acc.inner.count(atom.as<VarRef>()->var.get())))
-          continue;
-        ReadsState reads;
-        reads.visit(atom);
-        Names names;
-        names.visit(atom);
-        for (const Variable *v : names.vars)
-          if (acc.changed.count(v))
-            return;
-        if (reads.found || !index.exact)
-          return;
-        base.terms.emplace_back(atom, k);
-      }
-      box.base.push_back(base);
-    }
-    const size_t rank = box.base.size();
-
-    // The offsets from the base: in the box when only the loops' own variables remain.
-    auto offset = [&](const Access &a, size_t d) {
-      Linear off = a.index[d];
-      off.add(box.base[d], -1);
-      return off;
-    };
-    auto in_box = [&](const Access &a, std::vector<int64_t> &lo, std::vector<int64_t> &hi) {
-      for (size_t d = 0; d < rank; ++d) {
-        Linear off = offset(a, d);
-        for (const auto &[atom, k] : off.terms)
-          if (k != 0 && !(atom.as<VarRef>() && acc.inner.count(atom.as<VarRef>()->var.get())))
-            return false;
-        Linear minus;
-        minus.add(off, -1);
-        std::optional<int64_t> most = max_of(off, a.ranges), least = max_of(minus, a.ranges);
-        if (!most || !least)
-          return false;
-        lo.push_back(-*least);
-        hi.push_back(*most);
-      }
-      return true;
-    };
-    std::vector<bool> own(acc.found.size(), false);
-    std::set<const void *> own_nodes;
+    if (!make_base(acc, *first, box))
+      return;
+    std::vector<bool> in(acc.found.size(), false);
+    std::set<const void *> in_nodes;
     bool reads = false, writes = false;
     for (size_t k = 0; k < acc.found.size(); ++k) {
       std::vector<int64_t> lo, hi;
-      if (!in_box(acc.found[k], lo, hi)) {
+      if (!in_box(acc, box, acc.found[k], lo, hi)) {
         if (acc.found[k].store)
           return;
         continue;
       }
-      own[k] = true;
-      own_nodes.insert(acc.found[k].node);
+      in[k] = true;
+      in_nodes.insert(acc.found[k].node);
       (acc.found[k].store ? writes : reads) = true;
-      if (box.lo.empty()) {
-        box.lo = lo;
-        box.hi = hi;
-      }
-      for (size_t d = 0; d < rank; ++d) {
-        box.lo[d] = std::min(box.lo[d], lo[d]);
-        box.hi[d] = std::max(box.hi[d], hi[d]);
-      }
+      widen(box, lo, hi);
     }
-    // Worth it when the loop reads back what it stored: some read in the box is of other
-    // indices than every store's (an element read and then updated at the same indices, as
-    // `y[r, i] += x[r]`, takes no round trip).
-    auto same = [&](const Access &a, const Access &b) {
-      for (size_t d = 0; d < rank; ++d) {
-        Linear diff = a.index[d];
-        diff.add(b.index[d], -1);
-        if (!diff.exact || !diff.constant_only() || diff.constant != 0)
-          return false;
-      }
-      return true;
-    };
-    bool reads_back = false;
-    for (size_t k = 0; k < acc.found.size(); ++k) {
-      if (!own[k] || acc.found[k].store)
-        continue;
-      bool at_a_store = false;
-      for (size_t s = 0; s < acc.found.size(); ++s)
-        at_a_store = at_a_store || (acc.found[s].store && same(acc.found[k], acc.found[s]));
-      reads_back = reads_back || !at_a_store;
-    }
-    if (!reads || !writes || !reads_back)
-      return;
-    for (size_t d = 0; d < rank; ++d)
-      if (box.hi[d] - box.lo[d] + 1 > most_elements)
-        return;
-    if (box.size() > most_elements)
+    if (!reads || !writes || !reads_back(acc, in) || box.size() > most_elements)
       return;
     // Every other access is outside the box in some dimension.
     for (size_t k = 0; k < acc.found.size(); ++k) {
-      if (own[k])
+      if (in[k])
         continue;
       bool outside = false;
-      for (size_t d = 0; d < rank && !outside; ++d) {
-        Linear off = offset(acc.found[k], d), minus;
+      for (size_t d = 0; d < box.rank() && !outside; ++d) {
+        Linear off = box.offset(acc.found[k].index[d], d), minus;
         minus.add(off, -1);
         std::optional<int64_t> most = max_of(off, acc.found[k].ranges),
                                least = max_of(minus, acc.found[k].ranges);
@@ -382,100 +492,36 @@ private:
         return;
     }
 
-    // The local array, its copy-in and the loop's accesses rewritten.
+    // The local array, its copy-in and the loop's accesses rewritten. The copy-in: for r in
+    // 0 .. size, local[r] = array[base + lo + the offsets of slot r], under `if` the array has
+    // elements; a loop of constant count with no branch in it, which LLVM unrolls whole: the
+    // loads issue together.
     Shared local =
         make_local_array(p.name + "_staged" + std::to_string(locals_.size()), p.type, {box.size()});
     locals_.push_back(local);
-    std::vector<int64_t> stride(rank, 1);
-    for (size_t d = rank - 1; d-- > 0;)
-      stride[d] = stride[d + 1] * (box.hi[d + 1] - box.lo[d + 1] + 1);
-    // for r in 0 .. size: local[r] = array[base + lo + the offsets of slot r], each index clamped
-    // to the array's extent (a slot out of range is one the loop never reads), under `if` the
-    // array has elements. A loop of constant count with no branch in it: LLVM unrolls it whole
-    // and the loads issue together.
     Var r = make_var(local->name + "_slot", ScalarType::I64);
-    std::vector<Expr> at;
-    Expr inside;
-    for (size_t d = 0; d < rank; ++d) {
-      Linear i = box.base[d];
-      i.plus(i.constant, box.lo[d]);
-      const int64_t extent = box.hi[d] - box.lo[d] + 1;
-      Expr step = var_ref(r);
-      if (stride[d] > 1)
-        step = div(step, i64(stride[d]));
-      if (extent < box.size() / stride[d])
-        step = mod(step, i64(extent));
-      Expr index = extent == 1 ? expr_of(i) : add(expr_of(i), step);
-      at.push_back(min(max(index, i64(0)), sub(ArrayExtent::make(array, int(d)), i64(1))));
-      Expr ok = lt(i64(0), ArrayExtent::make(array, int(d)));
-      inside = inside.defined() ? logical_and(inside, ok) : ok;
-    }
+    Expr nonempty;
+    std::vector<Expr> at = box.indices_of(var_ref(r), array, nonempty);
     before.push_back(IfThenElse::make(
-        inside, For::make(r, i64(0), i64(box.size()), i64(1),
-                          SharedStore::make(local, {var_ref(r)}, Load::make(p.type, array, at)))));
-
-    class Rewrite : public Mutator {
-    public:
-      int array;
-      Shared local;
-      std::function<std::optional<Expr>(const void *, const std::vector<Expr> &)> slot;
-
-    protected:
-      Expr mutate_node(const Load *n, const Expr &self) override {
-        if (n->array == array)
-          if (std::optional<Expr> s = slot(n, n->indices))
-            return SharedLoad::make(local, {*s});
-        return Mutator::mutate_node(n, self);
-      }
-      Stmt mutate_node(const Store *n, const Stmt &self) override {
-        if (n->array != array)
-          return Mutator::mutate_node(n, self);
-        std::optional<Expr> s = slot(n, n->indices);
-        if (!s)
-          return Mutator::mutate_node(n, self);
-        Expr value = mutate(n->value);
-        Var v = make_var(local->name + "_value", value.type());
-        return Block::make({Declare::make(v, value), SharedStore::make(local, {*s}, var_ref(v)),
-                            Store::make(n->array, n->indices, var_ref(v))});
-      }
-    } rewrite;
+        nonempty,
+        For::make(r, i64(0), i64(box.size()), i64(1),
+                  SharedStore::make(local, {var_ref(r)}, Load::make(p.type, array, at)))));
+    UseStaged rewrite;
     rewrite.array = array;
-    rewrite.local = local;
-    // An access's slot in the box, when it is in it (the same test as above, by its indices).
+    rewrite.staged = local;
     rewrite.slot = [&](const void *node, const std::vector<Expr> &indices) -> std::optional<Expr> {
-      if (!own_nodes.count(node))
+      if (!in_nodes.count(node))
         return std::nullopt;
-      Expr flat = i64(0);
-      for (size_t d = 0; d < rank; ++d) {
-        Linear off = linear(expand_.mutate(indices[d]));
-        off.add(box.base[d], -1);
-        off.plus(off.constant, -box.lo[d]);
-        flat = add(flat, stride[d] == 1 ? expr_of(off) : mul(i64(stride[d]), expr_of(off)));
-      }
-      return flat;
+      std::vector<Linear> index;
+      for (const Expr &i : indices)
+        index.push_back(linear(expand_.mutate(i)));
+      return box.slot(index);
     };
     loop = rewrite.mutate(loop);
-
-    // [r, 0..23], [o + 0..15, col + j]: each dimension's base and the offsets the loop takes.
-    std::string box_text;
-    for (size_t d = 0; d < rank; ++d) {
-      const std::string offsets = std::to_string(box.lo[d]) + ".." + std::to_string(box.hi[d]);
-      Linear base = box.base[d];
-      box_text += d ? ", " : "";
-      if (box.hi[d] == box.lo[d]) {
-        base.plus(base.constant, box.lo[d]);
-        box_text += to_string(expr_of(base), params_);
-      } else if (base.constant_only() && base.constant == 0) {
-        box_text += offsets;
-      } else {
-        box_text += to_string(expr_of(base), params_) + " + " + offsets;
-      }
-    }
-    staged_.push_back("array " + p.name + ": the " + std::to_string(box.size()) + " elements [" +
-                      box_text +
-                      "] that each iteration writes and reads back in "
-                      "its loop over " +
-                      loop_var + " are kept in a local array (" + local->name +
+    staged_.push_back("array " + p.name + ": the " + std::to_string(box.size()) + " elements " +
+                      box.to_text(params_) +
+                      " that each iteration writes and reads back in its loop over " + loop_var +
+                      " are kept in a local array (" + local->name +
                       "), the stores still written through");
   }
 
