@@ -245,6 +245,9 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
         Task r = split.empty() ? t
                                : map_serial_block(t, kernel.name, out.params, serial_block_threads,
                                                   split, out.shared);
+        // What the block reads back, in shared memory (ir/StagePrivate.cpp).
+        if (!split.empty() && schedule.loops.empty())
+          r = stage_serial_block(t, r, out.params, out.shared);
         r.serial_block = why;
         return r;
       });

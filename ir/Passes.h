@@ -61,6 +61,14 @@ Task run_short_loops_whole(const Task &task, const std::vector<Param> &params);
 // appended to `locals`; Task::staged says which.
 Task stage_private_elements(const Task &task, const std::vector<Param> &params,
                             std::vector<Shared> &locals);
+// GPU: a serial task that map_serial_block put on one block (`block`, made from `serial`): the
+// arrays it stores to whose every access in `serial` lies in a box of at most 1024 elements
+// over its loops' ranges, and which it reads back, live in shared arrays (appended to `shared`):
+// copied in by the block's threads before a barrier, read from there, stores written to them and
+// through to the array (ir/StagePrivate.cpp). The barriers map_serial_block placed for the
+// array's elements order the shared array's too.
+Task stage_serial_block(const Task &serial, const Task &block, const std::vector<Param> &params,
+                        std::vector<Shared> &shared);
 
 // Turns a parallel task's ParallelFor into loops over the iterations one worker runs:
 // GPU: grid-stride loops, innermost dimension on threadIdx.x so neighbouring threads touch

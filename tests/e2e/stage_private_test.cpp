@@ -175,6 +175,40 @@ TEST(StagePrivateLowering, ARecurrenceAlongARow) {
     ASSERT_EQ(args[1].array.get(int64_t(e)).f, want[e]) << "element " << e;
 }
 
+// A serial task on one block (lud's diagonal block): its 16 x 16 elements in shared memory,
+// copied in by the block's threads; a serial block whose accesses no box bounds keeps its loads.
+// The interpreter, running the lowering with its check of races between the block's threads,
+// computes the loops' bits.
+TEST(StagePrivateLowering, ASerialBlocksElementsLiveInSharedMemory) {
+  Module m = compile(loomtest::lud_diagonal_source + R"(
+@kernel
+def unbounded(y: f32[n, 8]):
+    for i in range(1, n):
+        for j in range(8):
+            y[i, j] = y[i - 1, j] + f32(j)
+)");
+  const ir::LoweredKernel gpu = lowered(m["diagonal"], ir::Target::GPU);
+  const std::string text = ir::to_string(gpu);
+  EXPECT_NE(text.find("a_block0: shared f32[256]"), std::string::npos) << text;
+  EXPECT_NE(staged(gpu).find("array a: the 256 elements [o + 0..15, o + 0..15] that the block "
+                             "reads and writes are kept in shared memory (a_block0)"),
+            std::string::npos)
+      << staged(gpu);
+  EXPECT_EQ(ir::to_string(lowered(m["diagonal"], ir::Target::GPU, true)).find("a_block0"),
+            std::string::npos);
+  const ir::LoweredKernel rows = lowered(m["unbounded"], ir::Target::GPU);
+  EXPECT_NE(ir::to_string(rows).find("serial, on one block of 128 threads"), std::string::npos);
+  EXPECT_EQ(staged(rows), "");
+
+  const int64_t n = 48, o = 32;
+  std::vector<float> a = loomtest::lud_diagonal_input(n, 20261206);
+  std::vector<float> want = a;
+  loomtest::lud_diagonal_reference(want, n, o);
+  std::vector<float> got = interpret_lud(m["diagonal"], a, n, o);
+  for (size_t e = 0; e < got.size(); ++e)
+    ASSERT_EQ(got[e], want[e]) << "element " << e;
+}
+
 // Forms that do not qualify keep their loads: a box over 32 elements, a read the ranges cannot
 // place outside the box (another iteration's row), a store outside the box, an update in place,
 // a loop with no read of what it stores, and a kernel with a loop schedule.
