@@ -180,6 +180,10 @@ Stmt Generator::shared_local() {
 void Generator::serial_group(std::vector<Stmt> &top) {
   scope_ = shared_;
   Context ctx;
+  if (row_ && chance(0.4) && serial_rows(top)) {
+    scope_.clear();
+    return;
+  }
   for (int k = 0, n = 1 + pick(options_.max_block); k < n; ++k)
     statement(ctx, top);
   scope_.clear(); // its variables may be reassigned: later loops must not read them
@@ -268,6 +272,48 @@ Stmt Generator::parallel_loop() {
     row_recurrence(primary, bound, own, ctx, body);
   scope_.clear();
   return ParallelFor::make(vars, extents, Block::make(std::move(body)));
+}
+
+// Serial statements that walk an output array of rank 2 or 3 row by row, each row from the one
+// c rows before (c of 1 to 3) and values of inputs: for k in range(c, rows): for j in
+// range(columns): a[k, j, ..] = a[k - c, j, ..] * u + e (a third dimension at a constant). Its
+// loop over j has independent iterations (the GPU splits it among a block's threads,
+// ir/SerialBlock.cpp) and it reads back what it stored (the block keeps the array in shared
+// memory, ir/StagePrivate.cpp). False where no array fits.
+bool Generator::serial_rows(std::vector<Stmt> &top) {
+  std::vector<const ArrayInfo *> fits;
+  for (const ArrayInfo &a : arrays_)
+    if (a.output && a.shape.size() >= 2 && a.shape[0] >= 2 &&
+        (a.type == ScalarType::F32 || a.type == ScalarType::F64 || a.type == ScalarType::I32 ||
+         a.type == ScalarType::I64))
+      fits.push_back(&a);
+  if (fits.empty())
+    return false;
+  const ArrayInfo &a = *one_of(fits);
+  const int64_t c = 1 + pick(std::min<int>(3, int(a.shape[0]) - 1));
+  Var k = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
+  Var j = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
+  std::vector<Expr> at = {VarRef::make(k), VarRef::make(j)};
+  std::vector<Expr> before = {bin(BinaryOp::Sub, VarRef::make(k), i64c(c)), VarRef::make(j)};
+  for (size_t d = 2; d < a.shape.size(); ++d) {
+    Expr i = i64c(pick(a.shape[d]));
+    at.push_back(i);
+    before.push_back(i);
+  }
+  const size_t saved = scope_.size();
+  scope_.push_back({k, false, true, c, a.shape[0] - 1, true});
+  scope_.push_back({j, false, true, 0, a.shape[1] - 1, true});
+  Context ctx;
+  ctx.inputs_only = true;
+  const ScalarType t = value_type(a.type);
+  Expr u = is_float(t) ? FloatConst::make(t, chance(0.5) ? 0.5 : -0.75) : IntConst::make(t, 3);
+  Expr value = bin(BinaryOp::Add, bin(BinaryOp::Mul, Load::make(a.type, a.param, before), u),
+                   expr(t, 2, ctx));
+  scope_.resize(saved);
+  top.push_back(
+      For::make(k, i64c(c), i64c(a.shape[0]), i64c(1),
+                For::make(j, i64c(0), i64c(a.shape[1]), i64c(1), Store::make(a.param, at, value))));
+  return true;
 }
 
 // A recurrence along a free dimension d of the loop's own array: for k in range(c, extent of d)

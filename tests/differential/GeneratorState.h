@@ -119,6 +119,7 @@ private:
   // its own choosing (ir/AutoSchedule.cpp). Null when the program has no 2-D output and 2-D
   // inputs to make it of.
   Stmt matmul_loop();
+  bool serial_rows(std::vector<Stmt> &top);
   void row_recurrence(const ArrayInfo &a, const std::vector<int> &bound,
                       const std::vector<Expr> &own, const Context &ctx, std::vector<Stmt> &body);
   // A local array of the parallel loop `par` (only in programs with local_): its declaration
