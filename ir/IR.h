@@ -912,6 +912,9 @@ struct Task {
   // GPU parallel tasks: the elements each iteration writes and reads back in a sequential loop
   // that live in a local array for it (ir/StagePrivate.cpp), one line per array, in words.
   std::vector<std::string> staged = {};
+  // GPU parallel tasks made of consecutive ones that run in one launch (ir/FuseTasks.cpp): the
+  // names of the tasks fused, in order ("lud_task1, lud_task2"); empty otherwise.
+  std::string fused = {};
 };
 // A sequential loop of the kernel around parallel loops (`for t in range(T):` enclosing them, at
 // the top level or inside such loops only): tasks [first, last) run in order once for each value

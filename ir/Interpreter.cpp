@@ -792,6 +792,12 @@ void run_gpu_task(Machine &m, const Task &task, const InterpreterOptions &option
     m.set_special(Reg::GridDim, d, grid[d]);
   }
   std::vector<std::vector<ScalarValue>> partials;
+  // A fused task's threads run iterations of loops that were shown apart: no element one thread
+  // writes may another access.
+  const bool races = options.check_races && !task.fused.empty();
+  if (races)
+    m.begin_thread_races();
+  int64_t thread = 0;
   for (unsigned bz = 0; bz < grid[2]; ++bz)
     for (unsigned by = 0; by < grid[1]; ++by)
       for (unsigned bx = 0; bx < grid[0]; ++bx)
@@ -804,10 +810,14 @@ void run_gpu_task(Machine &m, const Task &task, const InterpreterOptions &option
                 m.set_special(Reg::ThreadIdx, d, t[d]);
               }
               m.bind_params();
+              if (races)
+                m.race_thread(thread++);
               m.exec(task.body);
               if (!task.reductions.empty())
                 m.collect(task, partials);
             }
+  if (races)
+    m.race_thread(-1);
   if (!partials.empty())
     m.combine(task, partials);
 }

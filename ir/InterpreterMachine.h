@@ -69,6 +69,11 @@ public:
   void set_special(Reg reg, int dim, unsigned value) {
     thread_->special[static_cast<int>(reg)][dim] = value;
   }
+  // A lowered GPU task whose threads must not meet (a fused task's, ir/FuseTasks.cpp): each
+  // thread counts as an iteration of one parallel loop run for the race check
+  // (InterpreterOptions::check_races); `thread` -1 ends it.
+  void begin_thread_races() { ++loop_run_; }
+  void race_thread(int64_t thread) { iteration_ = thread; }
 
   // A task reduction: each worker's accumulator once it has run, then the combined total.
   void collect(const Task &task, std::vector<std::vector<ScalarValue>> &partials);

@@ -144,6 +144,10 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
   // GPU: what an iteration writes and reads back in a loop, in a local array (before the mapping,
   // whose parallel loops still give the iterations' ranges; only the default mapping keeps an
   // iteration on one thread).
+  // GPU: consecutive parallel loops whose elements are apart in one launch (ir/FuseTasks.cpp).
+  if (target == Target::GPU && schedule.mapping == Mapping::Parallel && !kernel.bounds_check &&
+      schedule.loops.empty() && fuse_independent_tasks(out.tasks, out.task_loops, out.params))
+    dump("fuse_independent_tasks", out);
   if (target == Target::GPU && schedule.mapping == Mapping::Parallel && !kernel.bounds_check &&
       schedule.loops.empty()) {
     bool changed = false;

@@ -59,6 +59,12 @@ Task run_short_loops_whole(const Task &task, const std::vector<Param> &params);
 // and its other accesses of the array provably outside it, live in a local array for the loop
 // (copied in before it, stores written through; ir/StagePrivate.cpp). The new local arrays are
 // appended to `locals`; Task::staged says which.
+// GPU, default mapping, before it: consecutive parallel tasks whose accesses are provably apart
+// (no element one writes is accessed by the other) and whose domains agree past the outermost
+// dimension run as one task, the first's iterations then the second's along that dimension
+// (ir/FuseTasks.cpp). Task loops' task ranges follow. Whether any were fused.
+bool fuse_independent_tasks(std::vector<Task> &tasks, std::vector<TaskLoop> &loops,
+                            const std::vector<Param> &params);
 Task stage_private_elements(const Task &task, const std::vector<Param> &params,
                             std::vector<Shared> &locals);
 // GPU: a serial task that map_serial_block put on one block (`block`, made from `serial`): the

@@ -90,8 +90,10 @@ Expr expr_of(const Linear &l) {
     if (k == 0)
       continue;
     Expr a = atom.type() == ScalarType::I64 ? atom : to_i64(atom);
-    a = k == 1 ? a : mul(i64(k), a);
-    e = e.defined() ? add(e, a) : a;
+    if (e.defined() && k < 0) // e - 16 * x, not e + -16 * x
+      e = sub(e, k == -1 ? a : mul(i64(-k), a));
+    else
+      e = e.defined() ? add(e, k == 1 ? a : mul(i64(k), a)) : (k == 1 ? a : mul(i64(k), a));
   }
   if (!e.defined())
     return i64(l.constant);
@@ -389,6 +391,37 @@ protected:
     --parallel_;
     ranges_.resize(ranges_.size() - n->vars.size());
     return out;
+  }
+  // `if v < e` over a loop variable v: v < e in the branch taken, v >= e in the other (a fused
+  // task's halves, ir/FuseTasks.cpp).
+  Stmt mutate_node(const IfThenElse *n, const Stmt &self) override {
+    auto *cond = n->cond.as<Binary>();
+    auto *v = cond && cond->op == BinaryOp::Lt ? cond->a.as<VarRef>() : nullptr;
+    const Range *around = nullptr;
+    for (const Range &r : ranges_)
+      if (v && r.var == v->var.get())
+        around = &r;
+    Names names;
+    if (around)
+      names.visit(cond->b);
+    bool fixed = around != nullptr;
+    for (const Variable *u : names.vars)
+      fixed = fixed && fixed_.count(u);
+    if (!fixed || parallel_ == 0)
+      return Mutator::mutate_node(n, self);
+    Linear bound = linear(expand_.mutate(cond->b)), last = bound;
+    last.plus(last.constant, -1);
+    const Range taken{around->var, around->begin, last}, other{around->var, bound, around->last};
+    around = nullptr; // ranges_ grows below
+    ranges_.push_back(taken);
+    Stmt then_case = mutate(n->then_case);
+    ranges_.back() = other;
+    Stmt else_case = n->else_case.defined() ? mutate(n->else_case) : Stmt();
+    ranges_.pop_back();
+    if (then_case.same_as(n->then_case) &&
+        (!else_case.defined() || else_case.same_as(n->else_case)))
+      return self;
+    return IfThenElse::make(n->cond, then_case, else_case);
   }
   Stmt mutate_node(const Declare *n, const Stmt &self) override {
     ReadsState reads;

@@ -202,6 +202,10 @@ std::string Kernel::explain() const {
         os << "    " << u << "\n";
       for (const std::string &s : task.staged)
         os << "    " << s << "\n";
+      if (!task.fused.empty())
+        os << "    the parallel loops of " << task.fused
+           << " run in one launch, one after the other along the outermost dimension: no element "
+              "one writes is accessed by another\n";
       const LaunchMemo &memo = last.launches;
       if (t < memo.shapes.size() && !memo.shapes[t].reason.empty())
         os << "    last launch: " << memo.shapes[t].to_string()
