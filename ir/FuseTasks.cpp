@@ -15,7 +15,8 @@
 // are distinct, the parallel loops' included; ir/LinearForm.h), locals declared once from loop
 // variables and scalars reading as their definitions. Results are unchanged, bit for bit: each
 // iteration runs its statements as written, on values neither task changes for the other. Tasks
-// with reductions, prints, assertions, warp operations or barriers keep their launches, as do
+// with reductions combined across iterations, atomics, prints, assertions, warp operations or
+// barriers keep their launches (an update of an iteration's own element counts as a write), as do
 // tasks whose domains differ past their outermost dimension, tasks with statements around their
 // parallel loop, and tasks a task loop's boundary separates. Not on the CPU (its workers share the
 // fork and join of each loop anyway), under bounds checks, or with loop schedules.
