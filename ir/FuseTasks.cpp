@@ -34,18 +34,6 @@ namespace loom::ir {
 
 namespace {
 
-// Variables replaced by expressions.
-class Substitute : public Mutator {
-public:
-  std::map<const Variable *, Expr> to;
-
-protected:
-  Expr mutate_node(const VarRef *n, const Expr &self) override {
-    auto d = to.find(n->var.get());
-    return d == to.end() ? self : d->second;
-  }
-};
-
 // A task's accesses of arrays, each with its indices as linear forms and the ranges of the loops
 // around it, and what rules the task out.
 struct TaskAccesses : Visitor {
@@ -55,7 +43,7 @@ struct TaskAccesses : Visitor {
     std::vector<Linear> index;
     std::vector<Range> ranges;
   };
-  Substitute definitions;
+  SubstituteVars definitions;
   std::set<const Variable *> fixed, assigned;
   std::vector<Range> ranges;
   std::vector<Access> found;
@@ -154,16 +142,7 @@ const ParallelFor *loop_of(const Task &t) {
 bool apart(const TaskAccesses::Access &a, const TaskAccesses::Access &b) {
   std::vector<Range> ranges = a.ranges;
   ranges.insert(ranges.end(), b.ranges.begin(), b.ranges.end());
-  for (size_t d = 0; d < a.index.size() && d < b.index.size(); ++d) {
-    Linear diff = a.index[d];
-    diff.add(b.index[d], -1);
-    Linear minus;
-    minus.add(diff, -1);
-    std::optional<int64_t> most = max_of(diff, ranges), least = max_of(minus, ranges);
-    if ((most && *most < 0) || (least && *least < 0))
-      return true;
-  }
-  return false;
+  return distinct(a.index, b.index, ranges);
 }
 
 // Whether tasks a and b may run as one launch: why not, or empty.
@@ -193,7 +172,7 @@ Task fuse(const Task &a, const Task &b) {
   std::vector<Var> vars;
   for (const Var &v : la->vars)
     vars.push_back(make_var(v->name, ScalarType::I64));
-  Substitute first, second;
+  SubstituteVars first, second;
   for (size_t d = 0; d < vars.size(); ++d) {
     first.to[la->vars[d].get()] = var_ref(vars[d]);
     second.to[lb->vars[d].get()] =

@@ -91,9 +91,19 @@ Range range_of(const Variable *var, const Expr &begin, const Expr &end,
 
 bool distinct(const std::vector<Expr> &a, const std::vector<Expr> &b,
               const std::vector<Range> &ranges) {
+  std::vector<Linear> la, lb;
+  for (const Expr &e : a)
+    la.push_back(linear(e));
+  for (const Expr &e : b)
+    lb.push_back(linear(e));
+  return distinct(la, lb, ranges);
+}
+
+bool distinct(const std::vector<Linear> &a, const std::vector<Linear> &b,
+              const std::vector<Range> &ranges) {
   for (size_t k = 0; k < a.size() && k < b.size(); ++k) {
-    Linear d = linear(a[k]);
-    d.add(linear(b[k]), -1);
+    Linear d = a[k];
+    d.add(b[k], -1);
     Linear minus_d;
     minus_d.add(d, -1);
     std::optional<int64_t> most = max_of(d, ranges), least = max_of(minus_d, ranges);

@@ -79,6 +79,9 @@ Range range_of(const Variable *var, const Expr &begin, const Expr &end,
 // dimension their difference is always positive or always negative.
 bool distinct(const std::vector<Expr> &a, const std::vector<Expr> &b,
               const std::vector<Range> &ranges);
+// The same for indices already in linear form.
+bool distinct(const std::vector<Linear> &a, const std::vector<Linear> &b,
+              const std::vector<Range> &ranges);
 
 // The loops around a node as a pass walks into them: their variables with the scalar parameters
 // (`fixed`: nothing assigns them, so bounds that name only them hold throughout a loop) and

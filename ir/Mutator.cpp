@@ -393,6 +393,11 @@ Var RenameVars::fresh(const Var &v) {
   to[v.get()] = renamed;
   return renamed;
 }
+Expr SubstituteVars::mutate_node(const VarRef *n, const Expr &self) {
+  auto it = to.find(n->var.get());
+  return it == to.end() ? self : mutate(it->second);
+}
+
 Expr RenameVars::mutate_node(const VarRef *n, const Expr &self) {
   auto it = to.find(n->var.get());
   return it == to.end() ? self : VarRef::make(it->second);

@@ -58,6 +58,20 @@ protected:
   std::vector<Expr> mutate_all(const std::vector<Expr> &es, bool &changed);
 };
 
+// Puts expressions in place of variables: every reference to a variable of `to` becomes its
+// expression (itself substituted). Assignments are left alone: the variables replaced are those
+// nothing assigns (a local's definition, a loop variable's value in another loop).
+class SubstituteVars : public Mutator {
+public:
+  std::map<const Variable *, Expr> to;
+
+  SubstituteVars() = default;
+  explicit SubstituteVars(std::map<const Variable *, Expr> values) : to(std::move(values)) {}
+
+protected:
+  Expr mutate_node(const VarRef *n, const Expr &self) override;
+};
+
 // Puts other variables in place of some: every reference to, assignment to and atomic result in a
 // variable of `to` names its replacement instead. With `fresh_locals`, every variable the code
 // declares (Declare, a loop's) becomes a new one of the same name and type, added to `to`, so that

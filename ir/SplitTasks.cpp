@@ -53,22 +53,6 @@ void flatten(const Stmt &s, std::vector<Stmt> &out) {
   }
 }
 
-// Replaces references to top-level locals by their initial values (for launch domains, which the
-// runtime evaluates from the arguments alone).
-class SubstituteLocals : public Mutator {
-public:
-  explicit SubstituteLocals(const std::map<const Variable *, Expr> &values) : values_(values) {}
-
-protected:
-  Expr mutate_node(const VarRef *n, const Expr &self) override {
-    auto it = values_.find(n->var.get());
-    return it == values_.end() ? self : mutate(it->second);
-  }
-
-private:
-  const std::map<const Variable *, Expr> &values_;
-};
-
 // Whether a statement holds a parallel loop (a sequential loop around one is a task loop).
 bool holds_parallel_loop(const Stmt &s) {
   return contains<ParallelFor>(s);
@@ -148,7 +132,7 @@ private:
   // `e` with top-level locals replaced by their values; VerifyError unless the host can evaluate
   // it from the arguments and the enclosing loops' variables.
   Expr host_value(const Expr &e, const std::string &what) {
-    Expr d = SubstituteLocals(initial_values_).mutate(e);
+    Expr d = SubstituteVars(initial_values_).mutate(e);
     Uses u = uses_of(d);
     for (const Param &p : kernel_.params)
       if (p.var)

@@ -55,17 +55,8 @@ namespace {
 constexpr int64_t most_elements = 32;
 
 // Locals declared once from loop variables, parameters and other such locals, never assigned:
-// their definitions stand in for them in the indices the pass compares.
-class Expand : public Mutator {
-public:
-  std::map<const Variable *, Expr> definitions;
-
-protected:
-  Expr mutate_node(const VarRef *n, const Expr &self) override {
-    auto d = definitions.find(n->var.get());
-    return d == definitions.end() ? self : d->second;
-  }
-};
+// their definitions (SubstituteVars::to) stand in for them in the indices the pass compares.
+using Expand = SubstituteVars;
 
 // Whether an expression reads memory or anything else that a loop may change under it.
 struct ReadsState : Visitor {
@@ -430,10 +421,10 @@ protected:
     names.visit(n->init);
     bool fixed = true;
     for (const Variable *v : names.vars)
-      fixed = fixed && (fixed_.count(v) || expand_.definitions.count(v));
+      fixed = fixed && (fixed_.count(v) || expand_.to.count(v));
     if (parallel_ > 0 && fixed && !reads.found && !assigned.count(n->var.get()) &&
         is_int(n->var->type))
-      expand_.definitions[n->var.get()] = expand_.mutate(n->init);
+      expand_.to[n->var.get()] = expand_.mutate(n->init);
     return Mutator::mutate_node(n, self);
   }
   Stmt mutate_node(const For *n, const Stmt &self) override {
