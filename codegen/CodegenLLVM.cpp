@@ -282,6 +282,8 @@ void CodegenLLVM::compile_task(const ir::Task &task) {
     builder.CreateStore(tf.chunk_end, create_alloca(task.chunk_end));
   }
 
+  if (task.waits_for_grid)
+    wait_for_previous_grid();
   if (task.kind == ir::TaskKind::Simt)
     begin_simt_task();
   codegen(task.body);

@@ -121,6 +121,10 @@ protected:
   virtual llvm::Value *dynamic_shared_bytes();
   // __syncthreads.
   virtual void emit_barrier();
+  // At the top of a task whose launch may overlap the one before (ir::Task::waits_for_grid).
+  // CPU: nothing (its launches never overlap); CodegenPTX: griddepcontrol.wait, then
+  // griddepcontrol.launch_dependents.
+  virtual void wait_for_previous_grid() {}
   // print(...): `format` a constant string, `slots` an alloca of 8-byte arguments
   // (ir/PrintFormat.h). CPU: calls the runtime's loom_print; CodegenPTX: vprintf.
   virtual void emit_print(llvm::Value *format, llvm::Value *slots);

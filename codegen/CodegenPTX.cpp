@@ -40,6 +40,14 @@ CodegenLLVM::TaskFunction CodegenPTX::define_task(const ir::Task &task,
   return {kernel_fn, nullptr, nullptr};
 }
 
+void CodegenPTX::wait_for_previous_grid() {
+  llvm::FunctionType *type = llvm::FunctionType::get(builder.getVoidTy(), false);
+  // Memory clobbers: no load or store moves above the wait (LLVM 19 has no intrinsics for these).
+  builder.CreateCall(llvm::InlineAsm::get(type, "griddepcontrol.wait;", "~{memory}", true));
+  builder.CreateCall(
+      llvm::InlineAsm::get(type, "griddepcontrol.launch_dependents;", "~{memory}", true));
+}
+
 std::string CodegenPTX::math_function_name(ir::MathFn fn, ir::ScalarType t) const {
   std::string name = std::string("__nv_") + ir::math_info(fn).c_name;
   return t == ir::ScalarType::F32 ? name + "f" : name;

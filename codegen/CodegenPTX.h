@@ -29,6 +29,10 @@ protected:
   int64_t shared_base_alignment(const ir::Shared &array) const override {
     return std::max<int64_t>(array->align, 16); // the __shared__ globals' (shared_base)
   }
+  // Before the task reads or writes any memory, it waits for the grids launched before it to
+  // finish and their writes to be visible (a no-op for a launch without programmatic
+  // dependencies); then the next launch may begin, its blocks waiting in turn.
+  void wait_for_previous_grid() override;
   std::string math_function_name(ir::MathFn fn, ir::ScalarType t) const override;
   // libdevice's __nv_ functions; with fastmath, f32 sin, cos, tan, exp, log, log2, log10
   // and pow are its approximate __nv_fast_ forms (the hardware's sin.approx, ex2.approx, ...), as

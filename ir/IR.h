@@ -915,6 +915,12 @@ struct Task {
   // GPU parallel tasks made of consecutive ones that run in one launch (ir/FuseTasks.cpp): the
   // names of the tasks fused, in order ("lud_task1, lud_task2"); empty otherwise.
   std::string fused = {};
+  // GPU tasks of a kernel with task loops, for sm_90 and later: the kernel starts by waiting for
+  // the grids launched before it to finish (PTX griddepcontrol.wait) and then lets the next launch
+  // begin (griddepcontrol.launch_dependents), so that the runtime may launch it as a programmatic
+  // dependent of the launch before (CUDA's programmatic dependent launch): its blocks are
+  // scheduled, and its parameters read, while the previous grid finishes.
+  bool waits_for_grid = false;
 };
 // A sequential loop of the kernel around parallel loops (`for t in range(T):` enclosing them, at
 // the top level or inside such loops only): tasks [first, last) run in order once for each value

@@ -271,6 +271,11 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
     t.body = simplify(t.body);
   dump("simplify", out);
 
+  // A task loop's launches overlap, each waiting at its start for the one before (sm_90 on).
+  if (target == Target::GPU && options.sm >= 90 && !out.task_loops.empty())
+    for (Task &t : out.tasks)
+      t.waits_for_grid = true;
+
   verify(out);
   return out;
 }

@@ -53,10 +53,19 @@ std::string task_loops_text(const ir::LoweredKernel &k, const runtime::LaunchGra
                : "")
        << "\n";
   }
+  if (!k.task_loops.empty() && k.target == ir::Target::GPU)
+    os << (k.tasks.front().waits_for_grid
+               ? "  each launch after the first may begin while the one before finishes "
+                 "(programmatic dependent launch): its blocks wait at their start for the grids "
+                 "before them (griddepcontrol.wait), then let the next launch begin\n"
+               : "  each launch begins when the one before has finished (programmatic dependent "
+                 "launch needs sm_90 or later)\n");
   if (graph && graph->has_graph() && !k.task_loops.empty())
     os << "    last call: "
        << (graph->replayed() ? "ran the graph of the call before again"
                              : "captured a new graph (the first call, or other launches)")
+       << "; " << graph->overlapped() << " launch" << (graph->overlapped() == 1 ? "" : "es")
+       << " overlapping the one before"
        << "\n";
   return os.str();
 }

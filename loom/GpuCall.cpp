@@ -287,7 +287,8 @@ struct GpuCall final : CallTarget {
 
   void run_task(size_t t, const std::vector<int64_t> &, PackedParams &params) override {
     if (graphed)
-      state.task_graph.add(gpu->functions[t], *shape, params.data(), params.size());
+      state.task_graph.add(gpu->functions[t], *shape, params.data(), params.size(),
+                           gpu->lowered.tasks[t].waits_for_grid);
     else
       runtime::launch(gpu->functions[t], *shape, params.data(), stream);
     if (!gpu->lowered.tasks[t].reductions.empty())

@@ -120,6 +120,32 @@ enum CUstreamCaptureMode : unsigned {
   CU_STREAM_CAPTURE_MODE_RELAXED = 2,
 };
 
+// cuLaunchKernelEx's launch attributes: only the one loom sets is named.
+enum CUlaunchAttributeID : int {
+  // Nonzero: the launch may begin before the kernel before it in the stream has finished; its
+  // kernel waits for that one with griddepcontrol.wait (programmatic dependent launch, sm_90 on).
+  CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6,
+};
+// An attribute's value: a union padded to 64 bytes, of which loom uses one int.
+union CUlaunchAttributeValue {
+  char pad[64];
+  int programmaticStreamSerializationAllowed;
+};
+struct CUlaunchAttribute {
+  CUlaunchAttributeID id;
+  char pad[8 - sizeof(CUlaunchAttributeID)];
+  CUlaunchAttributeValue value;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "cuda.h's CUlaunchAttribute is 72 bytes");
+struct CUlaunchConfig {
+  unsigned int gridDimX, gridDimY, gridDimZ;
+  unsigned int blockDimX, blockDimY, blockDimZ;
+  unsigned int sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned int numAttrs;
+};
+
 // Dynamic shared memory needed for a block size (cuOccupancyMaxPotentialBlockSize's callback).
 using CUoccupancyB2DSize = size_t (*)(int block_size);
 
@@ -197,9 +223,16 @@ using CUoccupancyB2DSize = size_t (*)(int block_size);
   X(cuGraphExecDestroy, (CUgraphExec exec))                                                        \
   X(cuGraphDestroy, (CUgraph graph))
 
+// Entry points of newer drivers that loom uses where the driver has them and otherwise does
+// without (Driver.h leaves them null): cuLaunchKernelEx arrived with CUDA 12.0.
+#define LOOM_CUDA_OPTIONAL_ENTRY_POINTS(X)                                                         \
+  X(cuLaunchKernelEx,                                                                              \
+    (const CUlaunchConfig *config, CUfunction function, void **params, void **extra))
+
 // Function-pointer types, one per entry point: cuInit_fn, cuMemAlloc_v2_fn, ...
 #define LOOM_CUDA_DECLARE_FN_TYPE(name, params) using name##_fn = CUresult(*) params;
 LOOM_CUDA_ENTRY_POINTS(LOOM_CUDA_DECLARE_FN_TYPE)
+LOOM_CUDA_OPTIONAL_ENTRY_POINTS(LOOM_CUDA_DECLARE_FN_TYPE)
 #undef LOOM_CUDA_DECLARE_FN_TYPE
 
 } // namespace loom::runtime

@@ -104,6 +104,7 @@ Driver::Driver() {
   available_ = load();
   if (!available_) {
     SharedLibrary::clear(entry_points());
+    SharedLibrary::clear(optional_entry_points());
     device_count_ = 0;
   }
 }
@@ -113,6 +114,10 @@ std::vector<EntryPoint> Driver::entry_points() {
   for (EntryPoint &point : points)
     point.older_symbol = older_name(point.symbol);
   return points;
+}
+
+std::vector<EntryPoint> Driver::optional_entry_points() {
+  return {LOOM_CUDA_OPTIONAL_ENTRY_POINTS(LOOM_ENTRY_POINT)};
 }
 
 bool Driver::load() {
@@ -133,6 +138,8 @@ bool Driver::load() {
                           ": the NVIDIA driver is older than loom supports";
     return false;
   }
+  for (const EntryPoint &point : optional_entry_points()) // one by one: a missing one stays null
+    (void)library->resolve({&point, 1});
 
   if (CUresult r = cuInit(0); r != CUDA_SUCCESS) {
     unavailable_reason_ = "cuInit failed: " + describe(r);

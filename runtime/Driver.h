@@ -52,6 +52,8 @@ public:
   // The entry points, named exactly as the symbols they were resolved from. Null when unavailable.
 #define LOOM_CUDA_DECLARE_MEMBER(name, params) name##_fn name = nullptr;
   LOOM_CUDA_ENTRY_POINTS(LOOM_CUDA_DECLARE_MEMBER)
+  // Null also where the driver is older than the entry point.
+  LOOM_CUDA_OPTIONAL_ENTRY_POINTS(LOOM_CUDA_DECLARE_MEMBER)
 #undef LOOM_CUDA_DECLARE_MEMBER
 
   Driver(const Driver &) = delete;
@@ -62,6 +64,7 @@ private:
   bool load();
   // Every entry point, each with the member it is resolved into.
   std::vector<EntryPoint> entry_points();
+  std::vector<EntryPoint> optional_entry_points();
 
   bool available_ = false;
   std::string unavailable_reason_;

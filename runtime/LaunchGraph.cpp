@@ -5,6 +5,8 @@
 #include "runtime/GpuModule.h"
 #include "runtime/GridShape.h"
 
+#include "support/Settings.h"
+
 #include <cstring>
 
 namespace loom::runtime {
@@ -32,8 +34,8 @@ void LaunchGraph::clear() {
 }
 
 void LaunchGraph::add(const GpuFunction &function, const GridShape &shape, void *const *params,
-                      size_t count) {
-  Launch l{function.handle, {}, {}, shape.dynamic_shared_bytes, values_.size(), count};
+                      size_t count, bool waits) {
+  Launch l{function.handle, {}, {}, shape.dynamic_shared_bytes, values_.size(), count, waits};
   for (int d = 0; d < 3; ++d)
     l.grid[d] = shape.grid[d], l.block[d] = shape.block[d];
   for (size_t k = 0; k < count; ++k) {
@@ -42,6 +44,41 @@ void LaunchGraph::add(const GpuFunction &function, const GridShape &shape, void 
     values_.push_back(v);
   }
   launches_.push_back(l);
+}
+
+const char *LaunchGraph::record(CUstream s, bool overlap, int *result) {
+  const Driver &cu = Driver::get();
+  overlapped_ = 0;
+  for (size_t i = 0; i < launches_.size(); ++i) {
+    const Launch &l = launches_[i];
+    void **params = pointers_.data() + l.first;
+    if (overlap && i > 0 && l.waits) {
+      CUlaunchAttribute attribute{};
+      attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      attribute.value.programmaticStreamSerializationAllowed = 1;
+      const CUlaunchConfig config{l.grid[0],
+                                  l.grid[1],
+                                  l.grid[2],
+                                  l.block[0],
+                                  l.block[1],
+                                  l.block[2],
+                                  l.dynamic_shared_bytes,
+                                  s,
+                                  &attribute,
+                                  1};
+      *result = cu.cuLaunchKernelEx(&config, l.function, params, nullptr);
+      if (*result != CUDA_SUCCESS)
+        return "cuLaunchKernelEx";
+      ++overlapped_;
+    } else {
+      *result =
+          cu.cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                            l.block[2], l.dynamic_shared_bytes, s, params, nullptr);
+      if (*result != CUDA_SUCCESS)
+        return "cuLaunchKernel";
+    }
+  }
+  return nullptr;
 }
 
 void LaunchGraph::capture(const std::string &kernel) {
@@ -54,28 +91,31 @@ void LaunchGraph::capture(const std::string &kernel) {
   pointers_.resize(values_.size());
   for (size_t k = 0; k < values_.size(); ++k)
     pointers_[k] = &values_[k];
-  cu.check(cu.cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-           "cuStreamBeginCapture");
-  CUresult failed = CUDA_SUCCESS;
-  std::string call;
-  for (const Launch &l : launches_) {
-    failed = cu.cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
-                               l.block[2], l.dynamic_shared_bytes, s, pointers_.data() + l.first,
-                               nullptr);
-    if (failed != CUDA_SUCCESS) {
-      call = "cuLaunchKernel (captured into the graph of " + kernel + ")";
-      break;
-    }
-  }
+  // Overlapped launches where the driver has cuLaunchKernelEx and takes them in a capture (CUDA
+  // 12.3 on); a driver that refuses them gets the plain sequence, captured again.
+  bool overlap = settings::overlap_launches() && cu.cuLaunchKernelEx && !overlap_refused_;
   CUgraph graph = nullptr;
-  CUresult ended = cu.cuStreamEndCapture(s, &graph); // ends the capture also after a failure
-  if (failed != CUDA_SUCCESS) {
-    if (graph)
+  for (;;) {
+    cu.check(cu.cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+             "cuStreamBeginCapture");
+    int failed = CUDA_SUCCESS;
+    const char *call = record(s, overlap, &failed);
+    graph = nullptr;
+    CUresult ended = cu.cuStreamEndCapture(s, &graph); // ends the capture also after a failure
+    if (call && graph)
       (void)cu.cuGraphDestroy(graph);
-    cu.fail(failed, call);
+    if (call && overlap && std::strcmp(call, "cuLaunchKernelEx") == 0) {
+      overlap = false;
+      overlap_refused_ = true;
+      continue;
+    }
+    if (call)
+      cu.fail(static_cast<CUresult>(failed),
+              std::string(call) + " (captured into the graph of " + kernel + ")");
+    if (ended != CUDA_SUCCESS)
+      cu.fail(ended, "cuStreamEndCapture (the graph of " + kernel + ")");
+    break;
   }
-  if (ended != CUDA_SUCCESS)
-    cu.fail(ended, "cuStreamEndCapture (the graph of " + kernel + ")");
   CUresult made = cu.cuGraphInstantiateWithFlags(&exec_, graph, 0);
   (void)cu.cuGraphDestroy(graph); // the executable graph keeps what it needs
   if (made != CUDA_SUCCESS) {

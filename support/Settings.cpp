@@ -40,6 +40,8 @@ constexpr Variable table[] = {
      "GPU index arithmetic in 64 bits even where the arrays allow 32"},
     {"LOOM_GRID_STRIDE", "0|1", "0", Once,
      "GPU parallel loops as grid-stride loops even where the grid covers the domain"},
+    {"LOOM_OVERLAP_LAUNCHES", "0|1", "1", Once,
+     "0: a task loop's GPU launches without programmatic dependent launch"},
     {"LOOM_TIERED", "0|1|quick", "0", Once,
      "1: every GPU kernel is tiered; quick: quick code only, no optimized code"},
     {"LOOM_PRINT_BUFFER", "bytes, a positive integer", "the driver's (1 MiB)", Once,
@@ -239,6 +241,11 @@ int index_bits() {
 
 bool grid_stride() {
   static const bool on = word<int>(row("LOOM_GRID_STRIDE")) == 1;
+  return on;
+}
+
+bool overlap_launches() {
+  static const bool on = word<int>(row("LOOM_OVERLAP_LAUNCHES")) == 1;
   return on;
 }
 

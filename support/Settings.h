@@ -82,6 +82,9 @@ bool verify_each_pass();
 int index_bits();
 // LOOM_GRID_STRIDE (once): GPU parallel loops as grid-stride loops whatever the launch.
 bool grid_stride();
+// LOOM_OVERLAP_LAUNCHES (once): whether the launches of a task loop's CUDA graph may begin while
+// the launch before finishes (programmatic dependent launch, sm_90 on; runtime/LaunchGraph.h).
+bool overlap_launches();
 // LOOM_TIERED (once): 0 leaves kernels untiered, 1 tiers every one, quick runs quick code only.
 enum class Tiered { Off, On, QuickOnly };
 Tiered tiered();

@@ -554,6 +554,21 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int, unsigned int, unsigne
     ++launches_on[d];
   return sticky;
 }
+// Counted as "cuLaunchKernelEx", and as "programmatic launch" where its attribute asks for one.
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **params,
+                          void **extra) {
+  count("cuLaunchKernelEx");
+  for (unsigned a = 0; a < config->numAttrs; ++a)
+    if (config->attrs[a].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION &&
+        config->attrs[a].value.programmaticStreamSerializationAllowed)
+      count("programmatic launch");
+  CUresult result = cuLaunchKernel(function, config->gridDimX, config->gridDimY, config->gridDimZ,
+                                   config->blockDimX, config->blockDimY, config->blockDimZ,
+                                   config->sharedMemBytes, config->hStream, params, extra);
+  std::lock_guard<std::mutex> lock(mutex);
+  --counts().find(std::string_view("cuLaunchKernel"))->second; // counted as itself only
+  return result;
+}
 CUresult cuStreamCreate(CUstream *stream, unsigned int) {
   count("cuStreamCreate");
   *stream = reinterpret_cast<CUstream>(new int(device_of(current)));

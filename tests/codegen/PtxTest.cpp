@@ -138,6 +138,19 @@ TEST(codegen_ptx, SaxpyAndMathAssembleWithPtxas) {
   }
 }
 
+TEST(codegen_ptx, TaskThatWaitsForTheGridBeforeItAssemblesForSm90) {
+  LoweredKernel k = gpu_saxpy();
+  k.tasks[0].waits_for_grid = true;
+  std::string ptx = emit_ptx(k, target("sm_90"));
+  const size_t wait = ptx.find("griddepcontrol.wait;");
+  ASSERT_NE(wait, std::string::npos) << ptx;
+  EXPECT_LT(wait, ptx.find("griddepcontrol.launch_dependents;")) << ptx;
+  EXPECT_LT(ptx.find("griddepcontrol.launch_dependents;"), ptx.find("ld.global")) << ptx;
+  if (find_ptxas().empty())
+    GTEST_SKIP() << "ptxas not found on PATH or at /usr/local/cuda/bin/ptxas";
+  EXPECT_TRUE(assembles(ptx, "sm_90"));
+}
+
 // PTX without the "// callseq N" comments, whose numbers count calls over the target machine's
 // life.
 std::string without_callseq_comments(const std::string &ptx) {
