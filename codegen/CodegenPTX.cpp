@@ -355,6 +355,49 @@ LoopKind loop_kind(const ir::For &loop) {
   return loop.step.as<ir::IntConst>() ? LoopKind::Innermost : LoopKind::Other;
 }
 
+// How many times an innermost loop is unrolled: 16, as nvcc unrolls small loops. A body that
+// calls a library function (libdevice) is unrolled fewer times where 16 copies would pass a
+// budget of 320 operations, as such a call is a body of its own: about 120 operations in f64
+// (exp, log, pow, sin: a range reduction, a polynomial and the branches of their special cases),
+// 12 in f32. Its copies then cost registers, and so blocks per SM, more than the loads they put
+// in flight. lavaMD's particle loop (one f64 exp and 41 other operations) is not unrolled: 55
+// registers, against 92 unrolled 16 times (5 blocks of 128 threads an SM, so 1.5 waves of its
+// 1,000 blocks; 9 and one wave without). Loops without such calls keep 16 whatever their size:
+// the tile schedules' k loops (143 operations and more) have constant counts, and their copies
+// are what keeps the multiply units fed.
+int innermost_unroll(const ir::For &loop) {
+  struct Size : ir::Visitor {
+    int64_t operations = 0;
+    bool calls = false;
+    void visit_node(const ir::Call *n) override {
+      if (ir::math_info(n->fn).impl == ir::MathImpl::Library) {
+        operations += n->args[0].type() == ir::ScalarType::F64 ? 120 : 12;
+        calls = true;
+      }
+      ir::Visitor::visit_node(n);
+    }
+    void visit_node(const ir::Binary *n) override {
+      ++operations;
+      ir::Visitor::visit_node(n);
+    }
+    void visit_node(const ir::Load *n) override {
+      ++operations;
+      ir::Visitor::visit_node(n);
+    }
+    void visit_node(const ir::Store *n) override {
+      ++operations;
+      ir::Visitor::visit_node(n);
+    }
+  } size;
+  size.visit(loop.body);
+  if (!size.calls)
+    return 16;
+  int times = 16;
+  while (times > 1 && times * size.operations > 320)
+    times /= 2;
+  return times;
+}
+
 } // namespace
 
 llvm::MDNode *CodegenPTX::loop_hint(const ir::For &loop) {
@@ -368,7 +411,9 @@ llvm::MDNode *CodegenPTX::loop_hint(const ir::For &loop) {
     return nullptr;
   // A block-strided loop (a row split among a block's threads) 4 times, as nvcc does: 4 loads
   // of each thread in flight.
-  return loop_metadata({unroll_property(kind == LoopKind::BlockStrided ? 4 : 16)});
+  if (kind == LoopKind::BlockStrided)
+    return loop_metadata({unroll_property(4)});
+  return loop_metadata({unroll_property(innermost_unroll(loop))});
 }
 
 bool CodegenPTX::strides_pointers(const ir::For &loop) {

@@ -313,6 +313,36 @@ TEST(codegen_ptx, EmitLlvmForGpu) {
   EXPECT_EQ(optimized.find("__nvvm_reflect"), std::string::npos) << "NVVMReflect did not run";
 }
 
+// A task whose grid-stride loop over y runs `for k in range(extent of x): y[i] += f(x[k])`.
+LoweredKernel gpu_inner_loop(ScalarType t, bool library_call) {
+  std::vector<Param> params{array_param("x", t), array_param("y", t)};
+  Task task = grid_stride_task("inner", [&](const Var &i) {
+    Var k = make_var("k", ScalarType::I64);
+    Expr term = load(params, 0, {var(k)});
+    if (library_call)
+      term = Call::make(MathFn::Exp, {term});
+    Stmt body = Store::make(1, {var(i)}, bin(BinaryOp::Add, load(params, 1, {var(i)}), term));
+    return For::make(k, IntConst::make(ScalarType::I64, 0), ArrayExtent::make(0, 0),
+                     IntConst::make(ScalarType::I64, 1), body);
+  });
+  return LoweredKernel{"inner", params, Target::GPU, {task}};
+}
+
+TEST(codegen_ptx, InnermostLoopsCallingTheLibraryAreUnrolledLess) {
+  auto count = [](const LoweredKernel &k) {
+    std::string ir = emit_llvm(k, LlvmStage::Unoptimized, target("sm_90"));
+    std::smatch m;
+    return std::regex_search(ir, m, std::regex("\"llvm.loop.unroll.count\", i32 ([0-9]+)"))
+               ? std::stoi(m[1])
+               : -1;
+  };
+  // Four operations and no call; an f32 exp (12) with them: 16 copies are within 320.
+  EXPECT_EQ(count(gpu_inner_loop(ScalarType::F64, false)), 16);
+  EXPECT_EQ(count(gpu_inner_loop(ScalarType::F32, true)), 16);
+  // An f64 exp counts 120: two copies of 124 operations, not 16.
+  EXPECT_EQ(count(gpu_inner_loop(ScalarType::F64, true)), 2);
+}
+
 TEST(codegen_ptx, SpecialRegistersAreGpuOnlyAndCpuKernelsAreRefused) {
   LoweredKernel cpu = gpu_saxpy();
   cpu.target = Target::CPU;
