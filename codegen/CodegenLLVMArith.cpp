@@ -9,6 +9,9 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <cstdint>
+#include <limits>
+
 namespace loom::codegen {
 
 using ir::BinaryOp;
@@ -19,6 +22,25 @@ void CodegenLLVM::visit_node(const ir::Binary *op) {
   ScalarType t = op->a.type();
   llvm::Value *a = codegen(op->a);
   llvm::Value *b = codegen(op->b);
+  if (index32 && t == ScalarType::I64 && (op->op == BinaryOp::Min || op->op == BinaryOp::Max)) {
+    // A clamped index of 32-bit index arithmetic (`max(x - 1, 0)`, `min(x + 1, n - 1)`): where
+    // both operands provably fit 32 bits, the min or max is taken in 32 bits, the same value.
+    // LLVM then keeps the index in 32 bits throughout; a 64-bit min or max costs ptxas twice the
+    // instructions and the conversions around it (bench/RESULTS.md, hotspot3D).
+    auto fits_32 = [&](const ir::Expr &e) {
+      std::optional<IndexRange> r = index_range(e, counters32_);
+      return r && r->lo >= std::numeric_limits<int32_t>::min() &&
+             r->hi <= std::numeric_limits<int32_t>::max();
+    };
+    if (fits_32(op->a) && fits_32(op->b)) {
+      llvm::Type *i32 = builder.getInt32Ty();
+      llvm::Value *m = builder.CreateBinaryIntrinsic(
+          op->op == BinaryOp::Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax,
+          builder.CreateTrunc(a, i32), builder.CreateTrunc(b, i32));
+      value_ = builder.CreateSExt(m, a->getType());
+      return;
+    }
+  }
   value_ = ir::is_comparison(op->op) ? compare(op->op, t, a, b) : arith(op->op, t, a, b);
 }
 

@@ -206,6 +206,37 @@ TEST(codegen_ptx, Index32CountsInThirtyTwoBits) {
   }
 }
 
+// y[i] = x[max(i - 1, 0)] + x[min(i + 1, n - 1)]: a stencil's clamped neighbours.
+LoweredKernel gpu_clamped_neighbours() {
+  std::vector<Param> params{array_param("x", ScalarType::F32), array_param("y", ScalarType::F32)};
+  Task task = grid_stride_task("neighbours", [&](const Var &i) {
+    auto i64 = [](int64_t v) { return IntConst::make(ScalarType::I64, v); };
+    Expr left = bin(BinaryOp::Max, bin(BinaryOp::Sub, var(i), i64(1)), i64(0));
+    Expr right = bin(BinaryOp::Min, bin(BinaryOp::Add, var(i), i64(1)),
+                     bin(BinaryOp::Sub, ArrayExtent::make(0, 0), i64(1)));
+    return Store::make(1, {var(i)},
+                       bin(BinaryOp::Add, load(params, 0, {left}), load(params, 0, {right})));
+  });
+  return LoweredKernel{"neighbours", params, Target::GPU, {task}};
+}
+
+// Under 32-bit index arithmetic a clamp of operands that provably fit 32 bits is a 32-bit min or
+// max: no 64-bit compare or select is left (each costs ptxas two instructions and conversions).
+TEST(codegen_ptx, Index32ClampsInThirtyTwoBits) {
+  GpuTarget t = target("sm_90");
+  std::string wide = emit_ptx(gpu_clamped_neighbours(), t);
+  t.index32 = true;
+  std::string narrow = emit_ptx(gpu_clamped_neighbours(), t);
+  std::regex select64(R"(selp\.b64)"), select32(R"(selp\.b32)"), compare64(R"(setp\.\w+\.[su]64)");
+  EXPECT_TRUE(std::regex_search(wide, select64)) << wide;
+  EXPECT_FALSE(std::regex_search(narrow, select64)) << narrow;
+  EXPECT_FALSE(std::regex_search(narrow, compare64)) << narrow;
+  EXPECT_TRUE(std::regex_search(narrow, select32)) << narrow;
+  if (!find_ptxas().empty()) {
+    EXPECT_TRUE(assembles(narrow, "sm_90"));
+  }
+}
+
 TEST(codegen_ptx, FastMathApproximatesDivisionAndFlushesDenormals) {
   std::vector<Param> params{array_param("x", ScalarType::F32), array_param("y", ScalarType::F32)};
   Task task = grid_stride_task("divide", [&](const Var &i) {
