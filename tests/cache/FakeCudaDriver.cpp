@@ -554,14 +554,20 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int, unsigned int, unsigne
     ++launches_on[d];
   return sticky;
 }
-// Counted as "cuLaunchKernelEx", and as "programmatic launch" where its attribute asks for one.
+// Counted as "cuLaunchKernelEx", and as "programmatic launch" where its attribute asks for one;
+// FAKE_CUDA_NO_PROGRAMMATIC=1 (read at each call) refuses those with CUDA_ERROR_NOT_SUPPORTED, as
+// a driver that cannot capture them would.
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **params,
                           void **extra) {
   count("cuLaunchKernelEx");
   for (unsigned a = 0; a < config->numAttrs; ++a)
     if (config->attrs[a].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION &&
-        config->attrs[a].value.programmaticStreamSerializationAllowed)
+        config->attrs[a].value.programmaticStreamSerializationAllowed) {
+      const char *refuse = std::getenv("FAKE_CUDA_NO_PROGRAMMATIC");
+      if (refuse && std::string(refuse) == "1")
+        return CUDA_ERROR_NOT_SUPPORTED;
       count("programmatic launch");
+    }
   CUresult result = cuLaunchKernel(function, config->gridDimX, config->gridDimY, config->gridDimZ,
                                    config->blockDimX, config->blockDimY, config->blockDimZ,
                                    config->sharedMemBytes, config->hStream, params, extra);

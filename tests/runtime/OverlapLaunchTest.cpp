@@ -96,4 +96,29 @@ TEST(OverlapLaunch, EveryLaunchAfterTheFirstOverlapsTheOneBefore) {
       << k.explain();
 }
 
+// A driver that refuses programmatic launches in a capture gets the plain graph, captured again:
+// the call runs, and explain() says that no launch overlapped.
+TEST(OverlapLaunch, ADriverThatRefusesThemGetsThePlainGraph) {
+  ASSERT_TRUE(fake_driver_loaded) << runtime::Driver::get().unavailable_reason();
+  if (!settings::overlap_launches())
+    GTEST_SKIP() << "LOOM_OVERLAP_LAUNCHES=0: no programmatic launch is asked for";
+  Kernel k = stencil_steps().on(ir::Target::GPU);
+  const int64_t n = 32, steps = 3;
+  auto u = DeviceArray<float>::uninitialized({n, n});
+  auto v = DeviceArray<float>::uninitialized({n, n});
+  setenv("FAKE_CUDA_NO_PROGRAMMATIC", "1", 1);
+  const int ex = calls("cuLaunchKernelEx"), programmatic = calls("programmatic launch"),
+            plain = calls("cuLaunchKernel"), captures = calls("cuStreamBeginCapture_v2");
+  k(steps, u, v);
+  unsetenv("FAKE_CUDA_NO_PROGRAMMATIC");
+  EXPECT_EQ(calls("cuLaunchKernelEx") - ex, 1); // the first refused one, then none
+  EXPECT_EQ(calls("programmatic launch") - programmatic, 0);
+  EXPECT_EQ(calls("cuLaunchKernel") - plain, 1 + 2 * steps); // the first try's first launch too
+  EXPECT_EQ(calls("cuStreamBeginCapture_v2") - captures, 2);
+  EXPECT_NE(k.explain().find("0 launches overlapping"), std::string::npos) << k.explain();
+  // The kernel does not ask again.
+  k(int64_t{1}, u, v);
+  EXPECT_EQ(calls("cuLaunchKernelEx") - ex, 1);
+}
+
 } // namespace
