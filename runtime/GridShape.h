@@ -32,6 +32,9 @@ struct GridShape {
 constexpr int max_grid_waves = 4;
 // The same for 2-D and 3-D domains with the automatic block (see compute_grid).
 constexpr int max_grid_waves_multi_dimensional = 16;
+// A 3-D domain's outermost extent at most this long is walked by each thread when the other two
+// fill three quarters of a wave of blocks or more (compute_grid).
+constexpr uint64_t max_walked_extent = 16;
 // CUDA's limits on a grid's extents.
 constexpr unsigned max_grid_x = 2147483647u;
 constexpr unsigned max_grid_yz = 65535u;
@@ -71,7 +74,9 @@ int spread_block_size(const std::vector<int64_t> &domain, int block_size, int sm
 // run), limited by CUDA's grid limits and then capped at max_grid_waves waves (for 2-D and 3-D
 // domains with the automatic block, max_grid_waves_multi_dimensional) of
 // `max_active_blocks_per_sm` x `sm_count` blocks, reducing z first, then y, then x, so that x keeps
-// its coverage when it can. Throws loom::ArgumentError for more than 3 dimensions or a negative
+// its coverage when it can. A 3-D domain whose outermost extent is at most max_walked_extent,
+// while its other two fill three quarters of a wave, gets one block along z: each thread walks
+// that dimension. Throws loom::ArgumentError for more than 3 dimensions or a negative
 // extent.
 // A policy's block, when given, replaces compute_block's, and its max_waves the default cap.
 GridShape compute_grid(const std::vector<int64_t> &domain, int block_size,

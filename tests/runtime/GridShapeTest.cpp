@@ -213,6 +213,30 @@ TEST(runtime_grid, ThreeDimensionsCapReachesYWhenZIsExhausted) {
   expect_shape(compute_grid({2, 8192, 2048}, 256, 2, 132), {64, 66, 1}, {32, 8, 1});
 }
 
+TEST(runtime_grid, ThreeDimensionsShortOutermostExtentIsWalkedByEachThread) {
+  // hotspot3D's 8 x 512 x 512: 16 x 64 blocks of 32 x 8 are 97% of a wave at 8 blocks an SM
+  // (1056): each thread walks the 8 layers, one block along z.
+  GridShape walked = compute_grid({8, 512, 512}, 256, 8, 132);
+  expect_shape(walked, {16, 64, 1}, {32, 8, 1});
+  EXPECT_NE(walked.reason.find("the outermost extent, 8, is walked by each thread (one block "
+                               "along z: the other two give 1024 blocks, 96% of a wave)"),
+            std::string::npos)
+      << walked.reason;
+  EXPECT_NE(walked.reason.find("at most 8 per thread"), std::string::npos) << walked.reason;
+  // Half as many rows are 48%: z keeps its 8 blocks.
+  expect_shape(compute_grid({8, 256, 512}, 256, 8, 132), {16, 32, 8}, {32, 8, 1});
+  // 16 layers over 1024 x 1024 are walked; 17 are not (the 16-wave cap then leaves 4 blocks
+  // along z).
+  expect_shape(compute_grid({16, 1024, 1024}, 256, 8, 132), {32, 128, 1}, {32, 8, 1});
+  expect_shape(compute_grid({17, 1024, 1024}, 256, 8, 132), {32, 128, 4}, {32, 8, 1});
+  // Inner extents that do not fill a wave keep their blocks along z.
+  EXPECT_EQ(8u, compute_grid({8, 64, 64}, 256, 8, 132).grid[2]);
+  // A covering launch (no cap, so no grid-stride loop) never walks.
+  LaunchPolicy covering;
+  covering.max_waves = 0;
+  expect_shape(compute_grid({8, 1024, 1024}, 256, 8, 132, covering), {32, 128, 8}, {32, 8, 1});
+}
+
 TEST(runtime_grid, ThreeDimensionsGridZLimit) {
   // Only the outermost extent is large: block (1,1,64), 156250 blocks wanted along z.
   expect_shape(compute_grid({10'000'000, 1, 1}, 64, 100, 1000), {1, 1, 65535}, {1, 1, 64});
