@@ -96,6 +96,11 @@ TEST_P(TaskLoops, DeviceArraysStayOnTheDevice) {
   for (int64_t e = 0; e < n * n; ++e)
     ASSERT_NEAR(out[e], ru[e], 1e-6f) << e;
   EXPECT_NE(k.explain().find("captured a new graph"), std::string::npos) << k.explain();
+  // From sm_90 on, the 99 launches after the first of 100 overlap the one before (a current driver
+  // takes programmatic launches in a capture), and the results above are the host's all the same.
+  if (const std::string e = k.explain();
+      e.find("may begin while the one before") != std::string::npos)
+    EXPECT_NE(e.find("; 99 launches overlapping the one before"), std::string::npos) << e;
   // The same launches again: the graph of the first call runs again, from where it left off.
   k(steps, du, dv);
   EXPECT_NE(k.explain().find("ran the graph of the call before again"), std::string::npos)
