@@ -5,6 +5,7 @@
 // computes the bits of the loops in C++ (in CI); on the GPU, the same results within the fma's
 // contraction. Loops that may touch the same element keep their launches. Random inputs.
 #include "support/LudDiagonal.h"
+#include "support/LudPerimeter.h"
 #include "support/TestUtil.h"
 
 #include "ir/Interpreter.h"
@@ -15,6 +16,7 @@
 #include <cstring>
 
 using namespace loom;
+using loomtest::lowered;
 
 namespace {
 
@@ -41,29 +43,8 @@ def perimeter(a: f32[n, n], o: i64):
 )";
 
 void perimeter_reference(std::vector<float> &a, int64_t n, int64_t o) {
-  auto at = [&](int64_t i, int64_t j) -> float & { return a[size_t(i * n + j)]; };
-  for (int64_t col = o + 16; col < n; col += 16)
-    for (int64_t j = 0; j < 16; ++j)
-      for (int64_t i = 0; i < 16; ++i) {
-        float s = 0.0f;
-        for (int64_t k = 0; k < i; ++k)
-          s += at(o + i, o + k) * at(o + k, col + j);
-        at(o + i, col + j) = at(o + i, col + j) - s;
-      }
-  for (int64_t row = o + 16; row < n; row += 16)
-    for (int64_t i = 0; i < 16; ++i)
-      for (int64_t j = 0; j < 16; ++j) {
-        float s = 0.0f;
-        for (int64_t k = 0; k < j; ++k)
-          s += at(row + i, o + k) * at(o + k, o + j);
-        at(row + i, o + j) = (at(row + i, o + j) - s) / at(o + j, o + j);
-      }
-}
-
-ir::LoweredKernel lowered(const Kernel &k, ir::Target target, bool bounds_check = false) {
-  ir::Kernel kernel = k.ir();
-  kernel.bounds_check = bounds_check;
-  return ir::lower(kernel, target);
+  loomtest::lud_right_reference(a, n, o);
+  loomtest::lud_below_reference(a, n, o);
 }
 
 } // namespace

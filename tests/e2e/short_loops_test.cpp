@@ -50,9 +50,7 @@ void bands_reference(const std::vector<double> &x, std::vector<double> &y, int64
 }
 
 std::string lowered_text(const Kernel &k, ir::Target target, bool bounds_check = false) {
-  ir::Kernel kernel = k.ir();
-  kernel.bounds_check = bounds_check;
-  return ir::to_string(ir::lower(kernel, target));
+  return ir::to_string(loomtest::lowered(k, target, bounds_check));
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 // in C++ (in CI); on the GPU, the same results within the fma's contraction. Forms that do not
 // qualify keep their loads. Random inputs.
 #include "support/LudDiagonal.h"
+#include "support/LudPerimeter.h"
 #include "support/TestUtil.h"
 
 #include "ir/Interpreter.h"
@@ -16,6 +17,7 @@
 #include <cstring>
 
 using namespace loom;
+using loomtest::lowered;
 
 namespace {
 
@@ -54,30 +56,6 @@ def recurrence(x: f64[m, 24], y: f64[m, 24]):
             y[r, i] = 0.5 * y[r, i - 1] + x[r, i] * y[r, 0]
 )";
 
-void right_reference(std::vector<float> &a, int64_t n, int64_t o) {
-  auto at = [&](int64_t i, int64_t j) -> float & { return a[size_t(i * n + j)]; };
-  for (int64_t col = o + 16; col < n; col += 16)
-    for (int64_t j = 0; j < 16; ++j)
-      for (int64_t i = 0; i < 16; ++i) {
-        float s = 0.0f;
-        for (int64_t k = 0; k < i; ++k)
-          s += at(o + i, o + k) * at(o + k, col + j);
-        at(o + i, col + j) = at(o + i, col + j) - s;
-      }
-}
-
-void below_reference(std::vector<float> &a, int64_t n, int64_t o) {
-  auto at = [&](int64_t i, int64_t j) -> float & { return a[size_t(i * n + j)]; };
-  for (int64_t row = o + 16; row < n; row += 16)
-    for (int64_t i = 0; i < 16; ++i)
-      for (int64_t j = 0; j < 16; ++j) {
-        float s = 0.0f;
-        for (int64_t k = 0; k < j; ++k)
-          s += at(row + i, o + k) * at(o + k, o + j);
-        at(row + i, o + j) = (at(row + i, o + j) - s) / at(o + j, o + j);
-      }
-}
-
 void recurrence_reference(const std::vector<double> &x, std::vector<double> &y, int64_t m) {
   for (int64_t r = 0; r < m; ++r) {
     y[size_t(r * 24)] = x[size_t(r * 24)];
@@ -85,12 +63,6 @@ void recurrence_reference(const std::vector<double> &x, std::vector<double> &y, 
       y[size_t(r * 24 + i)] =
           0.5 * y[size_t(r * 24 + i - 1)] + x[size_t(r * 24 + i)] * y[size_t(r * 24)];
   }
-}
-
-ir::LoweredKernel lowered(const Kernel &k, ir::Target target, bool bounds_check = false) {
-  ir::Kernel kernel = k.ir();
-  kernel.bounds_check = bounds_check;
-  return ir::lower(kernel, target);
 }
 
 // The staged lines of a lowered kernel's tasks.
@@ -142,12 +114,12 @@ TEST(StagePrivateLowering, LudsPerimeterColumnsAndRowsLiveInLocalArrays) {
   for (int64_t o : {int64_t(0), int64_t(32)}) {
     std::vector<float> a = loomtest::lud_diagonal_input(n, uint32_t(o + 11));
     std::vector<float> want = a;
-    right_reference(want, n, o);
+    loomtest::lud_right_reference(want, n, o);
     std::vector<float> got = interpret_lud(m["right"], a, n, o);
     for (size_t e = 0; e < got.size(); ++e)
       ASSERT_EQ(got[e], want[e]) << "right, o = " << o << ", element " << e;
     want = a;
-    below_reference(want, n, o);
+    loomtest::lud_below_reference(want, n, o);
     got = interpret_lud(m["below"], a, n, o);
     for (size_t e = 0; e < got.size(); ++e)
       ASSERT_EQ(got[e], want[e]) << "below, o = " << o << ", element " << e;
@@ -271,8 +243,8 @@ TEST_P(StagePrivate, ResultsOfTheLoopsAsWritten) {
   for (int64_t o : {int64_t(0), int64_t(48)}) {
     std::vector<float> a = loomtest::lud_diagonal_input(n, uint32_t(o + 3));
     std::vector<float> b = a, want = a, want_b = a;
-    right_reference(want, n, o);
-    below_reference(want_b, n, o);
+    loomtest::lud_right_reference(want, n, o);
+    loomtest::lud_below_reference(want_b, n, o);
     right(view(a.data(), {n, n}), o);
     below(view(b.data(), {n, n}), o);
     for (size_t e = 0; e < a.size(); ++e) {

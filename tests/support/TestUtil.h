@@ -3,6 +3,7 @@
 
 #include <loom/loom.hpp>
 
+#include "ir/Lower.h"
 #include "runtime/GpuContext.h"
 
 #include <gtest/gtest.h>
@@ -126,6 +127,15 @@ protected:
 
 inline std::string target_name(const ::testing::TestParamInfo<loom::ir::Target> &info) {
   return info.param == loom::ir::Target::GPU ? "gpu" : "cpu";
+}
+
+// A kernel lowered for `target` as a call would lower it, with bounds checks when asked: what the
+// tests of a lowering pass read or interpret.
+inline loom::ir::LoweredKernel lowered(const loom::Kernel &k, loom::ir::Target target,
+                                       bool bounds_check = false) {
+  loom::ir::Kernel kernel = k.ir();
+  kernel.bounds_check = bounds_check;
+  return loom::ir::lower(kernel, target);
 }
 
 #define LOOM_INSTANTIATE_TARGETS(Suite)                                                            \
