@@ -537,10 +537,8 @@ CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *block_count, CUfunctio
   *block_count = 8;
   return CUDA_SUCCESS;
 }
-CUresult cuLaunchKernel(CUfunction function, unsigned int, unsigned int, unsigned int, unsigned int,
-                        unsigned int, unsigned int, unsigned int shared_bytes, CUstream stream,
-                        void **, void **) {
-  count("cuLaunchKernel");
+// What cuLaunchKernel and cuLaunchKernelEx check and record of a launch.
+static CUresult launch(CUfunction function, unsigned int shared_bytes, CUstream stream) {
   const Function *f = reinterpret_cast<Function *>(function);
   expect_current(f->context);
   last_launch_shared = shared_bytes;
@@ -554,11 +552,16 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int, unsigned int, unsigne
     ++launches_on[d];
   return sticky;
 }
+CUresult cuLaunchKernel(CUfunction function, unsigned int, unsigned int, unsigned int, unsigned int,
+                        unsigned int, unsigned int, unsigned int shared_bytes, CUstream stream,
+                        void **, void **) {
+  count("cuLaunchKernel");
+  return launch(function, shared_bytes, stream);
+}
 // Counted as "cuLaunchKernelEx", and as "programmatic launch" where its attribute asks for one;
 // FAKE_CUDA_NO_PROGRAMMATIC=1 (read at each call) refuses those with CUDA_ERROR_NOT_SUPPORTED, as
 // a driver that cannot capture them would.
-CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **params,
-                          void **extra) {
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, void **, void **) {
   count("cuLaunchKernelEx");
   for (unsigned a = 0; a < config->numAttrs; ++a)
     if (config->attrs[a].id == CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION &&
@@ -568,12 +571,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction function, voi
         return CUDA_ERROR_NOT_SUPPORTED;
       count("programmatic launch");
     }
-  CUresult result = cuLaunchKernel(function, config->gridDimX, config->gridDimY, config->gridDimZ,
-                                   config->blockDimX, config->blockDimY, config->blockDimZ,
-                                   config->sharedMemBytes, config->hStream, params, extra);
-  std::lock_guard<std::mutex> lock(mutex);
-  --counts().find(std::string_view("cuLaunchKernel"))->second; // counted as itself only
-  return result;
+  return launch(function, config->sharedMemBytes, config->hStream);
 }
 CUresult cuStreamCreate(CUstream *stream, unsigned int) {
   count("cuStreamCreate");
