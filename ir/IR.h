@@ -921,6 +921,10 @@ struct Task {
   // dependent of the launch before (CUDA's programmatic dependent launch): its blocks are
   // scheduled, and its parameters read, while the previous grid finishes.
   bool waits_for_grid = false;
+  // GPU tasks that ir/StepsPerLaunch.cpp made of a task loop's step: what the task does, in
+  // words (several steps of the loop a launch, or the copy of the row the steps start from);
+  // empty otherwise.
+  std::string steps_per_launch = {};
 };
 // A sequential loop of the kernel around parallel loops (`for t in range(T):` enclosing them, at
 // the top level or inside such loops only): tasks [first, last) run in order once for each value
@@ -941,16 +945,27 @@ struct TaskProgram {
   std::vector<TaskLoop> loops;
 };
 
+// An array parameter that the lowering added for its own use (ir/StepsPerLaunch.cpp): the call
+// allocates it in the target's memory, with these extents (over the kernel's parameters, as a
+// task's domain), and passes it as the parameter `param`; its contents are unspecified when a
+// call begins. The kernel object keeps it between calls.
+struct ScratchArray {
+  int param = -1;
+  std::vector<Expr> extents;
+};
+
 enum class Target : uint8_t { CPU, GPU };
 const char *target_name(Target t);
 
 struct LoweredKernel {
   std::string name;
-  // Kernel::params, then one i64 scalar per task loop (TaskLoop::param), which the call binds.
+  // Kernel::params, then one i64 scalar per task loop (TaskLoop::param), which the call binds,
+  // then the scratch arrays' (`scratch`), which the call allocates.
   std::vector<Param> params;
   Target target;
   std::vector<Task> tasks;
   std::vector<TaskLoop> task_loops = {}; // the sequential loops around the tasks, if any
+  std::vector<ScratchArray> scratch = {}; // the arrays the lowering added, if any
   bool fast_math = false;                // Kernel::fast_math
   // Kernel::bounds_check: every array access checks its indices against the extents; a task then
   // takes a bounds record after its other parameters (support/Abi.h).

@@ -6,6 +6,7 @@
 #include "support/PrintLine.h"
 
 #include "ir/Build.h"
+#include "ir/Evaluate.h"
 #include "ir/InterpreterComplexArgs.h"
 #include "ir/InterpreterMachine.h"
 #include "ir/Passes.h"
@@ -879,11 +880,26 @@ InterpreterResult interpret(const LoweredKernel &kernel, std::vector<Interpreter
     ~Restore() { args.resize(size); }
   } restore{args, own};
   const size_t imag = interpreter::imag_params(kernel.params);
-  interpreter::ComplexArgs complex(kernel.name, kernel.params,
-                                   kernel.params.size() - kernel.task_loops.size() - imag, args);
-  if (own + imag + kernel.task_loops.size() == kernel.params.size())
+  const size_t added = kernel.task_loops.size() + kernel.scratch.size();
+  interpreter::ComplexArgs complex(kernel.name, kernel.params, kernel.params.size() - added - imag,
+                                   args);
+  if (own + imag + added == kernel.params.size()) {
     for (size_t k = 0; k < kernel.task_loops.size(); ++k)
       args.push_back(InterpreterArg::of_scalar(int_value(ScalarType::I64, 0)));
+    // The scratch arrays the lowering added (ir::ScratchArray), sized from the arguments.
+    ArgumentValues values;
+    for (const InterpreterArg &a : args) {
+      values.scalars.push_back(a.scalar);
+      values.extents.push_back(a.array.shape);
+    }
+    values.strides.resize(values.extents.size());
+    for (const ScratchArray &a : kernel.scratch) {
+      std::vector<int64_t> shape;
+      for (const Expr &e : a.extents)
+        shape.push_back(std::max<int64_t>(0, evaluate(e, kernel.params, values).i));
+      args.push_back(InterpreterArg::of_array(Buffer(kernel.params[a.param].type, shape)));
+    }
+  }
   Machine m(kernel.name, kernel.params, args, options);
   return run(m, options, kernel.name, kernel.assert_sites, [&] {
     auto bound = [&](const Expr &e) {

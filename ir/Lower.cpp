@@ -160,11 +160,19 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
       dump("stage_private_elements", out);
   }
 
+  // GPU: several steps of a task loop around a 1-D stencil in one launch (ir/StepsPerLaunch.cpp),
+  // its tasks already mapped to blocks.
+  if (target == Target::GPU && schedule.mapping == Mapping::Parallel && !kernel.bounds_check &&
+      schedule.loops.empty() &&
+      run_steps_per_launch(out.tasks, out.task_loops, out.params, out.shared, out.scratch,
+                           settings::steps_per_launch()))
+    dump("run_steps_per_launch", out);
+
   // The kernel's one mapping choice, switched on here only. A task it does not apply to takes
   // the default mapping: block_per_iteration's on the CPU, and the tile schedule's tasks without
   // a 2-D parallel loop (grid-stride loops, as the tiles' launch is not a covering one).
   for (Task &t : out.tasks) {
-    if (t.kind != TaskKind::Parallel)
+    if (t.kind != TaskKind::Parallel || t.threads > 0) // not those mapped above
       continue;
     switch (schedule.mapping) {
     case Mapping::Tile:

@@ -65,6 +65,15 @@ Task run_short_loops_whole(const Task &task, const std::vector<Param> &params);
 // (ir/FuseTasks.cpp). Task loops' task ranges follow. Whether any were fused.
 bool fuse_independent_tasks(std::vector<Task> &tasks, std::vector<TaskLoop> &loops,
                             const std::vector<Param> &params);
+// GPU, default mapping, before it: a task loop of one 1-D stencil task (each step a row of one
+// array from the row the step before wrote, reaching at most 4 columns each side) runs `steps`
+// steps a launch, as a copy of the first row into a scratch array and a task whose blocks compute
+// overlapping tiles of columns through all the steps in shared memory (ir/StepsPerLaunch.cpp).
+// The scratch arrays' parameters are appended to `params` and `scratch`, the shared rows to
+// `shared`; Task::steps_per_launch says which tasks. Whether any loop changed.
+bool run_steps_per_launch(std::vector<Task> &tasks, std::vector<TaskLoop> &loops,
+                          std::vector<Param> &params, std::vector<Shared> &shared,
+                          std::vector<ScratchArray> &scratch, int steps);
 Task stage_private_elements(const Task &task, const std::vector<Param> &params,
                             std::vector<Shared> &locals);
 // GPU: a serial task that map_serial_block put on one block (`block`, made from `serial`): the

@@ -567,6 +567,8 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
   std::ostringstream os;
   os << "kernel " << p.name_text(kernel.name) << "(" << p.params_text() << ") for "
      << target_name(kernel.target) << (kernel.bounds_check ? ", bounds-checked" : "") << ":\n";
+  for (const ScratchArray &a : kernel.scratch)
+    os << "scratch " << p.array_name(a.param) << "[" << p.list(a.extents) << "]\n";
   // The block's layout depends on every shared array, in declaration order: canonical text (a
   // cache key) names them all first.
   if (canonical)
@@ -595,6 +597,8 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
            << t.tile.thread_cols << " per thread, depth " << t.tile.depth
            << (t.tile.min_blocks > 0 ? ", " + std::to_string(t.tile.min_blocks) + " blocks per SM"
                                      : std::string());
+      else if (t.threads > 0 && !t.steps_per_launch.empty())
+        os << " blocks of " << t.threads << " threads, each through the launch's steps";
       else if (t.threads > 0 && !t.serial_block.empty())
         os << " serial, on one block of " << t.threads << " threads";
       else if (t.threads > 0)

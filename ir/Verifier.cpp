@@ -437,9 +437,22 @@ namespace {
 // Before, a parallel task's body holds its loop at its top level, as split_into_tasks left it.
 void verify_task_loops(const LoweredKernel &kernel) {
   Verifier v(kernel.name, kernel.params, kernel.target == Target::GPU);
-  const size_t own = kernel.params.size() - kernel.task_loops.size();
-  if (kernel.task_loops.size() > kernel.params.size())
-    v.fail("more task loops than parameters");
+  if (kernel.task_loops.size() + kernel.scratch.size() > kernel.params.size())
+    v.fail("more task loops and scratch arrays than parameters");
+  const size_t own = kernel.params.size() - kernel.task_loops.size() - kernel.scratch.size();
+  for (size_t k = 0; k < kernel.scratch.size(); ++k) {
+    const ScratchArray &a = kernel.scratch[k];
+    const size_t p = own + kernel.task_loops.size() + k;
+    if (a.param != static_cast<int>(p) || kernel.params[p].kind != ParamKind::Array ||
+        kernel.params[p].rank != static_cast<int>(a.extents.size()) || kernel.params[p].strided)
+      v.fail("scratch array " + std::to_string(k) + ": it is not the dense array parameter " +
+             std::to_string(p) + " of as many dimensions as extents");
+    for (const Expr &e : a.extents) {
+      if (!e.defined() || e.type() != ScalarType::I64)
+        v.fail("scratch array " + std::to_string(k) + ": an extent is missing or not an i64");
+      v.expr(e, Stmt());
+    }
+  }
   for (size_t k = 0; k < kernel.task_loops.size(); ++k) {
     const TaskLoop &l = kernel.task_loops[k];
     const std::string what = "task loop over '" + (l.var ? l.var->name : "?") + "'";

@@ -16,7 +16,7 @@ void run_call(KernelState &state, std::span<const Argument> args, const ir::Argu
   target.choose_code();
   const std::vector<ir::Param> &params = target.code->params; // the same in every variant
   CallScratch &call = state.call;
-  call.pointers.assign(args.size(), 0);
+  call.pointers.assign(params.size(), 0);
   for (size_t p = 0; p < args.size(); ++p) {
     if (params[p].kind != ir::ParamKind::Array)
       continue;
@@ -35,15 +35,30 @@ void run_call(KernelState &state, std::span<const Argument> args, const ir::Argu
   const bool checked = target.code->takes_record();
   const uint64_t record = checked ? target.bounds_record() : 0;
   const std::vector<ir::TaskLoop> &loops = target.code->task_loops;
+  const std::vector<ir::ScratchArray> &scratch = target.code->scratch;
   const ir::ArgumentValues *current = &values;
-  if (!loops.empty()) {
+  if (!loops.empty() || !scratch.empty()) {
     call.loop_values = values;
     call.loop_values.scalars.resize(params.size());
     call.loop_values.extents.resize(params.size());
+    call.loop_values.strides.resize(params.size());
     current = &call.loop_values;
-  } else {
-    pack_params(call.params, params, values, call.pointers, {.bounds_record = record});
   }
+  // The arrays the lowering added, in the target's memory.
+  for (size_t k = 0; k < scratch.size(); ++k) {
+    const ir::ScratchArray &a = scratch[k];
+    std::vector<int64_t> &extents = call.loop_values.extents[a.param];
+    extents.clear();
+    size_t elements = 1;
+    for (const ir::Expr &e : a.extents) {
+      extents.push_back(std::max<int64_t>(0, ir::evaluate(e, params, values).i));
+      elements *= static_cast<size_t>(extents.back());
+    }
+    call.pointers[a.param] = target.scratch_array(k, std::max<size_t>(elements, 1) *
+                                                         ir::byte_size(params[a.param].type));
+  }
+  if (loops.empty())
+    pack_params(call.params, params, *current, call.pointers, {.bounds_record = record});
 
   // Each task over its domain; a task with reductions takes their scratch too.
   auto run = [&](size_t t) {

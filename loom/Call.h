@@ -41,6 +41,9 @@ struct CallTarget {
   // that grid needs. Tasks run in program order (ir/TaskLoops.h): a task in a task loop runs
   // once per iteration, each run complete before the next task's starts.
   virtual void prepare_task(size_t t, const std::vector<int64_t> &domain) = 0;
+  // The address of scratch array k (ir::ScratchArray) of `bytes`, the kernel object's, which no
+  // launch still running uses.
+  virtual uint64_t scratch_array(size_t k, size_t bytes) = 0;
   // The scratch slots (support/Abi.h) of task t's reductions, ready for its run.
   virtual uint64_t reduction_scratch(size_t t) = 0;
   virtual void run_task(size_t t, const std::vector<int64_t> &domain, PackedParams &params) = 0;

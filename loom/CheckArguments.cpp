@@ -229,7 +229,8 @@ void pack_params(PackedParams &packed, const std::vector<ir::Param> &params,
 
 void check_same_task_abi(const ir::LoweredKernel &a, const ir::LoweredKernel &b) {
   bool same = a.params.size() == b.params.size() && a.tasks.size() == b.tasks.size() &&
-              a.task_loops.size() == b.task_loops.size() && a.takes_record() == b.takes_record();
+              a.task_loops.size() == b.task_loops.size() && a.scratch.size() == b.scratch.size() &&
+              a.takes_record() == b.takes_record();
   for (size_t p = 0; same && p < a.params.size(); ++p)
     same = a.params[p].kind == b.params[p].kind && a.params[p].type == b.params[p].type &&
            a.params[p].rank == b.params[p].rank && a.params[p].strided == b.params[p].strided;

@@ -137,6 +137,15 @@ struct CpuCall final : CallTarget {
 
   void prepare_task(size_t, const std::vector<int64_t> &) override {}
 
+  uint64_t scratch_array(size_t k, size_t bytes) override {
+    if (state.cpu_scratch_arrays.size() <= k)
+      state.cpu_scratch_arrays.resize(k + 1);
+    std::vector<unsigned char> &buffer = state.cpu_scratch_arrays[k];
+    if (buffer.size() < bytes)
+      buffer.resize(bytes);
+    return reinterpret_cast<uint64_t>(buffer.data());
+  }
+
   uint64_t reduction_scratch(size_t t) override {
     const size_t slots = 1 + runtime::cpu_thread_count() * cpu->lowered.tasks[t].reductions.size();
     state.cpu_reduction_scratch.assign(slots, 0);

@@ -183,6 +183,8 @@ std::string Kernel::explain() const {
                                            std::to_string(task.tile.depth) + " steps at a time"
                                      : std::string())
              << (task.tensor_cores.empty() ? std::string() : "; tensor cores " + task.tensor_cores);
+        else if (!task.steps_per_launch.empty())
+          os << "; " << task.steps_per_launch;
         else if (!task.serial_block.empty())
           os << "; a serial task on " << task.serial_block;
         else if (task.threads > 0)

@@ -262,6 +262,20 @@ struct GpuCall final : CallTarget {
     shape = &grid_for(state, *gpu, t, domain);
   }
 
+  uint64_t scratch_array(size_t k, size_t bytes) override {
+    if (state.scratch_arrays.size() <= k)
+      state.scratch_arrays.resize(k + 1);
+    runtime::DeviceBuffer &buffer = state.scratch_arrays[k];
+    if (state.scratch_stream && (state.scratch_stream != stream || buffer.bytes() < bytes))
+      runtime::synchronize_stream(state.scratch_stream, state.kernel.name);
+    if (buffer.bytes() < bytes) {
+      buffer = runtime::DeviceBuffer(); // free the old one first
+      buffer = runtime::DeviceBuffer(bytes);
+    }
+    state.scratch_stream = stream;
+    return buffer.ptr();
+  }
+
   uint64_t reduction_scratch(size_t t) override {
     size_t bytes = 8 * (1 + shape->block_count() * gpu->lowered.tasks[t].reductions.size());
     // The scratch memory is the kernel object's: an asynchronous launch that may still use it

@@ -165,6 +165,12 @@ struct KernelState {
   std::vector<std::shared_ptr<CompiledGpu>> task_graph_code;
   runtime::LaunchGraph task_graph;
   std::vector<uint64_t> cpu_reduction_scratch; // CPU tasks with reductions: the same slots
+  // The scratch arrays of the code (ir::ScratchArray), grown as calls need, and the stream of
+  // the last call that used them (null: none pending): a call on another stream, or a larger
+  // buffer, waits for it first.
+  std::vector<runtime::DeviceBuffer> scratch_arrays;
+  runtime::CUstream scratch_stream = nullptr;
+  std::vector<std::vector<unsigned char>> cpu_scratch_arrays; // the CPU's
   // Calls with strided views that the target reads in place: per set of strided parameters
   // (ir::Param::strided, one char per parameter), the state of a copy of the kernel with those
   // parameters strided, made on first use (views_state in loom/Kernel.cpp), guarded by this

@@ -67,7 +67,12 @@ if command -v compute-sanitizer >/dev/null; then
         --gtest_color=no
       compute-sanitizer --tool racecheck "$tree/tests/$t" --gtest_filter='*/gpu' --gtest_color=no
     done
+    # Several steps of a loop a launch: shared rows taking turns between barriers, a scratch row.
+    compute-sanitizer --tool memcheck "$tree/tests/e2e_steps_per_launch_test" \
+      --gtest_filter='*/gpu' --gtest_color=no
     for tool in racecheck synccheck; do
+      compute-sanitizer --tool $tool "$tree/tests/e2e_steps_per_launch_test" \
+        --gtest_filter='*/gpu' --gtest_color=no
       compute-sanitizer --tool $tool "$tree/tests/e2e_reductions_test" --gtest_filter='*/gpu' \
         --gtest_color=no
       compute-sanitizer --tool $tool "$tree/tests/e2e_simt_test" --gtest_filter="$simt" \

@@ -42,6 +42,8 @@ constexpr Variable table[] = {
      "GPU parallel loops as grid-stride loops even where the grid covers the domain"},
     {"LOOM_OVERLAP_LAUNCHES", "0|1", "1", Once,
      "0: a task loop's GPU launches without programmatic dependent launch"},
+    {"LOOM_STEPS_PER_LAUNCH", "1 to 32", "16", Once,
+     "the steps of a loop around a 1-D stencil one GPU launch computes; 1: one a launch"},
     {"LOOM_TIERED", "0|1|quick", "0", Once,
      "1: every GPU kernel is tiered; quick: quick code only, no optimized code"},
     {"LOOM_PRINT_BUFFER", "bytes, a positive integer", "the driver's (1 MiB)", Once,
@@ -247,6 +249,21 @@ bool grid_stride() {
 bool overlap_launches() {
   static const bool on = word<int>(row("LOOM_OVERLAP_LAUNCHES")) == 1;
   return on;
+}
+
+int steps_per_launch() {
+  static const int steps = [] {
+    constexpr const Variable &v = row("LOOM_STEPS_PER_LAUNCH");
+    const std::string text = read(v).value_or(v.fallback);
+    errno = 0;
+    char *end = nullptr;
+    const long value = std::strtol(text.c_str(), &end, 10);
+    if (errno != 0 || end == text.c_str() || *end != '\0' || value < 1 || value > 32)
+      throw ArgumentError(std::string(v.name) + " must be an integer from 1 to 32, got '" + text +
+                          "'");
+    return static_cast<int>(value);
+  }();
+  return steps;
 }
 
 Tiered tiered() {

@@ -85,6 +85,9 @@ bool grid_stride();
 // LOOM_OVERLAP_LAUNCHES (once): whether the launches of a task loop's CUDA graph may begin while
 // the launch before finishes (programmatic dependent launch, sm_90 on; runtime/LaunchGraph.h).
 bool overlap_launches();
+// LOOM_STEPS_PER_LAUNCH (once): the steps of a task loop around a 1-D stencil that one GPU launch
+// computes (ir/StepsPerLaunch.cpp); 1 leaves one step a launch.
+int steps_per_launch();
 // LOOM_TIERED (once): 0 leaves kernels untiered, 1 tiers every one, quick runs quick code only.
 enum class Tiered { Off, On, QuickOnly };
 Tiered tiered();

@@ -1,0 +1,394 @@
+// GPU: several steps of a sequential loop around a 1-D stencil in one launch (overlapped tiles,
+// "temporal blocking"), where each step's launch would be too short to pay for itself:
+//
+//   for t in range(T):                          loop t in range(0, T, K):
+//     for n in parallel(C):                       copy task:  Z[c] = A[r(t), c] for every c
+//       A[w(t), n] = f(A[r(t), n + d], ...)  =>   steps task: each block of P threads computes
+//                                                   K steps of C' = P - K(L + R) columns
+//
+// Rodinia's pathfinder has the form: one row of 100,000 cells a step, each step a launch of about
+// 1.7 us, most of it the launch's own cost. Its CUDA version computes 20 rows a launch (a
+// "pyramid"); this pass does the same for any loop of the form.
+//
+// The form: a task loop of one parallel task over one dimension n in [0, C), which stores one
+// array A once, at the top level of its body, at [w(t), n] (w naming only the loop's variable and
+// scalars), stores nothing else, and reads A only at [r(t), e] where r(t) is w(t - step), the row
+// the step before wrote, and e provably lies in [n - L, n + R] and in [0, C) for every n (n plus a
+// constant, clamped by min and max against 0 and C - 1). Nothing else in the body reaches past
+// its own iteration (no atomics, reductions, prints, warp operations or local arrays).
+//
+// Each launch covers K steps t .. t + (K - 1) step. A copy task first copies row r(t) of A into a
+// scratch array Z (LoweredKernel::scratch), so that no launch reads A where another block of the
+// same launch may write it. The steps task's block b owns columns [bC', bC' + C'); its thread x
+// stands for column c = bC' - KL + x. It copies Z's columns into shared memory, then runs each
+// step s on the columns that the steps after it still need, [bC' - (K-1-s)L, bC' + C' +
+// (K-1-s)R) (a window that narrows by L and R each step, down to the block's own), reading the
+// step before's values from shared memory (two rows, taking turns, a barrier between steps) and
+// writing its own to shared memory and, for the block's own columns, to A. Every element of A is
+// written by one thread with the value the loop computes for it: results are unchanged, bit for
+// bit; the columns near a block's edges are computed by its neighbours too, K(L + R) / C' more
+// work in all.
+#include "ir/Build.h"
+#include "ir/LinearForm.h"
+#include "ir/Mutator.h"
+#include "ir/Passes.h"
+#include "ir/Printer.h"
+
+#include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace loom::ir {
+
+namespace {
+
+// The threads of a block: with the 16 steps a launch of LOOM_STEPS_PER_LAUNCH's default, 256
+// threads compute 224 columns of a stencil reaching one column each side (pathfinder's), 14%
+// more work than one step a launch.
+constexpr int block_threads = 256;
+// The farthest a stencil may reach (L and R each), and the fewest columns a block keeps as its
+// own: fewer steps a launch where more would leave it less.
+constexpr int64_t most_reach = 4;
+constexpr int64_t fewest_own_columns = 64;
+
+// Bounds of an index e of the loop variable n in [0, C): of e - n (its reach), and of e itself
+// (at least `lo`, at most C - 1 + `hi_past`, i.e. below C when hi_past <= 0). Unknown bounds are
+// nullopt.
+struct Bounds {
+  std::optional<int64_t> reach_lo, reach_hi, lo, hi_past;
+};
+
+std::optional<int64_t> larger(std::optional<int64_t> a, std::optional<int64_t> b) {
+  return a && b ? std::optional(std::max(*a, *b)) : std::nullopt;
+}
+std::optional<int64_t> smaller(std::optional<int64_t> a, std::optional<int64_t> b) {
+  return a && b ? std::optional(std::min(*a, *b)) : std::nullopt;
+}
+// The larger of two lower bounds where either is known (an unknown one is -infinity).
+std::optional<int64_t> larger_known(std::optional<int64_t> a, std::optional<int64_t> b) {
+  return a && b ? std::optional(std::max(*a, *b)) : a ? a : b;
+}
+std::optional<int64_t> smaller_known(std::optional<int64_t> a, std::optional<int64_t> b) {
+  return a && b ? std::optional(std::min(*a, *b)) : a ? a : b;
+}
+
+Bounds bounds_of(const Expr &e, const Variable *n, const Expr &extent) {
+  Bounds b;
+  auto *bin = e.as<Binary>();
+  if (bin && (bin->op == BinaryOp::Max || bin->op == BinaryOp::Min)) {
+    const Bounds x = bounds_of(bin->a, n, extent), y = bounds_of(bin->b, n, extent);
+    if (bin->op == BinaryOp::Max) { // at least either's lower bound, at most both's upper
+      b = {larger_known(x.reach_lo, y.reach_lo), larger(x.reach_hi, y.reach_hi),
+           larger_known(x.lo, y.lo), larger(x.hi_past, y.hi_past)};
+    } else {
+      b = {smaller(x.reach_lo, y.reach_lo), smaller_known(x.reach_hi, y.reach_hi),
+           smaller(x.lo, y.lo), smaller_known(x.hi_past, y.hi_past)};
+    }
+  } else {
+    Linear l = linear(e);
+    const int64_t k = l.coefficient(n);
+    int64_t extent_k = 0;
+    bool other = false;
+    for (const auto &[atom, c] : l.terms) {
+      if (c == 0 || is_var(atom, n))
+        continue;
+      if (equal(atom, extent))
+        extent_k = c;
+      else
+        other = true;
+    }
+    if (!l.exact || other)
+      return b;
+    if (k == 1 && extent_k == 0) // n + c
+      b = {l.constant, l.constant, l.constant, l.constant - 1};
+    else if (k == 0 && extent_k == 0) // c: at least c - n for n < C, at most c
+      b = {std::nullopt, l.constant, l.constant, std::nullopt};
+    else if (k == 0 && extent_k == 1) // C + c: at least c + 1 - n, at least c + 1 (C >= 1)
+      b = {l.constant + 1, std::nullopt, l.constant + 1, l.constant};
+  }
+  // n is in [0, C): e >= n + reach_lo >= reach_lo, and e <= n + reach_hi <= C - 1 + reach_hi.
+  b.lo = larger_known(b.lo, b.reach_lo);
+  if (b.reach_hi)
+    b.hi_past = smaller_known(b.hi_past, *b.reach_hi - 1);
+  return b;
+}
+
+// Whether two integer expressions have the same value: the same linear form, or the same
+// remainder or quotient by the same divisor of such forms.
+bool same_value(const Expr &a, const Expr &b) {
+  if (equal(a, b))
+    return true;
+  auto *x = a.as<Binary>(), *y = b.as<Binary>();
+  if (x && y && x->op == y->op && (x->op == BinaryOp::Mod || x->op == BinaryOp::Div))
+    return equal(x->b, y->b) && same_value(x->a, y->a);
+  Linear d = linear(a);
+  d.add(linear(b), -1);
+  return d.exact && d.constant_only() && d.constant == 0;
+}
+
+// The body's statements at its top level, and what rules the body out.
+struct Stencil : Visitor {
+  const Variable *n = nullptr;
+  Expr extent;
+  int array = -1; // A, the array the body stores
+  const Store *store = nullptr;
+  std::vector<const Load *> loads; // of A
+  int64_t reach_left = 0, reach_right = 0;
+  bool ok = true;
+  std::string why;
+
+  void refuse(std::string reason) {
+    if (ok)
+      why = std::move(reason);
+    ok = false;
+  }
+  void visit_node(const Store *s) override {
+    if (s->array != array || store != s)
+      refuse("it stores more than one element a step");
+    Visitor::visit_node(s);
+  }
+  void visit_node(const Load *l) override {
+    if (l->array == array) {
+      loads.push_back(l);
+      const Bounds b = bounds_of(l->indices.back(), n, extent);
+      if (!b.reach_lo || !b.reach_hi || !b.lo || !b.hi_past || *b.lo < 0 || *b.hi_past > -1)
+        refuse("a read of the array it stores is not provably within a few columns of its own");
+      else if (*b.reach_lo < -most_reach || *b.reach_hi > most_reach)
+        refuse("a read of the array it stores reaches more than " + std::to_string(most_reach) +
+               " columns away");
+      else
+        reach_left = std::max(reach_left, -*b.reach_lo),
+        reach_right = std::max(reach_right, *b.reach_hi);
+    }
+    Visitor::visit_node(l);
+  }
+  void visit_node(const Reduce *) override { refuse("it updates array elements"); }
+  void visit_node(const Atomic *) override { refuse("it has atomics"); }
+  void visit_node(const Print *) override { refuse("it prints"); }
+  void visit_node(const Assert *) override { refuse("it asserts"); }
+  void visit_node(const WarpOp *) override { refuse("it has warp operations"); }
+  void visit_node(const Barrier *) override { refuse("it has barriers"); }
+  void visit_node(const ParallelFor *) override { refuse("it has nested parallel loops"); }
+  void visit_node(const SharedLoad *) override { refuse("it has local arrays"); }
+  void visit_node(const SharedStore *) override { refuse("it has local arrays"); }
+};
+
+// Whether `e` names only the variables in `fixed`.
+bool names_only(const Expr &e, const std::set<const Variable *> &fixed) {
+  struct Names : Visitor {
+    const std::set<const Variable *> &fixed;
+    bool ok = true;
+    explicit Names(const std::set<const Variable *> &f) : fixed(f) {}
+    void visit_node(const VarRef *r) override { ok = ok && fixed.count(r->var.get()); }
+    void visit_node(const Load *) override { ok = false; }
+  } names(fixed);
+  names.visit(e);
+  return names.ok;
+}
+
+// The body with A's reads from the shared rows and its store to shared memory and, for the
+// block's own columns, to A.
+class ToShared : public Mutator {
+public:
+  ToShared(int array, Shared rows, Expr read_row, Expr write_row, Expr first_column, Expr thread,
+           Expr owned)
+      : array_(array), rows_(std::move(rows)), read_row_(std::move(read_row)),
+        write_row_(std::move(write_row)), first_(std::move(first_column)),
+        thread_(std::move(thread)), owned_(std::move(owned)) {}
+
+protected:
+  Expr mutate_node(const Load *l, const Expr &self) override {
+    if (l->array != array_)
+      return Mutator::mutate_node(l, self);
+    Expr column = mutate(l->indices.back());
+    return SharedLoad::make(rows_, {read_row_, sub(column, first_)});
+  }
+  Stmt mutate_node(const Store *s, const Stmt &) override {
+    Var v = make_var("step_value", s->value->type);
+    Expr value = mutate(s->value);
+    std::vector<Expr> indices;
+    for (const Expr &i : s->indices)
+      indices.push_back(mutate(i));
+    return Block::make({Declare::make(v, value),
+                        SharedStore::make(rows_, {write_row_, thread_}, var_ref(v)),
+                        IfThenElse::make(owned_, Store::make(array_, indices, var_ref(v)))});
+  }
+
+private:
+  int array_;
+  Shared rows_;
+  Expr read_row_, write_row_, first_, thread_, owned_;
+};
+
+} // namespace
+
+bool run_steps_per_launch(std::vector<Task> &tasks, std::vector<TaskLoop> &loops,
+                          std::vector<Param> &params, std::vector<Shared> &shared,
+                          std::vector<ScratchArray> &scratch, int steps) {
+  bool changed = false;
+  if (steps <= 1)
+    return false;
+  for (size_t li = 0; li < loops.size(); ++li) {
+    TaskLoop &loop = loops[li];
+    // One task, directly in the loop.
+    if (loop.last != loop.first + 1)
+      continue;
+    bool nested = false;
+    for (size_t o = 0; o < loops.size(); ++o)
+      nested = nested || (o != li && loops[o].first >= loop.first && loops[o].last <= loop.last);
+    Task &task = tasks[loop.first];
+    if (nested || task.kind != TaskKind::Parallel || task.domain.size() != 1 ||
+        !task.reductions.empty() || task.threads != 0)
+      continue;
+    const std::vector<Stmt> top = statements_of(task.body);
+    auto *pfor = top.size() == 1 ? top[0].as<ParallelFor>() : nullptr;
+    if (!pfor || pfor->vars.size() != 1)
+      continue;
+    const Var &n = pfor->vars[0];
+    const Expr extent = pfor->extents[0];
+    // The one store, at the top level of the body, at [w(t), n].
+    const Store *store = nullptr;
+    for (const Stmt &s : statements_of(pfor->body))
+      if (auto *st = s.as<Store>())
+        store = store ? nullptr : st;
+    if (!store || params[static_cast<size_t>(store->array)].kind != ParamKind::Array ||
+        store->indices.size() < 2 || !is_var(store->indices.back(), n.get()))
+      continue;
+    std::set<const Variable *> fixed = {loop.var.get()};
+    for (const Param &p : params)
+      if (p.var)
+        fixed.insert(p.var.get());
+    bool rows_fixed = true;
+    for (size_t d = 0; d + 1 < store->indices.size(); ++d)
+      rows_fixed = rows_fixed && names_only(store->indices[d], fixed);
+    if (!rows_fixed)
+      continue;
+    Stencil stencil;
+    stencil.n = n.get();
+    stencil.extent = extent;
+    stencil.array = store->array;
+    stencil.store = store;
+    stencil.visit(pfor->body);
+    if (!stencil.ok || stencil.loads.empty())
+      continue;
+    // Every read of A is of the row the step before wrote.
+    // (Compared at a step u: the read at u against the store at u - step.)
+    Var u = make_var(loop.var->name, ScalarType::I64);
+    SubstituteVars at_u({{loop.var.get(), var_ref(u)}});
+    SubstituteVars before({{loop.var.get(), sub(var_ref(u), loop.step)}});
+    bool rows_before = true;
+    for (const Load *l : stencil.loads)
+      for (size_t d = 0; d + 1 < l->indices.size(); ++d)
+        rows_before = rows_before && names_only(l->indices[d], fixed) &&
+                      same_value(at_u.mutate(l->indices[d]), before.mutate(store->indices[d]));
+    if (!rows_before)
+      continue;
+
+    const int a = store->array;
+    const Param &pa = params[static_cast<size_t>(a)];
+    const int64_t left = stencil.reach_left, right = stencil.reach_right;
+    const int64_t k =
+        left + right == 0
+            ? steps
+            : std::min<int64_t>(steps, (block_threads - fewest_own_columns) / (left + right));
+    const int64_t own = block_threads - k * (left + right);
+    // The row the first step reads: the copy task's source.
+    std::vector<Expr> first_row(stencil.loads[0]->indices.begin(),
+                                stencil.loads[0]->indices.end() - 1);
+
+    // The scratch array: row r(t) of A, as the launch began.
+    const int z = static_cast<int>(params.size());
+    params.push_back({pa.name + "_row", ParamKind::Array, pa.type, 1, Var()});
+    scratch.push_back({z, {extent}});
+
+    // The copy task.
+    Task copy;
+    copy.name = task.name + "_row";
+    copy.kind = TaskKind::Parallel;
+    copy.domain = {extent};
+    {
+      Var c = make_var("c", ScalarType::I64);
+      std::vector<Expr> from = first_row;
+      from.push_back(var_ref(c));
+      copy.body = ParallelFor::make({c}, {extent},
+                                    Store::make(z, {var_ref(c)}, Load::make(pa.type, a, from)));
+    }
+    copy.steps_per_launch = "copies row [" +
+                            [&] {
+                              std::string s;
+                              for (size_t d = 0; d < first_row.size(); ++d)
+                                s += (d ? ", " : "") + to_string(first_row[d], params);
+                              return s;
+                            }() +
+                            "] of '" + pa.name + "' for the next launch to read";
+
+    // The steps task.
+    Shared rows = make_shared_array(pa.name + "_steps", pa.type, {2, block_threads});
+    shared.push_back(rows);
+    Var b = make_var("block", ScalarType::I64), x = make_var("x", ScalarType::I64),
+        first = make_var("first_column", ScalarType::I64), c = make_var(n->name, ScalarType::I64),
+        s = make_var("step", ScalarType::I64), ts = make_var(loop.var->name, ScalarType::I64);
+    const Expr blocks = div(add(extent, i64(own - 1)), i64(own));
+    auto inside = [&](Expr lo, Expr hi) {
+      return logical_and(logical_and(le(lo, var_ref(c)), lt(var_ref(c), hi)),
+                         logical_and(le(i64(0), var_ref(c)), lt(var_ref(c), extent)));
+    };
+    const Expr own_first = mul(var_ref(b), i64(own));
+    // Step s computes [bC' - (K-1-s)L, bC' + C' + (K-1-s)R).
+    const Expr margin = sub(i64(k - 1), var_ref(s));
+    const Expr window = inside(sub(own_first, mul(margin, i64(left))),
+                               add(add(own_first, i64(own)), mul(margin, i64(right))));
+    const Expr owned =
+        logical_and(le(own_first, var_ref(c)), lt(var_ref(c), add(own_first, i64(own))));
+    // Step s reads row (s + 1) % 2 (the copy's, row 1, at s = 0) and writes row s % 2.
+    ToShared to_shared(a, rows, mod(add(var_ref(s), i64(1)), i64(2)), mod(var_ref(s), i64(2)),
+                       var_ref(first), var_ref(x), owned);
+    SubstituteVars rename({{n.get(), var_ref(c)}, {loop.var.get(), var_ref(ts)}});
+    Stmt step_body = to_shared.mutate(rename.mutate(pfor->body));
+    // The steps this launch runs: K, or those left before the loop's end.
+    const Expr left_steps =
+        div(add(sub(loop.end, var_ref(loop.var)), sub(loop.step, i64(1))), loop.step);
+    Stmt steps = For::make(
+        s, i64(0), min(i64(k), left_steps), i64(1),
+        Block::make({Declare::make(ts, add(var_ref(loop.var), mul(var_ref(s), loop.step))),
+                     IfThenElse::make(window, step_body), Barrier::make()}));
+    Stmt iteration = Block::make({
+        Declare::make(x, reg_i64(Reg::ThreadIdx, 0)),
+        Declare::make(first, sub(own_first, i64(k * left))),
+        Declare::make(c, add(var_ref(first), var_ref(x))),
+        IfThenElse::make(
+            logical_and(le(i64(0), var_ref(c)), lt(var_ref(c), extent)),
+            SharedStore::make(rows, {i64(1), var_ref(x)}, Load::make(pa.type, z, {var_ref(c)}))),
+        Barrier::make(),
+        steps,
+    });
+    Task steps_task = task;
+    steps_task.name = task.name + "_steps";
+    steps_task.domain = {blocks};
+    steps_task.threads = block_threads;
+    steps_task.body =
+        For::make(b, reg_i64(Reg::BlockIdx, 0), blocks, reg_i64(Reg::GridDim, 0), iteration);
+    steps_task.steps_per_launch = std::to_string(k) + " steps of the loop over '" + loop.var->name +
+                                  "' a launch: blocks of " + std::to_string(block_threads) +
+                                  " threads compute " + std::to_string(own) + " columns of '" +
+                                  pa.name + "' each, reaching " + std::to_string(left) +
+                                  " left and " + std::to_string(right) + " right a step";
+
+    // The loop takes K steps a launch; the two tasks take the one's place.
+    loop.step = mul(loop.step, i64(k));
+    const size_t at = loop.first;
+    tasks[at] = std::move(copy);
+    tasks.insert(tasks.begin() + static_cast<std::ptrdiff_t>(at) + 1, std::move(steps_task));
+    for (TaskLoop &l : loops) {
+      if (l.first > at)
+        ++l.first;
+      if (l.last > at)
+        ++l.last;
+    }
+    changed = true;
+  }
+  return changed;
+}
+
+} // namespace loom::ir
