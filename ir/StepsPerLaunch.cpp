@@ -24,9 +24,12 @@
 // step s on the columns that the steps after it still need, [bC' - (K-1-s)L, bC' + C' +
 // (K-1-s)R) (a window that narrows by L and R each step, down to the block's own), reading the
 // step before's values from shared memory (two rows, taking turns, a barrier between steps) and
-// writing its own to shared memory and, for the block's own columns, to A. Every element of A is
-// written by one thread with the value the loop computes for it: results are unchanged, bit for
-// bit; the columns near a block's edges are computed by its neighbours too, K(L + R) / C' more
+// writing its own to shared memory and, for the block's own columns, to A. The body's loads of
+// other arrays at its top level are issued a step ahead, before the barrier of the step before,
+// so that their latency passes while the block computes (the loop stores no other array, and the
+// next step's window lies in this one's: a load issued is one the next step makes). Every element
+// of A is written by one thread with the value the loop computes for it: results are unchanged, bit
+// for bit; the columns near a block's edges are computed by its neighbours too, K(L + R) / C' more
 // work in all.
 #include "ir/Build.h"
 #include "ir/LinearForm.h"
@@ -221,6 +224,68 @@ private:
   Expr read_row_, write_row_, first_, thread_, owned_;
 };
 
+// The loads a step issues a step ahead: of arrays other than A (which the loop never stores), at
+// the top level of the body (so run whenever the body runs), at indices naming only `fixed` (the
+// column, the step's variable, scalars). Each distinct one once.
+std::vector<Expr> loads_ahead(const Stmt &body, int array,
+                              const std::set<const Variable *> &fixed) {
+  struct Collect : Visitor {
+    int array;
+    const std::set<const Variable *> *fixed;
+    std::vector<Expr> found;
+    void visit_node(const Load *l) override {
+      bool plain = l->array != array;
+      for (const Expr &i : l->indices)
+        plain = plain && names_only(i, *fixed);
+      if (!plain) {
+        Visitor::visit_node(l);
+        return;
+      }
+      Expr load = Load::make(l->type, l->array, l->indices);
+      for (const Expr &f : found)
+        if (equal(f, load))
+          return;
+      found.push_back(load);
+    }
+  } collect;
+  collect.array = array;
+  collect.fixed = &fixed;
+  for (const Stmt &st : statements_of(body)) {
+    if (auto *d = st.as<Declare>())
+      collect.visit(d->init);
+    else if (auto *as = st.as<Assign>())
+      collect.visit(as->value);
+    else if (auto *store = st.as<Store>())
+      collect.visit(store->value);
+  }
+  return collect.found;
+}
+
+// The body with the loads of `loads` read from `values` instead.
+class LoadedAhead : public Mutator {
+public:
+  LoadedAhead(const std::vector<Expr> &loads, const std::vector<Var> &values)
+      : loads_(loads), values_(values) {}
+
+protected:
+  Expr mutate_node(const Load *l, const Expr &self) override {
+    for (size_t k = 0; k < loads_.size(); ++k)
+      if (equal(self, loads_[k]))
+        return var_ref(values_[k]);
+    return Mutator::mutate_node(l, self);
+  }
+
+private:
+  const std::vector<Expr> &loads_;
+  const std::vector<Var> &values_;
+};
+
+Expr zero_of(ScalarType t) {
+  if (t == ScalarType::Bool)
+    return BoolConst::make(false);
+  return is_float(t) ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
+}
+
 } // namespace
 
 bool run_steps_per_launch(std::vector<Task> &tasks, std::vector<TaskLoop> &loops,
@@ -336,33 +401,73 @@ bool run_steps_per_launch(std::vector<Task> &tasks, std::vector<TaskLoop> &loops
     };
     const Expr own_first = mul(var_ref(b), i64(own));
     // Step s computes [bC' - (K-1-s)L, bC' + C' + (K-1-s)R).
-    const Expr margin = sub(i64(k - 1), var_ref(s));
-    const Expr window = inside(sub(own_first, mul(margin, i64(left))),
-                               add(add(own_first, i64(own)), mul(margin, i64(right))));
+    auto window_at = [&](const Expr &step) {
+      const Expr margin = sub(i64(k - 1), step);
+      return inside(sub(own_first, mul(margin, i64(left))),
+                    add(add(own_first, i64(own)), mul(margin, i64(right))));
+    };
+    const Expr window = window_at(var_ref(s));
     const Expr owned =
         logical_and(le(own_first, var_ref(c)), lt(var_ref(c), add(own_first, i64(own))));
     // Step s reads row (s + 1) % 2 (the copy's, row 1, at s = 0) and writes row s % 2.
     ToShared to_shared(a, rows, mod(add(var_ref(s), i64(1)), i64(2)), mod(var_ref(s), i64(2)),
                        var_ref(first), var_ref(x), owned);
     SubstituteVars rename({{n.get(), var_ref(c)}, {loop.var.get(), var_ref(ts)}});
-    Stmt step_body = to_shared.mutate(rename.mutate(pfor->body));
+    Stmt body = rename.mutate(pfor->body);
+    // The other arrays' loads, each step's issued in the step before (before its barrier), so that
+    // their latency passes while the block computes: `next` holds them for the step after.
+    std::set<const Variable *> ahead_names = fixed;
+    ahead_names.insert(c.get());
+    ahead_names.insert(ts.get());
+    ahead_names.erase(loop.var.get());
+    const std::vector<Expr> ahead = loads_ahead(body, a, ahead_names);
+    std::vector<Var> next, current;
+    for (const Expr &l : ahead) {
+      next.push_back(make_var("next", l.type()));
+      current.push_back(make_var("loaded", l.type()));
+    }
+    Stmt step_body = to_shared.mutate(LoadedAhead(ahead, current).mutate(body));
     // The steps this launch runs: K, or those left before the loop's end.
+    Var count = make_var("steps", ScalarType::I64);
     const Expr left_steps =
         div(add(sub(loop.end, var_ref(loop.var)), sub(loop.step, i64(1))), loop.step);
-    Stmt steps = For::make(
-        s, i64(0), min(i64(k), left_steps), i64(1),
-        Block::make({Declare::make(ts, add(var_ref(loop.var), mul(var_ref(s), loop.step))),
-                     IfThenElse::make(window, step_body), Barrier::make()}));
-    Stmt iteration = Block::make({
+    auto load_ahead = [&](const Expr &step) {
+      SubstituteVars at({{ts.get(), add(var_ref(loop.var), mul(step, loop.step))}});
+      std::vector<Stmt> out;
+      for (size_t k2 = 0; k2 < ahead.size(); ++k2)
+        out.push_back(Assign::make(next[k2], at.mutate(ahead[k2])));
+      return Block::make(std::move(out));
+    };
+    std::vector<Stmt> each_step = {
+        Declare::make(ts, add(var_ref(loop.var), mul(var_ref(s), loop.step)))};
+    for (size_t k2 = 0; k2 < ahead.size(); ++k2)
+      each_step.push_back(Declare::make(current[k2], var_ref(next[k2])));
+    const Expr after = add(var_ref(s), i64(1));
+    if (!ahead.empty())
+      each_step.push_back(IfThenElse::make(logical_and(lt(after, var_ref(count)), window_at(after)),
+                                           load_ahead(after)));
+    each_step.push_back(IfThenElse::make(window, step_body));
+    each_step.push_back(Barrier::make());
+    std::vector<Stmt> before_steps = {Declare::make(count, min(i64(k), left_steps))};
+    for (size_t k2 = 0; k2 < ahead.size(); ++k2)
+      before_steps.push_back(Declare::make(next[k2], zero_of(ahead[k2].type())));
+    if (!ahead.empty())
+      before_steps.push_back(IfThenElse::make(window_at(i64(0)), load_ahead(i64(0))));
+    Stmt steps = For::make(s, i64(0), var_ref(count), i64(1), Block::make(std::move(each_step)));
+    // The first step's loads ahead issue before the block copies its row in.
+    std::vector<Stmt> iteration_stmts = {
         Declare::make(x, reg_i64(Reg::ThreadIdx, 0)),
         Declare::make(first, sub(own_first, i64(k * left))),
         Declare::make(c, add(var_ref(first), var_ref(x))),
-        IfThenElse::make(
-            logical_and(le(i64(0), var_ref(c)), lt(var_ref(c), extent)),
-            SharedStore::make(rows, {i64(1), var_ref(x)}, Load::make(pa.type, z, {var_ref(c)}))),
-        Barrier::make(),
-        steps,
-    });
+    };
+    for (Stmt &st : before_steps)
+      iteration_stmts.push_back(std::move(st));
+    iteration_stmts.push_back(IfThenElse::make(
+        logical_and(le(i64(0), var_ref(c)), lt(var_ref(c), extent)),
+        SharedStore::make(rows, {i64(1), var_ref(x)}, Load::make(pa.type, z, {var_ref(c)}))));
+    iteration_stmts.push_back(Barrier::make());
+    iteration_stmts.push_back(steps);
+    Stmt iteration = Block::make(std::move(iteration_stmts));
     Task steps_task = task;
     steps_task.name = task.name + "_steps";
     steps_task.domain = {blocks};

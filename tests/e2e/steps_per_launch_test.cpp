@@ -1,5 +1,6 @@
 // Several steps of a task loop around a 1-D stencil in one GPU launch (ir/StepsPerLaunch.cpp):
-// Rodinia's pathfinder and a float stencil reaching two columns left and one right. The GPU's
+// Rodinia's pathfinder and a float stencil reaching two columns left and one right, with a heat
+// source read a step ahead. The GPU's
 // lowering copies the first row into a scratch array and runs 16 steps a launch on overlapping
 // tiles; the interpreter, running that lowering (blocks, barriers, the race check), gives the
 // bits of the kernel as written and of C++ loops (in CI), for widths around a tile's (224
@@ -33,13 +34,13 @@ def pathfinder(wall: i32[R, C], cost: i32[2, C]):
             cost[(t + 1) % 2, n] = wall[t + 1, n] + min(above, min(left, right))
 
 @kernel
-def smooth(u: f32[3, n], a: f32, first: i64, last: i64):
+def smooth(u: f32[3, n], heat: f32[4, n], a: f32, first: i64, last: i64):
     for t in range(first, last):
         for i in parallel(n):
             far = u[t % 3, max(i - 2, 0)]
             near = u[t % 3, max(i - 1, 0)]
             right = u[t % 3, min(i + 1, n - 1)]
-            u[(t + 1) % 3, i] = a * (far + near) + (1.0 - 2.0 * a) * u[t % 3, i] + 0.01 * right
+            u[(t + 1) % 3, i] = a * (far + near) + (1.0 - 2.0 * a) * u[t % 3, i] + 0.01 * right + heat[t % 4, i]
 )";
 
 std::vector<int32_t> random_ints(size_t n, unsigned seed) {
@@ -140,10 +141,14 @@ TEST(StepsPerLaunchLowering, FloatStencilGivesTheKernelsBits) {
                      std::to_string(first + steps));
         const std::vector<float> u = loomtest::random_vector<float>(static_cast<size_t>(3 * n),
                                                                     -1.0, 1.0, unsigned(n + steps));
+        const std::vector<float> heat = loomtest::random_vector<float>(
+            static_cast<size_t>(4 * n), -0.1, 0.1, unsigned(n + steps + 1));
         auto args_of = [&] {
           std::vector<ir::InterpreterArg> args;
           args.push_back(
               ir::InterpreterArg::of_array(buffer_of(ir::ScalarType::F32, {3, n}, u.data())));
+          args.push_back(
+              ir::InterpreterArg::of_array(buffer_of(ir::ScalarType::F32, {4, n}, heat.data())));
           args.push_back(ir::InterpreterArg::of_scalar(ir::float_value(ir::ScalarType::F32, 0.3)));
           args.push_back(ir::InterpreterArg::of_scalar(ir::int_value(ir::ScalarType::I64, first)));
           args.push_back(
@@ -243,13 +248,16 @@ TEST_P(StepsPerLaunch, FloatStencilIsTheInterpreters) {
   prepare(smooth);
   const int64_t n = 3000, first = 2, last = 42;
   std::vector<float> u = loomtest::random_vector<float>(static_cast<size_t>(3 * n), -1.0, 1.0, 5u);
+  std::vector<float> heat =
+      loomtest::random_vector<float>(static_cast<size_t>(4 * n), -0.1, 0.1, 6u);
   std::vector<ir::InterpreterArg> want;
   want.push_back(ir::InterpreterArg::of_array(buffer_of(ir::ScalarType::F32, {3, n}, u.data())));
+  want.push_back(ir::InterpreterArg::of_array(buffer_of(ir::ScalarType::F32, {4, n}, heat.data())));
   want.push_back(ir::InterpreterArg::of_scalar(ir::float_value(ir::ScalarType::F32, 0.3)));
   want.push_back(ir::InterpreterArg::of_scalar(ir::int_value(ir::ScalarType::I64, first)));
   want.push_back(ir::InterpreterArg::of_scalar(ir::int_value(ir::ScalarType::I64, last)));
   ir::interpret(smooth.ir(), want);
-  smooth(view(u.data(), {3, n}), 0.3f, first, last);
+  smooth(view(u.data(), {3, n}), view(heat.data(), {4, n}), 0.3f, first, last);
   for (int64_t e = 0; e < 3 * n; ++e)
     if (target() == ir::Target::CPU)
       ASSERT_EQ(u[static_cast<size_t>(e)], want[0].array.get(e).f) << "element " << e;
