@@ -130,7 +130,7 @@ bool same_value(const Expr &a, const Expr &b) {
   return d.exact && d.constant_only() && d.constant == 0;
 }
 
-// The body's statements at its top level, and what rules the body out.
+// The body's reads of A and how far they reach, and what rules the body out.
 struct Stencil : Visitor {
   const Variable *n = nullptr;
   Expr extent;
@@ -139,13 +139,8 @@ struct Stencil : Visitor {
   std::vector<const Load *> loads; // of A
   int64_t reach_left = 0, reach_right = 0;
   bool ok = true;
-  std::string why;
 
-  void refuse(std::string reason) {
-    if (ok)
-      why = std::move(reason);
-    ok = false;
-  }
+  void refuse(const char * /* why, in words */) { ok = false; }
   void visit_node(const Store *s) override {
     if (s->array != array || store != s)
       refuse("it stores more than one element a step");
@@ -158,8 +153,7 @@ struct Stencil : Visitor {
       if (!b.reach_lo || !b.reach_hi || !b.lo || !b.hi_past || *b.lo < 0 || *b.hi_past > -1)
         refuse("a read of the array it stores is not provably within a few columns of its own");
       else if (*b.reach_lo < -most_reach || *b.reach_hi > most_reach)
-        refuse("a read of the array it stores reaches more than " + std::to_string(most_reach) +
-               " columns away");
+        refuse("a read of the array it stores reaches more than most_reach columns away");
       else
         reach_left = std::max(reach_left, -*b.reach_lo),
         reach_right = std::max(reach_right, *b.reach_hi);
@@ -286,205 +280,226 @@ Expr zero_of(ScalarType t) {
   return is_float(t) ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
 }
 
+// A task loop's task of the form: its parallel loop, the array A it stores, the store and the
+// row the first step reads, how far the reads of A reach, and the variables rows may name.
+struct Form {
+  const ParallelFor *loop = nullptr;
+  Var n;
+  Expr extent;
+  const Store *store = nullptr;
+  int array = -1;
+  std::vector<Expr> first_row;
+  int64_t left = 0, right = 0;
+  std::set<const Variable *> fixed; // the loop's variable and the scalar parameters
+};
+
+std::optional<Form> stencil_form(const TaskLoop &loop, const Task &task,
+                                 const std::vector<Param> &params) {
+  if (task.kind != TaskKind::Parallel || task.domain.size() != 1 || !task.reductions.empty() ||
+      task.threads != 0)
+    return std::nullopt;
+  const std::vector<Stmt> top = statements_of(task.body);
+  auto *pfor = top.size() == 1 ? top[0].as<ParallelFor>() : nullptr;
+  if (!pfor || pfor->vars.size() != 1)
+    return std::nullopt;
+  Form f;
+  f.loop = pfor;
+  f.n = pfor->vars[0];
+  f.extent = pfor->extents[0];
+  // The one store, at the top level of the body, at [w(t), n], w naming the loop's variable and
+  // scalars only.
+  for (const Stmt &s : statements_of(pfor->body))
+    if (auto *st = s.as<Store>())
+      f.store = f.store ? nullptr : st;
+  if (!f.store || params[static_cast<size_t>(f.store->array)].kind != ParamKind::Array ||
+      f.store->indices.size() < 2 || !is_var(f.store->indices.back(), f.n.get()))
+    return std::nullopt;
+  f.array = f.store->array;
+  f.fixed = {loop.var.get()};
+  for (const Param &p : params)
+    if (p.var)
+      f.fixed.insert(p.var.get());
+  for (size_t d = 0; d + 1 < f.store->indices.size(); ++d)
+    if (!names_only(f.store->indices[d], f.fixed))
+      return std::nullopt;
+  Stencil stencil;
+  stencil.n = f.n.get();
+  stencil.extent = f.extent;
+  stencil.array = f.array;
+  stencil.store = f.store;
+  stencil.visit(pfor->body);
+  if (!stencil.ok || stencil.loads.empty())
+    return std::nullopt;
+  // Every read of A is of the row the step before wrote (compared at a step u: the read at u
+  // against the store at u - step).
+  Var u = make_var(loop.var->name, ScalarType::I64);
+  SubstituteVars at_u({{loop.var.get(), var_ref(u)}});
+  SubstituteVars before({{loop.var.get(), sub(var_ref(u), loop.step)}});
+  for (const Load *l : stencil.loads)
+    for (size_t d = 0; d + 1 < l->indices.size(); ++d)
+      if (!names_only(l->indices[d], f.fixed) ||
+          !same_value(at_u.mutate(l->indices[d]), before.mutate(f.store->indices[d])))
+        return std::nullopt;
+  f.first_row.assign(stencil.loads[0]->indices.begin(), stencil.loads[0]->indices.end() - 1);
+  f.left = stencil.reach_left;
+  f.right = stencil.reach_right;
+  return f;
+}
+
+// The copy task: row r(t) of A into scratch array z, as the launch begins.
+Task copy_task(const Task &task, const Form &f, int z, const std::vector<Param> &params) {
+  const Param &pa = params[static_cast<size_t>(f.array)];
+  Task copy;
+  copy.name = task.name + "_row";
+  copy.kind = TaskKind::Parallel;
+  copy.domain = {f.extent};
+  Var c = make_var("c", ScalarType::I64);
+  std::vector<Expr> from = f.first_row;
+  from.push_back(var_ref(c));
+  copy.body = ParallelFor::make({c}, {f.extent},
+                                Store::make(z, {var_ref(c)}, Load::make(pa.type, f.array, from)));
+  std::string row;
+  for (size_t d = 0; d < f.first_row.size(); ++d)
+    row += (d ? ", " : "") + to_string(f.first_row[d], params);
+  copy.steps_per_launch =
+      "copies row [" + row + "] of '" + pa.name + "' for the next launch to read";
+  return copy;
+}
+
+// The steps task: blocks of block_threads threads, each through k steps of `own` columns, the
+// rows in shared array `rows`, the first read from scratch array z.
+Task steps_task(const Task &task, const TaskLoop &loop, const Form &f, int z, int64_t k,
+                int64_t own, const Shared &rows, const std::vector<Param> &params) {
+  const Param &pa = params[static_cast<size_t>(f.array)];
+  const Expr &extent = f.extent;
+  Var b = make_var("block", ScalarType::I64), x = make_var("x", ScalarType::I64),
+      first = make_var("first_column", ScalarType::I64), c = make_var(f.n->name, ScalarType::I64),
+      s = make_var("step", ScalarType::I64), ts = make_var(loop.var->name, ScalarType::I64),
+      count = make_var("steps", ScalarType::I64);
+  const Expr blocks = div(add(extent, i64(own - 1)), i64(own));
+  const Expr own_first = mul(var_ref(b), i64(own));
+  const Expr in_columns = logical_and(le(i64(0), var_ref(c)), lt(var_ref(c), extent));
+  // Step s computes [bC' - (K-1-s)L, bC' + C' + (K-1-s)R).
+  auto window_at = [&](const Expr &step) {
+    const Expr margin = sub(i64(k - 1), step);
+    const Expr lo = sub(own_first, mul(margin, i64(f.left)));
+    const Expr hi = add(add(own_first, i64(own)), mul(margin, i64(f.right)));
+    return logical_and(logical_and(le(lo, var_ref(c)), lt(var_ref(c), hi)), in_columns);
+  };
+  const Expr owned =
+      logical_and(le(own_first, var_ref(c)), lt(var_ref(c), add(own_first, i64(own))));
+
+  // The step's body: A's reads from the shared rows (step s reads row (s + 1) % 2, the copy's
+  // row 1 at s = 0, and writes row s % 2), the other arrays' loads from `current`, each loaded
+  // into `next` in the step before (before its barrier), so that their latency passes while the
+  // block computes.
+  ToShared to_shared(f.array, rows, mod(add(var_ref(s), i64(1)), i64(2)), mod(var_ref(s), i64(2)),
+                     var_ref(first), var_ref(x), owned);
+  SubstituteVars rename({{f.n.get(), var_ref(c)}, {loop.var.get(), var_ref(ts)}});
+  Stmt body = rename.mutate(f.loop->body);
+  std::set<const Variable *> ahead_names = f.fixed;
+  ahead_names.insert(c.get());
+  ahead_names.insert(ts.get());
+  ahead_names.erase(loop.var.get());
+  const std::vector<Expr> ahead = loads_ahead(body, f.array, ahead_names);
+  std::vector<Var> next, current;
+  for (const Expr &l : ahead) {
+    next.push_back(make_var("next", l.type()));
+    current.push_back(make_var("loaded", l.type()));
+  }
+  Stmt step_body = to_shared.mutate(LoadedAhead(ahead, current).mutate(body));
+  auto load_ahead = [&](const Expr &step) {
+    SubstituteVars at({{ts.get(), add(var_ref(loop.var), mul(step, loop.step))}});
+    std::vector<Stmt> out;
+    for (size_t l = 0; l < ahead.size(); ++l)
+      out.push_back(Assign::make(next[l], at.mutate(ahead[l])));
+    return Block::make(std::move(out));
+  };
+
+  // Step s: its loop variable, its loads, the next step's loads, the body, a barrier.
+  std::vector<Stmt> each_step = {
+      Declare::make(ts, add(var_ref(loop.var), mul(var_ref(s), loop.step)))};
+  for (size_t l = 0; l < ahead.size(); ++l)
+    each_step.push_back(Declare::make(current[l], var_ref(next[l])));
+  const Expr after = add(var_ref(s), i64(1));
+  if (!ahead.empty())
+    each_step.push_back(IfThenElse::make(logical_and(lt(after, var_ref(count)), window_at(after)),
+                                         load_ahead(after)));
+  each_step.push_back(IfThenElse::make(window_at(var_ref(s)), step_body));
+  each_step.push_back(Barrier::make());
+
+  // A block's tile: its column, the launch's steps (K, or those left before the loop's end), the
+  // first step's loads, its columns of the scratch row into shared row 1, then the steps.
+  const Expr left_steps =
+      div(add(sub(loop.end, var_ref(loop.var)), sub(loop.step, i64(1))), loop.step);
+  std::vector<Stmt> tile = {
+      Declare::make(x, reg_i64(Reg::ThreadIdx, 0)),
+      Declare::make(first, sub(own_first, i64(k * f.left))),
+      Declare::make(c, add(var_ref(first), var_ref(x))),
+      Declare::make(count, min(i64(k), left_steps)),
+  };
+  for (size_t l = 0; l < ahead.size(); ++l)
+    tile.push_back(Declare::make(next[l], zero_of(ahead[l].type())));
+  if (!ahead.empty())
+    tile.push_back(IfThenElse::make(window_at(i64(0)), load_ahead(i64(0))));
+  tile.push_back(
+      IfThenElse::make(in_columns, SharedStore::make(rows, {i64(1), var_ref(x)},
+                                                     Load::make(pa.type, z, {var_ref(c)}))));
+  tile.push_back(Barrier::make());
+  tile.push_back(For::make(s, i64(0), var_ref(count), i64(1), Block::make(std::move(each_step))));
+
+  Task out = task;
+  out.name = task.name + "_steps";
+  out.domain = {blocks};
+  out.threads = block_threads;
+  out.body = For::make(b, reg_i64(Reg::BlockIdx, 0), blocks, reg_i64(Reg::GridDim, 0),
+                       Block::make(std::move(tile)));
+  out.steps_per_launch = std::to_string(k) + " steps of the loop over '" + loop.var->name +
+                         "' a launch: blocks of " + std::to_string(block_threads) +
+                         " threads compute " + std::to_string(own) + " columns of '" + pa.name +
+                         "' each, reaching " + std::to_string(f.left) + " left and " +
+                         std::to_string(f.right) + " right a step";
+  return out;
+}
+
 } // namespace
 
 bool run_steps_per_launch(std::vector<Task> &tasks, std::vector<TaskLoop> &loops,
                           std::vector<Param> &params, std::vector<Shared> &shared,
                           std::vector<ScratchArray> &scratch, int steps) {
   bool changed = false;
-  if (steps <= 1)
-    return false;
-  for (size_t li = 0; li < loops.size(); ++li) {
+  for (size_t li = 0; steps > 1 && li < loops.size(); ++li) {
     TaskLoop &loop = loops[li];
     // One task, directly in the loop.
-    if (loop.last != loop.first + 1)
-      continue;
     bool nested = false;
     for (size_t o = 0; o < loops.size(); ++o)
       nested = nested || (o != li && loops[o].first >= loop.first && loops[o].last <= loop.last);
-    Task &task = tasks[loop.first];
-    if (nested || task.kind != TaskKind::Parallel || task.domain.size() != 1 ||
-        !task.reductions.empty() || task.threads != 0)
+    if (loop.last != loop.first + 1 || nested)
       continue;
-    const std::vector<Stmt> top = statements_of(task.body);
-    auto *pfor = top.size() == 1 ? top[0].as<ParallelFor>() : nullptr;
-    if (!pfor || pfor->vars.size() != 1)
+    const Task &task = tasks[loop.first];
+    const std::optional<Form> form = stencil_form(loop, task, params);
+    if (!form)
       continue;
-    const Var &n = pfor->vars[0];
-    const Expr extent = pfor->extents[0];
-    // The one store, at the top level of the body, at [w(t), n].
-    const Store *store = nullptr;
-    for (const Stmt &s : statements_of(pfor->body))
-      if (auto *st = s.as<Store>())
-        store = store ? nullptr : st;
-    if (!store || params[static_cast<size_t>(store->array)].kind != ParamKind::Array ||
-        store->indices.size() < 2 || !is_var(store->indices.back(), n.get()))
-      continue;
-    std::set<const Variable *> fixed = {loop.var.get()};
-    for (const Param &p : params)
-      if (p.var)
-        fixed.insert(p.var.get());
-    bool rows_fixed = true;
-    for (size_t d = 0; d + 1 < store->indices.size(); ++d)
-      rows_fixed = rows_fixed && names_only(store->indices[d], fixed);
-    if (!rows_fixed)
-      continue;
-    Stencil stencil;
-    stencil.n = n.get();
-    stencil.extent = extent;
-    stencil.array = store->array;
-    stencil.store = store;
-    stencil.visit(pfor->body);
-    if (!stencil.ok || stencil.loads.empty())
-      continue;
-    // Every read of A is of the row the step before wrote.
-    // (Compared at a step u: the read at u against the store at u - step.)
-    Var u = make_var(loop.var->name, ScalarType::I64);
-    SubstituteVars at_u({{loop.var.get(), var_ref(u)}});
-    SubstituteVars before({{loop.var.get(), sub(var_ref(u), loop.step)}});
-    bool rows_before = true;
-    for (const Load *l : stencil.loads)
-      for (size_t d = 0; d + 1 < l->indices.size(); ++d)
-        rows_before = rows_before && names_only(l->indices[d], fixed) &&
-                      same_value(at_u.mutate(l->indices[d]), before.mutate(store->indices[d]));
-    if (!rows_before)
-      continue;
-
-    const int a = store->array;
-    const Param &pa = params[static_cast<size_t>(a)];
-    const int64_t left = stencil.reach_left, right = stencil.reach_right;
+    // Fewer steps for a stencil that reaches further, so that a block keeps its columns.
+    const int64_t reach = form->left + form->right;
     const int64_t k =
-        left + right == 0
-            ? steps
-            : std::min<int64_t>(steps, (block_threads - fewest_own_columns) / (left + right));
-    const int64_t own = block_threads - k * (left + right);
-    // The row the first step reads: the copy task's source.
-    std::vector<Expr> first_row(stencil.loads[0]->indices.begin(),
-                                stencil.loads[0]->indices.end() - 1);
+        reach == 0 ? steps : std::min<int64_t>(steps, (block_threads - fewest_own_columns) / reach);
+    const int64_t own = block_threads - k * reach;
 
-    // The scratch array: row r(t) of A, as the launch began.
+    const Param &pa = params[static_cast<size_t>(form->array)];
     const int z = static_cast<int>(params.size());
     params.push_back({pa.name + "_row", ParamKind::Array, pa.type, 1, Var()});
-    scratch.push_back({z, {extent}});
-
-    // The copy task.
-    Task copy;
-    copy.name = task.name + "_row";
-    copy.kind = TaskKind::Parallel;
-    copy.domain = {extent};
-    {
-      Var c = make_var("c", ScalarType::I64);
-      std::vector<Expr> from = first_row;
-      from.push_back(var_ref(c));
-      copy.body = ParallelFor::make({c}, {extent},
-                                    Store::make(z, {var_ref(c)}, Load::make(pa.type, a, from)));
-    }
-    copy.steps_per_launch = "copies row [" +
-                            [&] {
-                              std::string s;
-                              for (size_t d = 0; d < first_row.size(); ++d)
-                                s += (d ? ", " : "") + to_string(first_row[d], params);
-                              return s;
-                            }() +
-                            "] of '" + pa.name + "' for the next launch to read";
-
-    // The steps task.
+    scratch.push_back({z, {form->extent}});
     Shared rows = make_shared_array(pa.name + "_steps", pa.type, {2, block_threads});
     shared.push_back(rows);
-    Var b = make_var("block", ScalarType::I64), x = make_var("x", ScalarType::I64),
-        first = make_var("first_column", ScalarType::I64), c = make_var(n->name, ScalarType::I64),
-        s = make_var("step", ScalarType::I64), ts = make_var(loop.var->name, ScalarType::I64);
-    const Expr blocks = div(add(extent, i64(own - 1)), i64(own));
-    auto inside = [&](Expr lo, Expr hi) {
-      return logical_and(logical_and(le(lo, var_ref(c)), lt(var_ref(c), hi)),
-                         logical_and(le(i64(0), var_ref(c)), lt(var_ref(c), extent)));
-    };
-    const Expr own_first = mul(var_ref(b), i64(own));
-    // Step s computes [bC' - (K-1-s)L, bC' + C' + (K-1-s)R).
-    auto window_at = [&](const Expr &step) {
-      const Expr margin = sub(i64(k - 1), step);
-      return inside(sub(own_first, mul(margin, i64(left))),
-                    add(add(own_first, i64(own)), mul(margin, i64(right))));
-    };
-    const Expr window = window_at(var_ref(s));
-    const Expr owned =
-        logical_and(le(own_first, var_ref(c)), lt(var_ref(c), add(own_first, i64(own))));
-    // Step s reads row (s + 1) % 2 (the copy's, row 1, at s = 0) and writes row s % 2.
-    ToShared to_shared(a, rows, mod(add(var_ref(s), i64(1)), i64(2)), mod(var_ref(s), i64(2)),
-                       var_ref(first), var_ref(x), owned);
-    SubstituteVars rename({{n.get(), var_ref(c)}, {loop.var.get(), var_ref(ts)}});
-    Stmt body = rename.mutate(pfor->body);
-    // The other arrays' loads, each step's issued in the step before (before its barrier), so that
-    // their latency passes while the block computes: `next` holds them for the step after.
-    std::set<const Variable *> ahead_names = fixed;
-    ahead_names.insert(c.get());
-    ahead_names.insert(ts.get());
-    ahead_names.erase(loop.var.get());
-    const std::vector<Expr> ahead = loads_ahead(body, a, ahead_names);
-    std::vector<Var> next, current;
-    for (const Expr &l : ahead) {
-      next.push_back(make_var("next", l.type()));
-      current.push_back(make_var("loaded", l.type()));
-    }
-    Stmt step_body = to_shared.mutate(LoadedAhead(ahead, current).mutate(body));
-    // The steps this launch runs: K, or those left before the loop's end.
-    Var count = make_var("steps", ScalarType::I64);
-    const Expr left_steps =
-        div(add(sub(loop.end, var_ref(loop.var)), sub(loop.step, i64(1))), loop.step);
-    auto load_ahead = [&](const Expr &step) {
-      SubstituteVars at({{ts.get(), add(var_ref(loop.var), mul(step, loop.step))}});
-      std::vector<Stmt> out;
-      for (size_t k2 = 0; k2 < ahead.size(); ++k2)
-        out.push_back(Assign::make(next[k2], at.mutate(ahead[k2])));
-      return Block::make(std::move(out));
-    };
-    std::vector<Stmt> each_step = {
-        Declare::make(ts, add(var_ref(loop.var), mul(var_ref(s), loop.step)))};
-    for (size_t k2 = 0; k2 < ahead.size(); ++k2)
-      each_step.push_back(Declare::make(current[k2], var_ref(next[k2])));
-    const Expr after = add(var_ref(s), i64(1));
-    if (!ahead.empty())
-      each_step.push_back(IfThenElse::make(logical_and(lt(after, var_ref(count)), window_at(after)),
-                                           load_ahead(after)));
-    each_step.push_back(IfThenElse::make(window, step_body));
-    each_step.push_back(Barrier::make());
-    std::vector<Stmt> before_steps = {Declare::make(count, min(i64(k), left_steps))};
-    for (size_t k2 = 0; k2 < ahead.size(); ++k2)
-      before_steps.push_back(Declare::make(next[k2], zero_of(ahead[k2].type())));
-    if (!ahead.empty())
-      before_steps.push_back(IfThenElse::make(window_at(i64(0)), load_ahead(i64(0))));
-    Stmt steps = For::make(s, i64(0), var_ref(count), i64(1), Block::make(std::move(each_step)));
-    // The first step's loads ahead issue before the block copies its row in.
-    std::vector<Stmt> iteration_stmts = {
-        Declare::make(x, reg_i64(Reg::ThreadIdx, 0)),
-        Declare::make(first, sub(own_first, i64(k * left))),
-        Declare::make(c, add(var_ref(first), var_ref(x))),
-    };
-    for (Stmt &st : before_steps)
-      iteration_stmts.push_back(std::move(st));
-    iteration_stmts.push_back(IfThenElse::make(
-        logical_and(le(i64(0), var_ref(c)), lt(var_ref(c), extent)),
-        SharedStore::make(rows, {i64(1), var_ref(x)}, Load::make(pa.type, z, {var_ref(c)}))));
-    iteration_stmts.push_back(Barrier::make());
-    iteration_stmts.push_back(steps);
-    Stmt iteration = Block::make(std::move(iteration_stmts));
-    Task steps_task = task;
-    steps_task.name = task.name + "_steps";
-    steps_task.domain = {blocks};
-    steps_task.threads = block_threads;
-    steps_task.body =
-        For::make(b, reg_i64(Reg::BlockIdx, 0), blocks, reg_i64(Reg::GridDim, 0), iteration);
-    steps_task.steps_per_launch = std::to_string(k) + " steps of the loop over '" + loop.var->name +
-                                  "' a launch: blocks of " + std::to_string(block_threads) +
-                                  " threads compute " + std::to_string(own) + " columns of '" +
-                                  pa.name + "' each, reaching " + std::to_string(left) +
-                                  " left and " + std::to_string(right) + " right a step";
+    Task copy = copy_task(task, *form, z, params);
+    Task stepped = steps_task(task, loop, *form, z, k, own, rows, params);
 
     // The loop takes K steps a launch; the two tasks take the one's place.
     loop.step = mul(loop.step, i64(k));
     const size_t at = loop.first;
     tasks[at] = std::move(copy);
-    tasks.insert(tasks.begin() + static_cast<std::ptrdiff_t>(at) + 1, std::move(steps_task));
+    tasks.insert(tasks.begin() + static_cast<std::ptrdiff_t>(at) + 1, std::move(stepped));
     for (TaskLoop &l : loops) {
       if (l.first > at)
         ++l.first;

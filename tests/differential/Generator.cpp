@@ -61,6 +61,12 @@ Program Generator::run(uint64_t seed) {
     if (matmul_)
       if (Stmt loop = matmul_loop(); loop.defined())
         top.push_back(loop);
+    std::mt19937_64 stencil_rng(seed * 0xd1b54a32d192ed03ull + 0xaef17502108ef2d9ull);
+    stencil_ =
+        std::uniform_real_distribution<double>(0, 1)(stencil_rng) < options_.stencil_fraction;
+    if (stencil_)
+      if (Stmt loop = stencil_loop(); loop.defined())
+        top.push_back(loop);
     p.kernel.body = Block::make(std::move(top));
   }
   p.kernel.params = params_;
@@ -350,6 +356,46 @@ void Generator::row_recurrence(const ArrayInfo &a, const std::vector<int> &bound
                    expr(t, 2, ctx));
   scope_.resize(saved);
   body.push_back(For::make(k, i64c(c), i64c(a.shape[d]), i64c(1), Store::make(a.param, at, value)));
+}
+
+Stmt Generator::stencil_loop() {
+  std::vector<const ArrayInfo *> fits;
+  for (const ArrayInfo &a : arrays_)
+    if (a.output && a.shape.size() == 2 && a.shape[0] >= 2 &&
+        (a.type == ScalarType::F32 || a.type == ScalarType::F64 || a.type == ScalarType::I32 ||
+         a.type == ScalarType::I64))
+      fits.push_back(&a);
+  if (fits.empty())
+    return Stmt();
+  const ArrayInfo &a = *one_of(fits);
+  const int64_t rows = std::min<int64_t>(a.shape[0], 2 + pick(2));
+  const int64_t begin = pick(3), end = begin + 1 + pick(40);
+  // A step that comes back to the row it reads would write the row its neighbours read.
+  const int64_t step = rows > 2 ? 1 + pick(2) : 1;
+  const int64_t reach = 1 + pick(2);
+  Var t = make_var("s" + std::to_string(next_var_++), ScalarType::I64);
+  Var i = make_var("i" + std::to_string(next_var_++), ScalarType::I64);
+  const Expr last = bin(BinaryOp::Sub, ArrayExtent::make(a.param, 1), i64c(1));
+  const Expr row = bin(BinaryOp::Mod, VarRef::make(t), i64c(rows));
+  const Expr next = bin(BinaryOp::Mod, bin(BinaryOp::Add, VarRef::make(t), i64c(step)), i64c(rows));
+  auto read = [&](Expr column) { return Load::make(a.type, a.param, {row, std::move(column)}); };
+  const ScalarType v = value_type(a.type);
+  Expr left = read(bin(BinaryOp::Max, bin(BinaryOp::Sub, VarRef::make(i), i64c(1)), i64c(0)));
+  Expr right = read(bin(BinaryOp::Min, bin(BinaryOp::Add, VarRef::make(i), i64c(reach)), last));
+  Expr u = is_float(v) ? FloatConst::make(v, 0.5) : IntConst::make(v, 3);
+  Expr w = is_float(v) ? FloatConst::make(v, -0.25) : IntConst::make(v, -1);
+  Context ctx;
+  ctx.inputs_only = true; // the row's own values and inputs: no other array the loop writes
+  scope_ = shared_;
+  Expr source = expr(v, 2, ctx);
+  scope_.clear();
+  Expr value = bin(BinaryOp::Add,
+                   bin(BinaryOp::Add, bin(BinaryOp::Mul, read(VarRef::make(i)), u),
+                       bin(BinaryOp::Add, left, bin(BinaryOp::Mul, right, w))),
+                   bin(BinaryOp::Add, source, Cast::make(v, VarRef::make(i))));
+  Stmt body = ParallelFor::make({i}, {ArrayExtent::make(a.param, 1)},
+                                Store::make(a.param, {next, VarRef::make(i)}, value));
+  return For::make(t, i64c(begin), i64c(end), i64c(step), body);
 }
 
 Stmt Generator::matmul_loop() {

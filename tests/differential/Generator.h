@@ -100,6 +100,10 @@ struct GeneratorOptions {
   // 2-D arrays (see Generator.cpp's matmul_loop), drawn apart like complex numbers: the others
   // are the programs their seeds gave before.
   double matmul_fraction = 0.2;
+  // The fraction of programs (not SIMT) that end with a task loop around a 1-D stencil over a 2-D
+  // array's rows (see Generator.cpp's stencil_loop; the GPU runs 16 of its steps a launch,
+  // ir/StepsPerLaunch.cpp), drawn apart like complex numbers.
+  double stencil_fraction = 0.15;
   // The fraction of programs whose parallel loops may end with a recurrence along a free
   // dimension of their own array (`a[i, k] = a[i, k - c] * x + y` for k in a constant range: an
   // iteration's row written and read back, which the GPU keeps in a local array,

@@ -119,6 +119,10 @@ private:
   // its own choosing (ir/AutoSchedule.cpp). Null when the program has no 2-D output and 2-D
   // inputs to make it of.
   Stmt matmul_loop();
+  // for t in range(b, e, s): for i in parallel(columns): a[(t + s) % m, i] = f(a[t % m, i - 1 ..
+  // i + d] clamped, inputs, i) (only in programs with stencil_): each step's row from the row the
+  // step before wrote, the form the GPU runs several steps a launch; undefined where no array fits.
+  Stmt stencil_loop();
   bool serial_rows(std::vector<Stmt> &top);
   void row_recurrence(const ArrayInfo &a, const std::vector<int> &bound,
                       const std::vector<Expr> &own, const Context &ctx, std::vector<Stmt> &body);
@@ -209,6 +213,7 @@ private:
   bool half_ = false;             // whether this program has f16 and bf16 values (not only arrays)
   bool local_ = false;            // whether this program's parallel loops may have local arrays
   bool row_ = false;              // whether this program's parallel loops may walk rows
+  bool stencil_ = false;          // whether this program ends with a stencil_loop
   bool matmul_ = false;           // whether this program ends with a loop of the matmul form
   std::vector<Shared> locals_;    // the kernel's local arrays
   bool philox_ = false;           // whether this program has Philox generators

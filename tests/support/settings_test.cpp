@@ -73,7 +73,7 @@ TEST(Settings, TableHasEachVariableOnceWithItsDefaultAmongItsValues) {
           << v.name << ": default " << v.fallback << " is not one of " << v.values;
     }
   }
-  EXPECT_EQ(19u, names.size());
+  EXPECT_EQ(20u, names.size());
 }
 
 // docs/environment.md's table: "| `NAME` | `values` | `default` | once or each use | meaning |".
@@ -217,6 +217,18 @@ TEST(Settings, OnceVariablesKeepTheirFirstValue) {
   EXPECT_TRUE(settings::grid_stride());
   stride.set("0");
   EXPECT_TRUE(settings::grid_stride());
+
+  ScopedEnv steps("LOOM_STEPS_PER_LAUNCH", "0");
+  for (const char *bad : {"0", "33", "8x", "many"}) {
+    steps.set(bad);
+    EXPECT_EQ(std::string("LOOM_STEPS_PER_LAUNCH must be an integer from 1 to 32, got '") + bad +
+                  "'",
+              message_of<ArgumentError>([] { settings::steps_per_launch(); }));
+  }
+  steps.set("8");
+  EXPECT_EQ(8, settings::steps_per_launch());
+  steps.set("1");
+  EXPECT_EQ(8, settings::steps_per_launch());
 
   ScopedEnv libdevice("LOOM_LIBDEVICE", "/opt/first/libdevice.10.bc");
   EXPECT_EQ("/opt/first/libdevice.10.bc", settings::libdevice());
