@@ -67,8 +67,10 @@ bool fuse_independent_tasks(std::vector<Task> &tasks, std::vector<TaskLoop> &loo
                             const std::vector<Param> &params);
 // GPU, default mapping, before it: a task loop of one 1-D stencil task (each step a row of one
 // array from the row the step before wrote, reaching at most 4 columns each side) runs `steps`
-// steps a launch, as a copy of the first row into a scratch array and a task whose blocks compute
-// overlapping tiles of columns through all the steps in shared memory (ir/StepsPerLaunch.cpp).
+// steps a launch: a copy of the row the loop starts from into a scratch array before the loop, and
+// in the loop a task whose blocks compute overlapping tiles of columns through all the steps in
+// shared memory, each launch leaving its last row in the scratch array for the next
+// (ir/StepsPerLaunch.cpp).
 // The scratch arrays' parameters are appended to `params` and `scratch`, the shared rows to
 // `shared`; Task::steps_per_launch says which tasks. Whether any loop changed.
 bool run_steps_per_launch(std::vector<Task> &tasks, std::vector<TaskLoop> &loops,

@@ -1,10 +1,10 @@
 // GPU: several steps of a sequential loop around a 1-D stencil in one launch (overlapped tiles,
 // "temporal blocking"), where each step's launch would be too short to pay for itself:
 //
-//   for t in range(T):                          loop t in range(0, T, K):
-//     for n in parallel(C):                       copy task:  Z[c] = A[r(t), c] for every c
-//       A[w(t), n] = f(A[r(t), n + d], ...)  =>   steps task: each block of P threads computes
-//                                                   K steps of C' = P - K(L + R) columns
+//   for t in range(b, T):                        copy task:  Z[0, c] = A[r(b), c] for every c
+//     for n in parallel(C):                 =>   loop t in range(b, T, K):
+//       A[w(t), n] = f(A[r(t), n + d], ...)        steps task: each block of P threads computes
+//                                                    K steps of C' = P - K(L + R) columns
 //
 // Rodinia's pathfinder has the form: one row of 100,000 cells a step, each step a launch of about
 // 1.7 us, most of it the launch's own cost. Its CUDA version computes 20 rows a launch (a
@@ -17,9 +17,11 @@
 // constant, clamped by min and max against 0 and C - 1). Nothing else in the body reaches past
 // its own iteration (no atomics, reductions, prints, warp operations or local arrays).
 //
-// Each launch covers K steps t .. t + (K - 1) step. A copy task first copies row r(t) of A into a
-// scratch array Z (LoweredKernel::scratch), so that no launch reads A where another block of the
-// same launch may write it. The steps task's block b owns columns [bC', bC' + C'); its thread x
+// Each launch covers K steps t .. t + (K - 1) step, and reads the row its first step reads from a
+// scratch array Z of two rows (LoweredKernel::scratch), not from A: a later step of the same
+// launch may write that row of A while another block still reads it. A copy task before the loop
+// fills Z's row 0; the j-th launch reads row j % 2 and leaves its last step's row in row
+// (j + 1) % 2 for the next. The steps task's block b owns columns [bC', bC' + C'); its thread x
 // stands for column c = bC' - KL + x. It copies Z's columns into shared memory, then runs each
 // step s on the columns that the steps after it still need, [bC' - (K-1-s)L, bC' + C' +
 // (K-1-s)R) (a window that narrows by L and R each step, down to the block's own), reading the
@@ -28,9 +30,9 @@
 // other arrays at its top level are issued a step ahead, before the barrier of the step before,
 // so that their latency passes while the block computes (the loop stores no other array, and the
 // next step's window lies in this one's: a load issued is one the next step makes). Every element
-// of A is written by one thread with the value the loop computes for it: results are unchanged, bit
-// for bit; the columns near a block's edges are computed by its neighbours too, K(L + R) / C' more
-// work in all.
+// of A is written by one thread with the value the loop computes for it: results are unchanged,
+// bit for bit; the columns near a block's edges are computed by its neighbours too, K(L + R) / C'
+// more work in all.
 #include "ir/Build.h"
 #include "ir/LinearForm.h"
 #include "ir/Mutator.h"
@@ -193,6 +195,12 @@ public:
       : array_(array), rows_(std::move(rows)), read_row_(std::move(read_row)),
         write_row_(std::move(write_row)), first_(std::move(first_column)),
         thread_(std::move(thread)), owned_(std::move(owned)) {}
+  // The block's own values also to `array` at `at` when `when` holds.
+  void also_to(int array, Expr when, std::vector<Expr> at) {
+    also_array_ = array;
+    also_when_ = std::move(when);
+    also_at_ = std::move(at);
+  }
 
 protected:
   Expr mutate_node(const Load *l, const Expr &self) override {
@@ -207,15 +215,22 @@ protected:
     std::vector<Expr> indices;
     for (const Expr &i : s->indices)
       indices.push_back(mutate(i));
+    Stmt to_array = Store::make(array_, indices, var_ref(v));
+    if (also_array_ >= 0)
+      to_array = Block::make(
+          {to_array, IfThenElse::make(also_when_, Store::make(also_array_, also_at_, var_ref(v)))});
     return Block::make({Declare::make(v, value),
                         SharedStore::make(rows_, {write_row_, thread_}, var_ref(v)),
-                        IfThenElse::make(owned_, Store::make(array_, indices, var_ref(v)))});
+                        IfThenElse::make(owned_, to_array)});
   }
 
 private:
   int array_;
   Shared rows_;
   Expr read_row_, write_row_, first_, thread_, owned_;
+  int also_array_ = -1;
+  Expr also_when_;
+  std::vector<Expr> also_at_;
 };
 
 // The loads a step issues a step ahead: of arrays other than A (which the loop never stores), at
@@ -346,23 +361,29 @@ std::optional<Form> stencil_form(const TaskLoop &loop, const Task &task,
   return f;
 }
 
-// The copy task: row r(t) of A into scratch array z, as the launch begins.
-Task copy_task(const Task &task, const Form &f, int z, const std::vector<Param> &params) {
+// The copy task, before the loop: row r(begin) of A, the row the loop's first step reads, into row
+// 0 of scratch array z (none when the loop runs no step).
+Task copy_task(const Task &task, const TaskLoop &loop, const Form &f, int z,
+               const std::vector<Param> &params) {
   const Param &pa = params[static_cast<size_t>(f.array)];
-  Task copy;
-  copy.name = task.name + "_row";
-  copy.kind = TaskKind::Parallel;
-  copy.domain = {f.extent};
-  Var c = make_var("c", ScalarType::I64);
-  std::vector<Expr> from = f.first_row;
-  from.push_back(var_ref(c));
-  copy.body = ParallelFor::make({c}, {f.extent},
-                                Store::make(z, {var_ref(c)}, Load::make(pa.type, f.array, from)));
+  SubstituteVars at_begin({{loop.var.get(), loop.begin}});
+  std::vector<Expr> from;
   std::string row;
-  for (size_t d = 0; d < f.first_row.size(); ++d)
-    row += (d ? ", " : "") + to_string(f.first_row[d], params);
+  for (const Expr &e : f.first_row) {
+    from.push_back(simplify(at_begin.mutate(e)));
+    row += (row.empty() ? "" : ", ") + to_string(from.back(), params);
+  }
+  const Expr extent = Select::make(lt(loop.begin, loop.end), f.extent, i64(0));
+  Var c = make_var("c", ScalarType::I64);
+  from.push_back(var_ref(c));
+  Task copy;
+  copy.name = task.name + "_first_row";
+  copy.kind = TaskKind::Parallel;
+  copy.domain = {extent};
+  copy.body = ParallelFor::make(
+      {c}, {extent}, Store::make(z, {i64(0), var_ref(c)}, Load::make(pa.type, f.array, from)));
   copy.steps_per_launch =
-      "copies row [" + row + "] of '" + pa.name + "' for the next launch to read";
+      "copies row [" + row + "] of '" + pa.name + "' for the loop's first launch to read";
   return copy;
 }
 
@@ -377,6 +398,9 @@ Task steps_task(const Task &task, const TaskLoop &loop, const Form &f, int z, in
       s = make_var("step", ScalarType::I64), ts = make_var(loop.var->name, ScalarType::I64),
       count = make_var("steps", ScalarType::I64);
   const Expr blocks = div(add(extent, i64(own - 1)), i64(own));
+  // The launch's row of z, j % 2 for its j-th launch, and the next launch's.
+  const Expr launch = div(sub(var_ref(loop.var), loop.begin), mul(loop.step, i64(k)));
+  const Expr z_row = mod(launch, i64(2)), z_next = mod(add(launch, i64(1)), i64(2));
   const Expr own_first = mul(var_ref(b), i64(own));
   const Expr in_columns = logical_and(le(i64(0), var_ref(c)), lt(var_ref(c), extent));
   // Step s computes [bC' - (K-1-s)L, bC' + C' + (K-1-s)R).
@@ -393,8 +417,10 @@ Task steps_task(const Task &task, const TaskLoop &loop, const Form &f, int z, in
   // row 1 at s = 0, and writes row s % 2), the other arrays' loads from `current`, each loaded
   // into `next` in the step before (before its barrier), so that their latency passes while the
   // block computes.
+  // The last step's own columns also go to the next launch's row of z.
   ToShared to_shared(f.array, rows, mod(add(var_ref(s), i64(1)), i64(2)), mod(var_ref(s), i64(2)),
                      var_ref(first), var_ref(x), owned);
+  to_shared.also_to(z, eq(var_ref(s), sub(var_ref(count), i64(1))), {z_next, var_ref(c)});
   SubstituteVars rename({{f.n.get(), var_ref(c)}, {loop.var.get(), var_ref(ts)}});
   Stmt body = rename.mutate(f.loop->body);
   std::set<const Variable *> ahead_names = f.fixed;
@@ -444,7 +470,7 @@ Task steps_task(const Task &task, const TaskLoop &loop, const Form &f, int z, in
     tile.push_back(IfThenElse::make(window_at(i64(0)), load_ahead(i64(0))));
   tile.push_back(
       IfThenElse::make(in_columns, SharedStore::make(rows, {i64(1), var_ref(x)},
-                                                     Load::make(pa.type, z, {var_ref(c)}))));
+                                                     Load::make(pa.type, z, {z_row, var_ref(c)}))));
   tile.push_back(Barrier::make());
   tile.push_back(For::make(s, i64(0), var_ref(count), i64(1), Block::make(std::move(each_step))));
 
@@ -488,20 +514,20 @@ bool run_steps_per_launch(std::vector<Task> &tasks, std::vector<TaskLoop> &loops
 
     const Param &pa = params[static_cast<size_t>(form->array)];
     const int z = static_cast<int>(params.size());
-    params.push_back({pa.name + "_row", ParamKind::Array, pa.type, 1, Var()});
-    scratch.push_back({z, {form->extent}});
+    params.push_back({pa.name + "_rows", ParamKind::Array, pa.type, 2, Var()});
+    scratch.push_back({z, {i64(2), form->extent}});
     Shared rows = make_shared_array(pa.name + "_steps", pa.type, {2, block_threads});
     shared.push_back(rows);
-    Task copy = copy_task(task, *form, z, params);
+    Task copy = copy_task(task, loop, *form, z, params);
     Task stepped = steps_task(task, loop, *form, z, k, own, rows, params);
 
-    // The loop takes K steps a launch; the two tasks take the one's place.
+    // The copy before the loop (inside those around it), the loop of K steps a launch.
     loop.step = mul(loop.step, i64(k));
     const size_t at = loop.first;
-    tasks[at] = std::move(copy);
-    tasks.insert(tasks.begin() + static_cast<std::ptrdiff_t>(at) + 1, std::move(stepped));
+    tasks[at] = std::move(stepped);
+    tasks.insert(tasks.begin() + static_cast<std::ptrdiff_t>(at), std::move(copy));
     for (TaskLoop &l : loops) {
-      if (l.first > at)
+      if (l.first > at || &l == &loop)
         ++l.first;
       if (l.last > at)
         ++l.last;

@@ -1,9 +1,9 @@
 // A kernel's scratch arrays (ir::ScratchArray) on the GPU path, against loom's fake driver
 // (tests/cache/FakeCudaDriver.cpp): pathfinder's loop of 99 steps, 16 a launch
-// (ir/StepsPerLaunch.cpp), launches a copy and a steps task 7 times; the row it copies is device
-// memory the kernel object allocates on its first call, keeps for the next, and grows for a wider
-// call. explain() names the steps. tests/e2e/steps_per_launch_test.cpp checks the results on a
-// real GPU.
+// (ir/StepsPerLaunch.cpp), launches a copy of its first row and then its steps task 7 times; the
+// two rows the launches pass on are device memory the kernel object allocates on its first call,
+// keeps for the next, and grows for a wider call. explain() names the steps.
+// tests/e2e/steps_per_launch_test.cpp checks the results on a real GPU.
 #include "cache/FakeDriver.h"
 
 #include "loom/loom.hpp"
@@ -45,14 +45,14 @@ TEST(ScratchArray, AllocatedOnceAndGrownForAWiderCall) {
   auto cost = DeviceArray<int32_t>::uninitialized({2, 5000});
   int allocs = calls("cuMemAlloc_v2"), before = launches();
   k(wall, cost);
-  EXPECT_EQ(calls("cuMemAlloc_v2") - allocs, 1); // the row, 5,000 i32
-  EXPECT_EQ(launches() - before, 14);            // ceil(99 / 16) launches of each task
+  EXPECT_EQ(calls("cuMemAlloc_v2") - allocs, 1); // the rows, 2 x 5,000 i32
+  EXPECT_EQ(launches() - before, 8);             // the copy, then ceil(99 / 16) launches
   const std::string explained = k.explain();
   EXPECT_NE(explained.find("16 steps of the loop over 't' a launch: blocks of 256 threads compute "
                            "224 columns of 'cost' each"),
             std::string::npos)
       << explained;
-  EXPECT_NE(explained.find("copies row [t % 2] of 'cost' for the next launch to read"),
+  EXPECT_NE(explained.find("copies row [0] of 'cost' for the loop's first launch to read"),
             std::string::npos)
       << explained;
 
@@ -66,9 +66,9 @@ TEST(ScratchArray, AllocatedOnceAndGrownForAWiderCall) {
   before = launches();
   k(narrow_wall, narrow_cost);
   EXPECT_EQ(calls("cuMemAlloc_v2") - allocs, 0);
-  EXPECT_EQ(launches() - before, 4); // 19 steps: 16, then 3
+  EXPECT_EQ(launches() - before, 3); // the copy; 19 steps: 16, then 3
 
-  // More columns: a larger row.
+  // More columns: larger rows.
   auto wide_wall = DeviceArray<int32_t>::uninitialized({3, 9000});
   auto wide_cost = DeviceArray<int32_t>::uninitialized({2, 9000});
   allocs = calls("cuMemAlloc_v2");
