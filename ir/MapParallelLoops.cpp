@@ -204,8 +204,14 @@ protected:
     // "eleventh run: where the naive matmul lost its time").
     const bool cover = target_ == Target::GPU && covering_ && !reduces_ && runs_a_loop(n->body);
     covered = covered || cover;
-    // Build from the innermost dimension outwards.
-    for (int k = dims - 1; k >= 0; --k) {
+    // Build from the innermost dimension outwards. A 3-D grid-stride nest runs its outermost
+    // dimension innermost (for y: for x: for z), so that a thread walking it (a short one, one
+    // block along z: runtime/GridShape.cpp) computes what depends on y and x once for the walk:
+    // hotspot3D's cell takes 53 SASS instructions so, against about 88 with the loops over y and x
+    // entered again for each z (ptxas 13.0, sm_90).
+    const bool z_inside = target_ == Target::GPU && !cover && dims == 3;
+    for (int j = dims - 1; j >= 0; --j) {
+      const int k = z_inside ? (j == 2 ? 0 : j + 1) : j;
       const Var &v = n->vars[k];
       const int axis = dims - 1 - k; // GPU: the innermost dimension -> x
       if (cover) {

@@ -88,6 +88,33 @@ TEST(MapParallelLoops, GpuPutsInnermostIndexOnThreadIdxX) {
   EXPECT_LT(text.find("for i in"), text.find("for j in"));
 }
 
+// A 3-D grid-stride nest walks its outermost dimension innermost, so that a thread walking a short
+// one (one block along z) computes what depends on y and x once; its index is still on z.
+TEST(MapParallelLoops, GpuWalksTheOutermostDimensionOfThreeInnermost) {
+  auto k = trace("copy3",
+                 [](Array3<float> a, Array3<float> b) {
+                   parallel_for({b.dim(0), b.dim(1), b.dim(2)},
+                                [&](Index i, Index j, Index l) { b(i, j, l) = a(i, j, l); });
+                 },
+                 {"a", "b"});
+  const std::string text = to_string(lower(k, Target::GPU));
+  EXPECT_NE(text.find("for i in i64(blockIdx.z) * i64(blockDim.z) + i64(threadIdx.z) .. "
+                      "b.shape[0] step i64(blockDim.z) * i64(gridDim.z)"),
+            std::string::npos)
+      << text;
+  EXPECT_LT(text.find("for j in i64(blockIdx.y)"), text.find("for k in i64(blockIdx.x)")) << text;
+  EXPECT_LT(text.find("for k in i64(blockIdx.x)"), text.find("for i in i64(blockIdx.z)")) << text;
+  // Two dimensions keep their order.
+  auto k2 =
+      trace("copy2",
+            [](Array2<float> a, Array2<float> b) {
+              parallel_for({b.dim(0), b.dim(1)}, [&](Index i, Index j) { b(i, j) = a(i, j); });
+            },
+            {"a", "b"});
+  const std::string text2 = to_string(lower(k2, Target::GPU));
+  EXPECT_LT(text2.find("for i in"), text2.find("for j in")) << text2;
+}
+
 TEST(MapParallelLoops, CpuChunksTheOutermostDimension) {
   auto k = trace("copy2",
                  [](Array2<float> a, Array2<float> b) {
