@@ -515,10 +515,16 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
       verdict.failures.push_back({name, exception_kind(e), e.what()});
     }
   };
-  auto interpreted = [&](const LoweredKernel &lowered, int chunks) {
+  // `walk`: the simulated GPU launch has one block along z, whose threads walk it
+  // (ir/CarryLoads.cpp).
+  auto interpreted = [&](const LoweredKernel &lowered, int chunks, bool walk = false) {
     std::vector<InterpreterArg> args = program.args;
     InterpreterOptions io = launch_options(program);
     io.cpu_chunks = chunks;
+    if (walk) {
+      io.gpu_block = {4, 2, 1};
+      io.gpu_grid = {2, 2, 1};
+    }
     io.step_limit = options.step_limit;
     interpret(lowered, args, io);
     return args;
@@ -598,6 +604,15 @@ Verdict check_program(const Program &program, const CheckOptions &options) {
             t.body = options.fault(t.body);
         return interpreted(l, 3);
       });
+    }
+    // The GPU's 3-D loops walked along z, each thread through the planes of its (y, x).
+    if (comparable && !simt) {
+      const LoweredKernel gpu = lower(kernel, Target::GPU);
+      bool three = false;
+      for (const Task &t : gpu.tasks)
+        three = three || (t.domain.size() == 3 && t.threads == 0);
+      if (three)
+        check("lowered:gpu:walk", exact, [&] { return interpreted(gpu, 3, true); });
     }
   }
   if (options.cpu_jit && comparable && (values != Compare::Values || !calls_libm(expanded)))
