@@ -22,11 +22,13 @@ void CodegenLLVM::visit_node(const ir::Binary *op) {
   ScalarType t = op->a.type();
   llvm::Value *a = codegen(op->a);
   llvm::Value *b = codegen(op->b);
-  if (index32 && t == ScalarType::I64 && (op->op == BinaryOp::Min || op->op == BinaryOp::Max)) {
-    // A clamped index of 32-bit index arithmetic (`max(x - 1, 0)`, `min(x + 1, n - 1)`): where
-    // both operands provably fit 32 bits, the min or max is taken in 32 bits, the same value.
-    // LLVM then keeps the index in 32 bits throughout; a 64-bit min or max costs ptxas twice the
-    // instructions and the conversions around it (bench/RESULTS.md, hotspot3D).
+  const bool clamp = op->op == BinaryOp::Min || op->op == BinaryOp::Max;
+  if (index32 && t == ScalarType::I64 && (clamp || ir::is_comparison(op->op))) {
+    // A clamped index of 32-bit index arithmetic (`max(x - 1, 0)`, `min(x + 1, n - 1)`), or a
+    // comparison of indices (a guard, a window's bounds): where both operands provably fit 32
+    // bits, it is taken in 32 bits, the same value. LLVM then keeps the index in 32 bits
+    // throughout; a 64-bit min, max or comparison costs ptxas twice the instructions and the
+    // conversions around it (bench/RESULTS.md, hotspot3D).
     auto fits_32 = [&](const ir::Expr &e) {
       std::optional<IndexRange> r = index_range(e, counters32_);
       return r && r->lo >= std::numeric_limits<int32_t>::min() &&
@@ -34,9 +36,13 @@ void CodegenLLVM::visit_node(const ir::Binary *op) {
     };
     if (fits_32(op->a) && fits_32(op->b)) {
       llvm::Type *i32 = builder.getInt32Ty();
+      llvm::Value *a32 = builder.CreateTrunc(a, i32), *b32 = builder.CreateTrunc(b, i32);
+      if (!clamp) {
+        value_ = compare(op->op, ScalarType::I32, a32, b32);
+        return;
+      }
       llvm::Value *m = builder.CreateBinaryIntrinsic(
-          op->op == BinaryOp::Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax,
-          builder.CreateTrunc(a, i32), builder.CreateTrunc(b, i32));
+          op->op == BinaryOp::Min ? llvm::Intrinsic::smin : llvm::Intrinsic::smax, a32, b32);
       value_ = builder.CreateSExt(m, a->getType());
       return;
     }

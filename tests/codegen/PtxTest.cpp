@@ -237,6 +237,30 @@ TEST(codegen_ptx, Index32ClampsInThirtyTwoBits) {
   }
 }
 
+// Under 32-bit index arithmetic a comparison of indices that provably fit 32 bits (a guard,
+// `if i + 1 < n - 1`) compares in 32 bits; in 64-bit code it stays 64-bit.
+TEST(codegen_ptx, Index32ComparesIndicesInThirtyTwoBits) {
+  std::vector<Param> params{array_param("x", ScalarType::F32), array_param("y", ScalarType::F32)};
+  Task task = grid_stride_task("guarded", [&](const Var &i) {
+    auto i64 = [](int64_t v) { return IntConst::make(ScalarType::I64, v); };
+    Expr next = bin(BinaryOp::Add, var(i), i64(1));
+    Expr inside = bin(BinaryOp::Lt, next, bin(BinaryOp::Sub, ArrayExtent::make(0, 0), i64(1)));
+    return IfThenElse::make(inside, Store::make(1, {var(i)}, load(params, 0, {next})));
+  });
+  LoweredKernel kernel{"guarded", params, Target::GPU, {task}};
+  GpuTarget t = target("sm_90");
+  const std::string wide = emit_ptx(kernel, t);
+  t.index32 = true;
+  const std::string narrow = emit_ptx(kernel, t);
+  std::regex compare64(R"(setp\.\w+\.[su]64)"), compare32(R"(setp\.\w+\.s32)");
+  EXPECT_TRUE(std::regex_search(wide, compare64)) << wide;
+  EXPECT_FALSE(std::regex_search(narrow, compare64)) << narrow;
+  EXPECT_TRUE(std::regex_search(narrow, compare32)) << narrow;
+  if (!find_ptxas().empty()) {
+    EXPECT_TRUE(assembles(narrow, "sm_90"));
+  }
+}
+
 TEST(codegen_ptx, FastMathApproximatesDivisionAndFlushesDenormals) {
   std::vector<Param> params{array_param("x", ScalarType::F32), array_param("y", ScalarType::F32)};
   Task task = grid_stride_task("divide", [&](const Var &i) {
