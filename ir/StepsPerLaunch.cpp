@@ -403,15 +403,18 @@ Task steps_task(const Task &task, const TaskLoop &loop, const Form &f, int z, in
   const Expr z_row = mod(launch, i64(2)), z_next = mod(add(launch, i64(1)), i64(2));
   const Expr own_first = mul(var_ref(b), i64(own));
   const Expr in_columns = logical_and(le(i64(0), var_ref(c)), lt(var_ref(c), extent));
-  // Step s computes [bC' - (K-1-s)L, bC' + C' + (K-1-s)R).
+  // Step s computes [bC' - (K-1-s)L, bC' + C' + (K-1-s)R), the threads [(s+1)L, P - (s+1)R) of
+  // the block (c = bC' - KL + x), of the columns there are; the block's own are its threads
+  // [KL, KL + C').
+  const int64_t threads = block_threads;
   auto window_at = [&](const Expr &step) {
-    const Expr margin = sub(i64(k - 1), step);
-    const Expr lo = sub(own_first, mul(margin, i64(f.left)));
-    const Expr hi = add(add(own_first, i64(own)), mul(margin, i64(f.right)));
-    return logical_and(logical_and(le(lo, var_ref(c)), lt(var_ref(c), hi)), in_columns);
+    const Expr past = add(step, i64(1));
+    return logical_and(logical_and(le(mul(past, i64(f.left)), var_ref(x)),
+                                   lt(var_ref(x), sub(i64(threads), mul(past, i64(f.right))))),
+                       in_columns);
   };
   const Expr owned =
-      logical_and(le(own_first, var_ref(c)), lt(var_ref(c), add(own_first, i64(own))));
+      logical_and(le(i64(k * f.left), var_ref(x)), lt(var_ref(x), i64(k * f.left + own)));
 
   // The step's body: A's reads from the shared rows (step s reads row (s + 1) % 2, the copy's
   // row 1 at s = 0, and writes row s % 2), the other arrays' loads from `current`, each loaded
