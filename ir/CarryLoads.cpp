@@ -24,6 +24,7 @@
 #include "ir/LinearForm.h"
 #include "ir/Mutator.h"
 #include "ir/Passes.h"
+#include "ir/Printer.h"
 
 #include <map>
 #include <optional>
@@ -168,7 +169,9 @@ private:
 
 class CarryLoads : public Mutator {
 public:
-  explicit CarryLoads(const std::set<int> &stored) : stored_(stored) {}
+  CarryLoads(const std::set<int> &stored, const std::vector<Param> &params)
+      : stored_(stored), params_(params) {}
+  std::vector<std::string> lines; // Task::carried
 
 protected:
   Stmt mutate_node(const For *f, const Stmt &self) override {
@@ -177,6 +180,15 @@ protected:
     std::vector<Carried> carried = carried_loads(f);
     if (carried.empty())
       return self;
+    std::string loads;
+    size_t again = 0;
+    for (const Carried &c : carried) {
+      loads += (loads.empty() ? "" : ", ") + to_string(c.load, params_);
+      again += c.from < 0;
+    }
+    lines.push_back("where the launch has one block along z, each thread walks '" + f->var->name +
+                    "' keeping " + loads + " in registers, " + std::to_string(again) + " of " +
+                    std::to_string(carried.size()) + " loaded a step");
     return walk(f, self, carried);
   }
 
@@ -323,16 +335,19 @@ private:
   }
 
   const std::set<int> &stored_;
+  const std::vector<Param> &params_;
 };
 
 } // namespace
 
-Task carry_loads_along_walks(const Task &task) {
+Task carry_loads_along_walks(const Task &task, const std::vector<Param> &params) {
   if (task.kind != TaskKind::Parallel || task.threads != 0 || task.covering)
     return task;
   const std::set<int> stored = stored_arrays(task.body);
+  CarryLoads carry(stored, params);
   Task out = task;
-  out.body = CarryLoads(stored).mutate(task.body);
+  out.body = carry.mutate(task.body);
+  out.carried = std::move(carry.lines);
   return out;
 }
 

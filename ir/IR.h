@@ -925,6 +925,9 @@ struct Task {
   // words (several steps of the loop a launch, or the copy of the row the steps start from);
   // empty otherwise.
   std::string steps_per_launch = {};
+  // GPU parallel tasks: the loads a walk along z keeps in registers (ir/CarryLoads.cpp), one line
+  // per walk, in words; empty otherwise.
+  std::vector<std::string> carried = {};
 };
 // A sequential loop of the kernel around parallel loops (`for t in range(T):` enclosing them, at
 // the top level or inside such loops only): tasks [first, last) run in order once for each value

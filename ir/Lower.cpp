@@ -247,7 +247,7 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
     // GPU: a walk along z keeps what its steps load again in registers (ir/CarryLoads.cpp).
     if (target == Target::GPU && schedule.loops.empty())
       each_task("carry_loads_along_walks",
-                [&](const Task &t) { return carry_loads_along_walks(t); });
+                [&](const Task &t) { return carry_loads_along_walks(t, out.params); });
     each_task("promote_element_updates",
               [&](const Task &t) { return promote_element_updates(t, out.params); });
     // GPU serial tasks on one block where loops of them have independent iterations (before the

@@ -106,8 +106,8 @@ Task map_parallel_loops(const Task &task, const std::vector<Param> &params, Targ
 // axis z, which runs with step 1 when the launch has one block along z) keeps in registers the
 // values a step loads and the next step loads again (t[max(z - 1, 0)], t[z], t[min(z + 1, T - 1)]
 // of an array the task never stores), under `if stride == 1`, the loop as it was otherwise
-// (ir/CarryLoads.cpp). Results are unchanged, bit for bit.
-Task carry_loads_along_walks(const Task &task);
+// (ir/CarryLoads.cpp); Task::carried says which. Results are unchanged, bit for bit.
+Task carry_loads_along_walks(const Task &task, const std::vector<Param> &params);
 
 // A CPU worker's float sums and products (TaskReductions of op Add or Mul) accumulate in
 // `cpu_reduction_lanes` lanes: the innermost loop of a chunk's nest runs whole groups of that

@@ -213,6 +213,8 @@ std::string Kernel::explain() const {
         os << "    " << u << "\n";
       for (const std::string &s : task.staged)
         os << "    " << s << "\n";
+      for (const std::string &c : task.carried)
+        os << "    " << c << "\n";
       if (!task.fused.empty())
         os << "    the parallel loops of " << task.fused
            << " run in one launch, one after the other along the outermost dimension: no element "

@@ -50,7 +50,14 @@ ir::Buffer random_buffer(ir::ScalarType type, std::vector<int64_t> shape, unsign
 // three, the next step's above loaded at the end of this one; the CPU's keeps its loops.
 TEST(CarryLoadsLowering, TheWalkCarriesTheColumnsLoads) {
   Module m = compile(source);
-  const std::string text = ir::to_string(lowered(m["heat3d"], ir::Target::GPU));
+  const ir::LoweredKernel gpu = lowered(m["heat3d"], ir::Target::GPU);
+  ASSERT_EQ(gpu.tasks.size(), 1u);
+  ASSERT_EQ(gpu.tasks[0].carried.size(), 1u);
+  EXPECT_EQ(gpu.tasks[0].carried[0],
+            "where the launch has one block along z, each thread walks 'z' keeping "
+            "t[max(z - 1, 0), y, x], t[min(z + 1, t.shape[0] - 1), y, x], t[z, y, x] in registers, "
+            "1 of 3 loaded a step");
+  const std::string text = ir::to_string(gpu);
   EXPECT_NE(text.find("if i64(blockDim.z) * i64(gridDim.z) == 1 {"), std::string::npos) << text;
   EXPECT_NE(text.find("var below: f32 = carried\n"), std::string::npos) << text;
   EXPECT_NE(text.find("var next.1: f32 = t[min(z.1 + 1, t.shape[0] - 1), y, x]"), std::string::npos)
