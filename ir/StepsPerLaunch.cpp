@@ -309,7 +309,8 @@ struct Form {
 };
 
 std::optional<Form> stencil_form(const TaskLoop &loop, const Task &task,
-                                 const std::vector<Param> &params) {
+                                 const std::vector<Param> &params,
+                                 const std::vector<TaskLoop> &loops) {
   if (task.kind != TaskKind::Parallel || task.domain.size() != 1 || !task.reductions.empty() ||
       task.threads != 0)
     return std::nullopt;
@@ -321,6 +322,16 @@ std::optional<Form> stencil_form(const TaskLoop &loop, const Task &task,
   f.loop = pfor;
   f.n = pfor->vars[0];
   f.extent = pfor->extents[0];
+  // The same columns in every step, known before the loops run (the scratch rows' extent): the
+  // extent names no task loop's variable.
+  std::set<const Variable *> scalars;
+  for (const Param &p : params)
+    if (p.var)
+      scalars.insert(p.var.get());
+  for (const TaskLoop &l : loops)
+    scalars.erase(l.var.get());
+  if (!names_only(f.extent, scalars))
+    return std::nullopt;
   // The one store, at the top level of the body, at [w(t), n], w naming the loop's variable and
   // scalars only.
   for (const Stmt &s : statements_of(pfor->body))
@@ -506,7 +517,7 @@ bool run_steps_per_launch(std::vector<Task> &tasks, std::vector<TaskLoop> &loops
     if (loop.last != loop.first + 1 || nested)
       continue;
     const Task &task = tasks[loop.first];
-    const std::optional<Form> form = stencil_form(loop, task, params);
+    const std::optional<Form> form = stencil_form(loop, task, params, loops);
     if (!form)
       continue;
     // Fewer steps for a stencil that reaches further, so that a block keeps its columns.

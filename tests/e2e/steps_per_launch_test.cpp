@@ -165,7 +165,7 @@ TEST(StepsPerLaunchLowering, FloatStencilGivesTheKernelsBits) {
 
 // Forms the pass cannot prove keep one step a launch: a read of a row the step before did not
 // write, a read reaching five columns, a read past the columns the step writes, a second store,
-// a print, a nested loop's own row, and a loop of two tasks.
+// a print, columns that change with the step, and a loop of two tasks.
 TEST(StepsPerLaunchLowering, FormsItCannotProveKeepOneStepALaunch) {
   Module m = compile(R"(
 @kernel
@@ -201,6 +201,12 @@ def prints(u: f32[2, n]):
             u[(t + 1) % 2, i] = u[t % 2, i] + 1.0
 
 @kernel
+def shrinking(u: f32[2, n]):
+    for t in range(4):
+        for i in parallel(n - t):
+            u[(t + 1) % 2, i] = u[t % 2, i] * 0.5
+
+@kernel
 def two_tasks(u: f32[2, n], v: f32[n]):
     for t in range(4):
         for i in parallel(n):
@@ -209,7 +215,7 @@ def two_tasks(u: f32[2, n], v: f32[n]):
             v[i] = u[0, i]
 )");
   for (const char *name :
-       {"other_row", "far", "past_the_row", "two_stores", "prints", "two_tasks"}) {
+       {"other_row", "far", "past_the_row", "two_stores", "prints", "shrinking", "two_tasks"}) {
     SCOPED_TRACE(name);
     const ir::LoweredKernel gpu = lowered(m[name], ir::Target::GPU);
     EXPECT_TRUE(gpu.scratch.empty()) << ir::to_string(gpu);
