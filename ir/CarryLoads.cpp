@@ -236,6 +236,10 @@ private:
       int dim = -1;
       bool ok = true;
       for (size_t d = 0; d < l->indices.size(); ++d) {
+        // An index that reads memory (t[idx[z], y, x]) may read what the step changes before.
+        detail::Finds<Load, SharedLoad> reads;
+        reads.visit(l->indices[d]);
+        ok = ok && !reads.found;
         if (!names_any(l->indices[d], varying))
           continue;
         std::set<const Variable *> others = varying;

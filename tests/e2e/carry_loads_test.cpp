@@ -109,7 +109,7 @@ TEST(CarryLoadsLowering, WalksGiveTheKernelsBits) {
 }
 
 // Loads the walk cannot carry: of an array the task stores, under a condition, at a z that
-// another index also names, and alone in their group.
+// another index also names, at an index read from memory, and alone in their group.
 TEST(CarryLoadsLowering, LoadsItCannotProveKeepTheirPlaces) {
   Module m = compile(R"(
 @kernel
@@ -129,6 +129,11 @@ def diagonal(t: f32[Z, Z, X], out: f32[Z, Z, X]):
         out[z, y, x] = t[z, z, x] + t[max(z - 1, 0), z, x]
 
 @kernel
+def indirect(t: f32[Z, Y, X], at: i64[Z], out: f32[Z, Y, X]):
+    for z, y, x in parallel(Z, Y, X):
+        out[z, y, x] = t[at[z], y, x] + t[at[max(z - 1, 0)], y, x]
+
+@kernel
 def alone(t: f32[Z, Y, X], out: f32[Z, Y, X]):
     for z, y, x in parallel(Z, Y, X):
         out[z, y, x] = t[z, y, x] * 2.0
@@ -138,6 +143,11 @@ def alone(t: f32[Z, Y, X], out: f32[Z, Y, X]):
     const std::string text = ir::to_string(lowered(m[name], ir::Target::GPU));
     EXPECT_EQ(text.find("carried"), std::string::npos) << text;
   }
+  // The index array's own loads are carried; the loads at the indices read from it are not.
+  const ir::LoweredKernel indirect = lowered(m["indirect"], ir::Target::GPU);
+  ASSERT_EQ(indirect.tasks[0].carried.size(), 1u) << ir::to_string(indirect);
+  EXPECT_EQ(indirect.tasks[0].carried[0].find("t[at"), std::string::npos)
+      << indirect.tasks[0].carried[0];
 }
 
 // Each target: the stencil over 8 planes of 64 x 40 (the GPU walks them when its launch has one
