@@ -58,7 +58,7 @@ constexpr int64_t most_reach = 4;
 constexpr int64_t fewest_own_columns = 64;
 
 // Bounds of an index e of the loop variable n in [0, C): of e - n (its reach), and of e itself
-// (at least `lo`, at most C - 1 + `hi_past`, i.e. below C when hi_past <= 0). Unknown bounds are
+// (at least `lo`, at most C + `hi_past`, i.e. below C when hi_past <= -1). Unknown bounds are
 // nullopt.
 struct Bounds {
   std::optional<int64_t> reach_lo, reach_hi, lo, hi_past;
@@ -107,12 +107,12 @@ Bounds bounds_of(const Expr &e, const Variable *n, const Expr &extent) {
       return b;
     if (k == 1 && extent_k == 0) // n + c
       b = {l.constant, l.constant, l.constant, l.constant - 1};
-    else if (k == 0 && extent_k == 0) // c: at least c - n for n < C, at most c
+    else if (k == 0 && extent_k == 0) // c: e - n <= c (n >= 0)
       b = {std::nullopt, l.constant, l.constant, std::nullopt};
-    else if (k == 0 && extent_k == 1) // C + c: at least c + 1 - n, at least c + 1 (C >= 1)
+    else if (k == 0 && extent_k == 1) // C + c: e - n >= c + 1 (n < C), e >= c + 1 (C >= 1)
       b = {l.constant + 1, std::nullopt, l.constant + 1, l.constant};
   }
-  // n is in [0, C): e >= n + reach_lo >= reach_lo, and e <= n + reach_hi <= C - 1 + reach_hi.
+  // n is in [0, C): e >= n + reach_lo >= reach_lo, and e <= n + reach_hi <= C + reach_hi - 1.
   b.lo = larger_known(b.lo, b.reach_lo);
   if (b.reach_hi)
     b.hi_past = smaller_known(b.hi_past, *b.reach_hi - 1);
