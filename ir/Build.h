@@ -5,6 +5,7 @@
 #include "ir/IR.h"
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,13 @@ inline Expr var_ref(const Var &v) {
 // A thread geometry register (i32) as an i64.
 inline Expr reg_i64(Reg reg, int dim) {
   return to_i64(SpecialReg::make(reg, dim));
+}
+
+// The zero of a scalar type (false for bool): a local's value before anything assigns it.
+inline Expr zero_of(ScalarType t) {
+  if (t == ScalarType::Bool)
+    return BoolConst::make(false);
+  return is_float(t) ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
 }
 
 // Binary operations, with loom's meaning of each (ir/IR.h, BinaryOp).
@@ -86,6 +94,11 @@ inline bool is_int_const(const Expr &e, int64_t v) {
 }
 // How many references to variable `v` `e` holds.
 int mentions(const Expr &e, const Variable *v);
+
+// The loads the top-level statements of `body` make whenever it runs (in a Declare's initial
+// value, an Assign's or a Store's value), those `take` accepts, each distinct one once (by
+// `equal`); a load taken is not looked into, one refused is.
+std::vector<Expr> top_level_loads(const Stmt &body, const std::function<bool(const Load *)> &take);
 
 // The statements of `s` when it is a block, else `s` alone: a task body's top level.
 inline std::vector<Stmt> statements_of(const Stmt &s) {

@@ -134,14 +134,6 @@ struct Facts {
   }
 };
 
-bool same_index(const Expr &a, const Expr &b) {
-  if (equal(a, b))
-    return true;
-  Linear d = linear(a);
-  d.add(linear(b), -1);
-  return d.exact && d.constant_only() && d.constant == 0;
-}
-
 // One load the walk carries: its expression and, for the next step, the member of its group whose
 // value it takes (-1: loaded again).
 struct Carried {
@@ -199,47 +191,33 @@ private:
     const Variable *z = f->var.get();
     std::set<const Variable *> varying = changed_vars(f->body);
     varying.insert(z);
-    // The top-level loads of arrays the task does not store, one of each.
-    struct Collect : Visitor {
-      const std::set<int> *stored;
-      std::vector<const Load *> found;
-      void visit_node(const Load *l) override {
-        if (!stored->count(l->array)) {
-          for (const Load *o : found)
-            if (equal(Load::make(o->type, o->array, o->indices),
-                      Load::make(l->type, l->array, l->indices)))
-              return;
-          found.push_back(l);
-        }
-        Visitor::visit_node(l);
-      }
-    } collect;
-    collect.stored = &stored_;
-    for (const Stmt &s : statements_of(f->body)) {
-      if (auto *d = s.as<Declare>())
-        collect.visit(d->init);
-      else if (auto *a = s.as<Assign>())
-        collect.visit(a->value);
-      else if (auto *st = s.as<Store>())
-        collect.visit(st->value);
-      else if (s.as<For>() || s.as<While>() || s.as<ParallelFor>() || s.as<Barrier>())
-        return {}; // a step that is not straight-line code
-    }
+    // A step that is not straight-line code has no walk to carry along.
+    for (const Stmt &s : statements_of(f->body))
+      if (s.as<For>() || s.as<While>() || s.as<ParallelFor>() || s.as<Barrier>())
+        return {};
+    // The top-level loads of arrays the task does not store, at indices that read no memory
+    // (t[idx[z], y, x] may read what the step changes before it), one of each.
+    const std::vector<Expr> loads = top_level_loads(f->body, [&](const Load *l) {
+      if (stored_.count(l->array))
+        return false;
+      detail::Finds<Load, SharedLoad> reads;
+      for (const Expr &i : l->indices)
+        reads.visit(i);
+      return !reads.found;
+    });
     // Groups: the same array, z in the same one dimension, the other indices the same and the
     // same in every step.
     struct Member {
+      Expr expr; // the load
       const Load *load;
       int dim;
     };
     std::vector<std::vector<Member>> groups;
-    for (const Load *l : collect.found) {
+    for (const Expr &e : loads) {
+      const Load *l = e.as<Load>();
       int dim = -1;
       bool ok = true;
       for (size_t d = 0; d < l->indices.size(); ++d) {
-        // An index that reads memory (t[idx[z], y, x]) may read what the step changes before.
-        detail::Finds<Load, SharedLoad> reads;
-        reads.visit(l->indices[d]);
-        ok = ok && !reads.found;
         if (!names_any(l->indices[d], varying))
           continue;
         std::set<const Variable *> others = varying;
@@ -257,13 +235,13 @@ private:
         for (size_t d = 0; same && d < l->indices.size(); ++d)
           same = static_cast<int>(d) == dim || equal(o->indices[d], l->indices[d]);
         if (same) {
-          g.push_back({l, dim});
+          g.push_back({e, l, dim});
           placed = true;
           break;
         }
       }
       if (!placed)
-        groups.push_back({{l, dim}});
+        groups.push_back({{e, l, dim}});
     }
     std::vector<Carried> out;
     for (const std::vector<Member> &g : groups) {
@@ -281,10 +259,10 @@ private:
       bool any = false;
       for (const Member &m : g) {
         Carried c;
-        c.load = Load::make(m.load->type, m.load->array, m.load->indices);
+        c.load = m.expr;
         const Expr at_next = facts.resolve(next.mutate(m.load->indices[static_cast<size_t>(dim)]));
         for (size_t j = 0; j < g.size() && c.from < 0; ++j)
-          if (same_index(at_next,
+          if (same_value(at_next,
                          facts.resolve(now.mutate(g[j].load->indices[static_cast<size_t>(dim)]))))
             c.from = static_cast<int>(out.size() + j);
         any = any || c.from >= 0;
@@ -330,12 +308,6 @@ private:
     fresh.fresh_locals = true;
     Stmt walked = fresh.mutate(Block::make(std::move(out)));
     return IfThenElse::make(eq(f->step, i64(1)), walked, self);
-  }
-
-  static Expr zero_of(ScalarType t) {
-    if (t == ScalarType::Bool)
-      return BoolConst::make(false);
-    return is_float(t) ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
   }
 
   const std::set<int> &stored_;

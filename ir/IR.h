@@ -967,9 +967,9 @@ struct LoweredKernel {
   std::vector<Param> params;
   Target target;
   std::vector<Task> tasks;
-  std::vector<TaskLoop> task_loops = {}; // the sequential loops around the tasks, if any
+  std::vector<TaskLoop> task_loops = {};  // the sequential loops around the tasks, if any
   std::vector<ScratchArray> scratch = {}; // the arrays the lowering added, if any
-  bool fast_math = false;                // Kernel::fast_math
+  bool fast_math = false;                 // Kernel::fast_math
   // Kernel::bounds_check: every array access checks its indices against the extents; a task then
   // takes a bounds record after its other parameters (support/Abi.h).
   bool bounds_check = false;

@@ -119,6 +119,17 @@ LoopRanges::LoopRanges(const std::vector<Param> &params) {
       fixed.insert(p.var.get());
 }
 
+bool same_value(const Expr &a, const Expr &b) {
+  if (equal(a, b))
+    return true;
+  auto *x = a.as<Binary>(), *y = b.as<Binary>();
+  if (x && y && x->op == y->op && (x->op == BinaryOp::Mod || x->op == BinaryOp::Div))
+    return equal(x->b, y->b) && same_value(x->a, y->a);
+  Linear d = linear(a);
+  d.add(linear(b), -1);
+  return d.exact && d.constant_only() && d.constant == 0;
+}
+
 void LoopRanges::enter(const Variable *var, const Expr &begin, const Expr &end) {
   fixed.insert(var);
   ranges.push_back(range_of(var, begin, end, fixed));

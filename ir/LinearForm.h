@@ -57,6 +57,10 @@ struct Linear {
 // `e` as a linear form.
 Linear linear(const Expr &e);
 
+// Whether two integer expressions provably have the same value: the same linear form, or the
+// same remainder or quotient by the same divisor of such forms (`t % 2` and `((t - 1) + 1) % 2`).
+bool same_value(const Expr &a, const Expr &b);
+
 // A loop variable around an access and its range: begin <= var <= last.
 struct Range {
   const Variable *var;

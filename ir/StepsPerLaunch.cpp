@@ -119,19 +119,6 @@ Bounds bounds_of(const Expr &e, const Variable *n, const Expr &extent) {
   return b;
 }
 
-// Whether two integer expressions have the same value: the same linear form, or the same
-// remainder or quotient by the same divisor of such forms.
-bool same_value(const Expr &a, const Expr &b) {
-  if (equal(a, b))
-    return true;
-  auto *x = a.as<Binary>(), *y = b.as<Binary>();
-  if (x && y && x->op == y->op && (x->op == BinaryOp::Mod || x->op == BinaryOp::Div))
-    return equal(x->b, y->b) && same_value(x->a, y->a);
-  Linear d = linear(a);
-  d.add(linear(b), -1);
-  return d.exact && d.constant_only() && d.constant == 0;
-}
-
 // The body's reads of A and how far they reach, and what rules the body out.
 struct Stencil : Visitor {
   const Variable *n = nullptr;
@@ -238,36 +225,12 @@ private:
 // column, the step's variable, scalars). Each distinct one once.
 std::vector<Expr> loads_ahead(const Stmt &body, int array,
                               const std::set<const Variable *> &fixed) {
-  struct Collect : Visitor {
-    int array;
-    const std::set<const Variable *> *fixed;
-    std::vector<Expr> found;
-    void visit_node(const Load *l) override {
-      bool plain = l->array != array;
-      for (const Expr &i : l->indices)
-        plain = plain && names_only(i, *fixed);
-      if (!plain) {
-        Visitor::visit_node(l);
-        return;
-      }
-      Expr load = Load::make(l->type, l->array, l->indices);
-      for (const Expr &f : found)
-        if (equal(f, load))
-          return;
-      found.push_back(load);
-    }
-  } collect;
-  collect.array = array;
-  collect.fixed = &fixed;
-  for (const Stmt &st : statements_of(body)) {
-    if (auto *d = st.as<Declare>())
-      collect.visit(d->init);
-    else if (auto *as = st.as<Assign>())
-      collect.visit(as->value);
-    else if (auto *store = st.as<Store>())
-      collect.visit(store->value);
-  }
-  return collect.found;
+  return top_level_loads(body, [&](const Load *l) {
+    bool plain = l->array != array;
+    for (const Expr &i : l->indices)
+      plain = plain && names_only(i, fixed);
+    return plain;
+  });
 }
 
 // The body with the loads of `loads` read from `values` instead.
@@ -288,12 +251,6 @@ private:
   const std::vector<Expr> &loads_;
   const std::vector<Var> &values_;
 };
-
-Expr zero_of(ScalarType t) {
-  if (t == ScalarType::Bool)
-    return BoolConst::make(false);
-  return is_float(t) ? FloatConst::make(t, 0.0) : IntConst::make(t, 0);
-}
 
 // A task loop's task of the form: its parallel loop, the array A it stores, the store and the
 // row the first step reads, how far the reads of A reach, and the variables rows may name.
