@@ -887,17 +887,19 @@ InterpreterResult interpret(const LoweredKernel &kernel, std::vector<Interpreter
     for (size_t k = 0; k < kernel.task_loops.size(); ++k)
       args.push_back(InterpreterArg::of_scalar(int_value(ScalarType::I64, 0)));
     // The scratch arrays the lowering added (ir::ScratchArray), sized from the arguments.
-    ArgumentValues values;
-    for (const InterpreterArg &a : args) {
-      values.scalars.push_back(a.scalar);
-      values.extents.push_back(a.array.shape);
-    }
-    values.strides.resize(values.extents.size());
-    for (const ScratchArray &a : kernel.scratch) {
-      std::vector<int64_t> shape;
-      for (const Expr &e : a.extents)
-        shape.push_back(std::max<int64_t>(0, evaluate(e, kernel.params, values).i));
-      args.push_back(InterpreterArg::of_array(Buffer(kernel.params[a.param].type, shape)));
+    if (!kernel.scratch.empty()) {
+      ArgumentValues values;
+      for (const InterpreterArg &a : args) {
+        values.scalars.push_back(a.scalar);
+        values.extents.push_back(a.array.shape);
+      }
+      values.strides.resize(values.extents.size());
+      for (const ScratchArray &a : kernel.scratch) {
+        std::vector<int64_t> shape;
+        for (const Expr &e : a.extents)
+          shape.push_back(std::max<int64_t>(0, evaluate(e, kernel.params, values).i));
+        args.push_back(InterpreterArg::of_array(Buffer(kernel.params[a.param].type, shape)));
+      }
     }
   }
   Machine m(kernel.name, kernel.params, args, options);
