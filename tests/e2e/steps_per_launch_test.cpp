@@ -6,6 +6,7 @@
 // lowering (blocks, barriers, the race check), gives the bits of the kernel as written and of C++
 // loops (in CI), for widths around a tile's (224 columns) and step counts around a launch's. On
 // each target, the same results. Forms the pass cannot prove keep one step a launch. Random inputs.
+#include "support/Pathfinder.h"
 #include "support/TestUtil.h"
 
 #include "ir/Interpreter.h"
@@ -23,16 +24,7 @@ namespace {
 
 class StepsPerLaunch : public loomtest::TargetTest {};
 
-const std::string source = R"(
-@kernel
-def pathfinder(wall: i32[R, C], cost: i32[2, C]):
-    for t in range(R - 1):
-        for n in parallel(C):
-            above = cost[t % 2, n]
-            left = cost[t % 2, max(n - 1, 0)]
-            right = cost[t % 2, min(n + 1, C - 1)]
-            cost[(t + 1) % 2, n] = wall[t + 1, n] + min(above, min(left, right))
-
+const std::string source = std::string(loomtest::pathfinder_source) + R"(
 @kernel
 def smooth(u: f32[3, n], heat: f32[4, n], a: f32, first: i64, last: i64):
     for t in range(first, last):

@@ -5,6 +5,7 @@
 // keeps for the next, and grows for a wider call. explain() names the steps.
 // tests/e2e/steps_per_launch_test.cpp checks the results on a real GPU.
 #include "cache/FakeDriver.h"
+#include "support/Pathfinder.h"
 
 #include "loom/loom.hpp"
 #include "runtime/Driver.h"
@@ -22,24 +23,13 @@ const bool fake_driver_loaded = fake_cuda::load_without_disk_cache();
 
 using fake_cuda::calls;
 
-const char *source = R"(
-@kernel
-def pathfinder(wall: i32[R, C], cost: i32[2, C]):
-    for t in range(R - 1):
-        for n in parallel(C):
-            above = cost[t % 2, n]
-            left = cost[t % 2, max(n - 1, 0)]
-            right = cost[t % 2, min(n + 1, C - 1)]
-            cost[(t + 1) % 2, n] = wall[t + 1, n] + min(above, min(left, right))
-)";
-
 int launches() {
   return calls("cuLaunchKernel") + calls("cuLaunchKernelEx");
 }
 
 TEST(ScratchArray, AllocatedOnceAndGrownForAWiderCall) {
   ASSERT_TRUE(fake_driver_loaded) << runtime::Driver::get().unavailable_reason();
-  Module m = compile(source);
+  Module m = compile(pathfinder_source);
   Kernel k = m["pathfinder"].on(ir::Target::GPU);
   auto wall = DeviceArray<int32_t>::uninitialized({100, 5000});
   auto cost = DeviceArray<int32_t>::uninitialized({2, 5000});
