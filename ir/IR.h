@@ -928,6 +928,10 @@ struct Task {
   // GPU parallel tasks: the loads a walk along z keeps in registers (ir/CarryLoads.cpp), one line
   // per walk, in words; empty otherwise.
   std::vector<std::string> carried = {};
+  // GPU parallel tasks that ir/StageBlockReads.cpp gave a block for each iteration of the outer
+  // dimensions: one line per loop whose reads the block's threads share, in words; empty
+  // otherwise.
+  std::vector<std::string> block_reads = {};
 };
 // A sequential loop of the kernel around parallel loops (`for t in range(T):` enclosing them, at
 // the top level or inside such loops only): tasks [first, last) run in order once for each value

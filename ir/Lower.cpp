@@ -168,6 +168,20 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
                            settings::steps_per_launch()))
     dump("run_steps_per_launch", out);
 
+  // GPU: a block for each iteration of the outer dimensions where the block's threads share what
+  // a loop reads, staged in shared memory (ir/StageBlockReads.cpp); mapped here.
+  if (target == Target::GPU && schedule.mapping == Mapping::Parallel && !kernel.bounds_check &&
+      schedule.loops.empty() && settings::stage_block_reads()) {
+    bool changed = false;
+    for (Task &t : out.tasks) {
+      Task r = stage_block_reads(t, out.params, out.shared);
+      changed = changed || !r.body.same_as(t.body);
+      t = std::move(r);
+    }
+    if (changed)
+      dump("stage_block_reads", out);
+  }
+
   // The kernel's one mapping choice, switched on here only. A task it does not apply to takes
   // the default mapping: block_per_iteration's on the CPU, and the tile schedule's tasks without
   // a 2-D parallel loop (grid-stride loops, as the tiles' launch is not a covering one).

@@ -102,6 +102,15 @@ Task stage_serial_block(const Task &serial, const Task &block, const std::vector
 Task map_parallel_loops(const Task &task, const std::vector<Param> &params, Target target,
                         bool covering = false, const LoopHints &runs = {});
 
+// GPU, default mapping, instead of it: a parallel task whose innermost extent is a constant C
+// (64 to 1024) and whose sequential loops of constant count read elements that depend only on
+// indices the same for the C iterations of that dimension runs a block of C threads for each
+// iteration of the outer dimensions, the loop's elements copied to shared memory by the block
+// before each run of the loop (ir/StageBlockReads.cpp); the copies are appended to `shared`,
+// Task::block_reads says which loops. The task unchanged where the form does not hold.
+Task stage_block_reads(const Task &task, const std::vector<Param> &params,
+                       std::vector<Shared> &shared);
+
 // GPU, after map_parallel_loops: a 3-D loop's walk along z (the innermost grid-stride loop over
 // axis z, which runs with step 1 when the launch has one block along z) keeps in registers the
 // values a step loads and the next step loads again (t[max(z - 1, 0)], t[z], t[min(z + 1, T - 1)]

@@ -599,6 +599,10 @@ std::string lowered_text(const LoweredKernel &kernel, bool canonical) {
                                      : std::string());
       else if (t.threads > 0 && !t.steps_per_launch.empty())
         os << " blocks of " << t.threads << " threads, each through the launch's steps";
+      else if (t.threads > 0 && !t.block_reads.empty())
+        os << " blocks of " << t.threads
+           << " threads, one for each iteration of the outer "
+              "dimensions";
       else if (t.threads > 0 && !t.serial_block.empty())
         os << " serial, on one block of " << t.threads << " threads";
       else if (t.threads > 0)

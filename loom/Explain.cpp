@@ -187,6 +187,9 @@ std::string Kernel::explain() const {
           os << "; " << task.steps_per_launch;
         else if (!task.serial_block.empty())
           os << "; a serial task on " << task.serial_block;
+        else if (!task.block_reads.empty())
+          os << "; a block of " << task.threads
+             << " threads for each iteration of the outer dimensions (below)";
         else if (task.threads > 0)
           os << "; block_per_iteration: each iteration on a block of " << task.threads
              << " threads, which split its inner loops and combine their reductions";
@@ -215,6 +218,8 @@ std::string Kernel::explain() const {
         os << "    " << s << "\n";
       for (const std::string &c : task.carried)
         os << "    " << c << "\n";
+      for (const std::string &r : task.block_reads)
+        os << "    " << r << "\n";
       if (!task.fused.empty())
         os << "    the parallel loops of " << task.fused
            << " run in one launch, one after the other along the outermost dimension: no element "

@@ -71,6 +71,10 @@ const runtime::GridShape &grid_for(KernelState &state, const CompiledGpu &g, siz
         (!task.serial_block.empty()
              ? "a serial task on one block of " + std::to_string(task.threads) +
                    " threads, which split its loops with independent iterations; "
+         : !task.block_reads.empty()
+             ? "one block of " + std::to_string(task.threads) +
+                   " threads for each iteration of the outer dimensions, which share a loop's "
+                   "reads in shared memory; "
          : task.tile.rows > 0
              ? "tile: one block of " + std::to_string(task.threads) + " threads per " +
                    std::to_string(task.tile.rows) + "x" + std::to_string(task.tile.cols) + " tile; "

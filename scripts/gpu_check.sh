@@ -67,11 +67,15 @@ if command -v compute-sanitizer >/dev/null; then
         --gtest_color=no
       compute-sanitizer --tool racecheck "$tree/tests/$t" --gtest_filter='*/gpu' --gtest_color=no
     done
-    # Several steps of a loop a launch: shared rows taking turns between barriers, a scratch row.
-    compute-sanitizer --tool memcheck "$tree/tests/e2e_steps_per_launch_test" \
-      --gtest_filter='*/gpu' --gtest_color=no
+    # Several steps of a loop a launch: shared rows taking turns between barriers, a scratch row;
+    # a block's shared reads: copies between barriers in a loop of uniform count.
+    for t in e2e_steps_per_launch_test e2e_block_reads_test; do
+      compute-sanitizer --tool memcheck "$tree/tests/$t" --gtest_filter='*/gpu' --gtest_color=no
+    done
     for tool in racecheck synccheck; do
       compute-sanitizer --tool $tool "$tree/tests/e2e_steps_per_launch_test" \
+        --gtest_filter='*/gpu' --gtest_color=no
+      compute-sanitizer --tool $tool "$tree/tests/e2e_block_reads_test" \
         --gtest_filter='*/gpu' --gtest_color=no
       compute-sanitizer --tool $tool "$tree/tests/e2e_reductions_test" --gtest_filter='*/gpu' \
         --gtest_color=no

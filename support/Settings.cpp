@@ -44,6 +44,8 @@ constexpr Variable table[] = {
      "0: a task loop's GPU launches without programmatic dependent launch"},
     {"LOOM_STEPS_PER_LAUNCH", "1 to 32", "16", Once,
      "the steps of a loop around a 1-D stencil one GPU launch computes; 1: one a launch"},
+    {"LOOM_STAGE_BLOCK_READS", "0|1", "1", Once,
+     "0: GPU parallel loops keep their mapping where a block could share a loop's reads"},
     {"LOOM_TIERED", "0|1|quick", "0", Once,
      "1: every GPU kernel is tiered; quick: quick code only, no optimized code"},
     {"LOOM_PRINT_BUFFER", "bytes, a positive integer", "the driver's (1 MiB)", Once,
@@ -264,6 +266,11 @@ int steps_per_launch() {
     return static_cast<int>(value);
   }();
   return steps;
+}
+
+bool stage_block_reads() {
+  static const bool on = word<int>(row("LOOM_STAGE_BLOCK_READS")) == 1;
+  return on;
 }
 
 Tiered tiered() {

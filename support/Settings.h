@@ -88,6 +88,9 @@ bool overlap_launches();
 // LOOM_STEPS_PER_LAUNCH (once): the steps of a task loop around a 1-D stencil that one GPU launch
 // computes (ir/StepsPerLaunch.cpp); 1 leaves one step a launch.
 int steps_per_launch();
+// LOOM_STAGE_BLOCK_READS (once): whether a GPU block may run the iterations that share what a
+// loop reads, staging it in shared memory (ir/StageBlockReads.cpp).
+bool stage_block_reads();
 // LOOM_TIERED (once): 0 leaves kernels untiered, 1 tiers every one, quick runs quick code only.
 enum class Tiered { Off, On, QuickOnly };
 Tiered tiered();

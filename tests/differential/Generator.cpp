@@ -67,6 +67,11 @@ Program Generator::run(uint64_t seed) {
     if (stencil_)
       if (Stmt loop = stencil_loop(); loop.defined())
         top.push_back(loop);
+    std::mt19937_64 shared_rng(seed * 0x8cb92ba72f3d8dd7ull + 0xc2b2ae3d27d4eb4full);
+    shared_reads_ =
+        std::uniform_real_distribution<double>(0, 1)(shared_rng) < options_.shared_reads_fraction;
+    if (shared_reads_)
+      top.push_back(shared_reads_loop());
     p.kernel.body = Block::make(std::move(top));
   }
   p.kernel.params = params_;
@@ -396,6 +401,53 @@ Stmt Generator::stencil_loop() {
   Stmt body = ParallelFor::make({i}, {ArrayExtent::make(a.param, 1)},
                                 Store::make(a.param, {next, VarRef::make(i)}, value));
   return For::make(t, i64c(begin), i64c(end), i64c(step), body);
+}
+
+Stmt Generator::shared_reads_loop() {
+  // Its own arrays: A[m, C] written, X[m + T + b, 3] read, of one of the types shared memory holds.
+  static const ScalarType types[] = {ScalarType::F32, ScalarType::F64, ScalarType::I32,
+                                     ScalarType::I64};
+  const ScalarType t = types[pick(4)];
+  const int64_t m = 1 + pick(4), c = 64 + 18 * pick(3), count = 16 + pick(25), b = pick(3);
+  const int a_param = static_cast<int>(params_.size());
+  arrays_.push_back({a_param, t, {m, c}, true});
+  params_.push_back({"rA", ParamKind::Array, t, 2, nullptr});
+  const int x_param = static_cast<int>(params_.size());
+  arrays_.push_back({x_param, t, {m + count + b, 3}, false});
+  params_.push_back({"rX", ParamKind::Array, t, 2, nullptr});
+  Var o = make_var("i" + std::to_string(next_var_++), ScalarType::I64);
+  Var x = make_var("i" + std::to_string(next_var_++), ScalarType::I64);
+  Var k = make_var("k" + std::to_string(next_var_++), ScalarType::I64);
+  scope_ = shared_;
+  scope_.push_back({o, false, true, 0, m - 1});
+  scope_.push_back({x, false, true, 0, c - 1});
+  Parallel par;
+  par.own[a_param] = {VarRef::make(o), VarRef::make(x)};
+  Context ctx;
+  ctx.parallel = &par;
+  ctx.inputs_only = true;
+  Var acc = make_var("acc" + std::to_string(next_var_++), t);
+  std::vector<Stmt> body;
+  body.push_back(Declare::make(acc, expr(t, 1, ctx)));
+  // The step: acc op X[o + k - b, d] * (x + 1) op X[k - b, 0], now and then with an expression of
+  // the scope (the thread's own values, which stay loads of the global arrays).
+  scope_.push_back({k, false, true, b, b + count - 1});
+  const Expr row =
+      bin(BinaryOp::Sub, bin(BinaryOp::Add, VarRef::make(o), VarRef::make(k)), i64c(b));
+  Expr shared_value = bin(BinaryOp::Mul, Load::make(t, x_param, {row, i64c(pick(3))}),
+                          Cast::make(t, bin(BinaryOp::Add, VarRef::make(x), i64c(1))));
+  Expr other = Load::make(t, x_param, {bin(BinaryOp::Sub, VarRef::make(k), i64c(b)), i64c(0)});
+  if (chance(0.5))
+    other = bin(BinaryOp::Add, other, expr(t, 1, ctx));
+  static const BinaryOp ops[] = {BinaryOp::Add, BinaryOp::Sub, BinaryOp::Max, BinaryOp::Min};
+  std::vector<Stmt> step = {Assign::make(
+      acc, bin(ops[pick(4)], VarRef::make(acc), bin(BinaryOp::Add, shared_value, other)))};
+  scope_.pop_back();
+  body.push_back(For::make(k, i64c(b), i64c(b + count), i64c(1), Block::make(std::move(step))));
+  body.push_back(Store::make(a_param, par.own[a_param], VarRef::make(acc)));
+  scope_.clear();
+  return ParallelFor::make({o, x}, {ArrayExtent::make(a_param, 0), i64c(c)},
+                           Block::make(std::move(body)));
 }
 
 Stmt Generator::matmul_loop() {

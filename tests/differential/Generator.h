@@ -104,6 +104,11 @@ struct GeneratorOptions {
   // array's rows (see Generator.cpp's stencil_loop; the GPU runs 16 of its steps a launch,
   // ir/StepsPerLaunch.cpp), drawn apart like complex numbers.
   double stencil_fraction = 0.15;
+  // The fraction of programs (not SIMT) that end with a 2-D parallel loop of a constant innermost
+  // extent (64 to 100) whose iterations along it read the same elements in a loop (see
+  // Generator.cpp's shared_reads_loop; the GPU stages them in shared memory once a block,
+  // ir/StageBlockReads.cpp), drawn apart like complex numbers.
+  double shared_reads_fraction = 0.1;
   // The fraction of programs whose parallel loops may end with a recurrence along a free
   // dimension of their own array (`a[i, k] = a[i, k - c] * x + y` for k in a constant range: an
   // iteration's row written and read back, which the GPU keeps in a local array,

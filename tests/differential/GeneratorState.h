@@ -123,6 +123,10 @@ private:
   // i + d] clamped, inputs, i) (only in programs with stencil_): each step's row from the row the
   // step before wrote, the form the GPU runs several steps a launch; undefined where no array fits.
   Stmt stencil_loop();
+  // for o, x in parallel(m, C): acc = e; for k in range(b, b + T): acc = acc op X[o + k, d] ...;
+  // A[o, x] = acc, with C a constant of 64 to 100 (only in programs with shared_reads_): loads
+  // that every x of one o makes, the form whose reads a GPU block shares in shared memory.
+  Stmt shared_reads_loop();
   bool serial_rows(std::vector<Stmt> &top);
   void row_recurrence(const ArrayInfo &a, const std::vector<int> &bound,
                       const std::vector<Expr> &own, const Context &ctx, std::vector<Stmt> &body);
@@ -213,6 +217,7 @@ private:
   bool half_ = false;             // whether this program has f16 and bf16 values (not only arrays)
   bool local_ = false;            // whether this program's parallel loops may have local arrays
   bool row_ = false;              // whether this program's parallel loops may walk rows
+  bool shared_reads_ = false;     // whether this program ends with a shared_reads_loop
   bool stencil_ = false;          // whether this program ends with a stencil_loop
   bool matmul_ = false;           // whether this program ends with a loop of the matmul form
   std::vector<Shared> locals_;    // the kernel's local arrays

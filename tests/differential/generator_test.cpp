@@ -601,6 +601,23 @@ TEST(Generator, MatmulLoopsInSomePrograms) {
   });
 }
 
+// Some programs end with a 2-D loop whose iterations along a constant innermost dimension read the
+// same elements in a loop, which the GPU's lowering stages in shared memory once a block
+// (ir/StageBlockReads.cpp); the harness runs that lowering in the interpreter, races checked.
+TEST(Generator, SharedReadsInSomePrograms) {
+  GeneratorOptions none, all;
+  none.shared_reads_fraction = 0;
+  all.shared_reads_fraction = 1;
+  all.simt_fraction = 0;
+  check_drawn_form(all, none, [](const Program &p) {
+    const ir::LoweredKernel l = ir::lower(p.kernel, ir::Target::GPU);
+    bool staged = false;
+    for (const ir::Task &t : l.tasks)
+      staged = staged || !t.block_reads.empty();
+    return staged;
+  });
+}
+
 // Some programs end with a task loop around a 1-D stencil, which the GPU's lowering runs 16 steps
 // a launch (ir/StepsPerLaunch.cpp); those programs agree on every backend (the harness runs the
 // GPU's lowering in the interpreter, races checked). Programs that did not draw one are those

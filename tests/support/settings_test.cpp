@@ -73,7 +73,7 @@ TEST(Settings, TableHasEachVariableOnceWithItsDefaultAmongItsValues) {
           << v.name << ": default " << v.fallback << " is not one of " << v.values;
     }
   }
-  EXPECT_EQ(20u, names.size());
+  EXPECT_EQ(21u, names.size());
 }
 
 // docs/environment.md's table: "| `NAME` | `values` | `default` | once or each use | meaning |".
