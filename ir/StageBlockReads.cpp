@@ -112,7 +112,7 @@ class Uniformity {
 public:
   Uniformity(const Stmt &body, const ParallelFor &loop, std::set<int> written)
       : written_(std::move(written)) {
-    collect(body, {}, loop);
+    collect(body, {});
     for (const auto &[v, ds] : defs_)
       uniform_.insert(v);
     uniform_.erase(loop.vars.back().get());
@@ -173,12 +173,12 @@ private:
     std::vector<Expr> context;
   };
 
-  void collect(const Stmt &s, std::vector<Expr> context, const ParallelFor &loop) {
+  void collect(const Stmt &s, std::vector<Expr> context) {
     if (!s.defined())
       return;
     if (auto *b = s.as<Block>()) {
       for (const Stmt &x : b->stmts)
-        collect(x, context, loop);
+        collect(x, context);
     } else if (auto *d = s.as<Declare>()) {
       defs_[d->var.get()].push_back({d->init, context});
     } else if (auto *a = s.as<Assign>()) {
@@ -186,19 +186,19 @@ private:
     } else if (auto *f = s.as<For>()) {
       context.insert(context.end(), {f->begin, f->end, f->step});
       defs_[f->var.get()].push_back({f->begin, context});
-      collect(f->body, context, loop);
+      collect(f->body, context);
     } else if (auto *w = s.as<While>()) {
       context.push_back(w->cond);
-      collect(w->body, context, loop);
+      collect(w->body, context);
     } else if (auto *i = s.as<IfThenElse>()) {
       context.push_back(i->cond);
-      collect(i->then_case, context, loop);
-      collect(i->else_case, context, loop);
+      collect(i->then_case, context);
+      collect(i->else_case, context);
     } else if (auto *p = s.as<ParallelFor>()) {
       // The block's iterations share the outer indices; the innermost is the thread's.
       for (const Var &v : p->vars)
         defs_[v.get()].push_back({IntConst::make(ScalarType::I64, 0), context});
-      collect(p->body, context, loop);
+      collect(p->body, context);
     }
   }
 
