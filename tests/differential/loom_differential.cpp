@@ -223,6 +223,10 @@ int main(int argc, char **argv) {
       run.generator.mma_fraction = std::atof(next());
     else if (a == "--matmul")
       run.generator.matmul_fraction = std::atof(next());
+    else if (a == "--stencil")
+      run.generator.stencil_fraction = std::atof(next());
+    else if (a == "--shared-reads")
+      run.generator.shared_reads_fraction = std::atof(next());
     else if (a == "--asserts")
       run.generator.assert_fraction = std::atof(next());
     else if (a == "--locals")
@@ -238,7 +242,7 @@ int main(int argc, char **argv) {
                    "usage: %s [--programs N] [--seed S] [--jobs J] [--seconds T] [--no-gpu] "
                    "[--no-cpu] [--no-passes] [--out DIR] [--max-mismatches K] [--complex F] "
                    "[--halves F] [--views F] [--locals F] [--philox F] [--prints F] [--asserts F] "
-                   "[--simt F] [--mma F] [--matmul F]\n",
+                   "[--simt F] [--mma F] [--matmul F] [--stencil F] [--shared-reads F]\n",
                    argv[0]);
       return 2;
     }
