@@ -43,4 +43,45 @@ std::vector<Expr> top_level_loads(const Stmt &body, const std::function<bool(con
   return collect.found;
 }
 
+std::set<int> stored_arrays(const Stmt &body) {
+  struct Stores : Visitor {
+    std::set<int> arrays;
+    void visit_node(const Store *s) override {
+      arrays.insert(s->array);
+      Visitor::visit_node(s);
+    }
+    void visit_node(const Reduce *r) override {
+      arrays.insert(r->array);
+      Visitor::visit_node(r);
+    }
+    void visit_node(const Atomic *a) override {
+      if (a->array >= 0)
+        arrays.insert(a->array);
+      Visitor::visit_node(a);
+    }
+  } stores;
+  stores.visit(body);
+  return stores.arrays;
+}
+
+std::set<const Variable *> changed_vars(const Stmt &body) {
+  struct Changed : Visitor {
+    std::set<const Variable *> vars;
+    void visit_node(const Declare *d) override {
+      vars.insert(d->var.get());
+      Visitor::visit_node(d);
+    }
+    void visit_node(const Assign *a) override {
+      vars.insert(a->var.get());
+      Visitor::visit_node(a);
+    }
+    void visit_node(const For *f) override {
+      vars.insert(f->var.get());
+      Visitor::visit_node(f);
+    }
+  } changed;
+  changed.visit(body);
+  return changed.vars;
+}
+
 } // namespace loom::ir

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -99,6 +100,10 @@ int mentions(const Expr &e, const Variable *v);
 // value, an Assign's or a Store's value), those `take` accepts, each distinct one once (by
 // `equal`); a load taken is not looked into, one refused is.
 std::vector<Expr> top_level_loads(const Stmt &body, const std::function<bool(const Load *)> &take);
+// The array parameters `body` stores to in any way (stores, updates, atomics).
+std::set<int> stored_arrays(const Stmt &body);
+// The variables `body` declares or assigns, its loops' variables included.
+std::set<const Variable *> changed_vars(const Stmt &body);
 
 // The statements of `s` when it is a block, else `s` alone: a task body's top level.
 inline std::vector<Stmt> statements_of(const Stmt &s) {

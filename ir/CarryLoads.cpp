@@ -35,49 +35,6 @@ namespace loom::ir {
 
 namespace {
 
-// The arrays a task stores to (any way).
-std::set<int> stored_arrays(const Stmt &body) {
-  struct Stores : Visitor {
-    std::set<int> arrays;
-    void visit_node(const Store *s) override {
-      arrays.insert(s->array);
-      Visitor::visit_node(s);
-    }
-    void visit_node(const Reduce *r) override {
-      arrays.insert(r->array);
-      Visitor::visit_node(r);
-    }
-    void visit_node(const Atomic *a) override {
-      if (a->array >= 0)
-        arrays.insert(a->array);
-      Visitor::visit_node(a);
-    }
-  } stores;
-  stores.visit(body);
-  return stores.arrays;
-}
-
-// The variables a statement declares or assigns.
-std::set<const Variable *> changed_vars(const Stmt &body) {
-  struct Changed : Visitor {
-    std::set<const Variable *> vars;
-    void visit_node(const Declare *d) override {
-      vars.insert(d->var.get());
-      Visitor::visit_node(d);
-    }
-    void visit_node(const Assign *a) override {
-      vars.insert(a->var.get());
-      Visitor::visit_node(a);
-    }
-    void visit_node(const For *f) override {
-      vars.insert(f->var.get());
-      Visitor::visit_node(f);
-    }
-  } changed;
-  changed.visit(body);
-  return changed.vars;
-}
-
 // Whether `e` names any variable of `vars`.
 bool names_any(const Expr &e, const std::set<const Variable *> &vars) {
   struct Names : Visitor {

@@ -141,46 +141,43 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
     t = lower_reductions(t, out.params);
   dump("lower_reductions", out);
 
-  // GPU: what an iteration writes and reads back in a loop, in a local array (before the mapping,
-  // whose parallel loops still give the iterations' ranges; only the default mapping keeps an
-  // iteration on one thread).
-  // GPU: consecutive parallel loops whose elements are apart in one launch (ir/FuseTasks.cpp).
-  if (target == Target::GPU && schedule.mapping == Mapping::Parallel && !kernel.bounds_check &&
-      schedule.loops.empty() && fuse_independent_tasks(out.tasks, out.task_loops, out.params))
-    dump("fuse_independent_tasks", out);
-  if (target == Target::GPU && schedule.mapping == Mapping::Parallel && !kernel.bounds_check &&
-      schedule.loops.empty()) {
+  // A pass over every task, dumped when it changed one.
+  auto each_task = [&](const char *pass, auto &&rewrite) {
     bool changed = false;
     for (Task &t : out.tasks) {
-      Task r = stage_private_elements(t, out.params, out.locals);
+      Task r = rewrite(t);
       changed = changed || !r.body.same_as(t.body);
       t = std::move(r);
     }
     if (changed)
-      dump("stage_private_elements", out);
-  }
+      dump(pass, out);
+  };
+  // GPU passes of the default mapping that need every access where the program has it (no bounds
+  // checks) and the loops as written (no loop schedules).
+  const bool gpu_default = target == Target::GPU && schedule.mapping == Mapping::Parallel &&
+                           !kernel.bounds_check && schedule.loops.empty();
+
+  // GPU: consecutive parallel loops whose elements are apart in one launch (ir/FuseTasks.cpp).
+  if (gpu_default && fuse_independent_tasks(out.tasks, out.task_loops, out.params))
+    dump("fuse_independent_tasks", out);
+  // GPU: what an iteration writes and reads back in a loop, in a local array (before the mapping,
+  // whose parallel loops still give the iterations' ranges; only the default mapping keeps an
+  // iteration on one thread).
+  if (gpu_default)
+    each_task("stage_private_elements",
+              [&](const Task &t) { return stage_private_elements(t, out.params, out.locals); });
 
   // GPU: several steps of a task loop around a 1-D stencil in one launch (ir/StepsPerLaunch.cpp),
   // its tasks already mapped to blocks.
-  if (target == Target::GPU && schedule.mapping == Mapping::Parallel && !kernel.bounds_check &&
-      schedule.loops.empty() &&
-      run_steps_per_launch(out.tasks, out.task_loops, out.params, out.shared, out.scratch,
-                           settings::steps_per_launch()))
+  if (gpu_default && run_steps_per_launch(out.tasks, out.task_loops, out.params, out.shared,
+                                          out.scratch, settings::steps_per_launch()))
     dump("run_steps_per_launch", out);
 
   // GPU: a block for each iteration of the outer dimensions where the block's threads share what
   // a loop reads, staged in shared memory (ir/StageBlockReads.cpp); mapped here.
-  if (target == Target::GPU && schedule.mapping == Mapping::Parallel && !kernel.bounds_check &&
-      schedule.loops.empty() && settings::stage_block_reads()) {
-    bool changed = false;
-    for (Task &t : out.tasks) {
-      Task r = stage_block_reads(t, out.params, out.shared);
-      changed = changed || !r.body.same_as(t.body);
-      t = std::move(r);
-    }
-    if (changed)
-      dump("stage_block_reads", out);
-  }
+  if (gpu_default && settings::stage_block_reads())
+    each_task("stage_block_reads",
+              [&](const Task &t) { return stage_block_reads(t, out.params, out.shared); });
 
   // The kernel's one mapping choice, switched on here only. A task it does not apply to takes
   // the default mapping: block_per_iteration's on the CPU, and the tile schedule's tasks without
@@ -246,17 +243,6 @@ LoweredKernel lower(const Kernel &input, Target target, const PassLog &log,
 
   // After the mappings, which read the loops as the program wrote them; under bounds checks each
   // access stays where the program has it, so that the first bad index is the one reported.
-  // A pass over every task, dumped when it changed one.
-  auto each_task = [&](const char *pass, auto &&rewrite) {
-    bool changed = false;
-    for (Task &t : out.tasks) {
-      Task r = rewrite(t);
-      changed = changed || !r.body.same_as(t.body);
-      t = std::move(r);
-    }
-    if (changed)
-      dump(pass, out);
-  };
   if (!kernel.bounds_check) {
     // GPU: a walk along z keeps what its steps load again in registers (ir/CarryLoads.cpp).
     if (target == Target::GPU && schedule.loops.empty())

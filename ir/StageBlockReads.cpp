@@ -81,32 +81,6 @@ struct Refuses : Visitor {
   }
 };
 
-// The arrays a body stores to.
-struct Written : Visitor {
-  std::set<int> arrays;
-  void visit_node(const Store *n) override {
-    arrays.insert(n->array);
-    Visitor::visit_node(n);
-  }
-};
-
-// The variables a body declares or assigns (its loops' included).
-struct Assigned : Visitor {
-  std::set<const Variable *> vars;
-  void visit_node(const Declare *n) override {
-    vars.insert(n->var.get());
-    Visitor::visit_node(n);
-  }
-  void visit_node(const Assign *n) override {
-    vars.insert(n->var.get());
-    Visitor::visit_node(n);
-  }
-  void visit_node(const For *n) override {
-    vars.insert(n->var.get());
-    Visitor::visit_node(n);
-  }
-};
-
 // Which values are the same on every thread of a block.
 class Uniformity {
 public:
@@ -299,9 +273,7 @@ private:
     const Linear d = linear(sub(f->end, f->begin));
     if (!d.exact || !d.constant_only() || d.constant < fewest_steps || d.constant > most_steps)
       return false;
-    Assigned assigned;
-    assigned.visit(f->body);
-    StagedLoads staged(u_, f->var.get(), std::move(assigned.vars));
+    StagedLoads staged(u_, f->var.get(), changed_vars(f->body));
     for (const Stmt &s : statements_of(f->body))
       staged.statement(s);
     if (staged.found.empty())
@@ -410,9 +382,7 @@ Task stage_block_reads(const Task &task, const std::vector<Param> &params,
     return task;
   int64_t bytes = 0; // the kernel's shared arrays so far
   shared_offsets(shared, &bytes);
-  Written written;
-  written.visit(task.body);
-  const Uniformity u(task.body, *loop, written.arrays);
+  const Uniformity u(task.body, *loop, stored_arrays(task.body));
   FindLoops find(u, params, std::min(most_bytes, max_shared_bytes - bytes));
   find.walk(loop->body);
   if (find.loops.empty())
