@@ -22,7 +22,6 @@
 #include <cxxabi.h>
 #include <functional>
 #include <optional>
-#include <optional>
 #include <stdexcept>
 #include <typeinfo>
 #include <unistd.h>
