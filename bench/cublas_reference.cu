@@ -151,7 +151,17 @@ bool gemm_ex(const char *type, cudaDataType_t data_type, int m, int n, int k, ui
 
 } // namespace
 
-int main() {
+// cublas_reference [--only=sgemm|f16|bf16|tf32]: every figure, or that type's 4096^2 product
+// alone (for a profiler: ncu -c 1 takes its first, checked call).
+int main(int argc, char **argv) {
+  const std::string only = argc > 1 && std::string(argv[1]).rfind("--only=", 0) == 0
+                               ? std::string(argv[1]).substr(7)
+                               : std::string();
+  if (argc > 1 &&
+      (only.empty() || (only != "sgemm" && only != "f16" && only != "bf16" && only != "tf32"))) {
+    std::printf("usage: cublas_reference [--only=sgemm|f16|bf16|tf32]\n");
+    return 2;
+  }
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::printf("no usable GPU for the cuBLAS reference\n");
@@ -162,6 +172,15 @@ int main() {
   uint64_t seed = bench::fresh_seed();
   std::printf("cuBLAS reference on %s (sm_%d%d, %d SMs), seed %llu\n", prop.name, prop.major,
               prop.minor, prop.multiProcessorCount, (unsigned long long)seed);
+  if (!only.empty()) {
+    bool ok = only == "sgemm" ? sgemm(4096, seed + 30)
+              : only == "f16" ? gemm_ex<__half>("f16", CUDA_R_16F, 4096, 4096, 4096, seed + 31)
+              : only == "bf16"
+                  ? gemm_ex<__nv_bfloat16>("bf16", CUDA_R_16BF, 4096, 4096, 4096, seed + 32)
+                  : gemm_ex<float>("tf32", CUDA_R_32F, 4096, 4096, 4096, seed + 33,
+                                   CUBLAS_COMPUTE_32F_FAST_TF32);
+    return ok ? 0 : 1;
+  }
   bool ok = sgemm(4096, seed + 30);
   for (int n : {4096, 8192}) {
     ok &= gemm_ex<__half>("f16", CUDA_R_16F, n, n, n, seed + 31 + n);

@@ -12,6 +12,8 @@
 //                                     (needs no GPU)
 //   loom_gpu_bench --only=linkers     PTX to machine code: the driver's linker, nvJitLink and the
 //                                     driver's JIT (run_gpu.sh: with CUDA_CACHE_DISABLE=1 too)
+//   LOOM_PROFILE=tf32,4096,128x256_wg2_d32 loom_gpu_bench --only=matmul_profile
+//                                     one product alone, for a profiler (ncu -k regex:matmul -c 1)
 #include "BenchSupport.h"
 #include "GpuCompileBench.h"
 #include "Kernels.h"
@@ -515,6 +517,37 @@ bool softmax_simt_bench(uint64_t seed) {
       "loom_softmax_simt8192", seed);
 }
 
+// The tiles the matmul sections sweep, by label (LOOM_BENCH_TILES and LOOM_PROFILE name them).
+struct TileChoice {
+  const char *label;
+  loom::ir::TileSchedule tile;
+};
+// f32 on the FMA units (scheduled_matmul).
+const TileChoice f32_tiles[] = {
+    {"128x128_8x8_d8_b2", {128, 128, 8, 8, 8, 2}},
+    {"128x128_8x8_d8", {128, 128, 8, 8, 8, 0}},
+    {"128x128_8x8_d16_b2", {128, 128, 8, 8, 16, 2}},
+    {"128x64_8x4_d8_b2", {128, 64, 8, 4, 8, 2}},
+    {"64x64_4x4_d8", {64, 64, 4, 4, 8, 0}},
+    {"256x128_16x8_d8_b1", {256, 128, 16, 8, 8, 1}},
+};
+// f16 and bf16 on the tensor cores (tensor_cores).
+const TileChoice half_tiles[] = {
+    // mma.sync's best tile of earlier runs (bench/RESULTS.md)
+    {"128x128_w8_d32_b2", {128, 128, 8, 8, 32, 2}},
+    // Depth 64 in whole warpgroups: wgmma on sm_90 (ir/TileWgmma.cpp), mma.sync elsewhere.
+    {"128x256_wg2_d64", {128, 256, 8, 16, 64, 1}},
+    {"256x128_wg2_d64", {256, 128, 16, 8, 64, 1}},
+    {"128x128_wg2_d64_b2", {128, 128, 8, 8, 64, 2}},
+};
+// f32 arrays read as TF32. On sm_90, wgmma (depth 32: 128-byte rows of k, a producer warpgroup
+// rounding and transposing); mma.sync elsewhere and for the others (depth 16).
+const TileChoice tf32_tiles[] = {
+    {"128x256_wg2_d32", {128, 256, 8, 16, 32, 1}},  {"256x128_wg2_d32", {256, 128, 16, 8, 32, 1}},
+    {"128x128_w8_d16_b2", {128, 128, 8, 8, 16, 2}}, {"128x64_w4_d16_b3", {128, 64, 8, 8, 16, 3}},
+    {"64x128_w4_d16_b3", {64, 128, 8, 8, 16, 3}},
+};
+
 // A 4096^2 matmul (SIMT level with its launch shape given, or scheduled): checked on sampled
 // rows, timed; results `<prefix>_ms` and `<prefix>_tflops` (also in *tflops, 0 when wrong).
 bool simt_matmul_bench(loom::Kernel &matmul, const std::string &what, const std::string &prefix,
@@ -560,22 +593,10 @@ bool sgemm_simt_bench(uint64_t seed) {
 // The naive matmul kernel (bench::make_matmul) under the tile schedule, a sweep of schedules
 // against cuBLAS; `loom_scheduled_matmul4096_tflops` is the best of them.
 bool scheduled_matmul_bench(uint64_t seed) {
-  struct Choice {
-    const char *label;
-    loom::ir::TileSchedule tile;
-  };
-  const Choice choices[] = {
-      {"128x128_8x8_d8_b2", {128, 128, 8, 8, 8, 2}},
-      {"128x128_8x8_d8", {128, 128, 8, 8, 8, 0}},
-      {"128x128_8x8_d16_b2", {128, 128, 8, 8, 16, 2}},
-      {"128x64_8x4_d8_b2", {128, 64, 8, 4, 8, 2}},
-      {"64x64_4x4_d8", {64, 64, 4, 4, 8, 0}},
-      {"256x128_16x8_d8_b1", {256, 128, 16, 8, 8, 1}},
-  };
   bool ok = true;
   double best = 0;
   std::string best_label;
-  for (const Choice &c : choices) {
+  for (const TileChoice &c : f32_tiles) {
     loom::Kernel matmul = bench::make_matmul("matmul_tiled");
     matmul.tile(c.tile);
     const std::string prefix = std::string("loom_tile_") + c.label + "_4096";
@@ -761,18 +782,8 @@ bool half_matmul_bench(const char *type, int64_t m, int64_t n, int64_t kk,
 // bias + ReLU epilogue's cost at the best tile, shapes that are not multiples of the tile (their
 // efficiency against the square figure), and f32 matmuls read as TF32.
 bool tensor_core_bench(uint64_t seed) {
-  struct Choice {
-    const char *label;
-    loom::ir::TileSchedule tile;
-  };
-  const Choice choices[] = {
-      // mma.sync's best tile of earlier runs (bench/RESULTS.md)
-      {"128x128_w8_d32_b2", {128, 128, 8, 8, 32, 2}},
-      // Depth 64 in whole warpgroups: wgmma on sm_90 (ir/TileWgmma.cpp), mma.sync elsewhere.
-      {"128x256_wg2_d64", {128, 256, 8, 16, 64, 1}},
-      {"256x128_wg2_d64", {256, 128, 16, 8, 64, 1}},
-      {"128x128_wg2_d64_b2", {128, 128, 8, 8, 64, 2}},
-  };
+  using Choice = TileChoice;
+  const auto &choices = half_tiles;
   // LOOM_BENCH_TILES=label,label,...: only those tiles (of either list), for a shorter run.
   const char *only = std::getenv("LOOM_BENCH_TILES");
   auto chosen = [&](const Choice &c) {
@@ -820,16 +831,10 @@ bool tensor_core_bench(uint64_t seed) {
                  .c_str(),
              f / square4096, "x of 4096^2");
   }
-  // TF32: f32 arrays staged as f32. On sm_90, wgmma (depth 32: 128-byte rows of k, a producer
-  // warpgroup rounding and transposing); mma.sync elsewhere and for the others (depth 16).
-  const Choice tf32_choices[] = {
-      {"128x256_wg2_d32", {128, 256, 8, 16, 32, 1}},  {"256x128_wg2_d32", {256, 128, 16, 8, 32, 1}},
-      {"128x128_w8_d16_b2", {128, 128, 8, 8, 16, 2}}, {"128x64_w4_d16_b3", {128, 64, 8, 8, 16, 3}},
-      {"64x128_w4_d16_b3", {64, 128, 8, 8, 16, 3}},
-  };
+  // TF32: f32 arrays staged as f32 (tf32_tiles).
   for (int64_t n : {int64_t(4096), int64_t(8192)}) {
     double best = 0;
-    for (const Choice &c : tf32_choices) {
+    for (const Choice &c : tf32_tiles) {
       if (!chosen(c))
         continue;
       double f = 0;
@@ -840,6 +845,55 @@ bool tensor_core_bench(uint64_t seed) {
       result(("loom_tf32_matmul" + std::to_string(n) + "_tflops").c_str(), best, "TFLOP/s");
   }
   return ok;
+}
+
+// --only=matmul_profile: one product's calls alone, for a profiler (bench/RESULTS.md's ncu
+// counters: ncu -k regex:matmul -c 1 takes its first, checked call). LOOM_PROFILE=type,n,label
+// or type,n,label,relu: type f16, bf16, tf32 or f32 (the FMA units), n the square size, label a
+// tile of that type's list above; relu adds the fused bias + ReLU (tensor-core types).
+bool matmul_profile(uint64_t seed) {
+  const char *spec = std::getenv("LOOM_PROFILE");
+  std::vector<std::string> part;
+  for (std::string rest = spec ? spec : ""; !rest.empty();) {
+    const size_t comma = rest.find(',');
+    part.push_back(rest.substr(0, comma));
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+  }
+  if (part.size() < 3 || part.size() > 4 || (part.size() == 4 && part[3] != "relu")) {
+    std::printf("matmul_profile: LOOM_PROFILE must be type,n,label[,relu], not '%s'\n",
+                spec ? spec : "");
+    return false;
+  }
+  const std::string &type = part[0], &label = part[2];
+  const int64_t n = std::atoll(part[1].c_str());
+  const bool relu = part.size() == 4;
+  auto find = [&](const auto &list) -> const TileChoice * {
+    for (const TileChoice &c : list)
+      if (label == c.label)
+        return &c;
+    return nullptr;
+  };
+  const TileChoice *c = type == "f32"    ? find(f32_tiles)
+                        : type == "tf32" ? find(tf32_tiles)
+                                         : find(half_tiles);
+  if (!c || n <= 0 || (type != "f16" && type != "bf16" && type != "tf32" && type != "f32") ||
+      (type == "f32" && (relu || n != 4096))) {
+    std::printf(
+        "matmul_profile: no tile '%s' for type '%s' at n = %lld (f32: 4096 only, no relu)\n",
+        label.c_str(), type.c_str(), (long long)n);
+    return false;
+  }
+  if (type == "f32") {
+    loom::Kernel matmul = bench::make_matmul("matmul_tiled");
+    matmul.tile(c->tile);
+    return simt_matmul_bench(matmul, "scheduled matmul 4096^2, tile " + label,
+                             "loom_profile_f32_" + label, seed);
+  }
+  if (type == "tf32")
+    return half_matmul_bench<float>("tf32", n, n, n, c->tile, label, relu, seed);
+  if (type == "bf16")
+    return half_matmul_bench<loom::bf16>("bf16", n, n, n, c->tile, label, relu, seed);
+  return half_matmul_bench<loom::f16>("f16", n, n, n, c->tile, label, relu, seed);
 }
 
 // The cost of a call itself: a cached kernel with four arguments (two device arrays of 1024
@@ -1027,13 +1081,9 @@ int main(int argc, char **argv) {
       ok &= bench::section("sgemm_simt", [&] { return sgemm_simt_bench(seed + 95); });
     if (wanted("tensor_cores"))
       ok &= bench::section("tensor_cores", [&] { return tensor_core_bench(seed + 131); });
-    // Only when asked (not in the default run): the best f16 tile at 8192^2, for a profiler
-    // (bench/RESULTS.md's ncu counters: ncu -k regex:matmul -s 2 -c 1 ...).
-    if (!only.empty() && wanted("tensor_core_profile"))
-      ok &= bench::section("tensor_core_profile", [&] {
-        return half_matmul_bench<loom::f16>("f16", 8192, 8192, 8192, {128, 128, 8, 8, 32, 2},
-                                            "128x128_w8_d32_b2", false, seed + 7);
-      });
+    // Only when asked (not in the default run): one product, for a profiler.
+    if (!only.empty() && wanted("matmul_profile"))
+      ok &= bench::section("matmul_profile", [&] { return matmul_profile(seed + 7); });
     if (wanted("scheduled_matmul"))
       ok &= bench::section("scheduled_matmul", [&] { return scheduled_matmul_bench(seed + 97); });
     if (wanted("autotune"))
