@@ -215,16 +215,23 @@ TEST(TensorCoreInterpreter, Tf32RoundsEachInputThenSumsInF32) {
 // Hopper's warp-specialized tiles (ir/TileWgmma.cpp) in the interpreter: the producer warpgroup,
 // its memory barriers, the raw slots of TF32 and the warpgroup products run on the CPU, at shapes
 // with edge tiles (130 x 260 x 40: zero-filled chunks, rows of odd lengths) and whole ones.
+// The 16-bit kernels' epilogue reads `bias` and C's `C0`, with alpha and beta (1 and 0 by default).
+struct Epilogue {
+  std::vector<float> bias, C0;
+  float alpha = 1, beta = 0;
+};
 template <class H>
 std::vector<float> run_wgmma_interpreted(const Kernel &k, const ir::TileSchedule &tile,
                                          bool transposed, int64_t m, int64_t n, int64_t kk,
-                                         const std::vector<H> &A, const std::vector<H> &B) {
+                                         const std::vector<H> &A, const std::vector<H> &B,
+                                         const Epilogue *epilogue = nullptr) {
   constexpr ir::ScalarType type = std::is_same_v<H, f16>    ? ir::ScalarType::F16
                                   : std::is_same_v<H, bf16> ? ir::ScalarType::BF16
                                                             : ir::ScalarType::F32;
   ir::LoweredKernel gpu = lower_for(k, tile, 90);
   EXPECT_EQ(gpu.tasks[0].tensor_cores.rfind("wgmma", 0), 0u) << gpu.tasks[0].tensor_cores;
-  std::vector<float> bias(size_t(n), 0.0f), C(size_t(m * n), 0.0f);
+  std::vector<float> bias = epilogue ? epilogue->bias : std::vector<float>(size_t(n), 0.0f),
+                     C = epilogue ? epilogue->C0 : std::vector<float>(size_t(m * n), 0.0f);
   std::vector<ir::InterpreterArg> args = {
       ir::InterpreterArg::of_array(buffer(
           type, transposed ? std::vector<int64_t>{kk, m} : std::vector<int64_t>{m, kk}, A.data())),
@@ -234,8 +241,10 @@ std::vector<float> run_wgmma_interpreted(const Kernel &k, const ir::TileSchedule
     args.push_back(ir::InterpreterArg::of_array(buffer(ir::ScalarType::F32, {n}, bias.data())));
   args.push_back(ir::InterpreterArg::of_array(buffer(ir::ScalarType::F32, {m, n}, C.data())));
   if (type != ir::ScalarType::F32) {
-    args.push_back(ir::InterpreterArg::of_scalar(ir::float_value(ir::ScalarType::F32, 1.0)));
-    args.push_back(ir::InterpreterArg::of_scalar(ir::float_value(ir::ScalarType::F32, 0.0)));
+    args.push_back(ir::InterpreterArg::of_scalar(
+        ir::float_value(ir::ScalarType::F32, epilogue ? epilogue->alpha : 1.0)));
+    args.push_back(ir::InterpreterArg::of_scalar(
+        ir::float_value(ir::ScalarType::F32, epilogue ? epilogue->beta : 0.0)));
   }
   ir::InterpreterOptions options;
   options.gpu_grid = {3, 1, 1}; // fewer blocks than tiles: a block takes a second tile
@@ -259,6 +268,17 @@ TEST(TensorCoreInterpreter, WarpgroupTilesRunWithTheirProducer) {
             << "f16, tile " << tile.rows << "x" << tile.cols << ", " << m << "x" << n << "x" << kk
             << (transposed ? " transposed" : "");
       }
+      // The epilogue of whole tiles (unchecked) and of edge tiles (each element checked): a
+      // random bias and C, alpha and beta, ReLU.
+      Epilogue e{random_vector<float>(size_t(n), -1, 1, uint64_t(n + 3)),
+                 random_vector<float>(size_t(m * n), -1, 1, uint64_t(m + 3)), 1.5f, -0.75f};
+      Kernel k = half_matmul<f16>(true, transposed);
+      std::vector<float> C = run_wgmma_interpreted<f16>(k, ir::TileSchedule{128, 256, 8, 16, 64},
+                                                        transposed, m, n, kk, A.h, B.h, &e);
+      EXPECT_LE(worst_error(A.f, B.f, e.bias, e.C0, C, m, n, kk, true, transposed, e.alpha, e.beta),
+                1.0)
+          << "f16 + bias + ReLU, " << m << "x" << n << "x" << kk
+          << (transposed ? " transposed" : "");
       // TF32: the raw slots, rounded shared to shared (B[k, j], or A[k, i], transposed).
       std::vector<float> Af = random_vector<float>(size_t(m * kk), -1, 1, uint64_t(m + 7)),
                          Bf = random_vector<float>(size_t(kk * n), -1, 1, uint64_t(n + 7));
