@@ -160,14 +160,8 @@ struct TileElements {
       out.push_back(e.copy.mutate(s));
     e.acc = e.copy.to.at(form.acc.get());
   }
-  // The statements after the inner loop, for each element in range. Where `inside` holds (the
-  // tile lies inside the loop's extents: every element is in range), once more without the
-  // checks: an element's statements then form no block of their own, and code generation can
-  // share what elements read alike (a bias of the same column) and overlap their loads.
-  void finish(std::vector<Stmt> &out, const MatmulForm &form, const Expr &inside = Expr()) {
-    if (form.after.empty())
-      return;
-    std::vector<Stmt> checked, whole;
+  // The statements after the inner loop, for each element in range.
+  void finish(std::vector<Stmt> &out, const MatmulForm &form) {
     for (Element &e : elements) {
       const Position &r = rows[size_t(e.row)], &c = cols[size_t(e.col)];
       e.copy.values[form.i] = r.in_range;
@@ -176,17 +170,10 @@ struct TileElements {
       std::vector<Stmt> after;
       for (const Stmt &s : form.after)
         after.push_back(e.copy.mutate(s));
-      checked.push_back(
-          IfThenElse::make(logical_and(r.valid, c.valid), Block::make(std::move(after))));
-      if (inside.defined())
-        for (const Stmt &s : form.after)
-          whole.push_back(e.copy.mutate(s));
+      if (!after.empty())
+        out.push_back(
+            IfThenElse::make(logical_and(r.valid, c.valid), Block::make(std::move(after))));
     }
-    if (inside.defined())
-      out.push_back(
-          IfThenElse::make(inside, Block::make(std::move(whole)), Block::make(std::move(checked))));
-    else
-      out.insert(out.end(), checked.begin(), checked.end());
   }
 };
 

@@ -237,8 +237,7 @@ public:
         IfThenElse::make(lt(var_ref(kb), var_ref(ke)),
                          staged_loop(var_ref(kb), var_ref(ke), i0, j0, m, n, var_ref(tid),
                                      var_ref(warp_row), var_ref(warp_col), held.elements)));
-    held.finish(out, form_,
-                logical_and(le(add(i0, i64(tile_.rows)), m), le(add(j0, i64(tile_.cols)), n)));
+    held.finish(out, form_);
   }
 
 private:

@@ -215,7 +215,7 @@ void WgmmaTiler::multiplier_body(std::vector<Stmt> &out, const Expr &i0, const E
   }
 
   positions();
-  held.finish(out, form_, inside(i0, j0, m, n));
+  held.finish(out, form_);
 }
 
 // Whether the tile at (i0, j0) lies inside the loop's m x n extents.
