@@ -212,14 +212,16 @@ TEST(TensorCoreInterpreter, Tf32RoundsEachInputThenSumsInF32) {
   }
 }
 
-// Hopper's warp-specialized tiles (ir/TileWgmma.cpp) in the interpreter: the producer warpgroup,
-// its memory barriers, the raw slots of TF32 and the warpgroup products run on the CPU, at shapes
-// with edge tiles (130 x 260 x 40: zero-filled chunks, rows of odd lengths) and whole ones.
-// The 16-bit kernels' epilogue reads `bias` and C's `C0`, with alpha and beta (1 and 0 by default).
+// What the 16-bit kernels' epilogue reads: `bias`, C's `C0`, alpha and beta (without one: zeros,
+// 1 and 0).
 struct Epilogue {
   std::vector<float> bias, C0;
   float alpha = 1, beta = 0;
 };
+
+// Hopper's warp-specialized tiles (ir/TileWgmma.cpp) in the interpreter: the producer warpgroup,
+// its memory barriers, the raw slots of TF32 and the warpgroup products run on the CPU, at shapes
+// with edge tiles (130 x 260 x 40: zero-filled chunks, rows of odd lengths) and whole ones.
 template <class H>
 std::vector<float> run_wgmma_interpreted(const Kernel &k, const ir::TileSchedule &tile,
                                          bool transposed, int64_t m, int64_t n, int64_t kk,
@@ -268,8 +270,7 @@ TEST(TensorCoreInterpreter, WarpgroupTilesRunWithTheirProducer) {
             << "f16, tile " << tile.rows << "x" << tile.cols << ", " << m << "x" << n << "x" << kk
             << (transposed ? " transposed" : "");
       }
-      // The epilogue of whole tiles (unchecked) and of edge tiles (each element checked): a
-      // random bias and C, alpha and beta, ReLU.
+      // The epilogue on whole and edge tiles: a random bias and C, alpha and beta, ReLU.
       Epilogue e{random_vector<float>(size_t(n), -1, 1, uint64_t(n + 3)),
                  random_vector<float>(size_t(m * n), -1, 1, uint64_t(m + 3)), 1.5f, -0.75f};
       Kernel k = half_matmul<f16>(true, transposed);
